@@ -1,0 +1,1 @@
+"""Agent implementations, installed as cardlang.agents."""

@@ -1,0 +1,1 @@
+"""The cardlang grammar (cardlang.lark), shipped inside the installed package."""

@@ -1,0 +1,146 @@
+"""User-facing errors: positioned diagnostics for game files, rule errors at run time.
+
+Every stage of the pipeline reports problems in a game file as ``Diagnostic`` values
+(collected, never raised one by one); ``GameFileError`` carries all of them out of
+``load_game``.  ``RuleError`` is what the interpreter raises when a game breaks its own
+rules while playing (a choice with no option, a move from an empty location); the
+Gamemaster catches it and ends that game as failed.  ``InternalError`` marks our bugs.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from cardlang.ast import Span
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """The text of a game file and the name to show for it."""
+
+    name: str
+    text: str
+
+    def line(self, number: int) -> str:
+        lines = self.text.splitlines()
+        return lines[number - 1] if 1 <= number <= len(lines) else ""
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem at one place: ``file:line:col: error: message`` plus an optional hint."""
+
+    severity: str  # "error" or "warning"
+    message: str
+    span: Span
+    hint: str | None = None
+    notes: tuple[tuple[str, Span], ...] = field(default=())
+
+    def render(self, source: SourceFile | None) -> str:
+        """The message as a compiler prints it: position, source line, caret, hint."""
+        name = source.name if source else "<game>"
+        head = f"{name}:{self.span.line}:{self.span.column}: {self.severity}: {self.message}"
+        parts = [head]
+        if source is not None and self.span.line > 0:
+            parts.extend(_caret_lines(source, self.span))
+        for text, span in self.notes:
+            parts.append(f"{name}:{span.line}:{span.column}: note: {text}")
+            if source is not None and span.line > 0:
+                parts.extend(_caret_lines(source, span))
+        if self.hint:
+            parts.append(f"  hint: {self.hint}")
+        return "\n".join(parts)
+
+
+def _caret_lines(source: SourceFile, span: Span) -> list[str]:
+    text = source.line(span.line).expandtabs(1)
+    start = max(span.column - 1, 0)
+    if span.end_line == span.line and span.end_column > span.column:
+        width = span.end_column - span.column
+    else:
+        width = max(len(text.rstrip()) - start, 1)
+    width = max(1, min(width, max(len(text) - start, 1)))
+    gutter = f"{span.line:>5} | "
+    return [gutter + text, " " * len(gutter) + " " * start + "^" + "~" * (width - 1)]
+
+
+class CardlangError(Exception):
+    """Base of every error cardlang reports to a user (no traceback unless --debug)."""
+
+
+class GameFileError(CardlangError):
+    """A game file has errors; ``diagnostics`` holds all of them, in source order."""
+
+    def __init__(self, source: SourceFile, diagnostics: Iterable[Diagnostic]) -> None:
+        self.source = source
+        self.diagnostics = sorted(
+            diagnostics, key=lambda d: (d.span.line, d.span.column, d.message)
+        )
+        super().__init__(self.render())
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == "error"]
+
+    def render(self) -> str:
+        body = "\n".join(d.render(self.source) for d in self.diagnostics)
+        n = len(self.errors)
+        return f"{body}\n{n} error{'s' if n != 1 else ''} in {self.source.name}"
+
+
+class RuleError(CardlangError):
+    """The game broke its own rules while playing; the game ends as failed.
+
+    ``turn`` and ``seed`` are filled in by the Gamemaster, which knows them.
+    """
+
+    def __init__(self, message: str, span: Span | None = None) -> None:
+        self.message = message
+        self.span = span or Span.unknown()
+        self.turn: int | None = None
+        self.seed: int | None = None
+        self.source: SourceFile | None = None
+        super().__init__(message)
+
+    def kind(self) -> str:
+        """A short key that groups errors of the same kind at the same place."""
+        return f"{self.span.line}:{self.span.column}: {self.message.split(':')[0]}"
+
+    def render(self) -> str:
+        name = self.source.name if self.source else "<game>"
+        where = f"{name}:{self.span.line}:{self.span.column}"
+        context = []
+        if self.turn is not None:
+            context.append(f"turn {self.turn}")
+        if self.seed is not None:
+            context.append(f"seed {self.seed}")
+        head = f"{where}: rule error: {self.message}"
+        if context:
+            head += f" ({', '.join(context)})"
+        lines = [head]
+        if self.source is not None and self.span.line > 0:
+            lines.extend(_caret_lines(self.source, self.span))
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+class InternalError(CardlangError):
+    """A bug in cardlang itself, not in the game file."""
+
+
+class UsageError(CardlangError):
+    """A bad command-line argument or API call."""
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
+    """'did you mean X?' for the closest candidate, or None if nothing is close."""
+    pool = sorted(set(candidates) - {name})
+    close = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
+    if not close:
+        lowered = {c.lower(): c for c in pool}
+        close = [lowered[name.lower()]] if name.lower() in lowered else []
+    return f"did you mean '{close[0]}'?" if close else None
