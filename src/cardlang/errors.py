@@ -136,11 +136,17 @@ class UsageError(CardlangError):
     """A bad command-line argument or API call."""
 
 
-def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
-    """'did you mean X?' for the closest candidate, or None if nothing is close."""
+def closest(name: str, candidates: Iterable[str]) -> str | None:
+    """The candidate closest to ``name`` (a likely typo of it), or None."""
     pool = sorted(set(candidates) - {name})
     close = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
     if not close:
         lowered = {c.lower(): c for c in pool}
         close = [lowered[name.lower()]] if name.lower() in lowered else []
-    return f"did you mean '{close[0]}'?" if close else None
+    return close[0] if close else None
+
+
+def did_you_mean(name: str, candidates: Iterable[str], prefix: str = "") -> str | None:
+    """'did you mean X?' for the closest candidate, or None if nothing is close."""
+    match = closest(name, candidates)
+    return f"did you mean '{prefix}{match}'?" if match else None

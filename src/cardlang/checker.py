@@ -1,0 +1,679 @@
+"""The checker: scopes, types, and the names a game uses, with every error of a file at once.
+
+Pipeline position: after the parser, before the compiler.  ``check(game, source)``
+returns a ``CheckedGame``: the type of every expression node, the register slot of every
+variable binding, and the diagnostics.  The compiler relies on the types (is this card
+collection a real location or a computed one? is this owner a player or a team?) and
+never re-derives them.  Errors are collected, never raised one by one; an expression
+that failed to check gets type ANY so that one mistake gives one message.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from cardlang import ast
+from cardlang import types as T
+from cardlang.errors import Diagnostic, SourceFile, did_you_mean
+
+
+@dataclass
+class Binding:
+    type: str
+    slot: int  # register slot; -1 for a declared constant (compiled inline)
+    span: ast.Span
+    declare: ast.Declare | None = None
+
+
+@dataclass
+class CheckedGame:
+    game: ast.Game
+    source: SourceFile
+    types: dict[int, str] = field(default_factory=dict)
+    slots: dict[int, int] = field(default_factory=dict)
+    declares: dict[int, ast.Declare] = field(default_factory=dict)
+    n_slots: int = 0
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    deck_attributes: dict[str, set[str]] = field(default_factory=dict)
+    slot_types: dict[int, str] = field(default_factory=dict)
+
+    def type_of(self, node: ast.Node) -> str:
+        return self.types.get(id(node), T.ANY)
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == "error"]
+
+
+def deck_cards(deck: ast.Deck) -> list[dict[str, str]]:
+    """The cards a deck description makes: the product of its top-level dimensions."""
+    cards: list[dict[str, str]] = [{}]
+    for attr in deck.attributes:
+        cards = [dict(c, **v) for c in cards for v in _dimension(attr)]
+    return cards
+
+
+def _dimension(attr: ast.Attribute) -> list[dict[str, str]]:
+    key = attr.names[0]
+    values: list[dict[str, str]] = []
+    for child in attr.children:
+        if not child.children:
+            values.extend({key: name} for name in child.names)
+            continue
+        subs: list[dict[str, str]] = [{}]
+        for sub in child.children:
+            subs = [dict(s, **v) for s in subs for v in _dimension(sub)]
+        values.extend(dict({key: child.names[0]}, **s) for s in subs)
+    return values
+
+
+class _Scope:
+    def __init__(self, parent: _Scope | None = None) -> None:
+        self.parent = parent
+        self.names: dict[str, Binding] = {}
+
+    def lookup(self, name: str) -> Binding | None:
+        scope: _Scope | None = self
+        while scope is not None:
+            if name in scope.names:
+                return scope.names[name]
+            scope = scope.parent
+        return None
+
+    def visible(self) -> Iterator[str]:
+        scope: _Scope | None = self
+        while scope is not None:
+            yield from scope.names
+            scope = scope.parent
+
+
+class Checker:
+    def __init__(self, game: ast.Game, source: SourceFile) -> None:
+        self.out = CheckedGame(game, source)
+        self.scope = _Scope()
+        self.in_choice = 0
+        # location and storage names, for "never filled" / did-you-mean diagnostics
+        self.loc_written: dict[str, set[str]] = defaultdict(set)  # name -> kinds
+        self.loc_read: list[tuple[str, str, ast.Span]] = []
+        self.sto_written: dict[str, set[str]] = defaultdict(set)
+        self.sto_read: list[tuple[str, str, ast.Span]] = []
+        self.dynamic_names = False
+        self.att_uses: list[tuple[str, ast.Span]] = []
+        self.value_uses: list[tuple[str, str, ast.Span]] = []  # key, literal, span
+
+    # ------------------------------------------------------------ reporting
+    def error(self, span: ast.Span, message: str, hint: str | None = None) -> None:
+        self.out.diagnostics.append(Diagnostic("error", message, span, hint))
+
+    def warning(self, span: ast.Span, message: str, hint: str | None = None) -> None:
+        self.out.diagnostics.append(Diagnostic("warning", message, span, hint))
+
+    def expect(self, node: ast.Node, wanted: str | tuple[str, ...], what: str = "") -> str:
+        """Check ``node`` and report unless its type is (a sub-type of) one of ``wanted``."""
+        got = self.expr(node)
+        options = (wanted,) if isinstance(wanted, str) else wanted
+        if any(T.is_a(got, w) for w in options):
+            return got
+        names = " or ".join(T.article(w) for w in options)
+        where = f" {what}" if what else ""
+        self.error(node.span, f"expected {names}{where}, got {T.article(got)}")
+        return T.ANY
+
+    # ------------------------------------------------------------ top level
+    def run(self) -> CheckedGame:
+        game = self.out.game
+        for d in game.declares:
+            t = self.expr(d.value)
+            self._bind(d.var, T.read_type(t), d.span, declare=d)
+        self._check_setup(game.setup)
+        for item in game.body:
+            self.stmt(item)
+        self.expect(game.scoring.value, T.INT, "as the score")
+        self._check_names()
+        return self.out
+
+    def _check_setup(self, setup: ast.Setup) -> None:
+        first = setup.body[0] if setup.body else None
+        if not isinstance(first, ast.CreatePlayers):
+            self.error(setup.span, "setup must start with (create players N)")
+        for item in setup.body:
+            if isinstance(item, ast.Choice | ast.Stage):
+                self.error(item.span, "setup cannot hold decisions or stages")
+            self.stmt(item)
+
+    # ------------------------------------------------------------ scopes
+    def _bind(
+        self, name: str, type_: str, span: ast.Span, declare: ast.Declare | None = None
+    ) -> Binding:
+        slot = -1 if declare is not None else self.out.n_slots
+        if declare is None:
+            self.out.slot_types[slot] = type_
+            self.out.n_slots += 1
+        binding = Binding(type_, slot, span, declare)
+        self.scope.names[name] = binding
+        return binding
+
+    def _with_var(self, node: ast.Node, name: str, type_: str) -> _Scope:
+        outer = self.scope
+        self.scope = _Scope(outer)
+        self.out.slots[id(node)] = self._bind(name, type_, node.span).slot
+        return outer
+
+    # ------------------------------------------------------------ statements
+    def stmt(self, node: ast.Node) -> None:
+        method = getattr(self, "s_" + type(node).__name__, None)
+        if method is None:
+            self.error(node.span, f"{_form_name(node)} is an expression, not an action")
+            self.expr(node)
+            return
+        method(node)
+
+    def s_Stage(self, n: ast.Stage) -> None:
+        if self.in_choice:
+            self.error(n.span, "a stage cannot be part of a choice's option")
+        self.expect(n.end, T.BOOL, "as the end condition")
+        for item in n.body:
+            self.stmt(item)
+
+    def s_Do(self, n: ast.Do) -> None:
+        if not n.body:
+            self.warning(n.span, "empty (do ()) does nothing")
+        for item in n.body:
+            self.stmt(item)
+
+    def s_Choice(self, n: ast.Choice) -> None:
+        if self.in_choice:
+            self.error(n.span, "a choice cannot be nested inside another choice's option")
+        if not n.body:
+            self.error(n.span, "a choice needs at least one option")
+        self.in_choice += 1
+        for item in n.body:
+            self.stmt(item)
+        self.in_choice -= 1
+
+    def s_Guarded(self, n: ast.Guarded) -> None:
+        self.expect(n.condition, T.BOOL, "as the condition of a guarded action")
+        self.stmt(n.body)
+
+    def s_ForEach(self, n: ast.ForEach) -> None:
+        elem = self._element(n.collection)
+        outer = self._with_var(n, n.var, elem)
+        self.stmt(n.body)
+        self.scope = outer
+
+    def s_Let(self, n: ast.Let) -> None:
+        t = T.read_type(self.expr(n.value))
+        outer = self._with_var(n, n.var, t)
+        self.stmt(n.body)
+        self.scope = outer
+
+    def s_Move(self, n: ast.Move) -> None:
+        self.expect(n.card, T.CARD, "as the card to move")
+        self._position(n.dest, T.LOC, "move")
+
+    def s_Remember(self, n: ast.Remember) -> None:
+        self.expect(n.card, T.CARD, "as the card to remember")
+        self._position(n.dest, T.MEMLOC, "remember")
+
+    def s_Forget(self, n: ast.Forget) -> None:
+        self._position(n.card, T.MEMLOC, "forget")
+
+    def s_Shuffle(self, n: ast.Shuffle) -> None:
+        self.expect(n.location, T.LOC, "to shuffle")
+
+    def s_SetValue(self, n: ast.SetValue) -> None:
+        t = self.expect(n.target, (T.INTSTO, T.STRSTO, T.POINTS), "to set")
+        if t == T.INTSTO:
+            self.expect(n.value, T.INT, "for an integer storage")
+        elif t == T.STRSTO:
+            self.expect(n.value, T.STR, "for a string storage")
+        elif t == T.POINTS:
+            if isinstance(n.value, ast.Awards):
+                self._awards(n.value)
+            else:
+                self.expect(n.value, T.POINTS, "for a point map")
+        else:
+            self.expr(n.value) if not isinstance(n.value, ast.Awards) else self._awards(n.value)
+        self._storage_written(n.target)
+
+    def s_Increment(self, n: ast.Increment) -> None:
+        self.expect(n.target, T.INTSTO, "to " + ("inc" if n.sign > 0 else "dec"))
+        self.expect(n.amount, T.INT, "as the amount")
+        self._storage_written(n.target)
+
+    def s_Cycle(self, n: ast.Cycle) -> None:
+        if not isinstance(n.target, str):
+            self.expect(n.target, T.PLAYER, "as the player to cycle to")
+
+    def s_TurnPass(self, n: ast.TurnPass) -> None:
+        pass
+
+    def s_Repeat(self, n: ast.Repeat) -> None:
+        self.expect(n.count, T.INT, "as the repeat count")
+        self.stmt(n.body)
+
+    def s_RepeatAll(self, n: ast.RepeatAll) -> None:
+        if not isinstance(n.body, ast.Move | ast.Forget):
+            self.error(n.body.span, "(repeat all ...) repeats a move or a forget")
+        self.stmt(n.body)
+
+    def s_CreatePlayers(self, n: ast.CreatePlayers) -> None:
+        self.expect(n.count, T.INT, "as the number of players")
+        count = static_int(n.count, self.scope.lookup)
+        if count is None:
+            self.error(n.count.span, "the number of players must be a number or a declared "
+                       "constant")
+        elif not 1 <= count <= 64:
+            self.error(n.count.span, "the number of players must be between 1 and 64")
+
+    def s_CreateTeams(self, n: ast.CreateTeams) -> None:
+        seen: set[int] = set()
+        for team in n.teams:
+            for p in team:
+                if p in seen:
+                    self.error(n.span, f"player {p} is in two teams")
+                seen.add(p)
+
+    def s_CreateDeck(self, n: ast.CreateDeck) -> None:
+        if n.name is not None:
+            self.expect(n.name, T.STR, "as the deck's name")
+        self.expect(n.location, T.LOC, "to hold the new cards")
+        self._loc_written(n.location)
+        if not isinstance(n.deck, ast.Deck):
+            self.error(n.deck.span, "expected a (deck ...) description")
+            return
+        for card in deck_cards(n.deck):
+            for key, value in card.items():
+                self.out.deck_attributes.setdefault(key, set()).add(value)
+
+    # ------------------------------------------------------------ helpers
+    def _position(self, node: ast.Node, kind: str, verb: str) -> None:
+        """A destination: (top|bottom|N LOCATION) with a location of the given kind."""
+        if not isinstance(node, ast.CardAt):
+            self.error(
+                node.span,
+                f"{verb} needs a position in a location: (top|bottom|N LOCATION)",
+            )
+            self.expr(node)
+            return
+        if not isinstance(node.position, str):
+            self.expect(node.position, T.INT, "as the position")
+        t = self.expr(node.collection)
+        self.out.types[id(node)] = T.CARD
+        if t == T.ANY:
+            return
+        if kind == T.LOC and t == T.MEMLOC:
+            self.error(node.collection.span, "cards cannot be moved into a mem location",
+                       hint="use (remember CARD (top MEM-LOCATION)) to store a reference")
+        elif t != kind:
+            self.error(node.collection.span, f"{verb} needs {T.article(kind)} here, got {T.article(t)}")
+        elif verb in ("move", "remember"):
+            self._loc_written(node.collection)
+
+    def _loc_written(self, node: ast.Node) -> None:
+        if isinstance(node, ast.Location):
+            if isinstance(node.name, ast.NameLiteral):
+                self.loc_written[node.name.value].add(node.kind)
+            else:
+                self.dynamic_names = True
+
+    def _storage_written(self, node: ast.Node) -> None:
+        if isinstance(node, ast.Storage):
+            if isinstance(node.name, ast.NameLiteral):
+                self.sto_written[node.name.value].add(node.kind)
+            else:
+                self.dynamic_names = True
+
+    def _element(self, coll: ast.Node) -> str:
+        t = self.expr(coll)
+        if t == T.ANY:
+            return T.ANY
+        elem = T.ELEMENT.get(t)
+        if elem is None:
+            self.error(coll.span, f"expected a collection, got {T.article(t)}")
+            return T.ANY
+        return elem
+
+    def _awards(self, n: ast.Awards) -> None:
+        for award in n.awards:
+            for cond in award.conditions:
+                self.expect(cond.key, T.STR, "as an attribute name")
+                self.expect(cond.value, T.STR, "as an attribute value")
+                if isinstance(cond.key, ast.NameLiteral):
+                    self.att_uses.append((cond.key.value, cond.key.span))
+                    if isinstance(cond.value, ast.NameLiteral):
+                        self.value_uses.append((cond.key.value, cond.value.value, cond.value.span))
+            self.expect(award.points, T.INT, "as the points of an award")
+
+    # ------------------------------------------------------------ expressions
+    def expr(self, node: ast.Node) -> str:
+        method = getattr(self, "e_" + type(node).__name__, None)
+        if method is None:
+            self.error(node.span, f"{_form_name(node)} is an action, not a value")
+            if type(node) in ast.STATEMENT_CLASSES:
+                self.stmt(node)
+            t = T.ANY
+        else:
+            t = method(node)
+        self.out.types[id(node)] = t
+        return t
+
+    def e_IntLiteral(self, n: ast.IntLiteral) -> str:
+        return T.INT
+
+    def e_NameLiteral(self, n: ast.NameLiteral) -> str:
+        return T.STR
+
+    def e_Variable(self, n: ast.Variable) -> str:
+        b = self.scope.lookup(n.name)
+        if b is None:
+            self.error(
+                n.span,
+                f"unbound variable '{n.name}",
+                hint=did_you_mean(n.name, self.scope.visible(), prefix="'"),
+            )
+            return T.ANY
+        if b.declare is not None:
+            self.out.declares[id(n)] = b.declare
+        else:
+            self.out.slots[id(n)] = b.slot
+        return b.type
+
+    def e_GameOwner(self, n: ast.GameOwner) -> str:
+        return T.GAME
+
+    def e_AllOfKind(self, n: ast.AllOfKind) -> str:
+        return T.PLAYERS if n.kind == "player" else T.TEAMS
+
+    def e_Deck(self, n: ast.Deck) -> str:
+        return T.DECK
+
+    def e_Awards(self, n: ast.Awards) -> str:
+        self._awards(n)
+        return T.AWARDS
+
+    def e_CardAt(self, n: ast.CardAt) -> str:
+        if not isinstance(n.position, str):
+            self.expect(n.position, T.INT, "as the position")
+        t = self.expr(n.collection)
+        if t in T.CARD_COLLECTIONS:
+            self._loc_read(n.collection)
+            return T.CARD
+        if t == T.CARDSS:
+            return T.CARDS
+        if t != T.ANY:
+            self.error(n.collection.span, f"expected a card collection, got {T.article(t)}")
+        return T.ANY
+
+    def e_TopN(self, n: ast.TopN) -> str:
+        self.expect(n.count, T.INT, "as the number of cards")
+        self._cards(n.collection)
+        return T.CARDS
+
+    def e_MaxMin(self, n: ast.MaxMin) -> str:
+        self._cards(n.collection)
+        self.expect(n.points, T.POINTS, "after 'using'")
+        return T.CARD
+
+    def e_Actual(self, n: ast.Actual) -> str:
+        self.expect(n.card, T.CARD)
+        return T.CARD
+
+    def _cards(self, node: ast.Node) -> str:
+        t = self.expect(node, T.CARD_COLLECTIONS)
+        self._loc_read(node)
+        return t
+
+    def _loc_read(self, node: ast.Node) -> None:
+        if isinstance(node, ast.Location) and isinstance(node.name, ast.NameLiteral):
+            self.loc_read.append((node.name.value, node.kind, node.name.span))
+
+    def e_Location(self, n: ast.Location) -> str:
+        self.expect(n.owner, T.OWNERS, "as the owner of a location")
+        self.expect(n.name, T.STR, "as the name of a location")
+        if n.index is not None:
+            self.expect(n.index, T.INT, "as the index of a location")
+        if not isinstance(n.name, ast.NameLiteral):
+            self.dynamic_names = True
+        return T.MEMLOC if n.kind == "mem" else T.LOC
+
+    def e_Storage(self, n: ast.Storage) -> str:
+        self.expect(n.owner, T.OWNERS, "as the owner of a storage")
+        self.expect(n.name, T.STR, "as the name of a storage")
+        if isinstance(n.name, ast.NameLiteral):
+            self.sto_read.append((n.name.value, n.kind, n.name.span))
+        return {"sto": T.INTSTO, "str": T.STRSTO, "points": T.POINTS}[n.kind]
+
+    def e_PlayerRef(self, n: ast.PlayerRef) -> str:
+        if not isinstance(n.which, str):
+            self.expect(n.which, T.INT, "as a player number")
+        return T.PLAYER
+
+    def e_TeamRef(self, n: ast.TeamRef) -> str:
+        if not isinstance(n.which, str):
+            self.expect(n.which, T.INT, "as a team number")
+        return T.TEAM
+
+    def e_OwnerOf(self, n: ast.OwnerOf) -> str:
+        self.expect(n.card, T.CARD)
+        return T.PLAYER
+
+    def e_TeamOf(self, n: ast.TeamOf) -> str:
+        self.expect(n.player, T.PLAYER)
+        return T.TEAM
+
+    def e_Other(self, n: ast.Other) -> str:
+        return T.PLAYERS if n.kind == "player" else T.TEAMS
+
+    def e_SetOp(self, n: ast.SetOp) -> str:
+        for part in n.parts:
+            t = self.expr(part)
+            if t not in (*T.CARD_COLLECTIONS, T.CARDSS, T.ANY):
+                self.error(part.span, f"expected a card collection, got {T.article(t)}")
+            self._loc_read(part)
+        return T.CARDS
+
+    def e_Filter(self, n: ast.Filter) -> str:
+        elem = self._element(n.collection)
+        self._loc_read(n.collection)
+        outer = self._with_var(n, n.var, elem)
+        self.expect(n.condition, T.BOOL, "as the filter's condition")
+        self.scope = outer
+        return T.filtered_type(self.out.type_of(n.collection))
+
+    def e_Sort(self, n: ast.Sort) -> str:
+        self._cards(n.collection)
+        self.expect(n.points, T.POINTS, "after 'using'")
+        return T.CARDS
+
+    def e_RunEnd(self, n: ast.RunEnd) -> str:
+        self.expect(n.count, T.INT, "as the minimum run length")
+        self._cards(n.collection)
+        self.expect(n.points, T.POINTS, "after 'using'")
+        return T.CARDS
+
+    def e_Runs(self, n: ast.Runs) -> str:
+        self.expect(n.count, T.INT, "as the minimum run length")
+        self._cards(n.collection)
+        self.expect(n.points, T.POINTS, "after 'using'")
+        return T.CARDSS
+
+    def e_Tuples(self, n: ast.Tuples) -> str:
+        self.expect(n.count, T.INT, "as the tuple size")
+        self._cards(n.collection)
+        self.expect(n.points, T.POINTS, "after 'using'")
+        return T.CARDSS
+
+    def e_Subsets(self, n: ast.Subsets) -> str:
+        self._cards(n.collection)
+        return T.CARDSS
+
+    def e_Partition(self, n: ast.Partition) -> str:
+        self.expect(n.key, T.STR, "as the attribute to partition by")
+        if isinstance(n.key, ast.NameLiteral):
+            self.att_uses.append((n.key.value, n.key.span))
+        for part in n.parts:
+            t = self.expr(part)
+            if t not in (*T.CARD_COLLECTIONS, T.CARDSS, T.ANY):
+                self.error(part.span, f"expected a card collection, got {T.article(t)}")
+        return T.CARDSS
+
+    def e_Aggregate(self, n: ast.Aggregate) -> str:
+        elem = self._element(n.collection)
+        outer = self._with_var(n, n.var, elem)
+        body = self.expr(n.body)
+        self.scope = outer
+        if T.is_a(body, T.BOOL):
+            return T.BOOL
+        if body in T.CARD_COLLECTIONS and n.quantifier == "all":
+            return T.CARDSS
+        self.error(
+            n.body.span,
+            f"({n.quantifier} ...) needs a boolean"
+            + (" or a card collection" if n.quantifier == "all" else "")
+            + f" here, got {T.article(body)}",
+        )
+        return T.ANY
+
+    def e_StrList(self, n: ast.StrList) -> str:
+        return T.STRS
+
+    def e_Range(self, n: ast.Range) -> str:
+        self.expect(n.low, T.INT)
+        self.expect(n.high, T.INT)
+        return T.INTS
+
+    def e_Random(self, n: ast.Random) -> str:
+        if n.low is not None:
+            self.expect(n.low, T.INT)
+        self.expect(n.high, T.INT)
+        return T.INT
+
+    def e_Arith(self, n: ast.Arith) -> str:
+        self.expect(n.left, T.INT, f"as the left operand of {n.op}")
+        self.expect(n.right, T.INT, f"as the right operand of {n.op}")
+        return T.INT
+
+    def e_UnaryInt(self, n: ast.UnaryInt) -> str:
+        self.expect(n.operand, T.INT)
+        return T.INT
+
+    def e_Size(self, n: ast.Size) -> str:
+        t = self.expr(n.collection)
+        if t != T.ANY and t not in T.ELEMENT:
+            self.error(n.collection.span, f"expected a collection, got {T.article(t)}")
+        self._loc_read(n.collection)
+        return T.INT
+
+    def e_Sum(self, n: ast.Sum) -> str:
+        self._cards(n.collection)
+        self.expect(n.points, T.POINTS, "after 'using'")
+        return T.INT
+
+    def e_Score(self, n: ast.Score) -> str:
+        self.expect(n.card, T.CARD)
+        self.expect(n.points, T.POINTS, "after 'using'")
+        return T.INT
+
+    def e_CardAtt(self, n: ast.CardAtt) -> str:
+        self.expect(n.key, T.STR, "as the attribute name")
+        self.expect(n.card, T.CARD)
+        if isinstance(n.key, ast.NameLiteral):
+            self.att_uses.append((n.key.value, n.key.span))
+        return T.STR
+
+    def e_Compare(self, n: ast.Compare) -> str:
+        if n.op in ("<", ">", "<=", ">="):
+            self.expect(n.left, T.INT, f"on the left of {n.op}")
+            self.expect(n.right, T.INT, f"on the right of {n.op}")
+            return T.BOOL
+        left = T.read_type(self.expr(n.left))
+        right = T.read_type(self.expr(n.right))
+        if T.ANY in (left, right):
+            return T.BOOL
+        if left != right or left not in T.EQUALITY_TYPES:
+            self.error(
+                n.span,
+                f"cannot compare {T.article(left)} with {T.article(right)} using {n.op}",
+            )
+        for a, b in ((n.left, n.right), (n.right, n.left)):
+            if (
+                isinstance(a, ast.CardAtt)
+                and isinstance(a.key, ast.NameLiteral)
+                and isinstance(b, ast.NameLiteral)
+            ):
+                self.value_uses.append((a.key.value, b.value, b.span))
+        return T.BOOL
+
+    def e_BoolOp(self, n: ast.BoolOp) -> str:
+        for operand in n.operands:
+            self.expect(operand, T.BOOL, f"in ({n.op} ...)")
+        return T.BOOL
+
+    def e_Not(self, n: ast.Not) -> str:
+        self.expect(n.operand, T.BOOL, "in (not ...)")
+        return T.BOOL
+
+    # ------------------------------------------------------------ names
+    def _check_names(self) -> None:
+        """Names that are read but never written are almost always typos."""
+        attrs = self.out.deck_attributes
+        if attrs:
+            for key, span in self.att_uses:
+                if key not in attrs:
+                    self.error(
+                        span,
+                        f"no card has an attribute '{key}'",
+                        hint=did_you_mean(key, attrs) or f"the cards have {', '.join(sorted(attrs))}",
+                    )
+            for key, value, span in self.value_uses:
+                values = attrs.get(key)
+                if values and value not in values:
+                    hint = did_you_mean(value, values)
+                    if hint:
+                        self.error(span, f"no card has {key} = {value}", hint=hint)
+                    else:
+                        self.warning(span, f"no card has {key} = {value}; this test is never true "
+                                     "for a card")
+        if self.dynamic_names:
+            return
+        for name, kind, span in self.loc_read:
+            if kind in self.loc_written.get(name, ()):
+                continue
+            other_kinds = self.loc_written.get(name)
+            if other_kinds:
+                self.error(span, f"location {name} is never filled as a {kind}",
+                           hint=f"it is filled as a {' and '.join(sorted(other_kinds))}")
+                continue
+            hint = did_you_mean(name, self.loc_written)
+            if hint:
+                self.error(span, f"unknown location '{name}': no card is ever put there",
+                           hint=hint)
+        for name, kind, span in self.sto_read:
+            if kind in self.sto_written.get(name, ()):
+                continue
+            hint = did_you_mean(name, [n for n, k in self.sto_written.items() if kind in k])
+            if hint:
+                self.error(span, f"unknown {kind} storage '{name}': it is never set", hint=hint)
+
+
+def static_int(node: ast.Node, lookup: object) -> int | None:
+    """The value of an integer known before the game starts (a literal or a constant)."""
+    if isinstance(node, ast.IntLiteral):
+        return node.value
+    if isinstance(node, ast.Variable) and callable(lookup):
+        binding = lookup(node.name)
+        if binding is not None and binding.declare is not None:
+            return static_int(binding.declare.value, lookup)
+    return None
+
+
+def _form_name(node: ast.Node) -> str:
+    return type(node).__name__
+
+
+def check(game: ast.Game, source: SourceFile) -> CheckedGame:
+    """Type-check a parsed game; the diagnostics are in the result, nothing is raised."""
+    return Checker(game, source).run()

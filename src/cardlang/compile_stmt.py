@@ -1,0 +1,680 @@
+"""Statements to runnable pieces: atomic closures, control nodes and option expanders.
+
+Pipeline position: after the checker, beside compile_expr.py; gamemaster.py runs the result.
+
+A statement that cannot reach a decision compiles to an ``Atomic`` closure that runs it
+whole.  A statement that can (a choice, a stage, or anything holding one) compiles to a
+control node that the Gamemaster steps through with the explicit frame stack kept in the
+Gamestate, so that a game can stop at a decision, be cloned, and go on.  Inside a
+choice, statements compile to *expanders* that list the options: an option is the
+sequence of steps (variable bindings and actions) one path through the choice takes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from cardlang import ast
+from cardlang import types as T
+from cardlang.checker import CheckedGame, deck_cards, static_int
+from cardlang.compile_expr import EMPTY, ExprCompiler, Fn
+from cardlang.errors import RuleError
+from cardlang.points import PointMap
+from cardlang.state import (
+    F_CUR,
+    F_QUEUED,
+    LOOP,
+    REPEAT,
+    SEQ,
+    STAGE,
+    Gamestate,
+    current_player,
+    cycle_size,
+    next_in_cycle,
+    previous_in_cycle,
+    shuffle_in_place,
+)
+
+Action = Callable[[Gamestate], None]
+# A step of an option: (None, (slot, value, var)) binds a variable; (action, node) acts.
+Step = tuple[Any, Any]
+Steps = tuple[Step, ...]
+Emit = Callable[[Gamestate, Steps, int], None]
+Expander = Callable[[Gamestate, Steps, int, Emit], None]
+
+#: A choice that lists more options than this is a rule error (see docs/language.md).
+MAX_OPTIONS = 20_000
+
+
+# ---------------------------------------------------------------- control nodes
+
+
+class Control:
+    """A statement that can reach a decision; ``enter`` starts it on the frame stack."""
+
+    span: ast.Span
+
+    def enter(self, st: Gamestate) -> None:
+        raise NotImplementedError
+
+
+@dataclass(eq=False)
+class Atomic(Control):
+    run: Action
+    span: ast.Span
+
+    def enter(self, st: Gamestate) -> None:
+        self.run(st)
+
+
+@dataclass(eq=False)
+class Seq(Control):
+    items: list[Control]
+    span: ast.Span
+
+    def enter(self, st: Gamestate) -> None:
+        st.stack.append([SEQ, self, 0])
+
+
+@dataclass(eq=False)
+class StageNode(Control):
+    is_team: bool
+    end: Fn
+    body: Seq
+    innermost: bool  # a pass of an innermost stage is one turn
+    span: ast.Span
+
+    def enter(self, st: Gamestate) -> None:
+        outer = st.stack[st.stage_idx]
+        player = current_player(st)
+        # A team stage cycles over teams and leaves the current player as it was.
+        cur = (outer[F_CUR] if outer[6] else st.team_of[player]) if self.is_team else player
+        st.stack.append([STAGE, self, cur, None, False, st.stage_idx, self.is_team, player])
+        st.stage_idx = len(st.stack) - 1
+
+
+@dataclass(eq=False)
+class ChoiceNode(Control):
+    expanders: list[Expander]
+    span: ast.Span
+    situation: str = "CHOICE"
+
+    def enter(self, st: Gamestate) -> None:
+        st.pending = self
+        st.options = None
+        st.mover = current_player(st)
+
+
+@dataclass(eq=False)
+class GuardNode(Control):
+    condition: Fn
+    body: Control
+    span: ast.Span
+
+    def enter(self, st: Gamestate) -> None:
+        if self.condition(st):
+            self.body.enter(st)
+
+
+@dataclass(eq=False)
+class LetNode(Control):
+    slot: int
+    value: Fn
+    body: Control
+    span: ast.Span
+
+    def enter(self, st: Gamestate) -> None:
+        st.regs[self.slot] = self.value(st)
+        self.body.enter(st)
+
+
+@dataclass(eq=False)
+class LoopNode(Control):
+    slot: int
+    items: Fn
+    body: Control
+    span: ast.Span
+
+    def enter(self, st: Gamestate) -> None:
+        st.stack.append([LOOP, self, tuple(self.items(st)), 0])
+
+
+@dataclass(eq=False)
+class RepeatNode(Control):
+    count: Fn
+    body: Control
+    span: ast.Span
+
+    def enter(self, st: Gamestate) -> None:
+        st.stack.append([REPEAT, self, max(self.count(st), 0)])
+
+
+@dataclass(eq=False)
+class Option:
+    """One legal move of a decision: the steps it runs, and a label for people."""
+
+    steps: Steps
+    label: str = field(default="")
+
+    def __repr__(self) -> str:
+        return f"Option({self.label!r})"
+
+
+# ---------------------------------------------------------------- the compiler
+
+
+class StmtCompiler:
+    def __init__(self, checked: CheckedGame, exprs: ExprCompiler) -> None:
+        self.checked = checked
+        self.x = exprs
+        self.describe_value: Callable[[Gamestate, Any, str], str] = lambda st, v, t: str(v)
+
+    # ------------------------------------------------------------ classification
+    def has_decision(self, node: ast.Node) -> bool:
+        if isinstance(node, ast.Choice | ast.Stage):
+            return True
+        return any(self.has_decision(c) for c in _children(node))
+
+    # ------------------------------------------------------------ control
+    def block(self, items: tuple[ast.Node, ...], span: ast.Span) -> Seq:
+        return Seq([self.control(i) for i in items], span)
+
+    def control(self, node: ast.Node) -> Control:
+        if not self.has_decision(node):
+            return Atomic(self.action(node), node.span)
+        if isinstance(node, ast.Stage):
+            innermost = not any(_contains_stage(b) for b in node.body)
+            body = self.block(node.body, node.span)
+            end = self.x.value(node.end)
+            return StageNode(node.kind == "team", end, body, innermost, node.span)
+        if isinstance(node, ast.Choice):
+            return ChoiceNode([self.expander(b) for b in node.body], node.span)
+        if isinstance(node, ast.Do):
+            return self.block(node.body, node.span)
+        if isinstance(node, ast.Guarded):
+            return GuardNode(self.x.value(node.condition), self.control(node.body), node.span)
+        if isinstance(node, ast.Let):
+            slot = self.checked.slots[id(node)]
+            return LetNode(slot, self.x.value(node.value), self.control(node.body), node.span)
+        if isinstance(node, ast.ForEach):
+            slot = self.checked.slots[id(node)]
+            return LoopNode(slot, self.x.cards(node.collection), self.control(node.body), node.span)
+        if isinstance(node, ast.Repeat):
+            return RepeatNode(self.x.value(node.count), self.control(node.body), node.span)
+        raise AssertionError(f"no control node for {type(node).__name__}")
+
+    # ------------------------------------------------------------ atomic actions
+    def action(self, node: ast.Node) -> Action:
+        method = getattr(self, "a_" + type(node).__name__)
+        return method(node)  # type: ignore[no-any-return]
+
+    def a_Do(self, n: ast.Do) -> Action:
+        actions = [self.action(b) for b in n.body]
+        if len(actions) == 1:
+            return actions[0]
+
+        def run_all(st: Gamestate) -> None:
+            for a in actions:
+                a(st)
+
+        return run_all
+
+    def a_Guarded(self, n: ast.Guarded) -> Action:
+        cond = self.x.value(n.condition)
+        body = self.action(n.body)
+
+        def guarded(st: Gamestate) -> None:
+            if cond(st):
+                body(st)
+
+        return guarded
+
+    def a_ForEach(self, n: ast.ForEach) -> Action:
+        # Outside a choice there is nobody to pick "any" element; CardStock runs the
+        # body for every element, and so do we (documented in docs/language.md).
+        items = self.x.cards(n.collection)
+        slot = self.checked.slots[id(n)]
+        body = self.action(n.body)
+
+        def for_each(st: Gamestate) -> None:
+            regs = st.regs
+            for e in tuple(items(st)):
+                regs[slot] = e
+                body(st)
+
+        return for_each
+
+    def a_Let(self, n: ast.Let) -> Action:
+        value = self.x.value(n.value)
+        slot = self.checked.slots[id(n)]
+        body = self.action(n.body)
+
+        def let(st: Gamestate) -> None:
+            st.regs[slot] = value(st)
+            body(st)
+
+        return let
+
+    def a_Move(self, n: ast.Move) -> Action:
+        card = self.x.value(n.card)
+        dest_key, place = self._position(n.dest)
+        span = n.span
+        what = _source_text(self.checked, n.card)
+
+        def move(st: Gamestate) -> None:
+            c = card(st)
+            if c is None:
+                raise RuleError(f"move from an empty location: {what} has no card", span)
+            zones = st.zones
+            src = st.card_zone[c]
+            z = zones[src]
+            if z[-1] == c:
+                z.pop()
+            else:
+                z.remove(c)
+            dk = dest_key(st)
+            dz = zones.get(dk)
+            if dz is None:
+                dz = zones[dk] = []
+            place(st, dz, c)
+            st.card_zone[c] = dk
+            if st.log is not None:
+                st.log.append(("move", c, src, dk))
+
+        return move
+
+    def _position(self, node: ast.Node) -> tuple[Fn, Callable[[Gamestate, list[int], int], None]]:
+        """(top|bottom|N LOCATION) as a destination: its key and how to insert there."""
+        assert isinstance(node, ast.CardAt)
+        key = self.x.location_key(node.collection)
+        if node.position == "top":
+            return key, lambda st, z, c: z.append(c)
+        if node.position == "bottom":
+            return key, lambda st, z, c: z.insert(0, c)
+        index = self.x.value(node.position)  # type: ignore[arg-type]
+        return key, lambda st, z, c: z.insert(max(index(st), 0), c)  # N from the bottom
+
+    def a_Remember(self, n: ast.Remember) -> Action:
+        card = self.x.value(n.card)
+        dest_key, place = self._position(n.dest)
+        span = n.span
+
+        def remember(st: Gamestate) -> None:
+            c = card(st)
+            if c is None:
+                raise RuleError("remember of a card in an empty location", span)
+            dk = dest_key(st)
+            dz = st.zones.get(dk)
+            if dz is None:
+                dz = st.zones[dk] = []
+            place(st, dz, c)
+
+        return remember
+
+    def a_Forget(self, n: ast.Forget) -> Action:
+        assert isinstance(n.card, ast.CardAt)
+        key = self.x.location_key(n.card.collection)
+        card = self.x.value(n.card)
+        span = n.span
+
+        def forget(st: Gamestate) -> None:
+            c = card(st)
+            if c is None:
+                raise RuleError("forget from an empty mem location", span)
+            z = st.zones[key(st)]
+            # remove the reference at that position: search from the top
+            for i in range(len(z) - 1, -1, -1):
+                if z[i] == c:
+                    del z[i]
+                    return
+
+        return forget
+
+    def a_Shuffle(self, n: ast.Shuffle) -> Action:
+        key = self.x.location_key(n.location)
+
+        def shuffle(st: Gamestate) -> None:
+            z = st.zones.get(key(st))
+            if z:
+                shuffle_in_place(st, z)
+                if st.log is not None:
+                    st.log.append(("shuffle", key(st)))
+
+        return shuffle
+
+    def a_SetValue(self, n: ast.SetValue) -> Action:
+        t = self.checked.type_of(n.target)
+        key = self.x.storage_key(n.target)
+        if t == T.POINTS and isinstance(n.value, ast.Awards):
+            make = self._awards(n.value)
+
+            def set_points(st: Gamestate) -> None:
+                st.points[key(st)] = make(st)
+
+            return set_points
+        value = self.x.value(n.value)
+        table = {T.INTSTO: "ints", T.STRSTO: "strs", T.POINTS: "points"}[t]
+
+        def set_value(st: Gamestate) -> None:
+            v = value(st)
+            getattr(st, table)[key(st)] = v
+            if st.log is not None:
+                st.log.append(("set", key(st), v))
+
+        return set_value
+
+    def _awards(self, n: ast.Awards) -> Callable[[Gamestate], PointMap]:
+        compiled = [
+            (
+                [(self.x.value(c.key), self.x.value(c.value)) for c in award.conditions],
+                self.x.value(award.points),
+            )
+            for award in n.awards
+        ]
+
+        def make(st: Gamestate) -> PointMap:
+            return PointMap(
+                tuple(
+                    (tuple((k(st), v(st)) for k, v in conds), points(st))
+                    for conds, points in compiled
+                )
+            )
+
+        return make
+
+    def a_Increment(self, n: ast.Increment) -> Action:
+        key = self.x.storage_key(n.target)
+        amount = self.x.value(n.amount)
+        sign = n.sign
+
+        def increment(st: Gamestate) -> None:
+            k = key(st)
+            v = st.ints[k] = st.ints.get(k, 0) + sign * amount(st)
+            if st.log is not None:
+                st.log.append(("set", k, v))
+
+        return increment
+
+    def a_Cycle(self, n: ast.Cycle) -> Action:
+        target: Fn
+        if n.target == "current":
+            target = lambda st: st.stack[st.stage_idx][F_CUR]  # noqa: E731
+        elif n.target == "next":
+            target = next_in_cycle
+        elif n.target == "previous":
+            target = previous_in_cycle
+        else:
+            player = self.x.value(n.target)  # type: ignore[arg-type]
+
+            def target(st: Gamestate) -> Any:  # a player; its team in a team stage
+                frame = st.stack[st.stage_idx]
+                return st.team_of[player(st)] if frame[6] else player(st)
+
+        field_index = F_QUEUED if n.mode == "next" else F_CUR
+
+        def cycle(st: Gamestate) -> None:
+            frame = st.stack[st.stage_idx]
+            value = target(st)
+            if not 0 <= value < cycle_size(st, frame):
+                raise RuleError(f"cannot cycle to {value}", n.span)
+            frame[field_index] = value
+
+        return cycle
+
+    def a_TurnPass(self, n: ast.TurnPass) -> Action:
+        return _no_op
+
+    def a_Repeat(self, n: ast.Repeat) -> Action:
+        count = self.x.value(n.count)
+        body = self.action(n.body)
+
+        def repeat(st: Gamestate) -> None:
+            for _ in range(count(st)):
+                body(st)
+
+        return repeat
+
+    def a_RepeatAll(self, n: ast.RepeatAll) -> Action:
+        # Repeat as many times as the source has cards when the loop starts, so a move
+        # back into the same location cannot loop for ever.
+        body = self.action(n.body)
+        inner = n.body
+        source_node = inner.card if isinstance(inner, ast.Move | ast.Forget) else None
+        if isinstance(source_node, ast.CardAt):
+            source = self.x.cards(source_node.collection)
+        else:
+            source = lambda st: EMPTY  # noqa: E731
+
+        def repeat_all(st: Gamestate) -> None:
+            for _ in range(len(source(st))):
+                body(st)
+
+        return repeat_all
+
+    def a_CreatePlayers(self, n: ast.CreatePlayers) -> Action:
+        count = static_int(n.count, lambda name: None)
+        span = n.span
+
+        def create_players(st: Gamestate) -> None:
+            if count is not None and count != st.nplayers:
+                raise RuleError("the number of players cannot change during a game", span)
+
+        return create_players
+
+    def a_CreateTeams(self, n: ast.CreateTeams) -> Action:
+        listed = [tuple(t) for t in n.teams]
+        span = n.span
+
+        def create_teams(st: Gamestate) -> None:
+            teams = [t for t in listed]
+            named = {p for t in teams for p in t}
+            if any(not 0 <= p < st.nplayers for p in named):
+                raise RuleError(f"teams name players outside 0..{st.nplayers - 1}", span)
+            teams += [(p,) for p in range(st.nplayers) if p not in named]
+            st.teams = teams
+            st.team_of = [0] * st.nplayers
+            for i, team in enumerate(teams):
+                for p in team:
+                    st.team_of[p] = i
+
+        return create_teams
+
+    def a_CreateDeck(self, n: ast.CreateDeck) -> Action:
+        assert isinstance(n.deck, ast.Deck)
+        descriptions = deck_cards(n.deck)
+        key = self.x.location_key(n.location)
+        name = self.x.value(n.name) if n.name is not None else None
+        # One attribute dict per description, shared by every state (point maps cache
+        # scores by its identity).  A named deck records its name as attribute DECK.
+        shared: dict[str, list[dict[str, str]]] = {}
+
+        def attrs_for(deck_name: str) -> list[dict[str, str]]:
+            if deck_name not in shared:
+                extra = {"DECK": deck_name} if deck_name else {}
+                shared[deck_name] = [dict(d, **extra) for d in descriptions]
+            return shared[deck_name]
+
+        def create_deck(st: Gamestate) -> None:
+            k = key(st)
+            z = st.zones.get(k)
+            if z is None:
+                z = st.zones[k] = []
+            for attrs in attrs_for(name(st) if name else ""):
+                c = len(st.cards)
+                st.cards.append(attrs)
+                st.card_zone.append(k)
+                z.append(c)
+
+        return create_deck
+
+    # ------------------------------------------------------------ choice expansion
+    def expander(self, node: ast.Node) -> Expander:
+        """Compile a statement inside a choice into a function that lists its options."""
+        if isinstance(node, ast.Guarded):
+            cond = self.x.value(node.condition)
+            body = self.expander(node.body)
+            pure = _is_pure(self.checked, node.condition)
+
+            def guarded(st: Gamestate, steps: Steps, applied: int, emit: Emit) -> None:
+                if not pure:
+                    st, applied = _materialize(st, steps, applied)
+                if cond(st):
+                    body(st, steps, applied, emit)
+
+            return guarded
+        if isinstance(node, ast.ForEach):
+            return self._expand_for_each(node)
+        if isinstance(node, ast.Let):
+            value = self.x.value(node.value)
+            slot = self.checked.slots[id(node)]
+            body = self.expander(node.body)
+            var = node.var
+
+            def let(st: Gamestate, steps: Steps, applied: int, emit: Emit) -> None:
+                st, applied = _materialize(st, steps, applied)
+                v = value(st)
+                st.regs[slot] = v
+                body(st, steps + ((None, (slot, v, var)),), applied + 1, emit)
+
+            return let
+        if isinstance(node, ast.Do):
+            return _sequence([self.expander(b) for b in node.body])
+        if isinstance(node, ast.Repeat) and isinstance(node.count, ast.IntLiteral):
+            return _sequence([self.expander(node.body)] * node.count.value)
+        act = self.action(node)
+        step: Step = (act, node)
+
+        def action(st: Gamestate, steps: Steps, applied: int, emit: Emit) -> None:
+            emit(st, steps + (step,), applied)
+
+        return action
+
+    def _expand_for_each(self, node: ast.ForEach) -> Expander:
+        items = self.x.cards(node.collection)
+        slot = self.checked.slots[id(node)]
+        body = self.expander(node.body)
+        pure = _is_pure(self.checked, node.collection)
+        var = node.var
+        if node.quantifier == "any":
+
+            def fork(st: Gamestate, steps: Steps, applied: int, emit: Emit) -> None:
+                if not pure:
+                    st, applied = _materialize(st, steps, applied)
+                for e in tuple(items(st)):
+                    st.regs[slot] = e
+                    body(st, steps + ((None, (slot, e, var)),), applied + 1, emit)
+
+            return fork
+
+        def every(st: Gamestate, steps: Steps, applied: int, emit: Emit) -> None:
+            st, applied = _materialize(st, steps, applied)
+            elements = tuple(items(st))
+
+            def go(i: int, st: Gamestate, steps: Steps, applied: int) -> None:
+                if i == len(elements):
+                    emit(st, steps, applied)
+                    return
+                st.regs[slot] = elements[i]
+                bound = steps + ((None, (slot, elements[i], var)),)
+                body(st, bound, applied + 1, lambda s, t, a: go(i + 1, s, t, a))
+
+            go(0, st, steps, applied)
+
+        return every
+
+
+def list_options(choice: ChoiceNode, st: Gamestate) -> list[Option]:
+    """Every option of a pending choice; the state is left exactly as it was."""
+    saved_regs = st.regs[:]
+    saved_rng = st.rng
+    found: list[Steps] = []
+
+    def emit(s: Gamestate, steps: Steps, applied: int) -> None:
+        if any(fn is not None for fn, _ in steps):  # an option with no action is dropped
+            found.append(steps)
+            if len(found) > MAX_OPTIONS:
+                raise RuleError(
+                    f"this choice lists more than {MAX_OPTIONS} options", choice.span
+                )
+
+    try:
+        for expand in choice.expanders:
+            expand(st, (), 0, emit)
+    finally:
+        st.regs[:] = saved_regs
+        st.rng = saved_rng
+    return [Option(steps) for steps in found]
+
+
+def run_option(st: Gamestate, option: Option) -> None:
+    regs = st.regs
+    for fn, arg in option.steps:
+        if fn is None:
+            regs[arg[0]] = arg[1]
+        else:
+            fn(st)
+
+
+def _materialize(st: Gamestate, steps: Steps, applied: int) -> tuple[Gamestate, int]:
+    """The state as it is after the option's steps so far (a clone if any acted)."""
+    if applied == len(steps):
+        return st, applied
+    if all(fn is None for fn, _ in steps[applied:]):
+        for _, (slot, value, _var) in steps[applied:]:
+            st.regs[slot] = value
+        return st, len(steps)
+    clone = st.clone()
+    clone.log = None
+    for fn, arg in steps[applied:]:
+        if fn is None:
+            clone.regs[arg[0]] = arg[1]
+        else:
+            fn(clone)
+    return clone, len(steps)
+
+
+def _sequence(parts: list[Expander]) -> Expander:
+    def run(i: int, st: Gamestate, steps: Steps, applied: int, emit: Emit) -> None:
+        if i == len(parts):
+            emit(st, steps, applied)
+            return
+        parts[i](st, steps, applied, lambda s, t, a: run(i + 1, s, t, a, emit))
+
+    return lambda st, steps, applied, emit: run(0, st, steps, applied, emit)
+
+
+def _is_pure(checked: CheckedGame, node: ast.Node) -> bool:
+    """True when the value cannot depend on the game's state (only on variables)."""
+    if isinstance(node, ast.IntLiteral | ast.NameLiteral | ast.StrList):
+        return True
+    if isinstance(node, ast.Variable):
+        declare = checked.declares.get(id(node))
+        return declare is None or _is_pure(checked, declare.value)
+    return False
+
+
+def _no_op(st: Gamestate) -> None:
+    pass
+
+
+def _children(node: ast.Node) -> list[ast.Node]:
+    out: list[ast.Node] = []
+    for name in node.__dataclass_fields__:  # type: ignore[attr-defined]
+        value = getattr(node, name)
+        if isinstance(value, ast.Node):
+            out.append(value)
+        elif isinstance(value, tuple):
+            out.extend(v for v in value if isinstance(v, ast.Node))
+    return [c for c in out if type(c) in ast.STATEMENT_CLASSES]
+
+
+def _contains_stage(node: ast.Node) -> bool:
+    return isinstance(node, ast.Stage) or any(_contains_stage(c) for c in _children(node))
+
+
+def _source_text(checked: CheckedGame, node: ast.Node) -> str:
+    text = checked.source.text[node.span.start_pos : node.span.end_pos]
+    text = " ".join(text.split())
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,148 @@
+"""``load_game``: the facade over the pipeline, and ``Game``, the compiled rules.
+
+    text --parser--> AST --checker--> typed AST --compilers--> Game --Gamemaster--> play
+
+A ``Game`` is immutable once built: the closures of the setup and the flow, the scoring
+function, and static tables (number of players, register count, variable types).  All
+mutable data lives in ``Gamestate`` values; the ``Gamemaster`` drives them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cardlang import ast
+from cardlang import types as T
+from cardlang.checker import CheckedGame, check, static_int
+from cardlang.compile_expr import ExprCompiler, Fn
+from cardlang.compile_stmt import Action, Option, Seq, StmtCompiler
+from cardlang.errors import Diagnostic, GameFileError, SourceFile, UsageError
+from cardlang.gamemaster import Gamemaster, Limits
+from cardlang.parser import parse
+from cardlang.state import Gamestate, describe_owner
+
+
+@dataclass(eq=False)
+class Game:
+    source: SourceFile
+    ast: ast.Game
+    checked: CheckedGame
+    nplayers: int
+    n_registers: int
+    setup_actions: list[Action]
+    program: Seq
+    scoring: Fn
+    scoring_mode: str
+    warnings: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return Path(self.source.name).stem
+
+    def master(self, limits: Limits | None = None) -> Gamemaster:
+        return Gamemaster(self, limits)
+
+    # ------------------------------------------------------------ describing
+    def card_name(self, st: Gamestate, card: int | None) -> str:
+        if card is None:
+            return "(none)"
+        return " ".join(st.cards[card].values())
+
+    def describe_value(self, st: Gamestate, value: Any, type_: str) -> str:
+        if type_ == T.CARD:
+            return self.card_name(st, value)
+        if type_ == T.PLAYER:
+            return f"P{value}"
+        if type_ == T.TEAM:
+            return f"team {value}"
+        if isinstance(value, list | tuple):
+            return "[" + ", ".join(self.card_name(st, c) for c in value) + "]"
+        return str(value)
+
+    def describe_option(self, st: Gamestate, option: Option) -> str:
+        """'C=Q SPADES: move 'C (top ...)' -- the bindings, then the actions' source."""
+        if option.label:
+            return option.label
+        binds, acts = [], []
+        for fn, arg in option.steps:
+            if fn is None:
+                slot, value, var = arg
+                type_ = self.checked.slot_types.get(slot, T.ANY)
+                binds.append(f"'{var}={self.describe_value(st, value, type_)}")
+            else:
+                acts.append(_source_text(self.source, arg))
+        label = ", ".join(binds)
+        text = "; ".join(acts)
+        return f"{label}: {text}" if label else text
+
+    def describe_location(self, key: tuple[int, str, str]) -> str:
+        owner, kind, name = key
+        return f"{describe_owner(owner)}.{name}" + ("" if kind == "vloc" else f"({kind})")
+
+
+def _source_text(source: SourceFile, node: ast.Node) -> str:
+    text = " ".join(source.text[node.span.start_pos : node.span.end_pos].split())
+    return text if len(text) <= 70 else text[:67] + "..."
+
+
+def read_source(path: str | Path) -> SourceFile:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise UsageError(f"no such game file: {path}") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise UsageError(f"cannot read {path}: {err}") from None
+    return SourceFile(str(path), text)
+
+
+def load_game(path: str | Path | None = None, *, text: str | None = None,
+              name: str = "<game>") -> Game:
+    """Parse, check and compile a game file (or ``text``).  Raises GameFileError."""
+    if text is not None:
+        source = SourceFile(name, text.lstrip("\ufeff"))
+    elif path is not None:
+        source = read_source(path)
+    else:
+        raise UsageError("load_game needs a path or text")
+    tree, warnings = parse(source)
+    checked = check(tree, source)
+    diagnostics = warnings + checked.diagnostics
+    if any(d.severity == "error" for d in diagnostics):
+        raise GameFileError(source, diagnostics)
+    return compile_game(checked, [d for d in diagnostics if d.severity == "warning"])
+
+
+def compile_game(checked: CheckedGame, warnings: list[Diagnostic]) -> Game:
+    tree = checked.game
+    exprs = ExprCompiler(checked)
+    stmts = StmtCompiler(checked, exprs)
+    first = tree.setup.body[0]
+    assert isinstance(first, ast.CreatePlayers)
+    declared = {d.var: d for d in tree.declares}
+
+    def lookup(var: str) -> Any:
+        d = declared.get(var)
+        return None if d is None else _DeclaredBinding(d)
+
+    nplayers = static_int(first.count, lookup)
+    assert nplayers is not None
+    return Game(
+        source=checked.source,
+        ast=tree,
+        checked=checked,
+        nplayers=nplayers,
+        n_registers=checked.n_slots,
+        setup_actions=[stmts.action(item) for item in tree.setup.body],
+        program=stmts.block(tree.body, tree.span),
+        scoring=exprs.value(tree.scoring.value),
+        scoring_mode=tree.scoring.mode,
+        warnings=warnings,
+    )
+
+
+@dataclass
+class _DeclaredBinding:
+    declare: ast.Declare

@@ -1,0 +1,39 @@
+"""Point maps: ``(((KEY : VALUE) ... INT) ...)``, the scores cards get.
+
+A card's score is the sum of every award whose conditions all match the card's
+attributes.  A point map is immutable once made (``set`` makes a new one), so the score
+of each distinct card is computed once and cached.
+"""
+
+from __future__ import annotations
+
+
+class PointMap:
+    __slots__ = ("awards", "_cache")
+
+    def __init__(self, awards: tuple[tuple[tuple[tuple[str, str], ...], int], ...]) -> None:
+        self.awards = awards
+        self._cache: dict[int, int] = {}
+
+    def score(self, attrs: dict[str, str]) -> int:
+        # Attribute dicts are made once per card description and shared, so their
+        # identity is a sound cache key for as long as the game lives.
+        key = id(attrs)
+        cached = self._cache.get(key)
+        if cached is None:
+            cached = sum(
+                points
+                for conditions, points in self.awards
+                if all(attrs.get(k) == v for k, v in conditions)
+            )
+            self._cache[key] = cached
+        return cached
+
+    def __repr__(self) -> str:
+        parts = [
+            "(" + " ".join(f"({k} : {v})" for k, v in conds) + f" {p})" for conds, p in self.awards
+        ]
+        return "(" + " ".join(parts) + ")"
+
+
+EMPTY_POINTS = PointMap(())
