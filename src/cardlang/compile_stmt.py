@@ -518,10 +518,14 @@ class StmtCompiler:
             pure = _is_pure(self.checked, node.condition)
 
             def guarded(st: Gamestate, steps: Steps, applied: int, emit: Emit) -> None:
+                # A false guard adds nothing and the option goes on; an option that ends
+                # up with no action at all is dropped by list_options.
                 if not pure:
                     st, applied = _materialize(st, steps, applied)
                 if cond(st):
                     body(st, steps, applied, emit)
+                else:
+                    emit(st, steps, applied)
 
             return guarded
         if isinstance(node, ast.ForEach):
@@ -562,7 +566,11 @@ class StmtCompiler:
             def fork(st: Gamestate, steps: Steps, applied: int, emit: Emit) -> None:
                 if not pure:
                     st, applied = _materialize(st, steps, applied)
-                for e in tuple(items(st)):
+                elements = tuple(items(st))
+                if not elements:  # like a false guard: nothing to add, the option goes on
+                    emit(st, steps, applied)
+                    return
+                for e in elements:
                     st.regs[slot] = e
                     body(st, steps + ((None, (slot, e, var)),), applied + 1, emit)
 
