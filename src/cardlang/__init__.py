@@ -1,1 +1,19 @@
-"""cardlang: a language for card games, an interpreter, and agents that play them."""
+"""cardlang: a language for card games, an interpreter, and agents that play them.
+
+The facade: ``load_game(path)`` parses, checks and compiles a game file into a ``Game``;
+``game.master()`` gives its ``Gamemaster``, which plays ``Gamestate`` values.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from cardlang.errors import GameFileError, RuleError  # noqa: E402
+from cardlang.game import Game, load_game  # noqa: E402
+from cardlang.gamemaster import Gamemaster, GameResult, Limits  # noqa: E402
+from cardlang.state import Gamestate  # noqa: E402
+
+__all__ = [
+    "Game", "GameFileError", "GameResult", "Gamemaster", "Gamestate", "Limits", "RuleError",
+    "load_game",
+]

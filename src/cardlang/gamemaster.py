@@ -61,6 +61,7 @@ class GameResult:
     winners: tuple[int, ...]
     decisions: int
     turns: int
+    team_of: tuple[int, ...] = ()
     error: RuleError | None = None
 
     @property
@@ -118,7 +119,8 @@ class Gamemaster:
                 raise UsageError(f"{choice!r} is not a legal option of this decision")
             option = choice
         if st.log is not None:
-            st.log.append(("decision", st.mover, self.game.describe_option(st, option)))
+            label = self.game.describe_option(st, option)
+            st.log.append(("decision", st.mover, label, st.turns))
         st.pending = None
         st.options = None
         st.mover = -1
@@ -156,6 +158,7 @@ class Gamemaster:
             winners=winners,
             decisions=st.decisions,
             turns=st.turns,
+            team_of=tuple(st.team_of),
             error=st.error,
         )
 

@@ -1,0 +1,171 @@
+"""Batches of games with agents: the runner and the summary a user reads.
+
+Pipeline position: above the Gamemaster.  ``play_game`` plays one game with one agent
+per seat; ``run_batch`` plays many, each with its own seed derived from one root seed
+(numpy's SeedSequence), so a batch is reproducible whatever order or process plays it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from cardlang.agents import make_agent
+from cardlang.errors import UsageError
+from cardlang.game import Game
+from cardlang.gamemaster import Gamemaster, GameResult, Limits
+from cardlang.state import Gamestate
+from cardlang.views import view_of
+
+
+def game_seeds(root_seed: int, games: int) -> list[int]:
+    """The seeds of a batch's games, derived from one root seed.
+
+    A game is fully determined by its seed: the game's RNG starts from it and every
+    agent's seed is derived from it (``agent_seeds``), so the seed a rule error reports
+    replays that very game with ``cardlang transcript --seed``.
+    """
+    children = np.random.SeedSequence(root_seed).spawn(games)
+    return [int(c.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1)) for c in children]
+
+
+def agent_seeds(game_seed: int, seats: int) -> list[int]:
+    words = np.random.SeedSequence(game_seed).generate_state(seats, dtype=np.uint64)
+    return [int(w) for w in words]
+
+
+def parse_agent_specs(text: str | None, nplayers: int) -> list[str]:
+    """'random' -> one per seat; 'a,b' must name one agent per seat."""
+    if not text:
+        return ["random"] * nplayers
+    specs = [s.strip() for s in text.split(",") if s.strip()]
+    if len(specs) == 1:
+        return specs * nplayers
+    if len(specs) != nplayers:
+        raise UsageError(f"--agents names {len(specs)} agents; this game has {nplayers} players")
+    return specs
+
+
+def play_game(
+    master: Gamemaster,
+    agents: Sequence[Any],
+    seed: int,
+    *,
+    record: bool = False,
+) -> tuple[GameResult, Gamestate]:
+    st = master.new_game(seed, record=record)
+    while not st.is_over:
+        options = master.legal_options(st)
+        agent = agents[st.mover]
+        view = view_of(st, st.mover) if getattr(agent, "needs_view", True) else None
+        index = agent.choose(view, options)
+        master.apply(st, index)
+    return master.result(st), st
+
+
+@dataclass
+class BatchSummary:
+    game: str
+    agents: list[str]
+    games: int = 0
+    completed: int = 0
+    failed: int = 0
+    cutoff: int = 0
+    cutoff_reasons: dict[str, int] = field(default_factory=dict)
+    wins: list[float] = field(default_factory=list)
+    ties: int = 0
+    total_decisions: int = 0
+    total_turns: int = 0
+    seconds: float = 0.0
+    error_counts: dict[str, int] = field(default_factory=dict)
+    error_texts: dict[str, str] = field(default_factory=dict)
+
+    def add(self, result: GameResult) -> None:
+        self.games += 1
+        self.total_decisions += result.decisions
+        self.total_turns += result.turns
+        if result.completed:
+            self.completed += 1
+            for seat, credit in enumerate(result.credits):
+                self.wins[seat] += credit
+            if len({_team(result, w) for w in result.winners}) > 1:
+                self.ties += 1
+        elif result.end_reason == "failed":
+            self.failed += 1
+            assert result.error is not None
+            kind = result.error.kind()
+            self.error_counts[kind] = self.error_counts.get(kind, 0) + 1
+            self.error_texts.setdefault(kind, result.error.render().splitlines()[0])
+        else:
+            self.cutoff += 1
+            self.cutoff_reasons[result.end_reason] = self.cutoff_reasons.get(result.end_reason, 0) + 1
+
+    @property
+    def mean_decisions(self) -> float:
+        return self.total_decisions / self.games if self.games else 0.0
+
+    @property
+    def mean_turns(self) -> float:
+        return self.total_turns / self.games if self.games else 0.0
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def errors(self) -> list[str]:
+        return [
+            f"{self.error_texts[k]} [{n} game{'s' if n != 1 else ''}]"
+            for k, n in self.error_counts.items()
+        ]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "agents": self.agents,
+            "games": self.games,
+            "completed": self.completed,
+            "failed": self.failed,
+            "cutoff": self.cutoff,
+            "cutoff_reasons": self.cutoff_reasons,
+            "wins": [round(w, 6) for w in self.wins],
+            "ties": self.ties,
+            "mean_decisions": round(self.mean_decisions, 3),
+            "mean_turns": round(self.mean_turns, 3),
+            "seconds": round(self.seconds, 4),
+            "games_per_second": round(self.games_per_second, 3),
+            "errors": self.errors,
+        }
+
+
+def _team(result: GameResult, seat: int) -> int:
+    """Partners who win together (equal scores) are one winner, not a tie."""
+    return result.team_of[seat] if result.team_of else seat
+
+
+def run_batch(
+    game: Game,
+    *,
+    games: int,
+    seed: int,
+    agent_specs: Sequence[str],
+    limits: Limits | None = None,
+    on_game: Callable[[GameResult], None] | None = None,
+) -> BatchSummary:
+    master = game.master(limits)
+    summary = BatchSummary(game.source.name, list(agent_specs), wins=[0.0] * game.nplayers)
+    plan = game_seeds(seed, games)
+    start = time.perf_counter()
+    for game_seed in plan:
+        seeds = agent_seeds(game_seed, len(agent_specs))
+        agents = [make_agent(spec, s) for spec, s in zip(agent_specs, seeds, strict=True)]
+        result, _ = play_game(master, agents, game_seed)
+        summary.add(result)
+        if on_game is not None:
+            on_game(result)
+    summary.seconds = time.perf_counter() - start
+    return summary
