@@ -79,21 +79,20 @@ class GameSpec:
     openspiel_params: dict[str, Any]
     own_file: str  # relative to the repository root
     corpus_file: str  # file name inside the corpus directory
-    default_games: int  # cardlang games per measurement (~5-10 s each)
 
 
 GAMES = [
-    GameSpec("hearts", "Hearts", "hearts", {}, "games/hearts.rcy", "Hearts4.rcy", 200),
+    GameSpec("hearts", "Hearts", "hearts", {}, "games/hearts.rcy", "Hearts4.rcy"),
     GameSpec(
         "crazy_eights",
-        "Crazy Eights (4p)",
+        "Crazy Eights 4p",
         "crazy_eights",
         {"players": 4},
         "games/crazy_eights.rcy",
         "CrazyEights4.rcy",
-        200,
     ),
 ]
+CALIBRATION_GAMES = 100
 
 
 def note(msg: str) -> None:
@@ -226,6 +225,7 @@ class Pairing:
     spec: GameSpec
     label: str | None  # "ours", "corpus", or None for OpenSpiel alone
     path: Path | None
+    games: int | None = None  # cardlang games per measurement
     cardlang: list[CardlangRun] = field(default_factory=list)
     openspiel: list[OpenSpielRun] = field(default_factory=list)
 
@@ -258,12 +258,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description="Random-play games/s of cardlang vs OpenSpiel (interleaved, medians)."
     )
-    defaults = ", ".join(f"{g.key}={g.default_games}" for g in GAMES)
     parser.add_argument(
         "--games",
         type=int,
         default=None,
-        help=f"cardlang games per measurement (default: per game, {defaults})",
+        help="cardlang games per measurement (default: sized per file by a short "
+        "calibration run so that one measurement takes about --target-seconds)",
+    )
+    parser.add_argument(
+        "--target-seconds",
+        type=float,
+        default=7.0,
+        help="simulation time aimed at per cardlang measurement when --games is not given "
+        "(default 7)",
     )
     parser.add_argument(
         "--openspiel-games",
@@ -279,8 +286,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
-    if args.repeats < 1 or (args.games is not None and args.games < 1) or args.openspiel_games < 1:
-        parser.error("--games, --openspiel-games and --repeats must be positive")
+    if (
+        args.repeats < 1
+        or (args.games is not None and args.games < 1)
+        or args.openspiel_games < 1
+        or args.target_seconds <= 0
+    ):
+        parser.error("--games, --openspiel-games, --repeats and --target-seconds must be positive")
     return args
 
 
@@ -305,6 +317,33 @@ def plan(args: argparse.Namespace, cardlang_ok: bool) -> list[Pairing]:
     return pairings
 
 
+def round_games(n: float) -> int:
+    """Two significant digits, at least 10: the game count is printed and compared."""
+    n = max(10.0, n)
+    scale = 10 ** max(0, len(str(int(n))) - 2)
+    return max(10, int(round(n / scale)) * scale)
+
+
+def size_runs(pairings: list[Pairing], args: argparse.Namespace, cmd: list[str]) -> None:
+    """Choose each file's game count: --games, or a calibration run (like timeit's autorange)."""
+    for pairing in pairings:
+        if pairing.path is None:
+            continue
+        if args.games is not None:
+            pairing.games = args.games
+            continue
+        cal = run_cardlang(cmd, pairing.path, CALIBRATION_GAMES, args.seed, args.timeout)
+        where = f"calibrate cardlang {display_path(pairing.path)}"
+        if cal.games_per_second is None:
+            note(f"{where}: FAILED {cal.error}")
+            pairing.games = CALIBRATION_GAMES
+            continue
+        pairing.games = round_games(cal.games_per_second * args.target_seconds)
+        note(
+            f"{where}: {cal.games_per_second:,.1f} games/s -> {pairing.games} games per measurement"
+        )
+
+
 def measure(
     pairings: list[Pairing], games: dict[str, Any], args: argparse.Namespace, cmd: list[str]
 ) -> None:
@@ -314,8 +353,8 @@ def measure(
         tag = f"[{rep + 1}/{args.repeats}]"
         for pairing in pairings:
             spec = pairing.spec
-            if pairing.path is not None:
-                n = args.games or spec.default_games
+            if pairing.path is not None and pairing.games is not None:
+                n = pairing.games
                 cl = run_cardlang(cmd, pairing.path, n, seed, args.timeout)
                 pairing.cardlang.append(cl)
                 where = f"{tag} cardlang {display_path(pairing.path)}"
@@ -351,12 +390,14 @@ def summarise(pairing: Pairing, args: argparse.Namespace) -> dict[str, Any]:
         "title": spec.title,
         "source": pairing.label,
         "file": str(pairing.path) if pairing.path else None,
-        "cardlang_games_per_run": (args.games or spec.default_games) if pairing.path else None,
+        "cardlang_games_per_run": pairing.games,
+        "cardlang_decisions_per_game": last.get("mean_decisions") if last else None,
         "cardlang_runs": [r.games_per_second for r in pairing.cardlang],
         "cardlang_errors": [r.error for r in pairing.cardlang if r.error],
         "cardlang_median_gps": cl_med,
         "cardlang_last_result": {k: last.get(k) for k in RESULT_KEYS} if last else None,
         "openspiel_runs": os_gps,
+        "openspiel_decisions_per_game": median([r.decisions_per_game for r in pairing.openspiel]),
         "openspiel_median_gps": os_med,
         "ratio": (cl_med / os_med) if cl_med is not None and os_med else None,
         "ratio_paired_median": median(paired),
@@ -399,6 +440,7 @@ def main(argv: list[str] | None = None) -> int:
 
     games = {g.key: pyspiel.load_game(g.openspiel_name, g.openspiel_params) for g in GAMES}
     pairings = plan(args, cardlang_ok)
+    size_runs(pairings, args, cmd)
     measure(pairings, games, args, cmd)
 
     report = {
@@ -424,7 +466,16 @@ def print_table(report: dict[str, Any]) -> None:
         f"Random play, games/s (median of {report['repeats']}; open-spiel "
         f"{report['openspiel_version']}, Python {report['python']})"
     )
-    header = ["Game", "cardlang file", "cardlang g/s", "OpenSpiel g/s", "ratio cl/OS"]
+    header = [
+        "Game",
+        "cardlang file",
+        "games/run",
+        "cardlang g/s",
+        "cl decisions/game",
+        "OpenSpiel g/s",
+        "OS decisions/game",
+        "ratio cl/OS",
+    ]
     body = []
     for row in report["rows"]:
         file = row["file"]
@@ -436,8 +487,13 @@ def print_table(report: dict[str, Any]) -> None:
             [
                 row["title"],
                 file or "(none)",
+                "-"
+                if row["cardlang_games_per_run"] is None
+                else str(row["cardlang_games_per_run"]),
                 fmt_gps(row["cardlang_median_gps"]),
+                fmt_gps(row["cardlang_decisions_per_game"]),
                 fmt_gps(row["openspiel_median_gps"]),
+                fmt_gps(row["openspiel_decisions_per_game"]),
                 fmt_ratio(row["ratio"]),
             ]
         )
@@ -463,7 +519,7 @@ def print_table(report: dict[str, Any]) -> None:
             table.add_row(*r)
         console = Console()
         if not console.is_terminal:  # piped or redirected: do not squeeze into 80 columns
-            console = Console(width=120)
+            console = Console(width=150)
         console.print(table)
     for row in report["rows"]:
         for err in sorted(set(row.get("cardlang_errors") or [])):

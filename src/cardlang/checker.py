@@ -198,6 +198,9 @@ class Checker:
         self.stmt(n.body)
 
     def s_ForEach(self, n: ast.ForEach) -> None:
+        if n.quantifier == "any" and not self.in_choice:
+            self.warning(n.span, "(any ...) outside a choice runs its body for every element, "
+                         "like (all ...)", hint="write (all ...), or put it in a (choice ...)")
         elem = self._element(n.collection)
         outer = self._with_var(n, n.var, elem)
         self.stmt(n.body)

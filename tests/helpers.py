@@ -1,0 +1,44 @@
+"""Small helpers the tests share: play a game with seeded random choices."""
+
+from __future__ import annotations
+
+import random
+
+from cardlang import Gamemaster, Gamestate, load_game
+from cardlang.gamemaster import GameResult
+
+
+def play_random(master: Gamemaster, seed: int, *, record: bool = False,
+                check_each_step: bool = False) -> tuple[GameResult, Gamestate]:
+    st = master.new_game(seed, record=record)
+    rng = random.Random(seed)
+    while not st.is_over:
+        options = master.legal_options(st)
+        master.apply(st, rng.randrange(len(options)))
+        if check_each_step:
+            assert_conserved(st)
+    return master.result(st), st
+
+
+def assert_conserved(st: Gamestate) -> None:
+    """Every card created is in exactly one real location, and nowhere else."""
+    placed = [c for key, zone in st.zones.items() if key[1] != "mem" for c in zone]
+    assert sorted(placed) == list(range(len(st.cards))), "cards were lost or duplicated"
+    for key, zone in st.zones.items():
+        if key[1] != "mem":
+            for c in zone:
+                assert st.card_zone[c] == key, f"card {c} is in {key} but recorded elsewhere"
+
+
+def game_text(body: str, players: int = 2, deck: str = "(deck (RANK (A, B, C)) (SUIT (X, Y)))",
+              scoring: str = "(scoring max 0)") -> str:
+    """A small game around ``body`` (the flow), for semantics tests."""
+    return f"""(game
+ (setup (create players {players})
+        (create deck (game vloc STOCK) {deck}))
+ {body}
+ {scoring})"""
+
+
+def load_text(text: str):  # type: ignore[no-untyped-def]
+    return load_game(text=text, name="test.rcy")

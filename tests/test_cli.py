@@ -1,0 +1,96 @@
+"""The command line as a user meets it: exit codes, JSON keys, messages, no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import GAMES, ROOT
+
+from cardlang.cli import main
+
+HEARTS = str(GAMES / "hearts.rcy")
+KUHN = str(GAMES / "kuhn_poker.rcy")
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "cardlang", *args], capture_output=True,
+                          text=True, cwd=ROOT, timeout=300)
+
+
+def test_check_clean_file(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", KUHN]) == 0
+    assert "ok" in capsys.readouterr().out
+
+
+def test_simulate_json_has_the_documented_keys(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", KUHN, "--games", "30", "--seed", "3", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    for key in ("games", "completed", "failed", "cutoff", "wins", "ties", "mean_decisions",
+                "seconds", "games_per_second", "errors", "mean_turns"):
+        assert key in data
+    assert data["games"] == 30 and data["completed"] == 30
+    assert len(data["wins"]) == 2 and sum(data["wins"]) == pytest.approx(30)
+
+
+def test_simulate_is_deterministic_for_a_seed(capsys: pytest.CaptureFixture[str]) -> None:
+    outputs = []
+    for _ in range(2):
+        main(["simulate", HEARTS, "--games", "20", "--seed", "5", "--json"])
+        data = json.loads(capsys.readouterr().out)
+        outputs.append((data["wins"], data["mean_decisions"], data["ties"]))
+    assert outputs[0] == outputs[1]
+
+
+def test_simulate_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", KUHN, "--games", "10", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "completed" in out and "games / second" in out and "P1" in out
+
+
+def test_transcript_shows_decisions_and_result(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["transcript", KUHN, "--seed", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "chooses" in out and "end: completed" in out
+
+
+def test_bad_arguments_exit_2_with_usage() -> None:
+    proc = run_cli("simulate", KUHN, "--games", "many")
+    assert proc.returncode == 2
+    assert "usage:" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_unknown_agent_is_a_usage_error_with_a_suggestion() -> None:
+    proc = run_cli("simulate", KUHN, "--agents", "randon")
+    assert proc.returncode == 2
+    assert "did you mean 'random'" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_missing_file_is_a_clear_error() -> None:
+    proc = run_cli("simulate", "no/such/game.rcy")
+    assert proc.returncode == 2 and "no such game file" in proc.stderr
+
+
+def test_bad_game_file_exits_1_without_traceback(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    bad = tmp_path / "bad.rcy"
+    bad.write_text("(game (setup (create players 2)) (do ((mvoe 1))) (scoring max 0))")
+    proc = run_cli("simulate", str(bad))
+    assert proc.returncode == 1
+    assert "bad.rcy:1:" in proc.stderr and "did you mean 'move'" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_user_agent_plugin(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    plugin = tmp_path / "first.py"
+    plugin.write_text(
+        "class FirstOption:\n"
+        "    name = 'first'\n"
+        "    def choose(self, view, options):\n"
+        "        assert view.seat in (0, 1)\n"
+        "        return 0\n"
+    )
+    spec = f"{plugin}:FirstOption"
+    assert main(["simulate", KUHN, "--games", "5", "--agents", f"{spec},random", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["completed"] == 5

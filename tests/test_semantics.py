@@ -1,0 +1,231 @@
+"""The language's semantics, one rule at a time, on small hand-written games."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import game_text, load_text, play_random
+
+from cardlang import collections_ops as ops
+from cardlang.gamemaster import Limits
+
+
+def run_to_end(text: str, seed: int = 1, limits: Limits | None = None):  # type: ignore[no-untyped-def]
+    game = load_text(text)
+    master = game.master(limits)
+    result, st = play_random(master, seed, record=True)
+    return game, master, result, st
+
+
+def ints(st, name):  # type: ignore[no-untyped-def]
+    return {k[0]: v for k, v in st.ints.items() if k[1] == name}
+
+
+# ---------------------------------------------------------------- stages and cycles
+
+
+def test_stage_checks_end_before_every_pass_and_advances_between_passes() -> None:
+    body = """(stage player (end (== (game sto N) 5))
+                 (do ((inc (game sto N) 1) (inc ((current player) sto TURNS) 1))))"""
+    _, _, result, st = run_to_end(game_text(body, players=3))
+    assert result.completed
+    assert ints(st, "TURNS") == {0: 2, 1: 2, 2: 1}  # P0, P1, P2, P0, P1
+
+
+def test_stage_whose_end_holds_runs_zero_times_and_leaks_no_cycle() -> None:
+    body = """(stage player (end (== 1 1)) (do ((inc (game sto BAD) 1))))
+              (stage player (end (== (game sto N) 1))
+                 (do ((inc (game sto N) 1) (set (game sto WHO) 7) (inc ((current player) sto T) 1))))"""
+    _, _, result, st = run_to_end(game_text(body))
+    assert ints(st, "BAD") == {}
+    assert ints(st, "T") == {0: 1}  # the second stage starts with P0, not P1
+
+
+def test_nested_stage_starts_from_outer_current_and_cycle_next_picks_the_leader() -> None:
+    # the outer stage queues P2 to go next; the inner stage then starts with P2
+    body = """(stage player (end (== (game sto ROUNDS) 2))
+                (stage player (end (== (game sto PLAYED) 1))
+                   (do ((inc (game sto PLAYED) 1) (inc ((current player) sto LED) 1))))
+                (do ((set (game sto PLAYED) 0) (inc (game sto ROUNDS) 1) (cycle next (2 player)))))"""
+    _, _, result, st = run_to_end(game_text(body, players=3))
+    assert ints(st, "LED") == {0: 1, 2: 1}
+
+
+def test_team_stage_cycles_teams_and_keeps_the_current_player() -> None:
+    body = """(setup (create players 4) (create teams (0, 2) (1, 3)))"""
+    text = f"""(game
+ (setup (create players 4) (create teams (0, 2) (1, 3))
+        (create deck (game vloc STOCK) (deck (RANK (A, B)))))
+ (stage team (end (== (game sto N) 2))
+    (do ((inc (game sto N) 1)
+         (inc ((current team) sto VISITS) 1)
+         (inc ((current player) sto SEEN) 1))))
+ (scoring max ((team (current player)) sto VISITS)))"""
+    del body
+    _, _, result, st = run_to_end(text)
+    assert {k: v for k, v in st.ints.items() if k[1] == "VISITS"} == {(-2, "VISITS"): 1, (-3, "VISITS"): 1}
+    assert ints(st, "SEEN") == {0: 2}
+    assert result.scores == (1, 1, 1, 1)
+
+
+# ---------------------------------------------------------------- choices
+
+
+def test_options_of_a_choice_and_guards_inside_an_option() -> None:
+    body = """(stage player (end (== (game sto DONE) 1))
+       (choice (
+          ((== 1 2) (set (game sto DONE) 1))
+          (any (game vloc STOCK) 'C
+               (do ((move 'C (top (game vloc PILE)))
+                    ((== (size (game vloc PILE)) 1) (set (game sto DONE) 1))
+                    ((== (size (game vloc PILE)) 99) (set (game sto NEVER) 1))))))))"""
+    game = load_text(game_text(body))
+    master = game.master()
+    st = master.new_game(3)
+    options = master.legal_options(st)
+    assert len(options) == 6  # the false guard gives none; one per card
+    master.apply(st, 0)
+    # the later guard saw the earlier move of the same option
+    assert st.ints[(-1, "DONE")] == 1 and (-1, "NEVER") not in st.ints
+    assert st.is_over
+
+
+def test_any_over_an_empty_collection_inside_an_option_adds_nothing() -> None:
+    body = """(choice ((do ((set (game sto A) 1)
+                            (any (game vloc EMPTY) 'C (move 'C (top (game vloc X))))))))"""
+    game = load_text(game_text(body))
+    master = game.master()
+    st = master.new_game(1)
+    assert len(master.legal_options(st)) == 1
+
+
+def test_choice_with_no_option_fails_with_a_positioned_rule_error() -> None:
+    body = """(choice (((== 1 2) (turn pass))))"""
+    _, _, result, _ = run_to_end(game_text(body), seed=42)
+    assert result.end_reason == "failed"
+    text = result.error.render()
+    assert "test.rcy:" in text and "no legal option" in text and "seed 42" in text
+
+
+def test_move_from_an_empty_location_is_a_positioned_rule_error() -> None:
+    body = """(do ((move (top (game vloc NOWHERE)) (top (game vloc STOCK)))))"""
+    _, _, result, _ = run_to_end(game_text(body))
+    assert result.end_reason == "failed"
+    assert "move from an empty location" in result.error.message
+    assert result.error.span.line == 4
+
+
+def test_any_outside_a_choice_runs_for_every_element() -> None:
+    body = """(do ((any (game vloc STOCK) 'C (inc (game sto N) 1))))"""
+    game, _, _, st = run_to_end(game_text(body))
+    assert st.ints[(-1, "N")] == 6
+    assert any("outside a choice" in w.message for w in game.warnings)
+
+
+def test_listing_options_leaves_the_state_as_it_was() -> None:
+    body = """(choice ((any (game vloc STOCK) 'C (do ((move 'C (top (game vloc PILE)))
+                ((> (size (game vloc PILE)) 0) (shuffle (game vloc STOCK))))))))"""
+    game = load_text(game_text(body))
+    master = game.master()
+    st = master.new_game(9)
+    before = st.fingerprint()
+    master.legal_options(st)
+    assert st.fingerprint() == before
+
+
+# ---------------------------------------------------------------- actions and values
+
+
+def test_repeat_n_of_inc_adds_n_times() -> None:  # CardStock adds once
+    _, _, _, st = run_to_end(game_text("(do ((repeat 4 (inc (game sto N) 3))))"))
+    assert st.ints[(-1, "N")] == 12
+
+
+def test_cards_compare_by_identity() -> None:  # CardStock's (== CARD CARD) is always false
+    body = """(do (((== (top (game vloc STOCK)) (top (game vloc STOCK))) (set (game sto SAME) 1))
+                  ((!= (top (game vloc STOCK)) (bottom (game vloc STOCK))) (set (game sto DIFF) 1))))"""
+    _, _, _, st = run_to_end(game_text(body))
+    assert st.ints[(-1, "SAME")] == 1 and st.ints[(-1, "DIFF")] == 1
+
+
+def test_index_counts_from_the_bottom_and_top_n_takes_the_top() -> None:
+    body = """(do ((set (game str FIRST) (cardatt RANK (0 (game vloc STOCK))))
+                  (set (game str LAST) (cardatt RANK (top (game vloc STOCK))))
+                  (set (game sto TOPN) (size (top 2 (game vloc STOCK))))))"""
+    _, _, _, st = run_to_end(game_text(body, deck="(deck (RANK (A, B, C)))"))
+    assert st.strs[(-1, "FIRST")] == "A" and st.strs[(-1, "LAST")] == "C"
+    assert st.ints[(-1, "TOPN")] == 2
+
+
+def test_remember_and_forget_keep_the_card_where_it_is() -> None:
+    body = """(do ((remember (top (game vloc STOCK)) (top (game mem SEEN)))
+                  (set (game sto REFS) (size (game mem SEEN)))
+                  (move (top (game mem SEEN)) (top (game vloc PILE)))
+                  (forget (top (game mem SEEN)))))"""
+    game, _, result, st = run_to_end(game_text(body))
+    assert st.ints[(-1, "REFS")] == 1
+    assert len(st.zones[(-1, "vloc", "STOCK")]) == 5 and len(st.zones[(-1, "vloc", "PILE")]) == 1
+    assert st.zones[(-1, "mem", "SEEN")] == []
+
+
+def test_ties_share_the_win() -> None:  # CardStock gives everyone a full win
+    _, _, result, _ = run_to_end(game_text("(do ((turn pass)))", players=3))
+    assert result.winners == (0, 1, 2)
+    assert result.credits == pytest.approx((1 / 3, 1 / 3, 1 / 3))
+
+
+def test_scoring_min_ranks_lowest_first() -> None:
+    body = "(do ((set ((1 player) sto S) 5) (set ((0 player) sto S) 9)))"
+    _, _, result, _ = run_to_end(game_text(body, scoring="(scoring min ((current player) sto S))"))
+    assert result.ranks == (3, 2, 1)[:0] or result.ranks == (2, 1)
+    assert result.winners == (1,)
+
+
+# ---------------------------------------------------------------- limits
+
+
+def test_decision_limit_cuts_the_game_off() -> None:
+    body = "(stage player (end (== 1 2)) (choice ((turn pass))))"
+    _, _, result, _ = run_to_end(game_text(body), limits=Limits(max_decisions=50))
+    assert result.end_reason == "cutoff:decisions" and result.decisions == 50
+    assert result.winners == () and result.credits == (0.0, 0.0)
+
+
+def test_step_limit_catches_a_flow_that_never_decides() -> None:
+    body = "(stage player (end (== 1 2)) (do ((inc (game sto N) 1))))"
+    _, _, result, _ = run_to_end(game_text(body), limits=Limits(max_steps=1000))
+    assert result.end_reason == "cutoff:steps"
+
+
+def test_subsets_of_too_many_cards_is_a_clear_rule_error() -> None:
+    deck = "(deck (RANK (A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P, Q)))"
+    body = "(choice ((any (subsets (game vloc STOCK)) 'S (turn pass))))"
+    _, _, result, _ = run_to_end(game_text(body, deck=deck))
+    assert result.end_reason == "failed"
+    assert "subsets" in result.error.message and "limit" in result.error.message
+
+
+# ---------------------------------------------------------------- collection operations
+
+
+def test_tuples_are_every_group_of_equal_score_by_ascending_score() -> None:
+    score = {1: 5, 2: 5, 3: 7, 4: 5, 5: 7}.__getitem__
+    assert ops.tuples([1, 2, 3, 4, 5], score, 2) == [(1, 2), (1, 4), (2, 4), (3, 5)]
+
+
+def test_runs_branch_on_equal_scores() -> None:
+    score = {1: 3, 2: 4, 3: 4, 4: 5, 5: 9}.__getitem__
+    assert ops.runs([1, 2, 3, 4, 5], score, 3, "largest") == [[1, 2, 4], [1, 3, 4]]
+    all_runs = ops.runs([1, 2, 4], score, 2, "all")
+    assert all_runs == [[1, 2], [2, 4], [1, 2, 4]]
+
+
+def test_run_at_end_is_the_longest_run_touching_that_end() -> None:
+    score = {1: 9, 2: 3, 3: 5, 4: 4}.__getitem__  # top is the last card
+    assert ops.run_at_end([1, 2, 3, 4], score, 3, "top") == [2, 3, 4]
+    assert ops.run_at_end([1, 2, 3, 4], score, 3, "bottom") == []
+
+
+def test_partition_and_subsets() -> None:
+    table = [{"S": "H"}, {"S": "C"}, {"S": "H"}]
+    assert ops.partition([0, 1, 2], table, "S") == [[0, 2], [1]]
+    assert len(ops.subsets([1, 2, 3])) == 8
