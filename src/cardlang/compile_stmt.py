@@ -374,13 +374,21 @@ class StmtCompiler:
             for award in n.awards
         ]
 
+        # Point maps are immutable, so equal ones are shared: a trick-taking game that
+        # re-sets its precedence map every trick then keeps the scores it computed.
+        interned: dict[Any, PointMap] = {}
+
         def make(st: Gamestate) -> PointMap:
-            return PointMap(
-                tuple(
-                    (tuple((k(st), v(st)) for k, v in conds), points(st))
-                    for conds, points in compiled
-                )
+            awards = tuple(
+                (tuple((k(st), v(st)) for k, v in conds), points(st))
+                for conds, points in compiled
             )
+            pm = interned.get(awards)
+            if pm is None:
+                if len(interned) >= 4096:
+                    interned.clear()
+                pm = interned[awards] = PointMap(awards)
+            return pm
 
         return make
 
@@ -600,12 +608,14 @@ def list_options(choice: ChoiceNode, st: Gamestate) -> list[Option]:
     found: list[Steps] = []
 
     def emit(s: Gamestate, steps: Steps, applied: int) -> None:
-        if any(fn is not None for fn, _ in steps):  # an option with no action is dropped
-            found.append(steps)
-            if len(found) > MAX_OPTIONS:
-                raise RuleError(
-                    f"this choice lists more than {MAX_OPTIONS} options", choice.span
-                )
+        for fn, _ in steps:
+            if fn is not None:
+                break
+        else:
+            return  # an option with no action is dropped
+        found.append(steps)
+        if len(found) > MAX_OPTIONS:
+            raise RuleError(f"this choice lists more than {MAX_OPTIONS} options", choice.span)
 
     try:
         for expand in choice.expanders:
