@@ -53,16 +53,31 @@ class ExprCompiler:
     def value(self, node: ast.Node) -> Fn:
         """A closure giving the node's value; storages are read (an int, not a key)."""
         t = self.type_of(node)
-        if t == T.INTSTO:
-            key = self.storage_key(node)
-            return lambda st: st.ints.get(key(st), 0)
-        if t == T.STRSTO:
-            key = self.storage_key(node)
-            return lambda st: st.strs.get(key(st), "")
-        if t == T.POINTS:
-            key = self.storage_key(node)
-            return lambda st: st.points.get(key(st), EMPTY_POINTS)
+        if t in (T.INTSTO, T.STRSTO, T.POINTS):
+            return self._read_storage(node, t)
         return self._compile(node)
+
+    def _read_storage(self, node: ast.Node, t: str) -> Fn:
+        table, default = {T.INTSTO: ("ints", 0), T.STRSTO: ("strs", ""),
+                          T.POINTS: ("points", EMPTY_POINTS)}[t]
+        # Hot path: build the key inline rather than through another closure.
+        if isinstance(node, ast.Storage) and isinstance(node.name, ast.NameLiteral):
+            owner = self.owner(node.owner)
+            name = node.name.value
+            if _is_constant(owner):
+                k = (owner(None), name)
+                if table == "ints":
+                    return lambda st: st.ints.get(k, 0)
+                if table == "strs":
+                    return lambda st: st.strs.get(k, "")
+                return lambda st: st.points.get(k, default)
+            if table == "ints":
+                return lambda st: st.ints.get((owner(st), name), 0)
+            if table == "strs":
+                return lambda st: st.strs.get((owner(st), name), "")
+            return lambda st: st.points.get((owner(st), name), default)
+        key = self.storage_key(node)
+        return lambda st: getattr(st, table).get(key(st), default)
 
     def cards(self, node: ast.Node) -> Fn:
         """A closure giving a sequence: a location's cards, or any collection's elements."""
@@ -72,6 +87,10 @@ class ExprCompiler:
             if _is_constant(key):
                 k = key(None)
                 return lambda st: st.zones.get(k, EMPTY)
+            if (isinstance(node, ast.Location) and isinstance(node.name, ast.NameLiteral)
+                    and node.index is None):
+                owner, kind, name = self.owner(node.owner), node.kind, node.name.value
+                return lambda st: st.zones.get((owner(st), kind, name), EMPTY)
             return lambda st: st.zones.get(key(st), EMPTY)
         if t == T.TEAM:
             team = self.value(node)
@@ -488,6 +507,9 @@ class ExprCompiler:
         key = self.value(n.key)
         if _is_constant(key):
             k = key(None)
+            if isinstance(n.card, ast.Variable) and id(n.card) in self.checked.slots:
+                slot = self.slot(n.card)
+                return lambda st: "" if (c := st.regs[slot]) is None else st.cards[c].get(k, "")
             return lambda st: "" if (c := card(st)) is None else st.cards[c].get(k, "")
         return lambda st: "" if (c := card(st)) is None else st.cards[c].get(key(st), "")
 

@@ -260,6 +260,7 @@ class StmtCompiler:
     def a_Move(self, n: ast.Move) -> Action:
         card = self.x.value(n.card)
         dest_key, place = self._position(n.dest)
+        on_top = isinstance(n.dest, ast.CardAt) and n.dest.position == "top"
         span = n.span
         what = _source_text(self.checked, n.card)
 
@@ -278,7 +279,10 @@ class StmtCompiler:
             dz = zones.get(dk)
             if dz is None:
                 dz = zones[dk] = []
-            place(st, dz, c)
+            if on_top:
+                dz.append(c)
+            else:
+                place(st, dz, c)
             st.card_zone[c] = dk
             if st.log is not None:
                 st.log.append(("move", c, src, dk))
