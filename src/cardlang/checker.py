@@ -38,6 +38,7 @@ class CheckedGame:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     deck_attributes: dict[str, set[str]] = field(default_factory=dict)
     slot_types: dict[int, str] = field(default_factory=dict)
+    element_slots: set[int] = field(default_factory=set)  # bound to elements: never None
 
     def type_of(self, node: ast.Node) -> str:
         return self.types.get(id(node), T.ANY)
@@ -158,7 +159,10 @@ class Checker:
     def _with_var(self, node: ast.Node, name: str, type_: str) -> _Scope:
         outer = self.scope
         self.scope = _Scope(outer)
-        self.out.slots[id(node)] = self._bind(name, type_, node.span).slot
+        slot = self._bind(name, type_, node.span).slot
+        self.out.slots[id(node)] = slot
+        if isinstance(node, ast.ForEach | ast.Filter | ast.Aggregate):
+            self.out.element_slots.add(slot)
         return outer
 
     # ------------------------------------------------------------ statements
