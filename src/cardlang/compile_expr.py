@@ -196,20 +196,15 @@ _HELPERS.update(
 )
 
 
-class _Const:
-    """A function whose value is known at compile time (callers fold such constants)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    def __call__(self, st: Any) -> Any:
-        return self.value
+def _constant_function(value: Any) -> Fn:
+    """A function whose value is known at compile time; callers may fold it."""
+    f: Any = lambda st: value  # noqa: E731
+    f.constant_value = value
+    return f  # type: ignore[no-any-return]
 
 
-def _is_constant(f: Fn) -> bool:
-    return isinstance(f, _Const)
+def is_constant(f: Fn) -> bool:
+    return hasattr(f, "constant_value")
 
 
 class ExprCompiler:
@@ -230,6 +225,10 @@ class ExprCompiler:
         """A function giving the node's value; storages are read (an int, not a key)."""
         return self._function(self.src(node))
 
+    def value_of_source(self, source: str) -> Fn:
+        """A function for source text built by another compiler from ``src`` pieces."""
+        return self._function(source)
+
     def cards(self, node: ast.Node) -> Fn:
         """A function giving a sequence: a location's cards, or any collection's elements."""
         return self._function(self.cards_src(node))
@@ -249,7 +248,16 @@ class ExprCompiler:
         except Exception:
             code = compile(f"lambda st: {source}", "<cardlang expression>", "eval")
             return eval(code, self.env)  # type: ignore[no-any-return]
-        return _Const(value)
+        return _constant_function(value)
+
+    def define(self, name: str, lines: list[str], **constants: Any) -> Any:
+        """Compile a generated function definition (statements that must be fast)."""
+        env = dict(self.env)
+        env.update(constants)
+        env["RuleError"] = RuleError
+        code = compile("\n".join(lines), f"<cardlang {name}>", "exec")
+        exec(code, env)
+        return env[name]
 
     # ------------------------------------------------------------ source text
     def const(self, value: Any) -> str:

@@ -73,6 +73,11 @@ class Atomic(Control):
 class Seq(Control):
     items: list[Control]
     span: ast.Span
+    runners: list[Callable[[Gamestate], None]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        # One call per item on the hot path: an atomic item's own function, else enter.
+        self.runners = [i.run if isinstance(i, Atomic) else i.enter for i in self.items]
 
     def enter(self, st: Gamestate) -> None:
         st.stack.append([SEQ, self, 0])
@@ -257,7 +262,46 @@ class StmtCompiler:
 
         return let
 
+    def _end_of_location(self, node: ast.Node) -> tuple[str, str] | None:
+        """For (top|bottom LOCATION) of a real location: (its key's source, position)."""
+        if (isinstance(node, ast.CardAt) and node.position in ("top", "bottom")
+                and self.checked.type_of(node.collection) == T.LOC):
+            return self.x.raw_src(node.collection), node.position
+        return None
+
+    def _fast_move_lines(self, n: ast.Move, indent: str) -> list[str] | None:
+        """Generated code for (move (top|bottom LOC) (top|bottom LOC)), the common move."""
+        source, dest = self._end_of_location(n.card), self._end_of_location(n.dest)
+        if source is None or dest is None:
+            return None
+        take = "z.pop()" if source[1] == "top" else "z.pop(0)"
+        put = "dz.append(c)" if dest[1] == "top" else "dz.insert(0, c)"
+        return [f"{indent}{line}" for line in (
+            f"z = zones.get({source[0]})",
+            "if not z:",
+            "    raise RuleError(MESSAGE, SPAN)",
+            f"c = {take}",
+            f"dk = {dest[0]}",
+            "dz = zones.get(dk)",
+            "if dz is None:",
+            "    dz = zones[dk] = []",
+            put,
+            "src = st.card_zone[c]",
+            "st.card_zone[c] = dk",
+            "if st.log is not None:",
+            "    st.log.append(('move', c, src, dk))",
+        )]
+
+    def _move_message(self, n: ast.Move) -> str:
+        return f"move from an empty location: {_source_text(self.checked, n.card)} has no card"
+
     def a_Move(self, n: ast.Move) -> Action:
+        fast = self._fast_move_lines(n, "    ")
+        if fast is not None:
+            return self.x.define(  # type: ignore[no-any-return]
+                "move", ["def move(st):", "    zones = st.zones", *fast],
+                MESSAGE=self._move_message(n), SPAN=n.span,
+            )
         card = self.x.value(n.card)
         dest_key, place = self._position(n.dest)
         on_top = isinstance(n.dest, ast.CardAt) and n.dest.position == "top"
@@ -370,23 +414,22 @@ class StmtCompiler:
         return set_value
 
     def _awards(self, n: ast.Awards) -> Callable[[Gamestate], PointMap]:
-        compiled = [
-            (
-                [(self.x.value(c.key), self.x.value(c.value)) for c in award.conditions],
-                self.x.value(award.points),
+        # One generated function builds the whole awards tuple; Python folds the
+        # constant parts at compile time.
+        def award_src(award: ast.Award) -> str:
+            conds = "".join(
+                f"({self.x.src(c.key)}, {self.x.src(c.value)}), " for c in award.conditions
             )
-            for award in n.awards
-        ]
+            return f"(({conds}), {self.x.src(award.points)})"
+
+        build = self.x.value_of_source("(" + "".join(award_src(a) + ", " for a in n.awards) + ")")
 
         # Point maps are immutable, so equal ones are shared: a trick-taking game that
         # re-sets its precedence map every trick then keeps the scores it computed.
         interned: dict[Any, PointMap] = {}
 
         def make(st: Gamestate) -> PointMap:
-            awards = tuple(
-                (tuple((k(st), v(st)) for k, v in conds), points(st))
-                for conds, points in compiled
-            )
+            awards = build(st)
             pm = interned.get(awards)
             if pm is None:
                 if len(interned) >= 4096:
@@ -451,8 +494,18 @@ class StmtCompiler:
     def a_RepeatAll(self, n: ast.RepeatAll) -> Action:
         # Repeat as many times as the source has cards when the loop starts, so a move
         # back into the same location cannot loop for ever.
-        body = self.action(n.body)
         inner = n.body
+        if isinstance(inner, ast.Move):
+            fast = self._fast_move_lines(inner, "        ")
+            source = self._end_of_location(inner.card)
+            if fast is not None and source is not None:
+                return self.x.define(  # type: ignore[no-any-return]
+                    "repeat_all",
+                    ["def repeat_all(st):", "    zones = st.zones",
+                     f"    for _ in range(len(zones.get({source[0]}, ()))):", *fast],
+                    MESSAGE=self._move_message(inner), SPAN=inner.span,
+                )
+        body = self.action(n.body)
         source_node = inner.card if isinstance(inner, ast.Move | ast.Forget) else None
         if isinstance(source_node, ast.CardAt):
             source = self.x.cards(source_node.collection)

@@ -185,9 +185,9 @@ class Gamemaster:
             frame = stack[-1]
             kind = frame[0]
             if kind == SEQ:
-                items = frame[1].items
+                runners = frame[1].runners
                 i = frame[2]
-                if i == len(items):
+                if i == len(runners):
                     stack.pop()
                     continue
                 frame[2] = i + 1
@@ -195,7 +195,7 @@ class Gamemaster:
                 if st.steps > max_steps:
                     self._cutoff(st, "steps")
                     return
-                items[i].enter(st)
+                runners[i](st)
             elif kind == STAGE:
                 self._stage_pass(st, frame)
                 st.steps += 1
