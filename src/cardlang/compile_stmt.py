@@ -576,23 +576,15 @@ class StmtCompiler:
 
     # ------------------------------------------------------------ choice expansion
     def expander(self, node: ast.Node) -> Expander:
-        """Compile a statement inside a choice into a function that lists its options."""
+        """Compile a statement inside a choice into a function that lists its options.
+
+        An expander gets the state as the option so far leaves it, the option's steps so
+        far, how many of them that state reflects, and ``emit`` (the rest of the option).
+        A *fixed* part, actions alone with no guard, fork or binding, carries its steps
+        as ``fixed_steps`` so that enclosing parts add them in one go.
+        """
         if isinstance(node, ast.Guarded):
-            cond = self.x.value(node.condition)
-            body = self.expander(node.body)
-            pure = _is_pure(self.checked, node.condition)
-
-            def guarded(st: Gamestate, steps: Steps, applied: int, emit: Emit) -> None:
-                # A false guard adds nothing and the option goes on; an option that ends
-                # up with no action at all is dropped by list_options.
-                if not pure:
-                    st, applied = _materialize(st, steps, applied)
-                if cond(st):
-                    body(st, steps, applied, emit)
-                else:
-                    emit(st, steps, applied)
-
-            return guarded
+            return self._expand_guarded(node)
         if isinstance(node, ast.ForEach):
             return self._expand_for_each(node)
         if isinstance(node, ast.Let):
@@ -612,13 +604,34 @@ class StmtCompiler:
             return _sequence([self.expander(b) for b in node.body])
         if isinstance(node, ast.Repeat) and isinstance(node.count, ast.IntLiteral):
             return _sequence([self.expander(node.body)] * node.count.value)
-        act = self.action(node)
-        step: Step = (act, node)
+        return _fixed(((self.action(node), node),))
 
-        def action(st: Gamestate, steps: Steps, applied: int, emit: Emit) -> None:
-            emit(st, steps + (step,), applied)
+    def _expand_guarded(self, node: ast.Guarded) -> Expander:
+        cond = self.x.value(node.condition)
+        body = self.expander(node.body)
+        pure = _is_pure(self.checked, node.condition)
+        fixed = _fixed_steps(body)
 
-        return action
+        # A false guard adds nothing and the option goes on; an option that ends up with
+        # no action at all is dropped by list_options.
+        if fixed is not None:
+
+            def guarded_fixed(st: Gamestate, steps: Steps, applied: int, emit: Emit) -> None:
+                if not pure and applied != len(steps):
+                    st, applied = _materialize(st, steps, applied)
+                emit(st, steps + fixed if cond(st) else steps, applied)
+
+            return guarded_fixed
+
+        def guarded(st: Gamestate, steps: Steps, applied: int, emit: Emit) -> None:
+            if not pure and applied != len(steps):
+                st, applied = _materialize(st, steps, applied)
+            if cond(st):
+                body(st, steps, applied, emit)
+            else:
+                emit(st, steps, applied)
+
+        return guarded
 
     def _expand_for_each(self, node: ast.ForEach) -> Expander:
         items = self.x.cards(node.collection)
@@ -627,9 +640,23 @@ class StmtCompiler:
         pure = _is_pure(self.checked, node.collection)
         var = node.var
         if node.quantifier == "any":
+            fixed = _fixed_steps(body)
+            if fixed is not None:
+
+                def fork_fixed(st: Gamestate, steps: Steps, applied: int, emit: Emit) -> None:
+                    if not pure and applied != len(steps):
+                        st, applied = _materialize(st, steps, applied)
+                    elements = items(st)
+                    if not elements:  # like a false guard: the option goes on
+                        emit(st, steps, applied)
+                        return
+                    for e in tuple(elements):
+                        emit(st, steps + ((None, (slot, e, var)),) + fixed, applied)
+
+                return fork_fixed
 
             def fork(st: Gamestate, steps: Steps, applied: int, emit: Emit) -> None:
-                if not pure:
+                if not pure and applied != len(steps):
                     st, applied = _materialize(st, steps, applied)
                 elements = tuple(items(st))
                 if not elements:  # like a false guard: nothing to add, the option goes on
@@ -656,6 +683,18 @@ class StmtCompiler:
             go(0, st, steps, applied)
 
         return every
+
+
+def _fixed(fixed: Steps) -> Expander:
+    def add_fixed(st: Gamestate, steps: Steps, applied: int, emit: Emit) -> None:
+        emit(st, steps + fixed, applied)
+
+    add_fixed.fixed_steps = fixed  # type: ignore[attr-defined]
+    return add_fixed
+
+
+def _fixed_steps(expander: Expander) -> Steps | None:
+    return getattr(expander, "fixed_steps", None)
 
 
 def list_options(choice: ChoiceNode, st: Gamestate) -> list[Option]:
@@ -711,6 +750,10 @@ def _materialize(st: Gamestate, steps: Steps, applied: int) -> tuple[Gamestate, 
 
 
 def _sequence(parts: list[Expander]) -> Expander:
+    fixed = [_fixed_steps(p) for p in parts]
+    if all(f is not None for f in fixed):
+        return _fixed(tuple(step for f in fixed for step in f))  # type: ignore[union-attr]
+
     def run(i: int, st: Gamestate, steps: Steps, applied: int, emit: Emit) -> None:
         if i == len(parts):
             emit(st, steps, applied)
