@@ -365,7 +365,7 @@ class ExprCompiler:
     # ------------------------------------------------------------ owners
     def c_PlayerRef(self, n: ast.PlayerRef) -> str:
         if n.which == "current":
-            return "current_player(st)"
+            return "st.stack[st.stage_idx][7]"  # state.current_player, inlined
         if n.which == "next":
             return "next_player(st)"
         if n.which == "previous":

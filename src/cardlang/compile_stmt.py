@@ -34,6 +34,7 @@ from cardlang.state import (
     cycle_size,
     next_in_cycle,
     previous_in_cycle,
+    set_current,
     shuffle_in_place,
 )
 
@@ -156,15 +157,16 @@ class RepeatNode(Control):
         st.stack.append([REPEAT, self, max(self.count(st), 0)])
 
 
-@dataclass(eq=False)
 class Option:
-    """One legal move of a decision: the steps it runs, and a label for people."""
+    """One legal move of a decision: the steps it runs (Game.describe_option labels it)."""
 
-    steps: Steps
-    label: str = field(default="")
+    __slots__ = ("steps",)
+
+    def __init__(self, steps: Steps) -> None:
+        self.steps = steps
 
     def __repr__(self) -> str:
-        return f"Option({self.label!r})"
+        return f"Option({len(self.steps)} steps)"
 
 
 # ---------------------------------------------------------------- the compiler
@@ -467,14 +469,17 @@ class StmtCompiler:
                 frame = st.stack[st.stage_idx]
                 return st.team_of[player(st)] if frame[6] else player(st)
 
-        field_index = F_QUEUED if n.mode == "next" else F_CUR
+        queue = n.mode == "next"
 
         def cycle(st: Gamestate) -> None:
             frame = st.stack[st.stage_idx]
             value = target(st)
             if not 0 <= value < cycle_size(st, frame):
                 raise RuleError(f"cannot cycle to {value}", n.span)
-            frame[field_index] = value
+            if queue:
+                frame[F_QUEUED] = value
+            else:
+                set_current(frame, value)
 
         return cycle
 

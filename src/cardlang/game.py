@@ -63,8 +63,6 @@ class Game:
 
     def describe_option(self, st: Gamestate, option: Option) -> str:
         """'C=Q SPADES: move 'C (top ...)' -- the bindings, then the actions' source."""
-        if option.label:
-            return option.label
         binds, acts = [], []
         for fn, arg in option.steps:
             if fn is None:

@@ -33,6 +33,7 @@ from cardlang.state import (
     STAGE,
     Gamestate,
     cycle_size,
+    set_current,
 )
 
 if TYPE_CHECKING:
@@ -235,7 +236,8 @@ class Gamemaster:
             return
         if frame[F_STARTED]:
             queued = frame[F_QUEUED]
-            frame[F_CUR] = queued if queued is not None else (frame[F_CUR] + 1) % cycle_size(st, frame)
+            set_current(frame, queued if queued is not None
+                        else (frame[F_CUR] + 1) % cycle_size(st, frame))
             frame[F_QUEUED] = None
         frame[F_STARTED] = True
         if node.innermost:
@@ -257,9 +259,9 @@ class Gamemaster:
         st.stage_idx = 0
         scores = []
         for p in range(st.nplayers):
-            root[F_CUR] = p
+            set_current(root, p)
             scores.append(self.game.scoring(st))
-        root[F_CUR] = saved_cur
+        set_current(root, saved_cur)
         st.stage_idx = saved_idx
         return scores
 

@@ -325,16 +325,53 @@ def _point(text: str, pos: int, length: int = 1) -> Span:
 
 
 def _open_forms(text: str, upto: int) -> list[tuple[int, str]]:
-    """The parens still open at offset ``upto``: (offset, keyword after it or '')."""
-    stack: list[tuple[int, str]] = []
+    """The parens still open at offset ``upto``: (offset, keyword of the form or '').
+
+    The keyword is the word after the '(' when it is one, or the kind of a location or
+    storage ('vloc', 'sto' ...) for ``(OWNER vloc NAME)``; ``game`` leads the game form
+    only at the top level (elsewhere it is an owner).
+    """
     toks = _tokens(text[:upto])
-    for i, (tok, pos) in enumerate(toks):
+    stack: list[int] = []  # indexes into toks
+    for i, (tok, _) in enumerate(toks):
         if tok == "(":
-            nxt = toks[i + 1][0] if i + 1 < len(toks) else ""
-            stack.append((pos, nxt if nxt in KEYWORDS else ""))
+            stack.append(i)
         elif tok == ")" and stack:
             stack.pop()
-    return stack
+    forms = []
+    for depth, i in enumerate(stack):
+        nxt = toks[i + 1][0] if i + 1 < len(toks) else ""
+        kw = nxt if nxt in KEYWORDS and (nxt != "game" or depth == 0) else ""
+        if not kw and nxt:
+            # (OWNER KIND NAME): the word after the owner, which may be a form itself
+            j = i + 1
+            if nxt == "(":
+                level = 0
+                while j < len(toks):
+                    level += {"(": 1, ")": -1}.get(toks[j][0], 0)
+                    if level == 0:
+                        break
+                    j += 1
+            after = toks[j + 1][0] if j + 1 < len(toks) else ""
+            kw = after if after in _KINDS else ""
+        forms.append((toks[i][1], kw))
+    return forms
+
+
+_KINDS = {"vloc", "iloc", "hloc", "mem", "sto", "str", "points"}
+_KIND_SIGNATURES = {
+    **{k: f"(OWNER {k} NAME)" for k in ("vloc", "iloc", "hloc", "mem")},
+    "sto": "(OWNER sto NAME)", "str": "(OWNER str NAME)", "points": "(OWNER points NAME)",
+}
+
+
+def _label(keyword: str) -> str:
+    """How a message names a form: '(move ...)', '(OWNER vloc ...)'."""
+    return f"(OWNER {keyword} ...)" if keyword in _KINDS else f"({keyword} ...)"
+
+
+def _shape(keyword: str) -> str | None:
+    return FORM_SIGNATURES.get(keyword) or _KIND_SIGNATURES.get(keyword)
 
 
 def _suspect_unclosed(text: str) -> int | None:
@@ -363,18 +400,127 @@ def _suspect_unclosed(text: str) -> int | None:
     return stack[-1][0] if stack else None
 
 
+def _suspect_extra_close(text: str, upto: int) -> tuple[int, int] | None:
+    """A ')' that closed its form too early, judged by indentation, or None.
+
+    A line that starts right of a '(' of an earlier line continues the form of the last
+    such '('; if that form is already closed, the ')' that closed it came too early.
+    Scans the lines up to the first one that starts after offset ``upto``; returns the
+    offsets of the last such ')' and of its '('.
+    """
+    parens: list[list[int]] = []  # [offset of '(', its column, offset of its ')' or -1]
+    stack: list[int] = []
+    found = None
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        stripped = line.split(";;", 1)[0]
+        body = stripped.lstrip()
+        if body and body[0] != ")":
+            indent = len(stripped) - len(body)
+            for paren in reversed(parens):
+                if paren[1] < indent:
+                    if paren[2] >= 0:
+                        found = (paren[2], paren[0])
+                    break
+            if offset > upto:
+                break
+        for tok, pos in _tokens(stripped):
+            if tok == "(":
+                stack.append(len(parens))
+                parens.append([offset + pos, pos, -1])
+            elif tok == ")" and stack:
+                parens[stack.pop()][2] = offset + pos
+        offset += len(line)
+    return found
+
+
+def _extra_close_diagnostic(text: str, close: int, opened: int) -> Diagnostic:
+    kw = dict(_open_forms(text, opened + 1)).get(opened, "")
+    what = _label(kw) if kw else "the '('"
+    line, col = _line_col(text, opened)
+    return Diagnostic(
+        "error",
+        f"unmatched ')': it closes {what} of line {line}, column {col} too early",
+        _point(text, close),
+        hint="remove it: the lines after it are indented as if that form were still open",
+    )
+
+
+_NAMEISH = re.compile(r"'?[A-Za-z][A-Za-z0-9_-]*")
+_VALID_NAME = re.compile(r"'?[A-Z][A-Z0-9]*(-[A-Z0-9]+)*")
+_WORD_CHAR = re.compile(r"[^\s();]")
+#: Terminals that start an action after '(' and terminals that start only a value.
+_ACTION_TERMINALS = frozenset({
+    "MOVE", "REMEMBER", "FORGET", "SHUFFLE", "SET", "INC", "DEC", "CYCLE", "TURN", "REPEAT",
+    "CREATE", "DO", "CHOICE", "LET",
+})
+_VALUE_TERMINALS = frozenset({
+    "END_POS", "MINMAX", "ACTUAL", "OWNER", "OTHER", "SET_OP", "FILTER", "SORT", "RUN",
+    "RUNS", "TUPLES", "SUBSETS", "PARTITION", "RANGE", "RANDOM", "ARITH_OP", "UNARY_INT",
+    "SIZE", "SUM", "SCORE", "CARDATT", "COMPARE_OP", "BOOL_OP", "NOT",
+})
+
+
+@cache
+def _terminal_patterns() -> dict[str, re.Pattern[str]]:
+    return {t.name: re.compile(t.pattern.to_regexp()) for t in lark_parser().terminals}
+
+
+def _keywords_allowed(allowed: set[str]) -> set[str]:
+    """The keywords that the parser would accept where ``allowed`` terminals are."""
+    pats = _terminal_patterns()
+    return {k for k in KEYWORDS if any(n in pats and pats[n].fullmatch(k) for n in allowed)}
+
+
+def _word_at(text: str, pos: int) -> tuple[int, str]:
+    """The whole word (between spaces, parens and comments) around offset ``pos``."""
+    start = pos
+    while start > 0 and _WORD_CHAR.match(text[start - 1]):
+        start -= 1
+    end = pos
+    while end < len(text) and _WORD_CHAR.match(text[end]):
+        end += 1
+    return start, text[start:end]
+
+
+def _bad_word(text: str, start: int, word: str, allowed: set[str]) -> Diagnostic | None:
+    """A word the lexer cannot read: a misspelt keyword or a badly written name."""
+    span = _point(text, start, len(word))
+    if re.fullmatch(r"[a-z][a-z-]*", word):
+        after_paren = text[:start].rstrip().endswith("(")
+        here = _keywords_allowed(allowed)
+        hint = did_you_mean(word, KEYWORDS if after_paren or not here else here)
+        if after_paren or hint or "NAME" not in allowed:
+            return Diagnostic("error", f"unknown keyword '{word}'", span,
+                              hint=hint or did_you_mean(word, KEYWORDS))
+    if _NAMEISH.fullmatch(word):
+        var = word.startswith("'")
+        fixed = word.upper().replace("_", "-")
+        return Diagnostic(
+            "error",
+            f"'{word}' is not a valid {'variable' if var else 'name'}: names are upper-case "
+            "letters, digits and '-' (HEARTS, TRICK-2), variables are a quote and a name "
+            "('P), keywords are lower case",
+            span,
+            hint=f"write {fixed}" if _VALID_NAME.fullmatch(fixed) else None,
+        )
+    return None
+
+
 def _syntax_diagnostic(source: SourceFile, err: UnexpectedInput) -> Diagnostic:
     text = source.text
-    pos = getattr(err, "pos_in_stream", None)
     if isinstance(err, UnexpectedEOF) or (
         isinstance(err, UnexpectedToken) and err.token.type == "$END"
     ):
+        if not _tokens(text):
+            return Diagnostic("error", "the file holds no game: expected (game ...)",
+                              _point(text, 0), hint=f"a game is written {_shape('game')}")
         culprit = _suspect_unclosed(text)
         if culprit is None:
             return Diagnostic("error", "unexpected end of file", _point(text, len(text)))
         forms = dict(_open_forms(text, len(text)))
         kw = forms.get(culprit, "")
-        what = f"'(' of ({kw} ...)" if kw else "'('"
+        what = f"'(' of {_label(kw)}" if kw else "'('"
         return Diagnostic(
             "error",
             f"unclosed {what}: the file ends before it is closed",
@@ -383,50 +529,81 @@ def _syntax_diagnostic(source: SourceFile, err: UnexpectedInput) -> Diagnostic:
             "indentation suggests where)",
         )
     if isinstance(err, UnexpectedCharacters):
-        word = re.match(r"[^\s()]+", text[err.pos_in_stream :])
-        bad = word.group() if word else text[err.pos_in_stream]
-        span = _point(text, err.pos_in_stream, len(bad))
-        if re.fullmatch(r"[a-z][a-z-]*", bad):
-            return Diagnostic(
-                "error", f"unknown keyword '{bad}'", span, hint=did_you_mean(bad, KEYWORDS)
-            )
-        if re.fullmatch(r"'?[A-Za-z][A-Za-z0-9_-]*", bad):
-            return Diagnostic(
-                "error",
-                f"'{bad}' is not a valid name: names are upper-case letters and digits "
-                "(HEARTS, TRICK2), variables start with a quote ('P), keywords are lower case",
-                span,
-            )
-        return Diagnostic("error", f"unexpected character {bad!r}", span)
+        start, word = _word_at(text, err.pos_in_stream)
+        diagnostic = _bad_word(text, start, word, set(err.allowed or ()))
+        if diagnostic is not None:
+            return diagnostic
+        char = text[err.pos_in_stream]
+        where = f" in '{word}'" if len(word) > 1 else ""
+        return Diagnostic("error", f"unexpected character {char!r}{where}",
+                          _point(text, err.pos_in_stream))
     assert isinstance(err, UnexpectedToken)
     tok = err.token
     pos = tok.start_pos or 0
     span = _token_span(tok) if tok.line else _point(text, pos)
+    expected = set(err.expected or ())
+    if tok.type not in ("LPAR", "RPAR"):
+        start, word = _word_at(text, pos)
+        if len(word) > len(tok) and _NAMEISH.fullmatch(word):  # e.g. 'Hand' read as 'and'
+            diagnostic = _bad_word(text, start, word, expected)
+            if diagnostic is not None:
+                return diagnostic
     open_forms = _open_forms(text, pos)
     keyword = next((kw for _, kw in reversed(open_forms) if kw), "")
-    shape = FORM_SIGNATURES.get(keyword)
-    if tok.type == "RPAR" and not open_forms:
-        return Diagnostic("error", "unmatched ')'", span, hint="remove it")
-    if tok.type == "RPAR":
-        msg = f"too few arguments in ({keyword} ...)" if keyword else "unexpected ')'"
-    elif keyword:
-        msg = f"unexpected {_describe(tok)} in ({keyword} ...)"
-    else:
-        msg = f"unexpected {_describe(tok)}"
+    shape = _shape(keyword)
     hint = f"the form is written {shape}" if shape else None
-    if keyword and tok.type != "RPAR" and "RPAR" in err.expected:
+    if not open_forms or (len(open_forms) == 1 and "GAME" in expected):
+        if tok.type != "RPAR" and open_forms:
+            return Diagnostic("error", f"a game file is one (game ...) form, not "
+                              f"{_describe(tok)}", span, hint=f"it is written {_shape('game')}")
+        extra = _suspect_extra_close(text, pos)
+        if extra is not None and extra[0] < pos:
+            return _extra_close_diagnostic(text, *extra)
+        if tok.type == "RPAR":
+            return Diagnostic("error", "unmatched ')'", span, hint="remove it")
+        if "$END" in expected:
+            return Diagnostic("error", f"unexpected {_describe(tok)} after the end of the game",
+                              span, hint="the whole game is one (game ...) form")
+        return Diagnostic("error", "a game file is one (game ...) form", span,
+                          hint=f"it is written {_shape('game')}")
+    if tok.type == "RPAR":
+        extra = _suspect_extra_close(text, pos)
+        if extra is not None and extra[0] == pos:
+            return _extra_close_diagnostic(text, *extra)
+        msg = f"too few arguments in {_label(keyword)}" if keyword else "unexpected ')'"
+        return Diagnostic("error", msg, span, hint=hint)
+    where = f" in {_label(keyword)}" if keyword else ""
+    if tok.type in _ACTION_TERMINALS and "SIZE" in expected and "MOVE" not in expected:
+        return Diagnostic("error", f"({tok} ...) is an action, but a value is needed here{where}",
+                          span, hint=hint)
+    if tok.type in _VALUE_TERMINALS and "MOVE" in expected and "SIZE" not in expected:
+        return Diagnostic(
+            "error", f"({tok} ...) is a value, not an action{where}", span,
+            hint="an action is move, remember, forget, shuffle, set, inc, dec, cycle, turn, "
+            "repeat or a block; to act only when a condition holds write (CONDITION ACTION)",
+        )
+    if tok.type == "STAGE":
+        return Diagnostic(
+            "error", f"a stage cannot be nested{where}", span,
+            hint="a stage goes directly in the game, in another stage or in a let",
+        )
+    if keyword and "RPAR" in expected:
         suspect = _suspect_unclosed(text)
         if suspect is not None and suspect < pos:
             kw = dict(_open_forms(text, pos)).get(suspect, "")
             return Diagnostic(
                 "error",
-                f"unclosed '(' of ({kw} ...)" if kw else "unclosed '('",
+                f"unclosed '(' of {_label(kw)}" if kw else "unclosed '('",
                 _point(text, suspect),
                 hint=f"it is still open at line {span.line}, column {span.column}; add the "
                 "missing ')' where this form ends",
             )
-        msg = f"too many arguments in ({keyword} ...), or a missing ')' before {_describe(tok)}"
-    return Diagnostic("error", msg, span, hint=hint)
+        extra = _suspect_extra_close(text, pos)
+        if extra is not None and extra[0] < pos:
+            return _extra_close_diagnostic(text, *extra)
+        msg = f"too many arguments in {_label(keyword)}, or a missing ')' before {_describe(tok)}"
+        return Diagnostic("error", msg, span, hint=hint)
+    return Diagnostic("error", f"unexpected {_describe(tok)}{where}", span, hint=hint)
 
 
 def _describe(tok: Token) -> str:

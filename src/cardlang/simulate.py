@@ -34,8 +34,16 @@ def game_seeds(root_seed: int, games: int) -> list[int]:
 
 
 def agent_seeds(game_seed: int, seats: int) -> list[int]:
-    words = np.random.SeedSequence(game_seed).generate_state(seats, dtype=np.uint64)
-    return [int(w) for w in words]
+    """One seed per seat, derived from the game's seed (SplitMix64: cheap and well mixed)."""
+    return [_splitmix64(game_seed ^ (0xA5A5_5A5A_0F0F_F0F0 + seat)) for seat in range(seats)]
+
+
+def _splitmix64(x: int) -> int:
+    mask = (1 << 64) - 1
+    z = (x + 0x9E3779B97F4A7C15) & mask
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+    return z ^ (z >> 31)
 
 
 def parse_agent_specs(text: str | None, nplayers: int) -> list[str]:

@@ -28,7 +28,8 @@ SEQ, STAGE, LOOP, REPEAT, ROOT = range(5)
 # Stage and root frame fields:
 #   [kind, node, current, queued, started, outer_stage, is_team, player]
 # ``current`` and ``queued`` are seats, or teams in a team stage; ``player`` is the
-# current player a team stage keeps from where it started.
+# current player: the same as ``current`` in a player stage, and in a team stage the
+# player it started with.  Change ``current`` through set_current() only.
 F_NODE, F_CUR, F_QUEUED, F_STARTED, F_OUTER, F_TEAM, F_PLAYER = 1, 2, 3, 4, 5, 6, 7
 
 # Game status.
@@ -187,10 +188,16 @@ def stage_frame(st: Gamestate) -> list[Any]:
 
 
 def current_player(st: Gamestate) -> int:
-    frame = st.stack[st.stage_idx]
-    if frame[F_TEAM]:
-        return frame[F_PLAYER]  # type: ignore[no-any-return]
-    return frame[F_CUR]  # type: ignore[no-any-return]
+    # Every stage frame keeps its current player in F_PLAYER (a player stage updates it
+    # with F_CUR; a team stage keeps the player it started with).
+    return st.stack[st.stage_idx][F_PLAYER]  # type: ignore[no-any-return]
+
+
+def set_current(frame: list[Any], value: int) -> None:
+    """Make ``value`` (a seat, or a team in a team stage) current in a stage frame."""
+    frame[F_CUR] = value
+    if not frame[F_TEAM]:
+        frame[F_PLAYER] = value
 
 
 def current_team(st: Gamestate) -> int:
