@@ -229,3 +229,62 @@ def test_partition_and_subsets() -> None:
     table = [{"S": "H"}, {"S": "C"}, {"S": "H"}]
     assert ops.partition([0, 1, 2], table, "S") == [[0, 2], [1]]
     assert len(ops.subsets([1, 2, 3])) == 8
+
+
+# ---------------------------------------------------------------- regressions found while
+# documenting the language
+
+
+def test_repeat_with_a_computed_count_inside_a_choice_keeps_any_a_fork() -> None:
+    body = """(do ((set (game sto K) 2)))
+              (choice ((repeat (game sto K) (any (game vloc STOCK) 'C (move 'C (top (game vloc P)))))))"""
+    game = load_text(game_text(body))
+    master = game.master()
+    st = master.new_game(1)
+    assert len(master.legal_options(st)) == 6 * 5  # two picks, one card at a time
+
+
+def test_declared_values_are_evaluated_once() -> None:
+    text = game_text("(do ((set (game sto A) 'R) (set (game sto B) 'R)))").replace(
+        "(game\n", "(game\n (declare (random 1000) 'R)\n", 1)
+    _, _, _, st = run_to_end(text, seed=3)
+    assert st.ints[(-1, "A")] == st.ints[(-1, "B")]
+
+
+def test_repeat_all_empties_the_collection_of_a_min() -> None:
+    body = """(do ((set (game points P) (((RANK : A) 1)))
+                  (repeat all (move (actual (min (game vloc STOCK) using (game points P)))
+                                    (top (game vloc PILE))))))"""
+    _, _, _, st = run_to_end(game_text(body))
+    assert len(st.zones[(-1, "vloc", "PILE")]) == 6
+
+
+def test_union_of_groups_removes_duplicates() -> None:
+    body = """(do ((set (game points P) (((SUIT : X) 1)))
+                  (set (game sto N) (size (union (tuples 2 (game vloc STOCK) using (game points P)))))))"""
+    _, _, _, st = run_to_end(game_text(body))
+    assert st.ints[(-1, "N")] == 6
+
+
+def test_missing_cards_are_never_equal() -> None:
+    body = """(do (((== (top (game vloc E1)) (top (game vloc E2))) (set (game sto SAME) 1))))"""
+    _, _, _, st = run_to_end(game_text(body))
+    assert (-1, "SAME") not in st.ints
+
+
+def test_named_decks_mark_their_cards() -> None:
+    text = game_text("(do (((== (cardatt DECK (top (game vloc STOCK))) RED) (set (game sto OK) 1))))")
+    text = text.replace("(create deck (game vloc STOCK)", "(create deck RED (game vloc STOCK)")
+    _, _, _, st = run_to_end(text)
+    assert st.ints[(-1, "OK")] == 1
+
+
+def test_a_game_ending_on_its_last_allowed_decision_is_complete() -> None:
+    _, _, result, _ = run_to_end(game_text("(choice ((turn pass)))"), limits=Limits(max_decisions=1))
+    assert result.end_reason == "completed"
+
+
+def test_integer_division_truncates_like_cardstock() -> None:
+    body = "(do ((set (game sto Q) (// (- 0 7) 2)) (set (game sto R) (% (- 0 7) 2))))"
+    _, _, _, st = run_to_end(game_text(body))
+    assert st.ints[(-1, "Q")] == -3 and st.ints[(-1, "R")] == -1

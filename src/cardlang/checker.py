@@ -34,6 +34,10 @@ class CheckedGame:
     types: dict[int, str] = field(default_factory=dict)
     slots: dict[int, int] = field(default_factory=dict)
     declares: dict[int, ast.Declare] = field(default_factory=dict)
+    # Declared values (integers, strings, booleans, string lists) are evaluated once, at
+    # the start of a game, into these registers; declared locations and collections are
+    # names for their expression and are evaluated where they are used.
+    declare_slots: dict[int, int] = field(default_factory=dict)
     n_slots: int = 0
     diagnostics: list[Diagnostic] = field(default_factory=list)
     deck_attributes: dict[str, set[str]] = field(default_factory=dict)
@@ -126,8 +130,12 @@ class Checker:
     def run(self) -> CheckedGame:
         game = self.out.game
         for d in game.declares:
-            t = self.expr(d.value)
-            self._bind(d.var, T.read_type(t), d.span, declare=d)
+            t = T.read_type(self.expr(d.value))
+            self._bind(d.var, t, d.span, declare=d)
+            if t in (T.INT, T.STR, T.BOOL, T.STRS):
+                self.out.declare_slots[id(d)] = self.out.n_slots
+                self.out.slot_types[self.out.n_slots] = t
+                self.out.n_slots += 1
         self._check_setup(game.setup)
         for item in game.body:
             self.stmt(item)
@@ -262,8 +270,13 @@ class Checker:
         self.stmt(n.body)
 
     def s_RepeatAll(self, n: ast.RepeatAll) -> None:
+        from cardlang.compile_stmt import repeat_all_source
+
         if not isinstance(n.body, ast.Move | ast.Forget):
             self.error(n.body.span, "(repeat all ...) repeats a move or a forget")
+        elif repeat_all_source(n.body) is None:
+            self.error(n.body.span, "(repeat all ...) needs a card taken from a collection: "
+                       "(top|bottom|N COLLECTION) or (max|min COLLECTION using POINTS)")
         self.stmt(n.body)
 
     def s_CreatePlayers(self, n: ast.CreatePlayers) -> None:
@@ -294,6 +307,10 @@ class Checker:
         for card in deck_cards(n.deck):
             for key, value in card.items():
                 self.out.deck_attributes.setdefault(key, set()).add(value)
+        if n.name is not None:  # a named deck marks its cards with attribute DECK
+            values = self.out.deck_attributes.setdefault("DECK", set())
+            if isinstance(n.name, ast.NameLiteral):
+                values.add(n.name.value)
 
     # ------------------------------------------------------------ helpers
     def _position(self, node: ast.Node, kind: str, verb: str) -> None:

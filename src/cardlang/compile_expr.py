@@ -164,9 +164,15 @@ def _random(st: Gamestate, lo: int, hi: int, span: ast.Span) -> int:
 
 
 def _divide(op: str, x: int, y: int, span: ast.Span) -> int:
+    """Integer division and remainder as CardStock's C# does them: truncating toward zero."""
     if y == 0:
         raise RuleError(f"({op} {x} 0): division by zero", span)
-    return x // y if op == "//" else x % y
+    quotient = abs(x) // abs(y) * (1 if (x >= 0) == (y >= 0) else -1)
+    return quotient if op == "//" else x - quotient * y
+
+
+def _same_card(a: Any, b: Any) -> bool:
+    return a is not None and a == b
 
 
 def _power(base: int, exp: int, span: ast.Span) -> int:
@@ -319,7 +325,8 @@ class ExprCompiler:
     def c_Variable(self, n: ast.Variable) -> str:
         declare = self.checked.declares.get(id(n))
         if declare is not None:
-            return self.raw_src(declare.value)
+            slot = self.checked.declare_slots.get(id(declare))
+            return self.raw_src(declare.value) if slot is None else f"st.regs[{slot}]"
         slot = self.slot(n)
         return f"v{slot}" if slot in self._locals else f"st.regs[{slot}]"
 
@@ -397,7 +404,7 @@ class ExprCompiler:
 
     def c_SetOp(self, n: ast.SetOp) -> str:
         if n.op == "union" and len(n.parts) == 1 and self.type_of(n.parts[0]) == T.CARDSS:
-            return f"_flatten({self.cards_src(n.parts[0])})"
+            return f"ops.union({self.cards_src(n.parts[0])})"
         return f"ops.{n.op}({self._parts(n.parts)})"
 
     def c_Filter(self, n: ast.Filter) -> str:
@@ -475,7 +482,11 @@ class ExprCompiler:
 
     # ------------------------------------------------------------ booleans
     def c_Compare(self, n: ast.Compare) -> str:
-        return f"{self.src(n.left)} {n.op} {self.src(n.right)}"
+        left, right = self.src(n.left), self.src(n.right)
+        if n.op in ("==", "!=") and T.CARD in (self.type_of(n.left), self.type_of(n.right)):
+            # cards compare by identity; a missing card (empty location) equals nothing
+            return f"{'' if n.op == '==' else 'not '}_same_card({left}, {right})"
+        return f"{left} {n.op} {right}"
 
     def c_BoolOp(self, n: ast.BoolOp) -> str:
         return f" {n.op} ".join(self.src(o) for o in n.operands)

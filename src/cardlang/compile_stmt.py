@@ -511,11 +511,9 @@ class StmtCompiler:
                     MESSAGE=self._move_message(inner), SPAN=inner.span,
                 )
         body = self.action(n.body)
-        source_node = inner.card if isinstance(inner, ast.Move | ast.Forget) else None
-        if isinstance(source_node, ast.CardAt):
-            source = self.x.cards(source_node.collection)
-        else:
-            source = lambda st: EMPTY  # noqa: E731
+        source_collection = repeat_all_source(inner)
+        assert source_collection is not None, "the checker guarantees a source collection"
+        source = self.x.cards(source_collection)
 
         def repeat_all(st: Gamestate) -> None:
             for _ in range(len(source(st))):
@@ -607,9 +605,29 @@ class StmtCompiler:
             return let
         if isinstance(node, ast.Do):
             return _sequence([self.expander(b) for b in node.body])
-        if isinstance(node, ast.Repeat) and isinstance(node.count, ast.IntLiteral):
-            return _sequence([self.expander(node.body)] * node.count.value)
+        if isinstance(node, ast.Repeat):
+            return self._expand_repeat(node)
         return _fixed(((self.action(node), node),))
+
+    def _expand_repeat(self, node: ast.Repeat) -> Expander:
+        if isinstance(node.count, ast.IntLiteral):
+            return _sequence([self.expander(node.body)] * node.count.value)
+        count = self.x.value(node.count)
+        body = self.expander(node.body)
+
+        def repeat(st: Gamestate, steps: Steps, applied: int, emit: Emit) -> None:
+            st, applied = _materialize(st, steps, applied)
+            times = max(count(st), 0)
+
+            def go(i: int, st: Gamestate, steps: Steps, applied: int) -> None:
+                if i == times:
+                    emit(st, steps, applied)
+                else:
+                    body(st, steps, applied, lambda s, t, a: go(i + 1, s, t, a))
+
+            go(0, st, steps, applied)
+
+        return repeat
 
     def _expand_guarded(self, node: ast.Guarded) -> Expander:
         cond = self.x.value(node.condition)
@@ -688,6 +706,16 @@ class StmtCompiler:
             go(0, st, steps, applied)
 
         return every
+
+
+def repeat_all_source(node: ast.Node) -> ast.Node | None:
+    """The collection a (repeat all (move CARD ...)) empties: CARD's collection."""
+    card = node.card if isinstance(node, ast.Move | ast.Forget) else None
+    while isinstance(card, ast.Actual):
+        card = card.card
+    if isinstance(card, ast.CardAt | ast.MaxMin):
+        return card.collection
+    return None
 
 
 def _fixed(fixed: Steps) -> Expander:

@@ -133,12 +133,24 @@ def compile_game(checked: CheckedGame, warnings: list[Diagnostic]) -> Game:
         checked=checked,
         nplayers=nplayers,
         n_registers=checked.n_slots,
-        setup_actions=[stmts.action(item) for item in tree.setup.body],
+        setup_actions=_declared_values(checked, exprs)
+        + [stmts.action(item) for item in tree.setup.body],
         program=stmts.block(tree.body, tree.span),
         scoring=exprs.value(tree.scoring.value),
         scoring_mode=tree.scoring.mode,
         warnings=warnings,
     )
+
+
+def _declared_values(checked: CheckedGame, exprs: ExprCompiler) -> list[Action]:
+    """Actions that evaluate the declared values once, in order, as the game starts."""
+    actions: list[Action] = []
+    for d in checked.game.declares:
+        slot = checked.declare_slots.get(id(d))
+        if slot is not None:
+            value = exprs.value(d.value)
+            actions.append(lambda st, slot=slot, value=value: st.regs.__setitem__(slot, value(st)))
+    return actions
 
 
 @dataclass

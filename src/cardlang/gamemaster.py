@@ -132,10 +132,10 @@ class Gamemaster:
         except RuleError as err:
             self._fail(st, err)
             return
-        if st.decisions >= self.limits.max_decisions:
-            self._cutoff(st, "decisions")
-            return
         self.advance(st)
+        # A game that ends right after its last allowed decision is complete, not cut off.
+        if not st.is_over and st.decisions >= self.limits.max_decisions:
+            self._cutoff(st, "decisions")
 
     def result(self, st: Gamestate) -> GameResult:
         if not st.is_over:
