@@ -18,9 +18,14 @@ What it measures
 
     Measurements are interleaved (cardlang file, OpenSpiel, next cardlang file,
     OpenSpiel, ... for R repetitions) so that noise on a shared machine hits both sides
-    alike.  The table gives medians, and the ratio cardlang / OpenSpiel, where the
-    OpenSpiel median is taken over the runs interleaved with that file.  Absolute numbers
-    depend on the machine; compare ratios taken in the same run.
+    alike.  Unless ``--games`` / ``--openspiel-games`` fix them, the game counts are
+    sized by a short calibration run per file (as timeit's autorange does) so that each
+    measurement, on either side, takes about ``--target-seconds`` (default 6 s); the
+    chosen counts are printed.  The table gives medians, and the ratio cardlang /
+    OpenSpiel, where the OpenSpiel median is taken over the runs interleaved with that
+    file (``--json`` also gives the median of the per-pair ratios).  Absolute numbers
+    depend on the machine; compare ratios taken in the same run.  The decisions-per-game
+    columns show how much play each side's "game" holds: the rules differ in details.
 
 OpenSpiel version and game parameters
     Written and measured against open-spiel 2.0.2 (PyPI wheel, ``pip install -e .[bench]``;
@@ -41,8 +46,8 @@ OpenSpiel version and game parameters
       draw one card per turn: the rules, and so the work per game, differ somewhat.
 
 Usage (from the repository root)
-    python benchmarks/random_play.py                     # default sizes, 5 repetitions
-    python benchmarks/random_play.py --games 50 --repeats 3 --json
+    python benchmarks/random_play.py                     # about 5 minutes
+    python benchmarks/random_play.py --games 200 --openspiel-games 2000 --repeats 3 --json
 
 Exits 0 with a message if open-spiel is not installed; cardlang files that do not exist
 are skipped with a note; if the ``cardlang simulate`` CLI is not available only the
@@ -92,7 +97,8 @@ GAMES = [
         "CrazyEights4.rcy",
     ),
 ]
-CALIBRATION_GAMES = 100
+CALIBRATION_GAMES = 100  # cardlang
+OPENSPIEL_CALIBRATION_GAMES = 500
 
 
 def note(msg: str) -> None:
@@ -268,15 +274,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--target-seconds",
         type=float,
-        default=7.0,
-        help="simulation time aimed at per cardlang measurement when --games is not given "
-        "(default 7)",
+        default=6.0,
+        help="time aimed at per measurement, cardlang and OpenSpiel alike, where --games "
+        "or --openspiel-games is not given (default 6)",
     )
     parser.add_argument(
         "--openspiel-games",
         type=int,
-        default=2000,
-        help="OpenSpiel games per measurement (default 2000, well under a second each)",
+        default=None,
+        help="OpenSpiel games per measurement (default: sized by a calibration run "
+        "like the cardlang side, so both sides of a pair run about as long)",
     )
     parser.add_argument("--repeats", type=int, default=5, help="repetitions (default 5)")
     parser.add_argument("--seed", type=int, default=0, help="base seed; repetition r uses seed+r")
@@ -289,7 +296,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if (
         args.repeats < 1
         or (args.games is not None and args.games < 1)
-        or args.openspiel_games < 1
+        or (args.openspiel_games is not None and args.openspiel_games < 1)
         or args.target_seconds <= 0
     ):
         parser.error("--games, --openspiel-games, --repeats and --target-seconds must be positive")
@@ -344,8 +351,28 @@ def size_runs(pairings: list[Pairing], args: argparse.Namespace, cmd: list[str])
         )
 
 
+def size_openspiel(games: dict[str, Any], args: argparse.Namespace) -> dict[str, int]:
+    """OpenSpiel games per measurement for each game: --openspiel-games, or calibrated."""
+    sizes: dict[str, int] = {}
+    for key, game in games.items():
+        if args.openspiel_games is not None:
+            sizes[key] = args.openspiel_games
+            continue
+        cal = play_openspiel(game, OPENSPIEL_CALIBRATION_GAMES, args.seed, key)
+        sizes[key] = round_games(cal.games_per_second * args.target_seconds)
+        note(
+            f"calibrate openspiel {key}: {cal.games_per_second:,.1f} games/s -> "
+            f"{sizes[key]} games per measurement"
+        )
+    return sizes
+
+
 def measure(
-    pairings: list[Pairing], games: dict[str, Any], args: argparse.Namespace, cmd: list[str]
+    pairings: list[Pairing],
+    games: dict[str, Any],
+    os_sizes: dict[str, int],
+    args: argparse.Namespace,
+    cmd: list[str],
 ) -> None:
     """Interleave: per repetition, each cardlang file then an OpenSpiel run of its game."""
     for rep in range(args.repeats):
@@ -365,7 +392,7 @@ def measure(
                         f"{where}: {cl.games_per_second:,.1f} games/s "
                         f"({n} games, {cl.wall_seconds:.1f} s wall)"
                     )
-            osr = play_openspiel(games[spec.key], args.openspiel_games, seed, spec.key)
+            osr = play_openspiel(games[spec.key], os_sizes[spec.key], seed, spec.key)
             pairing.openspiel.append(osr)
             note(
                 f"{tag} openspiel {spec.openspiel_name}: {osr.games_per_second:,.1f} games/s "
@@ -394,9 +421,11 @@ def summarise(pairing: Pairing, args: argparse.Namespace) -> dict[str, Any]:
         "cardlang_decisions_per_game": last.get("mean_decisions") if last else None,
         "cardlang_runs": [r.games_per_second for r in pairing.cardlang],
         "cardlang_errors": [r.error for r in pairing.cardlang if r.error],
+        "cardlang_run_seconds": [r.seconds for r in pairing.cardlang],
         "cardlang_median_gps": cl_med,
         "cardlang_last_result": {k: last.get(k) for k in RESULT_KEYS} if last else None,
         "openspiel_runs": os_gps,
+        "openspiel_run_seconds": [r.seconds for r in pairing.openspiel],
         "openspiel_decisions_per_game": median([r.decisions_per_game for r in pairing.openspiel]),
         "openspiel_median_gps": os_med,
         "ratio": (cl_med / os_med) if cl_med is not None and os_med else None,
@@ -405,13 +434,13 @@ def summarise(pairing: Pairing, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def openspiel_summary(
-    spec: GameSpec, game: Any, pairings: list[Pairing], args: argparse.Namespace
+    spec: GameSpec, game: Any, pairings: list[Pairing], games_per_run: int
 ) -> dict[str, Any]:
     runs = [r for p in pairings if p.spec.key == spec.key for r in p.openspiel]
     return {
         "load": [spec.openspiel_name, spec.openspiel_params],
         "parameters": game.get_parameters(),
-        "games_per_run": args.openspiel_games,
+        "games_per_run": games_per_run,
         "median_gps": median([r.games_per_second for r in runs]),
         "decisions_per_game": median([r.decisions_per_game for r in runs]),
         "natural_end_fraction": median([r.natural_end_fraction for r in runs]),
@@ -441,7 +470,8 @@ def main(argv: list[str] | None = None) -> int:
     games = {g.key: pyspiel.load_game(g.openspiel_name, g.openspiel_params) for g in GAMES}
     pairings = plan(args, cardlang_ok)
     size_runs(pairings, args, cmd)
-    measure(pairings, games, args, cmd)
+    os_sizes = size_openspiel(games, args)
+    measure(pairings, games, os_sizes, args, cmd)
 
     report = {
         "benchmark": "random_play",
@@ -451,7 +481,9 @@ def main(argv: list[str] | None = None) -> int:
         "cardlang_cli": " ".join(cmd) if cardlang_ok else None,
         "repeats": args.repeats,
         "seed": args.seed,
-        "openspiel": {g.key: openspiel_summary(g, games[g.key], pairings, args) for g in GAMES},
+        "openspiel": {
+            g.key: openspiel_summary(g, games[g.key], pairings, os_sizes[g.key]) for g in GAMES
+        },
         "rows": [summarise(p, args) for p in pairings],
     }
     if args.json:

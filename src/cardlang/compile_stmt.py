@@ -106,6 +106,8 @@ class ChoiceNode(Control):
     expanders: list[Expander]
     span: ast.Span
     situation: str = "CHOICE"
+    # Generated code that lists every option (see StmtCompiler._choice_lister).
+    lister: Callable[[Gamestate, list[Steps], Emit], None] | None = None
 
     def enter(self, st: Gamestate) -> None:
         st.pending = self
@@ -197,7 +199,9 @@ class StmtCompiler:
             end = self.x.value(node.end)
             return StageNode(node.kind == "team", end, body, innermost, node.span)
         if isinstance(node, ast.Choice):
-            return ChoiceNode([self.expander(b) for b in node.body], node.span)
+            expanders = [self.expander(b) for b in node.body]
+            lister = self._choice_lister(node, expanders)
+            return ChoiceNode(expanders, node.span, lister=lister)
         if isinstance(node, ast.Do):
             return self.block(node.body, node.span)
         if isinstance(node, ast.Guarded):
@@ -577,6 +581,57 @@ class StmtCompiler:
 
         return create_deck
 
+    # ------------------------------------------------------------ choice listing
+    def _choice_lister(self, node: ast.Choice, expanders: list[Expander]) -> Any:
+        """Generated code listing a choice's options, for speed.
+
+        A condact that is a *chain* -- guards, forks (any) and lets, ending in actions
+        alone -- becomes nested ``if``/``for`` statements that append whole options:
+        nothing is evaluated after an action of the same option, so no intermediate
+        state is needed.  Any other condact calls its expander, in the same order.
+        """
+        # ``out`` is the list of options found so far; ``emit`` (for the expanders) adds
+        # to that same list, so options keep the order of the condacts.
+        lines = ["def lister(st, out, emit):", "    regs = st.regs"]
+        constants: dict[str, Any] = {}
+        for k, (condact, expander) in enumerate(zip(node.body, expanders, strict=True)):
+            chain = self._chain_lines(condact, 1, "()", constants)
+            if chain is None:
+                constants[f"EXPAND{k}"] = expander
+                chain = [f"    EXPAND{k}(st, (), 0, emit)"]
+            lines.extend(chain)
+        return self.x.define("lister", lines, **constants)
+
+    def _chain_lines(
+        self, node: ast.Node, depth: int, steps: str, constants: dict[str, Any]
+    ) -> list[str] | None:
+        pad = "    " * depth
+        fixed = _fixed_steps(self.expander(node)) if _is_plain(node) else None
+        if fixed is not None:
+            name = f"FIXED{len(constants)}"
+            constants[name] = fixed
+            return [f"{pad}out.append({steps} + {name})"]
+        if isinstance(node, ast.Guarded):
+            body = self._chain_lines(node.body, depth + 1, steps, constants)
+            if body is None:
+                return None
+            return [f"{pad}if {self.x.src(node.condition)}:", *body]
+        if isinstance(node, ast.ForEach | ast.Let):
+            slot = self.checked.slots[id(node)]
+            var = f"e{depth}"
+            bound = f"{steps} + ((None, ({slot}, {var}, {node.var!r})),)"
+            body = self._chain_lines(node.body, depth + 1, bound, constants)
+            if body is None:
+                return None
+            if isinstance(node, ast.Let):
+                return [f"{pad}{var} = regs[{slot}] = {self.x.src(node.value)}",
+                        f"{pad}if True:", *body]
+            if node.quantifier != "any":
+                return None
+            return [f"{pad}for {var} in tuple({self.x.cards_src(node.collection)}):",
+                    f"{pad}    regs[{slot}] = {var}", *body]
+        return None
+
     # ------------------------------------------------------------ choice expansion
     def expander(self, node: ast.Node) -> Expander:
         """Compile a statement inside a choice into a function that lists its options.
@@ -718,6 +773,14 @@ def repeat_all_source(node: ast.Node) -> ast.Node | None:
     return None
 
 
+def _is_plain(node: ast.Node) -> bool:
+    """Actions alone: nothing to evaluate while listing (no guard, fork, let, repeat)."""
+    if isinstance(node, ast.Do):
+        return all(_is_plain(b) for b in node.body)
+    return not isinstance(node, ast.Guarded | ast.ForEach | ast.Let | ast.Repeat | ast.Choice
+                          | ast.Stage)
+
+
 def _fixed(fixed: Steps) -> Expander:
     def add_fixed(st: Gamestate, steps: Steps, applied: int, emit: Emit) -> None:
         emit(st, steps + fixed, applied)
@@ -747,8 +810,13 @@ def list_options(choice: ChoiceNode, st: Gamestate) -> list[Option]:
             raise RuleError(f"this choice lists more than {MAX_OPTIONS} options", choice.span)
 
     try:
-        for expand in choice.expanders:
-            expand(st, (), 0, emit)
+        if choice.lister is not None:
+            choice.lister(st, found, emit)
+            if len(found) > MAX_OPTIONS:
+                raise RuleError(f"this choice lists more than {MAX_OPTIONS} options", choice.span)
+        else:
+            for expand in choice.expanders:
+                expand(st, (), 0, emit)
     finally:
         st.regs[:] = saved_regs
         st.rng = saved_rng
