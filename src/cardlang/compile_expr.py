@@ -213,6 +213,15 @@ def is_constant(f: Fn) -> bool:
     return hasattr(f, "constant_value")
 
 
+def _distinct_locations(node: ast.Node, checked: CheckedGame) -> bool:
+    """(all COLL 'P ('P KIND NAME)): one real location per element, so no card twice."""
+    if not (isinstance(node, ast.Aggregate) and isinstance(node.body, ast.Location)):
+        return False
+    owner = node.body.owner
+    return (node.body.kind != "mem" and isinstance(owner, ast.Variable)
+            and checked.slots.get(id(owner)) == checked.slots.get(id(node)))
+
+
 class ExprCompiler:
     def __init__(self, checked: CheckedGame) -> None:
         self.checked = checked
@@ -404,7 +413,10 @@ class ExprCompiler:
 
     def c_SetOp(self, n: ast.SetOp) -> str:
         if n.op == "union" and len(n.parts) == 1 and self.type_of(n.parts[0]) == T.CARDSS:
-            return f"ops.union({self.cards_src(n.parts[0])})"
+            part = n.parts[0]
+            if _distinct_locations(part, self.checked):
+                return f"_flatten({self.cards_src(part)})"
+            return f"ops.union({self.cards_src(part)})"
         return f"ops.{n.op}({self._parts(n.parts)})"
 
     def c_Filter(self, n: ast.Filter) -> str:

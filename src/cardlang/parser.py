@@ -574,11 +574,15 @@ def _syntax_diagnostic(source: SourceFile, err: UnexpectedInput) -> Diagnostic:
         return Diagnostic("error", msg, span, hint=hint)
     where = f" in {_label(keyword)}" if keyword else ""
     if tok.type in _ACTION_TERMINALS and "SIZE" in expected and "MOVE" not in expected:
-        return Diagnostic("error", f"({tok} ...) is an action, but a value is needed here{where}",
+        return Diagnostic("error", f"({tok} ...) is an action, but "
+                          + (f"{_label(keyword)} needs" if keyword else "there must be")
+                          + " a value here",
                           span, hint=hint)
     if tok.type in _VALUE_TERMINALS and "MOVE" in expected and "SIZE" not in expected:
         return Diagnostic(
-            "error", f"({tok} ...) is a value, not an action{where}", span,
+            "error", f"({tok} ...) is a value, but "
+            + (f"{_label(keyword)} needs" if keyword else "there must be") + " an action here",
+            span,
             hint="an action is move, remember, forget, shuffle, set, inc, dec, cycle, turn, "
             "repeat or a block; to act only when a condition holds write (CONDITION ACTION)",
         )

@@ -18,7 +18,7 @@ from cardlang.agents import make_agent
 from cardlang.errors import UsageError
 from cardlang.game import Game
 from cardlang.gamemaster import Gamemaster, GameResult, Limits
-from cardlang.state import Gamestate
+from cardlang.state import RUNNING, Gamestate
 from cardlang.views import view_of
 
 
@@ -66,12 +66,13 @@ def play_game(
     record: bool = False,
 ) -> tuple[GameResult, Gamestate]:
     st = master.new_game(seed, record=record)
-    while not st.is_over:
-        options = master.legal_options(st)
-        agent = agents[st.mover]
-        view = view_of(st, st.mover) if getattr(agent, "needs_view", True) else None
-        index = agent.choose(view, options)
-        master.apply(st, index)
+    needs_view = [getattr(agent, "needs_view", True) for agent in agents]
+    legal_options, apply = master.legal_options, master.apply
+    while st.status == RUNNING:
+        options = legal_options(st)
+        mover = st.mover
+        view = view_of(st, mover) if needs_view[mover] else None
+        apply(st, agents[mover].choose(view, options))
     return master.result(st), st
 
 
