@@ -19,6 +19,7 @@ team number; a collection is a sequence (cards bottom first, top last).
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -195,6 +196,13 @@ def _location_name(base: str, index: int) -> str:
 
 _HELPERS: dict[str, Any] = {
     name: value for name, value in globals().items() if name.startswith("_") and callable(value)
+}
+# Generated code may use these builtins and nothing else (defence in depth: no name from
+# a game file ever reaches the generated text except through repr).
+_HELPERS["__builtins__"] = {
+    name: getattr(builtins, name)
+    for name in ("len", "range", "tuple", "list", "any", "all", "sum", "max", "min", "abs",
+                 "sorted", "zip", "True", "False", "None")
 }
 _HELPERS.update(
     current_player=current_player, current_team=current_team, next_player=next_player,

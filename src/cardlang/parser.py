@@ -405,8 +405,8 @@ def _suspect_extra_close(text: str, upto: int) -> tuple[int, int] | None:
 
     A line that starts right of a '(' of an earlier line continues the form of the last
     such '('; if that form is already closed, the ')' that closed it came too early.
-    Scans the lines up to the first one that starts after offset ``upto``; returns the
-    offsets of the last such ')' and of its '('.
+    Looks only at the line holding offset ``upto`` and the next one (the evidence must be
+    where the parser stopped); returns the offsets of such a ')' and of its '('.
     """
     parens: list[list[int]] = []  # [offset of '(', its column, offset of its ')' or -1]
     stack: list[int] = []
@@ -415,7 +415,7 @@ def _suspect_extra_close(text: str, upto: int) -> tuple[int, int] | None:
     for line in text.splitlines(keepends=True):
         stripped = line.split(";;", 1)[0]
         body = stripped.lstrip()
-        if body and body[0] != ")":
+        if body and body[0] != ")" and offset + len(line) > upto:
             indent = len(stripped) - len(body)
             for paren in reversed(parens):
                 if paren[1] < indent:
