@@ -14,6 +14,7 @@ from typing import Any
 
 from cardlang.agents.base import Agent
 from cardlang.agents.random_agent import RandomAgent
+
 from cardlang.errors import UsageError
 
 BUILTIN_AGENTS: dict[str, Callable[..., Any]] = {

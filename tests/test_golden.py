@@ -8,10 +8,10 @@ the change is intended, regenerate with ``python -m pytest tests/test_golden.py
 from __future__ import annotations
 
 import pytest
+from cardlang.agents import make_agent
 from conftest import GAMES, own_games
 
 from cardlang import load_game
-from cardlang.agents import make_agent
 from cardlang.simulate import agent_seeds, play_game
 from cardlang.transcript import render_transcript
 

@@ -52,7 +52,7 @@ def test_nested_stage_starts_from_outer_current_and_cycle_next_picks_the_leader(
 
 def test_team_stage_cycles_teams_and_keeps_the_current_player() -> None:
     body = """(setup (create players 4) (create teams (0, 2) (1, 3)))"""
-    text = f"""(game
+    text = """(game
  (setup (create players 4) (create teams (0, 2) (1, 3))
         (create deck (game vloc STOCK) (deck (RANK (A, B)))))
  (stage team (end (== (game sto N) 2))

@@ -209,7 +209,8 @@ def _print_summary(s: Any) -> None:
     table.add_row("failed", str(s.failed))
     cut = str(s.cutoff)
     if s.cutoff_reasons:
-        cut += " (" + ", ".join(f"{k.split(':')[-1]}: {v}" for k, v in s.cutoff_reasons.items()) + ")"
+        reasons = ", ".join(f"{k.split(':')[-1]}: {v}" for k, v in s.cutoff_reasons.items())
+        cut += f" ({reasons})"
     table.add_row("cut off by limits", cut)
     table.add_row("ties", str(s.ties))
     table.add_row("mean decisions / game", f"{s.mean_decisions:.1f}")

@@ -19,7 +19,7 @@ from typing import Any
 from cardlang import ast
 from cardlang import types as T
 from cardlang.checker import CheckedGame, deck_cards, static_int
-from cardlang.compile_expr import EMPTY, ExprCompiler, Fn
+from cardlang.compile_expr import ExprCompiler, Fn
 from cardlang.errors import RuleError
 from cardlang.points import PointMap
 from cardlang.state import (
@@ -506,12 +506,12 @@ class StmtCompiler:
         inner = n.body
         if isinstance(inner, ast.Move):
             fast = self._fast_move_lines(inner, "        ")
-            source = self._end_of_location(inner.card)
-            if fast is not None and source is not None:
+            end = self._end_of_location(inner.card)
+            if fast is not None and end is not None:
                 return self.x.define(  # type: ignore[no-any-return]
                     "repeat_all",
                     ["def repeat_all(st):", "    zones = st.zones",
-                     f"    for _ in range(len(zones.get({source[0]}, ()))):", *fast],
+                     f"    for _ in range(len(zones.get({end[0]}, ()))):", *fast],
                     MESSAGE=self._move_message(inner), SPAN=inner.span,
                 )
         body = self.action(n.body)

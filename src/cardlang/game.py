@@ -148,9 +148,15 @@ def _declared_values(checked: CheckedGame, exprs: ExprCompiler) -> list[Action]:
     for d in checked.game.declares:
         slot = checked.declare_slots.get(id(d))
         if slot is not None:
-            value = exprs.value(d.value)
-            actions.append(lambda st, slot=slot, value=value: st.regs.__setitem__(slot, value(st)))
+            actions.append(_store(slot, exprs.value(d.value)))
     return actions
+
+
+def _store(slot: int, value: Fn) -> Action:
+    def store(st: Gamestate) -> None:
+        st.regs[slot] = value(st)
+
+    return store
 
 
 @dataclass

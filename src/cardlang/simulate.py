@@ -111,7 +111,8 @@ class BatchSummary:
             self.error_texts.setdefault(kind, result.error.render().splitlines()[0])
         else:
             self.cutoff += 1
-            self.cutoff_reasons[result.end_reason] = self.cutoff_reasons.get(result.end_reason, 0) + 1
+            reason = result.end_reason
+            self.cutoff_reasons[reason] = self.cutoff_reasons.get(reason, 0) + 1
 
     @property
     def mean_decisions(self) -> float:
