@@ -332,7 +332,8 @@ class Checker:
             self.error(node.collection.span, "cards cannot be moved into a mem location",
                        hint="use (remember CARD (top MEM-LOCATION)) to store a reference")
         elif t != kind:
-            self.error(node.collection.span, f"{verb} needs {T.article(kind)} here, got {T.article(t)}")
+            self.error(node.collection.span,
+                       f"{verb} needs {T.article(kind)} here, got {T.article(t)}")
         elif verb in ("move", "remember"):
             self._loc_written(node.collection)
 

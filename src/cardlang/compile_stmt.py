@@ -159,16 +159,10 @@ class RepeatNode(Control):
         st.stack.append([REPEAT, self, max(self.count(st), 0)])
 
 
-class Option:
-    """One legal move of a decision: the steps it runs (Game.describe_option labels it)."""
-
-    __slots__ = ("steps",)
-
-    def __init__(self, steps: Steps) -> None:
-        self.steps = steps
-
-    def __repr__(self) -> str:
-        return f"Option({len(self.steps)} steps)"
+#: One legal move of a decision is the tuple of the steps it runs (bindings and actions);
+#: ``Game.describe_option`` gives it a label for people.  Options are immutable and never
+#: created one by one: listing a decision costs no object per option.
+Option = Steps
 
 
 # ---------------------------------------------------------------- the compiler
@@ -820,12 +814,12 @@ def list_options(choice: ChoiceNode, st: Gamestate) -> list[Option]:
     finally:
         st.regs[:] = saved_regs
         st.rng = saved_rng
-    return [Option(steps) for steps in found]
+    return found
 
 
 def run_option(st: Gamestate, option: Option) -> None:
     regs = st.regs
-    for fn, arg in option.steps:
+    for fn, arg in option:
         if fn is None:
             regs[arg[0]] = arg[1]
         else:

@@ -64,7 +64,7 @@ class Game:
     def describe_option(self, st: Gamestate, option: Option) -> str:
         """'C=Q SPADES: move 'C (top ...)' -- the bindings, then the actions' source."""
         binds, acts = [], []
-        for fn, arg in option.steps:
+        for fn, arg in option:
             if fn is None:
                 slot, value, var = arg
                 type_ = self.checked.slot_types.get(slot, T.ANY)

@@ -111,7 +111,7 @@ class Gamemaster:
         if st.is_over:
             raise UsageError(f"the game is over ({st.end_reason}); no move can be applied")
         options = self.legal_options(st)
-        if isinstance(choice, int):
+        if type(choice) is int:
             if not 0 <= choice < len(options):
                 raise UsageError(f"option {choice} is not legal: there are {len(options)} options")
             option = options[choice]

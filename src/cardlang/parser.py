@@ -9,6 +9,7 @@ explained in terms of the form being written (its expected shape) and name the u
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -374,53 +375,56 @@ def _shape(keyword: str) -> str | None:
     return FORM_SIGNATURES.get(keyword) or _KIND_SIGNATURES.get(keyword)
 
 
-def _suspect_unclosed(text: str) -> int | None:
-    """Which '(' was most likely left unclosed, judged by indentation.
+def _unclosed_candidates(text: str) -> Iterator[tuple[int, int]]:
+    """The '(' most likely left unclosed, judged by indentation, best first.
 
-    Scans line by line: the first line that starts at or left of the column of a '(' that
-    was opened on an earlier line and is still open shows where that '(' should have been
-    closed.  Returns the offset of the innermost such '('.
+    Scans line by line: a line that starts at or left of the column of a '(' opened on an
+    earlier line and still open shows where that '(' should have been closed.  Yields the
+    offset of the innermost such '(' and the offset where its ')' belongs, then goes on as
+    if it were closed there; last, the innermost '(' still open at the end of the file.
     """
     stack: list[tuple[int, int]] = []  # (offset, column)
     offset = 0
     for line in text.splitlines(keepends=True):
         stripped = line.split(";;", 1)[0]
-        indent = len(stripped) - len(stripped.lstrip())
-        first = stripped.lstrip()[:1]
-        if first and first != ")":
+        body = stripped.lstrip()
+        indent = len(stripped) - len(body)
+        if body and body[0] != ")":
             culprits = [s for s in stack if s[1] >= indent]
             if culprits:
-                return culprits[-1][0]
+                yield culprits[-1][0], offset + indent
+                del stack[len(stack) - len(culprits):]
         for tok, pos in _tokens(stripped):
             if tok == "(":
                 stack.append((offset + pos, pos))
             elif tok == ")" and stack:
                 stack.pop()
         offset += len(line)
-    return stack[-1][0] if stack else None
+    if stack:
+        yield stack[-1][0], len(text)
 
 
-def _suspect_extra_close(text: str, upto: int) -> tuple[int, int] | None:
-    """A ')' that closed its form too early, judged by indentation, or None.
+def _extra_close_candidates(text: str, upto: int) -> list[tuple[int, int]]:
+    """The ')' most likely written too early, judged by indentation, nearest ``upto`` first.
 
     A line that starts right of a '(' of an earlier line continues the form of the last
     such '('; if that form is already closed, the ')' that closed it came too early.
-    Looks only at the line holding offset ``upto`` and the next one (the evidence must be
-    where the parser stopped); returns the offsets of such a ')' and of its '('.
+    Scans the lines up to the first one that starts after offset ``upto``; returns the
+    offsets of such ')' and of their '('.
     """
     parens: list[list[int]] = []  # [offset of '(', its column, offset of its ')' or -1]
     stack: list[int] = []
-    found = None
+    found: dict[int, int] = {}
     offset = 0
     for line in text.splitlines(keepends=True):
         stripped = line.split(";;", 1)[0]
         body = stripped.lstrip()
-        if body and body[0] != ")" and offset + len(line) > upto:
+        if body and body[0] != ")":
             indent = len(stripped) - len(body)
             for paren in reversed(parens):
                 if paren[1] < indent:
-                    if paren[2] >= 0:
-                        found = (paren[2], paren[0])
+                    if 0 <= paren[2] <= upto:
+                        found[paren[2]] = paren[0]
                     break
             if offset > upto:
                 break
@@ -431,7 +435,54 @@ def _suspect_extra_close(text: str, upto: int) -> tuple[int, int] | None:
             elif tok == ")" and stack:
                 parens[stack.pop()][2] = offset + pos
         offset += len(line)
-    return found
+    return sorted(found.items(), reverse=True)
+
+
+def _error_offset(text: str) -> int | None:
+    """Where the parser stops in ``text`` (None: it parses)."""
+    try:
+        lark_parser().parse(text)
+    except UnexpectedToken as err:
+        return len(text) if err.token.type == "$END" else err.token.start_pos or 0
+    except UnexpectedEOF:
+        return len(text)
+    except UnexpectedInput as err:
+        return err.pos_in_stream or 0
+    return None
+
+
+#: How many repairs a syntax error may try (each one parses the file again).
+_MAX_REPAIRS = 6
+
+
+def _find_unclosed(text: str, stop: int) -> tuple[int, int] | None:
+    """The unclosed '(' (and where it should close) whose repair gets the parser past
+    offset ``stop``, where it stops now."""
+    for i, (paren, close_at) in enumerate(_unclosed_candidates(text)):
+        if i >= _MAX_REPAIRS or paren >= stop:
+            break
+        if close_at > stop:
+            continue
+        after = _error_offset(text[:close_at] + ")" + text[close_at:])
+        if after is None or after > stop + 1:
+            return paren, close_at
+    return None
+
+
+def _find_extra_close(text: str, stop: int, *, at: int | None = None) -> tuple[int, int] | None:
+    """The ')' written too early (and its '(') whose removal gets the parser past offset
+    ``stop``; with ``at``, only the ')' at that offset."""
+    tried = 0
+    for close, paren in _extra_close_candidates(text, stop):
+        if at is not None and close != at:
+            continue
+        if tried >= _MAX_REPAIRS:
+            break
+        tried += 1
+        after = _error_offset(text[:close] + text[close + 1 :])
+        if after is None or after > stop:
+            return close, paren
+    return None
 
 
 def _extra_close_diagnostic(text: str, close: int, opened: int) -> Diagnostic:
@@ -515,19 +566,11 @@ def _syntax_diagnostic(source: SourceFile, err: UnexpectedInput) -> Diagnostic:
         if not _tokens(text):
             return Diagnostic("error", "the file holds no game: expected (game ...)",
                               _point(text, 0), hint=f"a game is written {_shape('game')}")
-        culprit = _suspect_unclosed(text)
+        found = _find_unclosed(text, len(text))
+        culprit = found[0] if found else next(_unclosed_candidates(text), (None, 0))[0]
         if culprit is None:
             return Diagnostic("error", "unexpected end of file", _point(text, len(text)))
-        forms = dict(_open_forms(text, len(text)))
-        kw = forms.get(culprit, "")
-        what = f"'(' of {_label(kw)}" if kw else "'('"
-        return Diagnostic(
-            "error",
-            f"unclosed {what}: the file ends before it is closed",
-            _point(text, culprit),
-            hint="add the missing ')' where this form ends (the next line at the same "
-            "indentation suggests where)",
-        )
+        return _unclosed_diagnostic(text, culprit, None)
     if isinstance(err, UnexpectedCharacters):
         start, word = _word_at(text, err.pos_in_stream)
         diagnostic = _bad_word(text, start, word, set(err.allowed or ()))
@@ -552,32 +595,34 @@ def _syntax_diagnostic(source: SourceFile, err: UnexpectedInput) -> Diagnostic:
     keyword = next((kw for _, kw in reversed(open_forms) if kw), "")
     shape = _shape(keyword)
     hint = f"the form is written {shape}" if shape else None
-    if not open_forms or (len(open_forms) == 1 and "GAME" in expected):
-        if tok.type != "RPAR" and open_forms:
-            return Diagnostic("error", f"a game file is one (game ...) form, not "
-                              f"{_describe(tok)}", span, hint=f"it is written {_shape('game')}")
-        extra = _suspect_extra_close(text, pos)
-        if extra is not None and extra[0] < pos:
+    where = f" in {_label(keyword)}" if keyword else ""
+    if len(open_forms) == 1 and "GAME" in expected:
+        return Diagnostic("error", f"a game file is one (game ...) form, not {_describe(tok)}",
+                          span, hint=f"it is written {_shape('game')}")
+    if tok.type == "RPAR":
+        extra = _find_extra_close(text, pos, at=pos if open_forms else None)
+        if extra is not None:
             return _extra_close_diagnostic(text, *extra)
-        if tok.type == "RPAR":
+        if not open_forms:
             return Diagnostic("error", "unmatched ')'", span, hint="remove it")
+        msg = f"too few arguments in {_label(keyword)}" if keyword else "unexpected ')'"
+        return Diagnostic("error", msg, span, hint=hint)
+    unclosed = _find_unclosed(text, pos)
+    if unclosed is not None:
+        return _unclosed_diagnostic(text, unclosed[0], span)
+    extra = _find_extra_close(text, pos)
+    if extra is not None:
+        return _extra_close_diagnostic(text, *extra)
+    if not open_forms:
         if "$END" in expected:
             return Diagnostic("error", f"unexpected {_describe(tok)} after the end of the game",
                               span, hint="the whole game is one (game ...) form")
         return Diagnostic("error", "a game file is one (game ...) form", span,
                           hint=f"it is written {_shape('game')}")
-    if tok.type == "RPAR":
-        extra = _suspect_extra_close(text, pos)
-        if extra is not None and extra[0] == pos:
-            return _extra_close_diagnostic(text, *extra)
-        msg = f"too few arguments in {_label(keyword)}" if keyword else "unexpected ')'"
-        return Diagnostic("error", msg, span, hint=hint)
-    where = f" in {_label(keyword)}" if keyword else ""
     if tok.type in _ACTION_TERMINALS and "SIZE" in expected and "MOVE" not in expected:
         return Diagnostic("error", f"({tok} ...) is an action, but "
                           + (f"{_label(keyword)} needs" if keyword else "there must be")
-                          + " a value here",
-                          span, hint=hint)
+                          + " a value here", span, hint=hint)
     if tok.type in _VALUE_TERMINALS and "MOVE" in expected and "SIZE" not in expected:
         return Diagnostic(
             "error", f"({tok} ...) is a value, but "
@@ -592,22 +637,29 @@ def _syntax_diagnostic(source: SourceFile, err: UnexpectedInput) -> Diagnostic:
             hint="a stage goes directly in the game, in another stage or in a let",
         )
     if keyword and "RPAR" in expected:
-        suspect = _suspect_unclosed(text)
-        if suspect is not None and suspect < pos:
-            kw = dict(_open_forms(text, pos)).get(suspect, "")
-            return Diagnostic(
-                "error",
-                f"unclosed '(' of {_label(kw)}" if kw else "unclosed '('",
-                _point(text, suspect),
-                hint=f"it is still open at line {span.line}, column {span.column}; add the "
-                "missing ')' where this form ends",
-            )
-        extra = _suspect_extra_close(text, pos)
-        if extra is not None and extra[0] < pos:
-            return _extra_close_diagnostic(text, *extra)
         msg = f"too many arguments in {_label(keyword)}, or a missing ')' before {_describe(tok)}"
         return Diagnostic("error", msg, span, hint=hint)
     return Diagnostic("error", f"unexpected {_describe(tok)}{where}", span, hint=hint)
+
+
+def _unclosed_diagnostic(text: str, paren: int, stop: Span | None) -> Diagnostic:
+    kw = dict(_open_forms(text, paren + 1)).get(paren, "")
+    what = f"'(' of {_label(kw)}" if kw else "'('"
+    if stop is None:
+        return Diagnostic(
+            "error",
+            f"unclosed {what}: the file ends before it is closed",
+            _point(text, paren),
+            hint="add the missing ')' where this form ends (the next line at the same "
+            "indentation suggests where)",
+        )
+    return Diagnostic(
+        "error",
+        f"unclosed {what}",
+        _point(text, paren),
+        hint=f"it is still open at line {stop.line}, column {stop.column}; add the "
+        "missing ')' where this form ends",
+    )
 
 
 def _describe(tok: Token) -> str:
