@@ -52,3 +52,33 @@ def test_agents_are_part_of_the_installed_package() -> None:
 
     assert "random" in BUILTIN_AGENTS
     assert make_agent("random", 1).choose(None, [object(), object()]) in (0, 1)
+
+
+@pytest.mark.parametrize("payload", [
+    "__import__('os').system('true')",
+    "(set (game str X) __IMPORT__)",
+    "(set (game str X) 'A\\'); import os; (\\'')",
+    '(set (game str X) "os")',
+    "(cardatt (open '/etc/passwd') 'C)",
+])
+def test_a_game_file_is_data_not_code(payload: str) -> None:
+    """Nothing in a .rcy file can run Python: names are upper-case words and enter the
+    generated code only through repr(); anything else is a syntax error."""
+    from cardlang import GameFileError, load_game
+
+    text = f"""(game (setup (create players 2) (create deck (game vloc S) (deck (R (A, B)))))
+ (do ({payload}))
+ (scoring max 0))"""
+    try:
+        game = load_game(text=text, name="payload.rcy")
+    except GameFileError:
+        return
+    # if it parsed, it must be inert: playing it touches nothing but the game state
+    game.master().new_game(1)
+
+
+def test_generated_code_sees_only_allowed_builtins() -> None:
+    from cardlang.compile_expr import _HELPERS
+
+    allowed = set(_HELPERS["__builtins__"])
+    assert "__import__" not in allowed and "open" not in allowed and "eval" not in allowed
