@@ -61,10 +61,17 @@ def _render_event(game: Game, event: tuple[Any, ...]) -> str:
     return f"    {event}"
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
 def _render_result(result: GameResult) -> str:
-    scores = ", ".join(f"P{i} {s}" for i, s in enumerate(result.scores))
-    head = f"end: {result.end_reason} after {result.decisions} decisions, {result.turns} turns"
-    lines = [head, f"scores: {scores}"]
+    head = (f"end: {result.end_reason} after {_plural(result.decisions, 'decision')}, "
+            f"{_plural(result.turns, 'turn')}")
+    lines = [head]
+    if result.end_reason != "failed":
+        scores = ", ".join(f"P{i} {s}" for i, s in enumerate(result.scores))
+        lines.append(f"scores: {scores}" + ("" if result.completed else " (not a result)"))
     if result.winners:
         lines.append("winner" + ("s" if len(result.winners) > 1 else "") + ": "
                      + ", ".join(f"P{w}" for w in result.winners))
