@@ -567,11 +567,13 @@ class StmtCompiler:
             z = st.zones.get(k)
             if z is None:
                 z = st.zones[k] = []
-            for attrs in attrs_for(name(st) if name else ""):
-                c = len(st.cards)
-                st.cards.append(attrs)
-                st.card_zone.append(k)
-                z.append(c)
+            made = attrs_for(name(st) if name else "")
+            first = len(st.cards)
+            st.cards.extend(made)
+            st.card_zone.extend([k] * len(made))
+            z.extend(range(first, first + len(made)))
+            if st.log is not None:
+                st.log.append(("create", len(made), k))
 
         return create_deck
 

@@ -174,10 +174,15 @@ def rand_below(st: Gamestate, n: int) -> int:
 
 
 def shuffle_in_place(st: Gamestate, items: list[Any]) -> None:
-    """Fisher-Yates with the state's generator."""
+    """Fisher-Yates with the state's generator (rand_below inlined: shuffles are hot)."""
+    x = st.rng
     for i in range(len(items) - 1, 0, -1):
-        j = rand_below(st, i + 1)
+        x = (x + 0x9E3779B97F4A7C15) & MASK64
+        z = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+        j = ((z ^ (z >> 31)) * (i + 1)) >> 64
         items[i], items[j] = items[j], items[i]
+    st.rng = x
 
 
 # ---------------------------------------------------------------- players and teams

@@ -56,6 +56,8 @@ def _render_event(game: Game, event: tuple[Any, ...]) -> str:
     if kind == "set":
         _, (owner, name), value = event
         return f"    {describe_owner(owner)}.{name} = {value}"
+    if kind == "create":
+        return f"    create {event[1]} cards in {game.describe_location(event[2])}"
     if kind == "shuffle":
         return f"    shuffle {game.describe_location(event[1])}"
     return f"    {event}"
