@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from cardlang import ast
 from cardlang import types as T
-from cardlang.errors import Diagnostic, SourceFile, did_you_mean
+from cardlang.errors import Diagnostic, SourceFile, closest, did_you_mean
 
 
 @dataclass
@@ -123,7 +123,8 @@ class Checker:
             return got
         names = " or ".join(T.article(w) for w in options)
         where = f" {what}" if what else ""
-        self.error(node.span, f"expected {names}{where}, got {T.article(got)}")
+        self.error(node.span, f"expected {names}{where}, got {T.article(got)}",
+                   hint=_conversion_hint(got, options))
         return T.ANY
 
     # ------------------------------------------------------------ top level
@@ -146,7 +147,13 @@ class Checker:
     def _check_setup(self, setup: ast.Setup) -> None:
         first = setup.body[0] if setup.body else None
         if not isinstance(first, ast.CreatePlayers):
-            self.error(setup.span, "setup must start with (create players N)")
+            later = any(isinstance(item, ast.CreatePlayers) for item in setup.body)
+            self.error(
+                first.span if first is not None else setup.span,
+                "setup must start with (create players N)",
+                hint="move (create players N) to the top of the setup" if later
+                else "add (create players N) as the first form of the setup",
+            )
         for item in setup.body:
             if isinstance(item, ast.Choice | ast.Stage):
                 self.error(item.span, "setup cannot hold decisions or stages")
@@ -394,10 +401,13 @@ class Checker:
     def e_Variable(self, n: ast.Variable) -> str:
         b = self.scope.lookup(n.name)
         if b is None:
+            match = closest(n.name, self.scope.visible())
             self.error(
                 n.span,
                 f"unbound variable '{n.name}",
-                hint=did_you_mean(n.name, self.scope.visible(), prefix="'"),
+                hint=f"did you mean '{match}?" if match else "no variable of that name is bound "
+                "here: (any ...), (all ...), (filter ...) and (let ...) bind variables, "
+                "(declare ...) makes constants",
             )
             return T.ANY
         if b.declare is not None:
@@ -588,7 +598,8 @@ class Checker:
     def e_Size(self, n: ast.Size) -> str:
         t = self.expr(n.collection)
         if t != T.ANY and t not in T.ELEMENT:
-            self.error(n.collection.span, f"expected a collection, got {T.article(t)}")
+            self.error(n.collection.span, f"expected a collection to count in (size ...), got "
+                       f"{T.article(t)}", hint=_conversion_hint(t, (T.CARDS,)))
         self._loc_read(n.collection)
         return T.INT
 
@@ -622,6 +633,8 @@ class Checker:
             self.error(
                 n.span,
                 f"cannot compare {T.article(left)} with {T.article(right)} using {n.op}",
+                hint="to test a card's attribute write (== (cardatt KEY CARD) VALUE)"
+                if {left, right} == {T.CARD, T.STR} else None,
             )
         for a, b in ((n.left, n.right), (n.right, n.left)):
             if (
@@ -669,8 +682,9 @@ class Checker:
                 continue
             other_kinds = self.loc_written.get(name)
             if other_kinds:
-                self.error(span, f"location {name} is never filled as a {kind}",
-                           hint=f"it is filled as a {' and '.join(sorted(other_kinds))}")
+                filled = " and ".join(T.article(k) for k in sorted(other_kinds))
+                self.error(span, f"location {name} is never filled as {T.article(kind)}",
+                           hint=f"it is filled as {filled}; each kind is a separate location")
                 continue
             hint = did_you_mean(name, self.loc_written)
             if hint:
@@ -681,7 +695,9 @@ class Checker:
                 continue
             hint = did_you_mean(name, [n for n, k in self.sto_written.items() if kind in k])
             if hint:
-                self.error(span, f"unknown {kind} storage '{name}': it is never set", hint=hint)
+                what = {"sto": "integer storage", "str": "string storage", "points": "point map"}
+                self.error(span, f"unknown {what.get(kind, kind)} '{name}': it is never set",
+                           hint=hint)
 
 
 def static_int(node: ast.Node, lookup: object) -> int | None:
@@ -697,6 +713,19 @@ def static_int(node: ast.Node, lookup: object) -> int | None:
 
 def _form_name(node: ast.Node) -> str:
     return type(node).__name__
+
+
+def _conversion_hint(got: str, wanted: tuple[str, ...]) -> str | None:
+    """How to get one of the ``wanted`` types from a value of type ``got``, when obvious."""
+    if T.BOOL in wanted and T.read_type(got) == T.INT:
+        return "an integer is not a condition: compare it, e.g. (> ... 0)"
+    if T.INT in wanted and got == T.CARD:
+        return "a card is not a number: use (score CARD using POINTS) or (size COLLECTION)"
+    if T.INT in wanted and got in T.CARD_COLLECTIONS:
+        return "to count cards use (size ...)"
+    if T.CARD in wanted and got in T.CARD_COLLECTIONS:
+        return "take one card of it: (top ...), (bottom ...) or (N ...)"
+    return None
 
 
 def check(game: ast.Game, source: SourceFile) -> CheckedGame:

@@ -107,7 +107,8 @@ class ChoiceNode(Control):
     span: ast.Span
     situation: str = "CHOICE"
     # Generated code that lists every option (see StmtCompiler._choice_lister).
-    lister: Callable[[Gamestate, list[Steps], Emit], None] | None = None
+    lister: Callable[[Gamestate, list[Steps], Emit | None], None] | None = None
+    all_chains: bool = False  # the lister needs no expander (and so no emit)
 
     def enter(self, st: Gamestate) -> None:
         st.pending = self
@@ -194,8 +195,8 @@ class StmtCompiler:
             return StageNode(node.kind == "team", end, body, innermost, node.span)
         if isinstance(node, ast.Choice):
             expanders = [self.expander(b) for b in node.body]
-            lister = self._choice_lister(node, expanders)
-            return ChoiceNode(expanders, node.span, lister=lister)
+            lister, all_chains = self._choice_lister(node, expanders)
+            return ChoiceNode(expanders, node.span, lister=lister, all_chains=all_chains)
         if isinstance(node, ast.Do):
             return self.block(node.body, node.span)
         if isinstance(node, ast.Guarded):
@@ -590,13 +591,15 @@ class StmtCompiler:
         # to that same list, so options keep the order of the condacts.
         lines = ["def lister(st, out, emit):", "    regs = st.regs"]
         constants: dict[str, Any] = {}
+        all_chains = True
         for k, (condact, expander) in enumerate(zip(node.body, expanders, strict=True)):
             chain = self._chain_lines(condact, 1, "()", constants)
             if chain is None:
+                all_chains = False
                 constants[f"EXPAND{k}"] = expander
                 chain = [f"    EXPAND{k}(st, (), 0, emit)"]
             lines.extend(chain)
-        return self.x.define("lister", lines, **constants)
+        return self.x.define("lister", lines, **constants), all_chains
 
     def _chain_lines(
         self, node: ast.Node, depth: int, steps: str, constants: dict[str, Any]
@@ -794,6 +797,15 @@ def list_options(choice: ChoiceNode, st: Gamestate) -> list[Option]:
     saved_regs = st.regs[:]
     saved_rng = st.rng
     found: list[Steps] = []
+    if choice.all_chains:  # the common case, kept lean: no emit, no expanders
+        try:
+            choice.lister(st, found, None)  # type: ignore[misc]
+        finally:
+            st.regs[:] = saved_regs
+            st.rng = saved_rng
+        if len(found) > MAX_OPTIONS:
+            raise RuleError(f"this choice lists more than {MAX_OPTIONS} options", choice.span)
+        return found
 
     def emit(s: Gamestate, steps: Steps, applied: int) -> None:
         for fn, _ in steps:

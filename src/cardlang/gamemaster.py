@@ -27,6 +27,7 @@ from cardlang.state import (
     F_STARTED,
     FAILED,
     LOOP,
+    RUNNING,
     REPEAT,
     ROOT,
     SEQ,
@@ -108,9 +109,9 @@ class Gamemaster:
 
     def apply(self, st: Gamestate, choice: Option | int) -> None:
         """Play one legal option (by index or object) and advance to the next decision."""
-        if st.is_over:
+        if st.status != RUNNING:
             raise UsageError(f"the game is over ({st.end_reason}); no move can be applied")
-        options = self.legal_options(st)
+        options = st.options if st.options is not None else self.legal_options(st)
         if type(choice) is int:
             if not 0 <= choice < len(options):
                 raise UsageError(f"option {choice} is not legal: there are {len(options)} options")
@@ -134,7 +135,7 @@ class Gamemaster:
             return
         self.advance(st)
         # A game that ends right after its last allowed decision is complete, not cut off.
-        if not st.is_over and st.decisions >= self.limits.max_decisions:
+        if st.status == RUNNING and st.decisions >= self.limits.max_decisions:
             self._cutoff(st, "decisions")
 
     def result(self, st: Gamestate) -> GameResult:
@@ -168,8 +169,8 @@ class Gamemaster:
         """Run the flow until a decision with options is pending or the game ends."""
         try:
             self._run_flow(st)
-            if st.pending is not None and not st.is_over:
-                options = self.legal_options(st)
+            if st.pending is not None and st.status == RUNNING:
+                options = st.options = list_options(st.pending, st)
                 if not options:
                     raise RuleError(
                         f"no legal option for player {st.mover}: every option of this "

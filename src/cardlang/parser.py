@@ -380,8 +380,8 @@ def _unclosed_candidates(text: str) -> Iterator[tuple[int, int]]:
 
     Scans line by line: a line that starts at or left of the column of a '(' opened on an
     earlier line and still open shows where that '(' should have been closed.  Yields the
-    offset of the innermost such '(' and the offset where its ')' belongs, then goes on as
-    if it were closed there; last, the innermost '(' still open at the end of the file.
+    offsets of such '(' (innermost first) and of where its ')' belongs, then goes on as if
+    they were closed there; last, the innermost '(' still open at the end of the file.
     """
     stack: list[tuple[int, int]] = []  # (offset, column)
     offset = 0
@@ -391,9 +391,9 @@ def _unclosed_candidates(text: str) -> Iterator[tuple[int, int]]:
         indent = len(stripped) - len(body)
         if body and body[0] != ")":
             culprits = [s for s in stack if s[1] >= indent]
-            if culprits:
-                yield culprits[-1][0], offset + indent
-                del stack[len(stack) - len(culprits):]
+            for paren, _ in reversed(culprits):
+                yield paren, offset + indent
+            del stack[len(stack) - len(culprits):]
         for tok, pos in _tokens(stripped):
             if tok == "(":
                 stack.append((offset + pos, pos))
@@ -405,7 +405,7 @@ def _unclosed_candidates(text: str) -> Iterator[tuple[int, int]]:
 
 
 def _extra_close_candidates(text: str, upto: int) -> list[tuple[int, int]]:
-    """The ')' most likely written too early, judged by indentation, nearest ``upto`` first.
+    """The ')' that may have been written too early, judged by indentation, in file order.
 
     A line that starts right of a '(' of an earlier line continues the form of the last
     such '('; if that form is already closed, the ')' that closed it came too early.
@@ -435,7 +435,7 @@ def _extra_close_candidates(text: str, upto: int) -> list[tuple[int, int]]:
             elif tok == ")" and stack:
                 parens[stack.pop()][2] = offset + pos
         offset += len(line)
-    return sorted(found.items(), reverse=True)
+    return sorted(found.items())
 
 
 def _error_offset(text: str) -> int | None:
@@ -469,16 +469,14 @@ def _find_unclosed(text: str, stop: int) -> tuple[int, int] | None:
     return None
 
 
-def _find_extra_close(text: str, stop: int, *, at: int | None = None) -> tuple[int, int] | None:
+def _find_extra_close(text: str, stop: int) -> tuple[int, int] | None:
     """The ')' written too early (and its '(') whose removal gets the parser past offset
-    ``stop``; with ``at``, only the ')' at that offset."""
-    tried = 0
-    for close, paren in _extra_close_candidates(text, stop):
-        if at is not None and close != at:
-            continue
-        if tried >= _MAX_REPAIRS:
-            break
-        tried += 1
+    ``stop``, where it stops now.
+
+    Removing any ')' between the one written too early and ``stop`` usually lets the
+    parser go on too, but removing one before it rarely does: the first that works wins.
+    """
+    for close, paren in _extra_close_candidates(text, stop)[:_MAX_REPAIRS]:
         after = _error_offset(text[:close] + text[close + 1 :])
         if after is None or after > stop:
             return close, paren
@@ -486,7 +484,7 @@ def _find_extra_close(text: str, stop: int, *, at: int | None = None) -> tuple[i
 
 
 def _extra_close_diagnostic(text: str, close: int, opened: int) -> Diagnostic:
-    kw = dict(_open_forms(text, opened + 1)).get(opened, "")
+    kw = dict(_open_forms(text, close)).get(opened, "")
     what = _label(kw) if kw else "the '('"
     line, col = _line_col(text, opened)
     return Diagnostic(
@@ -600,7 +598,7 @@ def _syntax_diagnostic(source: SourceFile, err: UnexpectedInput) -> Diagnostic:
         return Diagnostic("error", f"a game file is one (game ...) form, not {_describe(tok)}",
                           span, hint=f"it is written {_shape('game')}")
     if tok.type == "RPAR":
-        extra = _find_extra_close(text, pos, at=pos if open_forms else None)
+        extra = _find_extra_close(text, pos)
         if extra is not None:
             return _extra_close_diagnostic(text, *extra)
         if not open_forms:
@@ -631,6 +629,11 @@ def _syntax_diagnostic(source: SourceFile, err: UnexpectedInput) -> Diagnostic:
             hint="an action is move, remember, forget, shuffle, set, inc, dec, cycle, turn, "
             "repeat or a block; to act only when a condition holds write (CONDITION ACTION)",
         )
+    if tok.type in ("SCORING", "SETUP", "DECLARE") and keyword != "game":
+        return Diagnostic(
+            "error", f"({tok} ...) cannot be{where}: a ')' is probably missing before it",
+            span, hint=f"({tok} ...) goes directly in the game: {_shape('game')}",
+        )
     if tok.type == "STAGE":
         return Diagnostic(
             "error", f"a stage cannot be nested{where}", span,
@@ -643,7 +646,7 @@ def _syntax_diagnostic(source: SourceFile, err: UnexpectedInput) -> Diagnostic:
 
 
 def _unclosed_diagnostic(text: str, paren: int, stop: Span | None) -> Diagnostic:
-    kw = dict(_open_forms(text, paren + 1)).get(paren, "")
+    kw = dict(_open_forms(text, stop.start_pos if stop else len(text))).get(paren, "")
     what = f"'(' of {_label(kw)}" if kw else "'('"
     if stop is None:
         return Diagnostic(
