@@ -113,6 +113,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("cardlang: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # output piped into `head` and the like: stop quietly
+        sys.stdout = None  # type: ignore[assignment]  # nothing more can be written
+        return EXIT_OK
     except Exception as err:  # a bug of ours: short message unless --debug
         if debug:
             raise

@@ -89,7 +89,6 @@ class StageNode(Control):
     is_team: bool
     end: Fn
     body: Seq
-    innermost: bool  # a pass of an innermost stage is one turn
     span: ast.Span
 
     def enter(self, st: Gamestate) -> None:
@@ -97,7 +96,8 @@ class StageNode(Control):
         player = current_player(st)
         # A team stage cycles over teams and leaves the current player as it was.
         cur = (outer[F_CUR] if outer[6] else st.team_of[player]) if self.is_team else player
-        st.stack.append([STAGE, self, cur, None, False, st.stage_idx, self.is_team, player])
+        st.stack.append([STAGE, self, cur, None, False, st.stage_idx, self.is_team, player,
+                         False])
         st.stage_idx = len(st.stack) - 1
 
 
@@ -189,10 +189,9 @@ class StmtCompiler:
         if not self.has_decision(node):
             return Atomic(self.action(node), node.span)
         if isinstance(node, ast.Stage):
-            innermost = not any(_contains_stage(b) for b in node.body)
             body = self.block(node.body, node.span)
             end = self.x.value(node.end)
-            return StageNode(node.kind == "team", end, body, innermost, node.span)
+            return StageNode(node.kind == "team", end, body, node.span)
         if isinstance(node, ast.Choice):
             expanders = [self.expander(b) for b in node.body]
             lister, all_chains = self._choice_lister(node, expanders)
@@ -895,10 +894,6 @@ def _children(node: ast.Node) -> list[ast.Node]:
         elif isinstance(value, tuple):
             out.extend(v for v in value if isinstance(v, ast.Node))
     return [c for c in out if type(c) in ast.STATEMENT_CLASSES]
-
-
-def _contains_stage(node: ast.Node) -> bool:
-    return isinstance(node, ast.Stage) or any(_contains_stage(c) for c in _children(node))
 
 
 def _source_text(checked: CheckedGame, node: ast.Node) -> str:

@@ -22,7 +22,9 @@ from cardlang.errors import RuleError, UsageError
 from cardlang.state import (
     COMPLETED,
     CUTOFF,
+    F_COUNTED,
     F_CUR,
+    F_OUTER,
     F_QUEUED,
     F_STARTED,
     FAILED,
@@ -87,7 +89,7 @@ class Gamemaster:
         st = Gamestate(game.nplayers, game.n_registers, seed)
         if record:
             st.log = []
-        st.stack.append([ROOT, None, 0, None, True, -1, False, 0])
+        st.stack.append([ROOT, None, 0, None, True, -1, False, 0, False])
         st.stage_idx = 0
         try:
             for action in game.setup_actions:
@@ -241,8 +243,14 @@ class Gamemaster:
                         else (frame[F_CUR] + 1) % cycle_size(st, frame))
             frame[F_QUEUED] = None
         frame[F_STARTED] = True
-        if node.innermost:
-            st.turns += 1
+        # A turn is a pass of a stage during which no nested stage makes a pass: count
+        # this pass, and uncount the enclosing stage's pass, which is not a turn after all.
+        st.turns += 1
+        frame[F_COUNTED] = True
+        outer = st.stack[frame[F_OUTER]]
+        if outer[F_COUNTED]:
+            outer[F_COUNTED] = False
+            st.turns -= 1
         st.stack.append([SEQ, node.body, 0])
 
     # ------------------------------------------------------------ endings

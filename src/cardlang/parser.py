@@ -612,7 +612,7 @@ def _syntax_diagnostic(source: SourceFile, err: UnexpectedInput) -> Diagnostic:
     if extra is not None:
         return _extra_close_diagnostic(text, *extra)
     if not open_forms:
-        if "$END" in expected:
+        if expected & {"$END", "<END-OF-FILE>"}:
             return Diagnostic("error", f"unexpected {_describe(tok)} after the end of the game",
                               span, hint="the whole game is one (game ...) form")
         return Diagnostic("error", "a game file is one (game ...) form", span,

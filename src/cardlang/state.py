@@ -26,11 +26,12 @@ MASK64 = (1 << 64) - 1
 # Frame kinds on the control stack.
 SEQ, STAGE, LOOP, REPEAT, ROOT = range(5)
 # Stage and root frame fields:
-#   [kind, node, current, queued, started, outer_stage, is_team, player]
+#   [kind, node, current, queued, started, outer_stage, is_team, player, counted]
 # ``current`` and ``queued`` are seats, or teams in a team stage; ``player`` is the
 # current player: the same as ``current`` in a player stage, and in a team stage the
-# player it started with.  Change ``current`` through set_current() only.
-F_NODE, F_CUR, F_QUEUED, F_STARTED, F_OUTER, F_TEAM, F_PLAYER = 1, 2, 3, 4, 5, 6, 7
+# player it started with.  Change ``current`` through set_current() only.  ``counted``
+# says the current pass is counted as a turn (see Gamemaster._stage_pass).
+F_NODE, F_CUR, F_QUEUED, F_STARTED, F_OUTER, F_TEAM, F_PLAYER, F_COUNTED = 1, 2, 3, 4, 5, 6, 7, 8
 
 # Game status.
 RUNNING, COMPLETED, FAILED, CUTOFF = "running", "completed", "failed", "cutoff"
