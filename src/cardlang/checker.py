@@ -43,6 +43,8 @@ class CheckedGame:
     deck_attributes: dict[str, set[str]] = field(default_factory=dict)
     slot_types: dict[int, str] = field(default_factory=dict)
     element_slots: set[int] = field(default_factory=set)  # bound to elements: never None
+    # attributes every card of every deck has (None until a deck is seen)
+    universal_attributes: set[str] | None = None
 
     def type_of(self, node: ast.Node) -> str:
         return self.types.get(id(node), T.ANY)
@@ -314,6 +316,9 @@ class Checker:
         for card in deck_cards(n.deck):
             for key, value in card.items():
                 self.out.deck_attributes.setdefault(key, set()).add(value)
+            keys = set(card) | ({"DECK"} if n.name is not None else set())
+            universal = self.out.universal_attributes
+            self.out.universal_attributes = keys if universal is None else universal & keys
         if n.name is not None:  # a named deck marks its cards with attribute DECK
             values = self.out.deck_attributes.setdefault("DECK", set())
             if isinstance(n.name, ast.NameLiteral):

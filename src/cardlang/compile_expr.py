@@ -496,8 +496,11 @@ class ExprCompiler:
         card, key = self.src(n.card), self.src(n.key)
         if isinstance(n.card, ast.Variable) and self.checked.slots.get(id(n.card)) in (
             self.checked.element_slots
-        ):
-            return f"st.cards[{card}].get({key}, '')"  # an element is never a missing card
+        ):  # an element is never a missing card
+            if (isinstance(n.key, ast.NameLiteral)
+                    and n.key.value in (self.checked.universal_attributes or ())):
+                return f"st.cards[{card}][{key}]"  # every card has it: no default needed
+            return f"st.cards[{card}].get({key}, '')"
         return f"_att(st, {card}, {key})"
 
     # ------------------------------------------------------------ booleans
