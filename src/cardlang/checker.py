@@ -19,6 +19,12 @@ from cardlang import types as T
 from cardlang.errors import Diagnostic, SourceFile, closest, did_you_mean
 
 
+#: How deeply value forms may nest in one expression.  The compilers turn an expression
+#: into one Python expression, which Python's parser limits to 200 nested parentheses;
+#: a form costs up to 6 of them.  Written games stay far below (the corpus: 12).
+MAX_EXPR_DEPTH = 30
+
+
 @dataclass
 class Binding:
     type: str
@@ -101,6 +107,8 @@ class Checker:
         self.out = CheckedGame(game, source)
         self.scope = _Scope()
         self.in_choice = 0
+        self.expr_depth = 0  # how deep in one expression the checker is
+        self.too_deep = False  # reported "nested too deeply" for the current expression
         # location and storage names, for "never filled" / did-you-mean diagnostics
         self.loc_written: dict[str, set[str]] = defaultdict(set)  # name -> kinds
         self.loc_read: list[tuple[str, str, ast.Span]] = []
@@ -123,9 +131,9 @@ class Checker:
         options = (wanted,) if isinstance(wanted, str) else wanted
         if any(T.is_a(got, w) for w in options):
             return got
-        names = " or ".join(T.article(w) for w in options)
+        names = " or ".join(_article(w) for w in options)
         where = f" {what}" if what else ""
-        self.error(node.span, f"expected {names}{where}, got {T.article(got)}",
+        self.error(node.span, f"expected {names}{where}, got {_article(got)}",
                    hint=_conversion_hint(got, options))
         return T.ANY
 
@@ -345,7 +353,7 @@ class Checker:
                        hint="use (remember CARD (top MEM-LOCATION)) to store a reference")
         elif t != kind:
             self.error(node.collection.span,
-                       f"{verb} needs {T.article(kind)} here, got {T.article(t)}")
+                       f"{verb} needs {_article(kind)} here, got {_article(t)}")
         elif verb in ("move", "remember"):
             self._loc_written(node.collection)
 
@@ -369,7 +377,7 @@ class Checker:
             return T.ANY
         elem = T.ELEMENT.get(t)
         if elem is None:
-            self.error(coll.span, f"expected a collection, got {T.article(t)}")
+            self.error(coll.span, f"expected a collection, got {_article(t)}")
             return T.ANY
         return elem
 
@@ -387,13 +395,27 @@ class Checker:
     # ------------------------------------------------------------ expressions
     def expr(self, node: ast.Node) -> str:
         method = getattr(self, "e_" + type(node).__name__, None)
-        if method is None:
+        if self.expr_depth >= MAX_EXPR_DEPTH:
+            # the compiled code of a deeper expression would break Python's own limits
+            if not self.too_deep:
+                self.error(node.span, f"expression nested too deeply (more than "
+                           f"{MAX_EXPR_DEPTH} levels)",
+                           hint="compute a part first with (let VALUE 'VAR ...)")
+            self.too_deep = True
+            t = T.ANY
+        elif method is None:
             self.error(node.span, f"{_form_name(node)} is an action, not a value")
             if type(node) in ast.STATEMENT_CLASSES:
                 self.stmt(node)
             t = T.ANY
         else:
-            t = method(node)
+            self.expr_depth += 1
+            try:
+                t = method(node)
+            finally:
+                self.expr_depth -= 1
+                if not self.expr_depth:
+                    self.too_deep = False
         self.out.types[id(node)] = t
         return t
 
@@ -444,7 +466,7 @@ class Checker:
         if t == T.CARDSS:
             return T.CARDS
         if t != T.ANY:
-            self.error(n.collection.span, f"expected a card collection, got {T.article(t)}")
+            self.error(n.collection.span, f"expected a card collection, got {_article(t)}")
         return T.ANY
 
     def e_TopN(self, n: ast.TopN) -> str:
@@ -511,7 +533,7 @@ class Checker:
         for part in n.parts:
             t = self.expr(part)
             if t not in (*T.CARD_COLLECTIONS, T.CARDSS, T.ANY):
-                self.error(part.span, f"expected a card collection, got {T.article(t)}")
+                self.error(part.span, f"expected a card collection, got {_article(t)}")
             self._loc_read(part)
         return T.CARDS
 
@@ -557,7 +579,7 @@ class Checker:
         for part in n.parts:
             t = self.expr(part)
             if t not in (*T.CARD_COLLECTIONS, T.CARDSS, T.ANY):
-                self.error(part.span, f"expected a card collection, got {T.article(t)}")
+                self.error(part.span, f"expected a card collection, got {_article(t)}")
         return T.CARDSS
 
     def e_Aggregate(self, n: ast.Aggregate) -> str:
@@ -573,7 +595,7 @@ class Checker:
             n.body.span,
             f"({n.quantifier} ...) needs a boolean"
             + (" or a card collection" if n.quantifier == "all" else "")
-            + f" here, got {T.article(body)}",
+            + f" here, got {_article(body)}",
         )
         return T.ANY
 
@@ -604,7 +626,7 @@ class Checker:
         t = self.expr(n.collection)
         if t != T.ANY and t not in T.ELEMENT:
             self.error(n.collection.span, f"expected a collection to count in (size ...), got "
-                       f"{T.article(t)}", hint=_conversion_hint(t, (T.CARDS,)))
+                       f"{_article(t)}", hint=_conversion_hint(t, (T.CARDS,)))
         self._loc_read(n.collection)
         return T.INT
 
@@ -637,7 +659,7 @@ class Checker:
         if left != right or left not in T.EQUALITY_TYPES:
             self.error(
                 n.span,
-                f"cannot compare {T.article(left)} with {T.article(right)} using {n.op}",
+                f"cannot compare {_article(left)} with {_article(right)} using {n.op}",
                 hint="to test a card's attribute write (== (cardatt KEY CARD) VALUE)"
                 if {left, right} == {T.CARD, T.STR} else None,
             )
@@ -669,7 +691,8 @@ class Checker:
                     self.error(
                         span,
                         f"no card has an attribute '{key}'",
-                        hint=did_you_mean(key, attrs) or f"the cards have {', '.join(sorted(attrs))}",
+                        hint=did_you_mean(key, attrs)
+                        or f"the cards have {', '.join(sorted(attrs))}",
                     )
             for key, value, span in self.value_uses:
                 values = attrs.get(key)
@@ -687,8 +710,8 @@ class Checker:
                 continue
             other_kinds = self.loc_written.get(name)
             if other_kinds:
-                filled = " and ".join(T.article(k) for k in sorted(other_kinds))
-                self.error(span, f"location {name} is never filled as {T.article(kind)}",
+                filled = " and ".join(_article(k) for k in sorted(other_kinds))
+                self.error(span, f"location {name} is never filled as {_article(kind)}",
                            hint=f"it is filled as {filled}; each kind is a separate location")
                 continue
             hint = did_you_mean(name, self.loc_written)
@@ -714,6 +737,11 @@ def static_int(node: ast.Node, lookup: object) -> int | None:
         if binding is not None and binding.declare is not None:
             return static_int(binding.declare.value, lookup)
     return None
+
+
+def _article(t: str) -> str:
+    """'an integer', 'a card', but 'the game'."""
+    return t if t.startswith("the ") else T.article(t)
 
 
 def _form_name(node: ast.Node) -> str:

@@ -230,9 +230,15 @@ def _distinct_locations(node: ast.Node, checked: CheckedGame) -> bool:
             and checked.slots.get(id(owner)) == checked.slots.get(id(node)))
 
 
+#: Aggregates over `player` are unrolled (one copy of the body per seat) up to this many.
+MAX_UNROLLED_PLAYERS = 8
+
+
 class ExprCompiler:
-    def __init__(self, checked: CheckedGame) -> None:
+    def __init__(self, checked: CheckedGame, nplayers: int | None = None) -> None:
         self.checked = checked
+        self.nplayers = nplayers  # known when the game fixes it (create players N)
+        self._bound: dict[int, str] = {}  # slots bound to a literal (unrolled aggregates)
         self.env: dict[str, Any] = dict(_HELPERS)
         self._consts: dict[int, str] = {}  # id(value) -> name in env
         self._locals: set[int] = set()  # slots bound inside expressions (comprehension locals)
@@ -345,6 +351,8 @@ class ExprCompiler:
             slot = self.checked.declare_slots.get(id(declare))
             return self.raw_src(declare.value) if slot is None else f"st.regs[{slot}]"
         slot = self.slot(n)
+        if slot in self._bound:
+            return self._bound[slot]
         return f"v{slot}" if slot in self._locals else f"st.regs[{slot}]"
 
     def c_GameOwner(self, n: ast.GameOwner) -> str:
@@ -454,7 +462,31 @@ class ExprCompiler:
     def c_Partition(self, n: ast.Partition) -> str:
         return f"ops.partition(_flatten({self._parts(n.parts)}), st.cards, {self.src(n.key)})"
 
+    def unrolled(self, n: ast.Aggregate | ast.ForEach, body: Callable[[], Any]) -> list[Any] | None:
+        """The body once per seat, for an aggregate over all players when their number is
+        fixed: (all player 'P (== (size ('P vloc TRICK)) 1)) becomes four comparisons with
+        constant keys, with no loop or generator."""
+        if not (isinstance(n.collection, ast.AllOfKind) and n.collection.kind == "player"
+                and self.nplayers is not None and self.nplayers <= MAX_UNROLLED_PLAYERS):
+            return None
+        slot = self.slot(n)
+        copies = []
+        for seat in range(self.nplayers):
+            self._bound[slot] = str(seat)
+            copies.append(body())
+        del self._bound[slot]
+        return copies
+
     def c_Aggregate(self, n: ast.Aggregate) -> str:
+        if self.type_of(n) == T.CARDSS:
+            unrolled = self.unrolled(n, lambda: self.cards_src(n.body))
+            if unrolled is not None:
+                return "[" + ", ".join(unrolled) + "]"
+        else:
+            unrolled = self.unrolled(n, lambda: self.src(n.body))
+            if unrolled is not None:
+                return f" {'or' if n.quantifier == 'any' else 'and'} ".join(
+                    f"({u})" for u in unrolled)
         items = self.cards_src(n.collection)
         var = self._bind_local(n)
         if self.type_of(n) == T.CARDSS:

@@ -239,6 +239,14 @@ class StmtCompiler:
     def a_ForEach(self, n: ast.ForEach) -> Action:
         # Outside a choice there is nobody to pick "any" element; CardStock runs the
         # body for every element, and so do we (documented in docs/language.md).
+        copies = self.x.unrolled(n, lambda: self.action(n.body))
+        if copies is not None:  # all players, a number fixed by the game: one body per seat
+
+            def for_each_seat(st: Gamestate) -> None:
+                for body_for_seat in copies:
+                    body_for_seat(st)
+
+            return for_each_seat
         items = self.x.cards(n.collection)
         slot = self.checked.slots[id(n)]
         body = self.action(n.body)

@@ -115,8 +115,6 @@ def load_game(path: str | Path | None = None, *, text: str | None = None,
 
 def compile_game(checked: CheckedGame, warnings: list[Diagnostic]) -> Game:
     tree = checked.game
-    exprs = ExprCompiler(checked)
-    stmts = StmtCompiler(checked, exprs)
     first = tree.setup.body[0]
     assert isinstance(first, ast.CreatePlayers)
     declared = {d.var: d for d in tree.declares}
@@ -127,6 +125,8 @@ def compile_game(checked: CheckedGame, warnings: list[Diagnostic]) -> Game:
 
     nplayers = static_int(first.count, lookup)
     assert nplayers is not None
+    exprs = ExprCompiler(checked, nplayers)
+    stmts = StmtCompiler(checked, exprs)
     return Game(
         source=checked.source,
         ast=tree,

@@ -311,7 +311,9 @@ _TOKEN_RE = re.compile(r";;[^\n]*|\(|\)|[^\s()]+")
 
 def _tokens(text: str) -> list[tuple[str, int]]:
     """A rough token stream (text, offset) for error explanations; comments dropped."""
-    return [(m.group(), m.start()) for m in _TOKEN_RE.finditer(text) if not m.group().startswith(";;")]
+    return [
+        (m.group(), m.start()) for m in _TOKEN_RE.finditer(text) if not m.group().startswith(";;")
+    ]
 
 
 def _line_col(text: str, pos: int) -> tuple[int, int]:
@@ -570,14 +572,14 @@ def _syntax_diagnostic(source: SourceFile, err: UnexpectedInput) -> Diagnostic:
             return Diagnostic("error", "unexpected end of file", _point(text, len(text)))
         return _unclosed_diagnostic(text, culprit, None)
     if isinstance(err, UnexpectedCharacters):
-        start, word = _word_at(text, err.pos_in_stream)
+        at = err.pos_in_stream or 0
+        start, word = _word_at(text, at)
         diagnostic = _bad_word(text, start, word, set(err.allowed or ()))
         if diagnostic is not None:
             return diagnostic
-        char = text[err.pos_in_stream]
         where = f" in '{word}'" if len(word) > 1 else ""
-        return Diagnostic("error", f"unexpected character {char!r}{where}",
-                          _point(text, err.pos_in_stream))
+        return Diagnostic("error", f"unexpected character {text[at]!r}{where}",
+                          _point(text, at))
     assert isinstance(err, UnexpectedToken)
     tok = err.token
     pos = tok.start_pos or 0
