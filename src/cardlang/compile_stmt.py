@@ -634,8 +634,11 @@ class StmtCompiler:
                         f"{pad}if True:", *body]
             if node.quantifier != "any":
                 return None
-            return [f"{pad}for {var} in tuple({self.x.cards_src(node.collection)}):",
-                    f"{pad}    regs[{slot}] = {var}", *body]
+            # Nothing acts while options are listed, so the collection can be iterated as
+            # it is; the register is set only for what the rest of the chain evaluates.
+            store = [f"{pad}    regs[{slot}] = {var}"] if _reads_slot(self.checked, node.body,
+                                                                        slot) else []
+            return [f"{pad}for {var} in {self.x.cards_src(node.collection)}:", *store, *body]
         return None
 
     # ------------------------------------------------------------ choice expansion
@@ -777,6 +780,18 @@ def repeat_all_source(node: ast.Node) -> ast.Node | None:
     if isinstance(card, ast.CardAt | ast.MaxMin):
         return card.collection
     return None
+
+
+def _reads_slot(checked: CheckedGame, node: ast.Node, slot: int) -> bool:
+    """Whether a variable bound to ``slot`` is read anywhere inside ``node``."""
+    if isinstance(node, ast.Variable):
+        return checked.slots.get(id(node)) == slot
+    for name in node.__dataclass_fields__:  # type: ignore[attr-defined]
+        value = getattr(node, name)
+        items = value if isinstance(value, tuple) else (value,)
+        if any(isinstance(v, ast.Node) and _reads_slot(checked, v, slot) for v in items):
+            return True
+    return False
 
 
 def _is_plain(node: ast.Node) -> bool:
