@@ -300,6 +300,49 @@ class StmtCompiler:
             "    st.log.append(('move', c, src, dk))",
         )]
 
+    def _move_loop(self, n: ast.Move, count_src: str) -> Action | None:
+        """Generated code for a move repeated ``count_src`` times (dealing, gathering).
+
+        When neither location's key can change as cards move (no card, location size or
+        owner-of-card in it), both are looked up once, before the loop.
+        """
+        source, dest = self._end_of_location(n.card), self._end_of_location(n.dest)
+        if source is None or dest is None:
+            return None
+        if not (_stable_key(source[0]) and _stable_key(dest[0])):
+            fast = self._fast_move_lines(n, "        ")
+            assert fast is not None
+            lines = ["def moves(st):", "    zones = st.zones",
+                     f"    for _ in range({count_src}):", *fast]
+        else:
+            take = "z.pop()" if source[1] == "top" else "z.pop(0)"
+            put = "dz.append(c)" if dest[1] == "top" else "dz.insert(0, c)"
+            lines = [
+                "def moves(st):",
+                "    zones = st.zones",
+                f"    count = {count_src}",
+                "    if count <= 0:",
+                "        return",
+                f"    z = zones.get({source[0]})",
+                f"    dk = {dest[0]}",
+                "    dz = zones.get(dk)",
+                "    if dz is None:",
+                "        dz = zones[dk] = []",
+                "    card_zone = st.card_zone",
+                "    log = st.log",
+                "    for _ in range(count):",
+                "        if not z:",
+                "            raise RuleError(MESSAGE, SPAN)",
+                f"        c = {take}",
+                f"        {put}",
+                "        src = card_zone[c]",
+                "        card_zone[c] = dk",
+                "        if log is not None:",
+                "            log.append(('move', c, src, dk))",
+            ]
+        return self.x.define(  # type: ignore[no-any-return]
+            "moves", lines, MESSAGE=self._move_message(n), SPAN=n.span)
+
     def _move_message(self, n: ast.Move) -> str:
         return f"move from an empty location: {_source_text(self.checked, n.card)} has no card"
 
@@ -493,6 +536,10 @@ class StmtCompiler:
         return _no_op
 
     def a_Repeat(self, n: ast.Repeat) -> Action:
+        if isinstance(n.body, ast.Move):
+            loop = self._move_loop(n.body, self.x.src(n.count))
+            if loop is not None:
+                return loop
         count = self.x.value(n.count)
         body = self.action(n.body)
 
@@ -507,15 +554,11 @@ class StmtCompiler:
         # back into the same location cannot loop for ever.
         inner = n.body
         if isinstance(inner, ast.Move):
-            fast = self._fast_move_lines(inner, "        ")
             end = self._end_of_location(inner.card)
-            if fast is not None and end is not None:
-                return self.x.define(  # type: ignore[no-any-return]
-                    "repeat_all",
-                    ["def repeat_all(st):", "    zones = st.zones",
-                     f"    for _ in range(len(zones.get({end[0]}, ()))):", *fast],
-                    MESSAGE=self._move_message(inner), SPAN=inner.span,
-                )
+            if end is not None:
+                loop = self._move_loop(inner, f"len(st.zones.get({end[0]}, ()))")
+                if loop is not None:
+                    return loop
         body = self.action(n.body)
         source_collection = repeat_all_source(inner)
         assert source_collection is not None, "the checker guarantees a source collection"
@@ -780,6 +823,15 @@ def repeat_all_source(node: ast.Node) -> ast.Node | None:
     if isinstance(card, ast.CardAt | ast.MaxMin):
         return card.collection
     return None
+
+
+_UNSTABLE_IN_KEYS = ("zones", "card_zone", "cards", "_owner_of", "_best", "_top", "_bottom",
+                     "_nth", "ops.", "len(", "_att", "_sum", "_score", "_random")
+
+
+def _stable_key(key_src: str) -> bool:
+    """A location key that moving cards cannot change (it reads no card or location)."""
+    return not any(word in key_src for word in _UNSTABLE_IN_KEYS)
 
 
 def _reads_slot(checked: CheckedGame, node: ast.Node, slot: int) -> bool:

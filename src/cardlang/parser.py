@@ -678,10 +678,33 @@ def _describe(tok: Token) -> str:
 _TRAILING_PARENS = re.compile(r"^(\s|\)|;;[^\n]*)*$")
 
 
+#: How deeply forms may nest.  Much deeper files would exhaust Python's recursion and
+#: indentation limits in the later stages; written games stay far below (the corpus: 21).
+MAX_NESTING = 64
+
+
+def _too_deep(text: str) -> Diagnostic | None:
+    depth = 0
+    for tok, pos in _tokens(text):
+        if tok == "(":
+            depth += 1
+            if depth > MAX_NESTING:
+                return Diagnostic(
+                    "error", f"forms nested too deeply (more than {MAX_NESTING} levels)",
+                    _point(text, pos), hint="split the form: (let VALUE 'VAR ...) names a part",
+                )
+        elif tok == ")":
+            depth = max(depth - 1, 0)
+    return None
+
+
 def parse(source: SourceFile) -> tuple[ast.Game, list[Diagnostic]]:
     """Parse a game file.  Returns the AST and warnings; raises GameFileError."""
     text = source.text.lstrip("\ufeff")
     warnings: list[Diagnostic] = []
+    too_deep = _too_deep(text)
+    if too_deep is not None:
+        raise GameFileError(source, [too_deep])
     try:
         tree = lark_parser().parse(text)
     except UnexpectedInput as err:
