@@ -288,3 +288,21 @@ def test_integer_division_truncates_like_cardstock() -> None:
     body = "(do ((set (game sto Q) (// (- 0 7) 2)) (set (game sto R) (% (- 0 7) 2))))"
     _, _, _, st = run_to_end(game_text(body))
     assert st.ints[(-1, "Q")] == -3 and st.ints[(-1, "R")] == -1
+
+
+def test_loop_invariant_parts_are_hoisted_without_changing_results() -> None:
+    # the inner (cardatt ... (top ('P iloc HAND))) depends on the inner loop's 'P: it must
+    # be evaluated per player, while (top (game vloc STOCK)) is the same for every card
+    body = """(do ((move (top (game vloc STOCK)) (top ((0 player) iloc HAND)))
+                  (move (top (game vloc STOCK)) (top ((1 player) iloc HAND)))
+                  (set (game sto N) (size (filter (game vloc STOCK) 'C
+                      (any player 'P (== (cardatt SUIT 'C) (cardatt SUIT (top ('P iloc HAND))))))))
+                  (set (game sto M) (size (filter (game vloc STOCK) 'C
+                      (== (cardatt SUIT 'C) (cardatt SUIT (top (game vloc STOCK)))))))))"""
+    deck = "(deck (RANK (A, B, C)) (SUIT (X, Y)))"
+    _, _, _, st = run_to_end(game_text(body, deck=deck), seed=2)
+    stock = st.zones[(-1, "vloc", "STOCK")]
+    hand_suits = {st.cards[st.zones[(p, "iloc", "HAND")][0]]["SUIT"] for p in (0, 1)}
+    top_suit = st.cards[stock[-1]]["SUIT"]
+    assert st.ints[(-1, "N")] == sum(st.cards[c]["SUIT"] in hand_suits for c in stock)
+    assert st.ints[(-1, "M")] == sum(st.cards[c]["SUIT"] == top_suit for c in stock)

@@ -221,6 +221,39 @@ def is_constant(f: Fn) -> bool:
     return hasattr(f, "constant_value")
 
 
+# Forms worth hoisting out of a loop, and forms that may fail or draw from the RNG (which
+# must keep being evaluated where, and as often as, the game says).
+_COSTLY = (ast.CardAtt, ast.CardAt, ast.Size, ast.Sum, ast.Score, ast.SetOp, ast.TopN)
+_UNSAFE = (ast.Random, ast.MaxMin, ast.OwnerOf, ast.Arith, ast.Subsets, ast.PlayerRef,
+           ast.TeamRef, ast.Aggregate, ast.Filter)
+
+
+def _invariant_parts(node: ast.Node, loop_slots: set[int], checked: CheckedGame,
+                     found: list[ast.Node]) -> bool:
+    """Collect in ``found`` the largest costly parts of ``node`` that depend on no loop
+    variable and are safe to evaluate early; return whether ``node`` itself qualifies."""
+    if isinstance(node, ast.Variable):
+        return checked.slots.get(id(node)) not in loop_slots
+    if isinstance(node, ast.Filter | ast.Aggregate):  # a loop inside: its variable varies
+        loop_slots = loop_slots | {checked.slots[id(node)]}
+    children = [v for name in node.__dataclass_fields__  # type: ignore[attr-defined]
+                for v in _as_tuple(getattr(node, name)) if isinstance(v, ast.Node)]
+    marks = [(c, _invariant_parts(c, loop_slots, checked, [])) for c in children]
+    safe = not isinstance(node, _UNSAFE) and all(ok for _, ok in marks)
+    if safe:
+        return True
+    for child, ok in marks:
+        if ok and isinstance(child, _COSTLY):
+            found.append(child)
+        elif not ok:
+            _invariant_parts(child, loop_slots, checked, found)
+    return False
+
+
+def _as_tuple(value: Any) -> tuple[Any, ...]:
+    return value if isinstance(value, tuple) else (value,)
+
+
 def _distinct_locations(node: ast.Node, checked: CheckedGame) -> bool:
     """(all COLL 'P ('P KIND NAME)): one real location per element, so no card twice."""
     if not (isinstance(node, ast.Aggregate) and isinstance(node.body, ast.Location)):
@@ -239,6 +272,7 @@ class ExprCompiler:
         self.checked = checked
         self.nplayers = nplayers  # known when the game fixes it (create players N)
         self._bound: dict[int, str] = {}  # slots bound to a literal (unrolled aggregates)
+        self._hoisted_src: dict[int, str] = {}  # id(node) -> name of its hoisted value
         self.env: dict[str, Any] = dict(_HELPERS)
         self._consts: dict[int, str] = {}  # id(value) -> name in env
         self._locals: set[int] = set()  # slots bound inside expressions (comprehension locals)
@@ -327,6 +361,9 @@ class ExprCompiler:
 
     def raw_src(self, node: ast.Node) -> str:
         """The node's own value: a key for locations and storages, not their content."""
+        hoisted = self._hoisted_src.get(id(node))
+        if hoisted is not None:
+            return hoisted
         method = getattr(self, "c_" + type(node).__name__)
         return f"({method(node)})"
 
@@ -438,7 +475,38 @@ class ExprCompiler:
     def c_Filter(self, n: ast.Filter) -> str:
         items = self.cards_src(n.collection)
         var = self._bind_local(n)
-        return f"[{var} for {var} in {items} if {self.src(n.condition)}]"
+        return self._hoisted(n.condition, lambda: f"[{var} for {var} in {items} if "
+                             f"{self.src(n.condition)}]")
+
+    def _hoisted(self, body: ast.Node, loop: Callable[[], str]) -> str:
+        """``loop`` with the parts of ``body`` that do not depend on its loop variables
+        computed once, before the loop, instead of once per element.
+
+        Only parts that are pure (no RNG), cannot fail and cost something are hoisted:
+        `(filter HAND 'C (== (cardatt SUIT 'C) (cardatt SUIT (top PILE))))` reads the
+        pile's top card once.  The hoisted values are passed to a one-off lambda, so this
+        works anywhere an expression may stand.
+        """
+        found: list[ast.Node] = []
+        _invariant_parts(body, self._loop_slots(body), self.checked, found)
+        if not found:
+            return loop()
+        names = []
+        values = []
+        for part in found:
+            names.append(f"h{len(self._hoisted_src)}")
+            values.append(self.src(part))
+            self._hoisted_src[id(part)] = names[-1]
+        try:
+            text = loop()
+        finally:
+            for part in found:
+                del self._hoisted_src[id(part)]
+        return f"(lambda {', '.join(names)}: {text})({', '.join(values)})"
+
+    def _loop_slots(self, body: ast.Node) -> set[int]:
+        """Slots bound by loops being compiled around ``body`` (expression-level)."""
+        return set(self._locals) | set(self._bound)
 
     def c_Sort(self, n: ast.Sort) -> str:
         return (f"ops.sort_by_score({self.cards_src(n.collection)}, "
@@ -492,7 +560,8 @@ class ExprCompiler:
         if self.type_of(n) == T.CARDSS:
             return f"[{self.cards_src(n.body)} for {var} in {items}]"
         quantifier = "any" if n.quantifier == "any" else "all"
-        return f"{quantifier}({self.src(n.body)} for {var} in {items})"
+        return self._hoisted(n.body, lambda: f"{quantifier}({self.src(n.body)} for {var} "
+                             f"in {items})")
 
     def c_Range(self, n: ast.Range) -> str:
         return f"range({self.src(n.low)}, {self.src(n.high)} + 1)"
