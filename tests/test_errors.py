@@ -186,3 +186,21 @@ def test_cli_check_good_file_exits_0() -> None:
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr + proc.stdout
     assert "error" not in proc.stderr
+
+
+# ---------------------------------------------------------------- warnings
+# Legal but suspicious files: they load (CardStock runs them), with a positioned warning.
+
+WARNING_CASES = sorted((HERE / "warnings").glob("*.rcy"))
+
+
+@pytest.mark.parametrize("path", WARNING_CASES, ids=[p.stem for p in WARNING_CASES])
+def test_warning_message(path: Path) -> None:
+    expected, _ = read_expectations(path)
+    assert expected, f"{path.name} has no ';; expect:' line"
+    game = load_game(path)
+    for want in expected:
+        assert any(_matches(d, want) for d in game.warnings), (
+            f"{path.name}: no {want.severity} at {want.line}:{want.column} containing "
+            f"{want.message!r}; got: {[(d.span.line, d.span.column, d.message) for d in game.warnings]}"
+        )

@@ -306,3 +306,62 @@ def test_loop_invariant_parts_are_hoisted_without_changing_results() -> None:
     top_suit = st.cards[stock[-1]]["SUIT"]
     assert st.ints[(-1, "N")] == sum(st.cards[c]["SUIT"] in hand_suits for c in stock)
     assert st.ints[(-1, "M")] == sum(st.cards[c]["SUIT"] == top_suit for c in stock)
+
+
+# ---------------------------------------------------------------- forms of later RECYCLE
+# versions, found in CardStock games outside the 0.5.10 corpus
+
+
+def test_inc_and_dec_default_to_one_and_plus_takes_many_operands() -> None:
+    body = "(do ((inc (game sto N)) (inc (game sto N)) (dec (game sto M)) (set (game sto S) (+ 1 2 3 4)) (set (game sto P) (* 2 3 4))))"
+    _, _, _, st = run_to_end(game_text(body))
+    assert (st.ints[(-1, "N")], st.ints[(-1, "M")]) == (2, -1)
+    assert (st.ints[(-1, "S")], st.ints[(-1, "P")]) == (10, 24)
+
+
+def test_pid_tid_and_score_extremes() -> None:
+    body = """(do ((set (game sto W) (pid (next player)))
+                  (set (game sto T) (tid (team (1 player))))
+                  (set (game points P) (((RANK : A) 1) ((RANK : C) 7)))
+                  (set (game sto HI) (scoremax (game vloc STOCK) using (game points P)))
+                  (set (game sto LO) (scoremin (game vloc STOCK) using (game points P)))
+                  (set (game sto NONE) (scoremax (game vloc EMPTY) using (game points P)))))"""
+    _, _, _, st = run_to_end(game_text(body, players=3))
+    got = {k[1]: v for k, v in st.ints.items()}
+    assert got == {"W": 1, "T": 1, "HI": 7, "LO": 0, "NONE": -1}
+
+
+def test_swap_exchanges_two_cards_places() -> None:
+    body = """(do ((move (top (game vloc STOCK)) (top ((0 player) iloc HAND)))
+                  (move (top (game vloc STOCK)) (top ((1 player) iloc HAND)))
+                  (set (game str A) (cardatt RANK (top ((0 player) iloc HAND))))
+                  (swap (top ((0 player) iloc HAND)) (top ((1 player) iloc HAND)))
+                  (set (game str B) (cardatt RANK (top ((1 player) iloc HAND))))))"""
+    _, _, _, st = run_to_end(game_text(body, deck="(deck (RANK (A, B, C)))"))
+    assert st.strs[(-1, "A")] == st.strs[(-1, "B")] == "C"
+    assert st.card_zone[st.zones[(1, "iloc", "HAND")][0]] == (1, "iloc", "HAND")
+
+
+def test_indexed_locations_and_partition_runs() -> None:
+    body = """(do ((move (top (game vloc STOCK)) (top (game vloc ROW 1)))
+                  (move (top (game vloc STOCK)) (top (game vloc ROW 3)))
+                  (set (game sto ROWS) (size (indexed game vloc ROW)))
+                  (all (indexed game vloc ROW) 'R (move (top 'R) (top (game vloc PILE))))
+                  (set (game points P) (((RANK : A) 1) ((RANK : B) 2) ((RANK : D) 4)))
+                  (set (game sto RUNS) (size (partition runs (game vloc STOCK) using (game points P))))))"""
+    deck = "(deck (RANK (A, B, D, E)))"
+    _, _, result, st = run_to_end(game_text(body, deck=deck))
+    assert result.completed
+    assert st.ints[(-1, "ROWS")] == 2 and len(st.zones[(-1, "vloc", "PILE")]) == 2
+    assert st.ints[(-1, "RUNS")] == 1  # A and B are left in the stock: one run, 1-2
+
+
+def test_teams_numbered_from_one_are_read_from_zero() -> None:
+    text = f"""(game
+ (setup (create players 4) (create teams (1, 3) (2, 4))
+        (create deck (game vloc STOCK) (deck (RANK (A, B)))))
+ (do ((set (game sto T) (tid (team (2 player))))))
+ (scoring max 0))"""
+    game, _, _, st = run_to_end(text)
+    assert st.teams[:2] == [(0, 2), (1, 3)] and st.ints[(-1, "T")] == 0
+    assert any("number players from 1" in w.message for w in game.warnings)

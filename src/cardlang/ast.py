@@ -238,6 +238,14 @@ class RepeatAll(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class Swap(Node):
+    """``(swap CARD CARD)``: the two cards exchange places (later RECYCLE)."""
+
+    first: Node
+    second: Node
+
+
+@dataclass(frozen=True, slots=True)
 class AwardCondition(Node):
     """``(KEY : VALUE)`` inside an award."""
 
@@ -346,6 +354,15 @@ class Location(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class IndexedLocations(Node):
+    """``(indexed OWNER KIND NAME)``: the locations NAME 0, NAME 1, ... (later RECYCLE)."""
+
+    owner: Node
+    kind: str
+    name: Node
+
+
+@dataclass(frozen=True, slots=True)
 class Storage(Node):
     """``(OWNER sto|str|points NAME)``: integer, string or point-map storage."""
 
@@ -376,6 +393,20 @@ class OwnerOf(Node):
     """``(owner CARD)``: the player who owns the card's location."""
 
     card: Node
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerId(Node):
+    """``(pid PLAYER)``: the player's seat number (later RECYCLE)."""
+
+    player: Node
+
+
+@dataclass(frozen=True, slots=True)
+class TeamId(Node):
+    """``(tid TEAM)``: the team's number (later RECYCLE)."""
+
+    team: Node
 
 
 @dataclass(frozen=True, slots=True)
@@ -506,11 +537,15 @@ class Random(Node):
 
 @dataclass(frozen=True, slots=True)
 class Arith(Node):
-    """``(+|-|*|//|%|^ A B)``."""
+    """``(+|-|*|//|%|^ A B)``; ``(+ A B C ...)`` and ``(* ...)`` are folded into pairs.
+
+    ``extra`` holds operands beyond two of the other operators (an error).
+    """
 
     op: str
     left: Node
     right: Node
+    extra: tuple[Node, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -519,6 +554,15 @@ class UnaryInt(Node):
 
     op: str
     operand: Node
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreExtreme(Node):
+    """``(scoremax|scoremin COLLECTION using POINTS)``: -1 / 2147483647 when empty."""
+
+    mode: str
+    collection: Node
+    points: Node
 
 
 @dataclass(frozen=True, slots=True)
@@ -585,4 +629,5 @@ class Not(Node):
 STATEMENT_CLASSES: tuple[type[Node], ...] = (
     Stage, Do, Choice, Guarded, ForEach, Let, Move, Remember, Forget, Shuffle, SetValue,
     Increment, Cycle, TurnPass, Repeat, RepeatAll, CreatePlayers, CreateTeams, CreateDeck,
+    Swap,
 )

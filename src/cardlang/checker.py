@@ -23,6 +23,9 @@ from cardlang.errors import Diagnostic, SourceFile, closest, did_you_mean
 #: into one Python expression, which Python's parser limits to 200 nested parentheses;
 #: a form costs up to 6 of them.  Written games stay far below (the corpus: 12).
 MAX_EXPR_DEPTH = 30
+#: How many (any ...) may nest in one choice: each is a loop in the compiled option
+#: lister, and Python allows 20 nested blocks in a function.
+MAX_CHOICE_ANYS = 16
 
 
 @dataclass
@@ -105,9 +108,11 @@ class _Scope:
 class Checker:
     def __init__(self, game: ast.Game, source: SourceFile) -> None:
         self.out = CheckedGame(game, source)
+        self.nplayers: int | None = None  # known once (create players N) is checked
         self.scope = _Scope()
         self.in_choice = 0
         self.expr_depth = 0  # how deep in one expression the checker is
+        self.choice_anys = 0  # (any ...) around the statement being checked, in a choice
         self.too_deep = False  # reported "nested too deeply" for the current expression
         # location and storage names, for "never filled" / did-you-mean diagnostics
         self.loc_written: dict[str, set[str]] = defaultdict(set)  # name -> kinds
@@ -230,10 +235,18 @@ class Checker:
         if n.quantifier == "any" and not self.in_choice:
             self.warning(n.span, "(any ...) outside a choice runs its body for every element, "
                          "like (all ...)", hint="write (all ...), or put it in a (choice ...)")
+        forks = n.quantifier == "any" and self.in_choice > 0
+        if forks:
+            self.choice_anys += 1
+            if self.choice_anys == MAX_CHOICE_ANYS + 1:
+                self.error(n.span, f"too many nested (any ...) in one choice (more than "
+                           f"{MAX_CHOICE_ANYS})")
         elem = self._element(n.collection)
         outer = self._with_var(n, n.var, elem)
         self.stmt(n.body)
         self.scope = outer
+        if forks:
+            self.choice_anys -= 1
 
     def s_Let(self, n: ast.Let) -> None:
         t = T.read_type(self.expr(n.value))
@@ -279,6 +292,10 @@ class Checker:
         if not isinstance(n.target, str):
             self.expect(n.target, T.PLAYER, "as the player to cycle to")
 
+    def s_Swap(self, n: ast.Swap) -> None:
+        self.expect(n.first, T.CARD, "to swap")
+        self.expect(n.second, T.CARD, "to swap")
+
     def s_TurnPass(self, n: ast.TurnPass) -> None:
         pass
 
@@ -298,7 +315,7 @@ class Checker:
 
     def s_CreatePlayers(self, n: ast.CreatePlayers) -> None:
         self.expect(n.count, T.INT, "as the number of players")
-        count = static_int(n.count, self.scope.lookup)
+        count = self.nplayers = static_int(n.count, self.scope.lookup)
         if count is None:
             self.error(n.count.span, "the number of players must be a number or a declared "
                        "constant")
@@ -312,6 +329,11 @@ class Checker:
                 if p in seen:
                     self.error(n.span, f"player {p} is in two teams")
                 seen.add(p)
+        if seen and one_based_teams(n, self.nplayers):
+            self.warning(n.span, "these teams number players from 1 (as the newest CardStock "
+                         "does); they are read as players "
+                         + ", ".join(str(p - 1) for p in sorted(seen)),
+                         hint="number players from 0, as (N player) does")
 
     def s_CreateDeck(self, n: ast.CreateDeck) -> None:
         if n.name is not None:
@@ -616,7 +638,29 @@ class Checker:
     def e_Arith(self, n: ast.Arith) -> str:
         self.expect(n.left, T.INT, f"as the left operand of {n.op}")
         self.expect(n.right, T.INT, f"as the right operand of {n.op}")
+        if n.extra:
+            self.error(n.extra[0].span, f"({n.op} ...) takes exactly two operands; only + and * "
+                       "take more")
         return T.INT
+
+    def e_ScoreExtreme(self, n: ast.ScoreExtreme) -> str:
+        self._cards(n.collection)
+        self.expect(n.points, T.POINTS, "after 'using'")
+        return T.INT
+
+    def e_PlayerId(self, n: ast.PlayerId) -> str:
+        self.expect(n.player, T.PLAYER)
+        return T.INT
+
+    def e_TeamId(self, n: ast.TeamId) -> str:
+        self.expect(n.team, T.TEAM)
+        return T.INT
+
+    def e_IndexedLocations(self, n: ast.IndexedLocations) -> str:
+        self.expect(n.owner, T.OWNERS, "as the owner of the locations")
+        self.expect(n.name, T.STR, "as the name of the locations")
+        self.dynamic_names = True  # indexed locations are named at run time
+        return T.LOCS
 
     def e_UnaryInt(self, n: ast.UnaryInt) -> str:
         self.expect(n.operand, T.INT)
@@ -686,23 +730,21 @@ class Checker:
         """Names that are read but never written are almost always typos."""
         attrs = self.out.deck_attributes
         if attrs:
+            # A misspelt attribute is an error; a legal but pointless name (CardStock reads
+            # a missing attribute as "" and compares a missing value as false) only warns.
             for key, span in self.att_uses:
                 if key not in attrs:
-                    self.error(
-                        span,
-                        f"no card has an attribute '{key}'",
-                        hint=did_you_mean(key, attrs)
-                        or f"the cards have {', '.join(sorted(attrs))}",
-                    )
+                    typo = did_you_mean(key, attrs)
+                    if typo:
+                        self.error(span, f"no card has an attribute '{key}'", hint=typo)
+                    else:
+                        self.warning(span, f"no card has an attribute '{key}': it reads as \"\"",
+                                     hint=f"the cards have {', '.join(sorted(attrs))}")
             for key, value, span in self.value_uses:
                 values = attrs.get(key)
                 if values and value not in values:
-                    hint = did_you_mean(value, values)
-                    if hint:
-                        self.error(span, f"no card has {key} = {value}", hint=hint)
-                    else:
-                        self.warning(span, f"no card has {key} = {value}; this test is never true "
-                                     "for a card")
+                    self.warning(span, f"no card has {key} = {value}; this test is never true "
+                                 "for a card", hint=did_you_mean(value, values))
         if self.dynamic_names:
             return
         for name, kind, span in self.loc_read:
@@ -722,10 +764,15 @@ class Checker:
             if kind in self.sto_written.get(name, ()):
                 continue
             hint = did_you_mean(name, [n for n, k in self.sto_written.items() if kind in k])
-            if hint:
+            if hint:  # legal (it reads as 0, "" or an empty map) but most likely a typo
                 what = {"sto": "integer storage", "str": "string storage", "points": "point map"}
-                self.error(span, f"unknown {what.get(kind, kind)} '{name}': it is never set",
-                           hint=hint)
+                self.warning(span, f"{what.get(kind, kind)} '{name}' is never set", hint=hint)
+
+
+def one_based_teams(n: ast.CreateTeams, nplayers: int | None) -> bool:
+    """Teams listed as 1..N (newest CardStock) rather than 0..N-1 (RECYCLE 0.5.10)."""
+    listed = {p for team in n.teams for p in team}
+    return nplayers is not None and 0 not in listed and nplayers in listed
 
 
 def static_int(node: ast.Node, lookup: object) -> int | None:

@@ -182,6 +182,28 @@ def _power(base: int, exp: int, span: ast.Span) -> int:
     return base**exp
 
 
+def _score_extreme(st: Gamestate, cards: Sequence[int], pm: PointMap, want_max: bool) -> int:
+    """Highest (lowest) score in a collection; -1 (2147483647) when it is empty, as in
+    CardStock."""
+    if not cards:
+        return -1 if want_max else 2147483647
+    table = st.cards
+    scores = [pm.score(table[c]) for c in cards]
+    return max(scores) if want_max else min(scores)
+
+
+def _indexed(st: Gamestate, owner: int, kind: str, name: str) -> list[tuple[int, str, str]]:
+    """The locations NAME 0, NAME 1, ... of an owner that exist, by index."""
+    prefix = name + "#"
+    found = {0: (owner, kind, name)} if (owner, kind, name) in st.zones else {}
+    for key in st.zones:
+        if key[0] == owner and key[1] == kind and key[2].startswith(prefix):
+            index = key[2][len(prefix):]
+            if index.isdigit():
+                found[int(index)] = key
+    return [found[i] for i in sorted(found)]
+
+
 def _att(st: Gamestate, card: Any, key: str) -> str:
     return "" if card is None else st.cards[card].get(key, "")
 
@@ -582,6 +604,19 @@ class ExprCompiler:
     def c_UnaryInt(self, n: ast.UnaryInt) -> str:
         x = self.src(n.operand)
         return f"_tri({x})" if n.op == "tri" else f"ops.fibonacci({x})"
+
+    def c_ScoreExtreme(self, n: ast.ScoreExtreme) -> str:
+        return (f"_score_extreme(st, {self.cards_src(n.collection)}, {self.src(n.points)}, "
+                f"{n.mode == 'max'})")
+
+    def c_PlayerId(self, n: ast.PlayerId) -> str:
+        return self.src(n.player)  # a player is its seat number
+
+    def c_TeamId(self, n: ast.TeamId) -> str:
+        return self.src(n.team)
+
+    def c_IndexedLocations(self, n: ast.IndexedLocations) -> str:
+        return f"_indexed(st, {self.owner_src(n.owner)}, {n.kind!r}, {self.src(n.name)})"
 
     def c_Size(self, n: ast.Size) -> str:
         return f"len({self.cards_src(n.collection)})"

@@ -18,7 +18,7 @@ from typing import Any
 
 from cardlang import ast
 from cardlang import types as T
-from cardlang.checker import CheckedGame, deck_cards, static_int
+from cardlang.checker import CheckedGame, deck_cards, one_based_teams, static_int
 from cardlang.compile_expr import ExprCompiler, Fn
 from cardlang.errors import RuleError
 from cardlang.points import PointMap
@@ -532,6 +532,27 @@ class StmtCompiler:
 
         return cycle
 
+    def a_Swap(self, n: ast.Swap) -> Action:
+        first, second = self.x.value(n.first), self.x.value(n.second)
+        span = n.span
+
+        def swap(st: Gamestate) -> None:
+            a, b = first(st), second(st)
+            if a is None or b is None:
+                raise RuleError("swap with an empty location: there is no card to swap", span)
+            if a == b:
+                return
+            ka, kb = st.card_zone[a], st.card_zone[b]
+            za, zb = st.zones[ka], st.zones[kb]
+            ia, ib = za.index(a), zb.index(b)
+            za[ia], zb[ib] = b, a
+            st.card_zone[a], st.card_zone[b] = kb, ka
+            if st.log is not None:
+                st.log.append(("move", a, ka, kb))
+                st.log.append(("move", b, kb, ka))
+
+        return swap
+
     def a_TurnPass(self, n: ast.TurnPass) -> Action:
         return _no_op
 
@@ -582,6 +603,8 @@ class StmtCompiler:
 
     def a_CreateTeams(self, n: ast.CreateTeams) -> Action:
         listed = [tuple(t) for t in n.teams]
+        if one_based_teams(n, self.x.nplayers):  # the checker warned about it
+            listed = [tuple(p - 1 for p in t) for t in listed]
         span = n.span
 
         def create_teams(st: Gamestate) -> None:

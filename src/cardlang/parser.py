@@ -49,6 +49,11 @@ def _span(meta: Any) -> Span:
     )
 
 
+def _amount(node: Any, meta: Any) -> ast.Node:
+    """The amount of inc/dec, 1 when omitted."""
+    return node if node is not None else ast.IntLiteral(1, span=_span(meta))
+
+
 def _token_span(tok: Token) -> Span:
     return Span(
         tok.line or 0,
@@ -148,10 +153,13 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
         return ast.SetValue(ch[0], ch[1], span=_span(meta))
 
     def inc(self, meta: Any, ch: list[Any]) -> ast.Increment:
-        return ast.Increment(ch[0], ch[1], 1, span=_span(meta))
+        return ast.Increment(ch[0], _amount(ch[1], meta), 1, span=_span(meta))
 
     def dec(self, meta: Any, ch: list[Any]) -> ast.Increment:
-        return ast.Increment(ch[0], ch[1], -1, span=_span(meta))
+        return ast.Increment(ch[0], _amount(ch[1], meta), -1, span=_span(meta))
+
+    def swap(self, meta: Any, ch: list[Any]) -> ast.Swap:
+        return ast.Swap(ch[0], ch[1], span=_span(meta))
 
     def cycle(self, meta: Any, ch: list[Any]) -> ast.Cycle:
         return ast.Cycle(str(ch[0]), ch[1], span=_span(meta))
@@ -197,7 +205,7 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
     def card_at(self, meta: Any, ch: list[Any]) -> ast.CardAt:
         return ast.CardAt(str(ch[0]), ch[1], span=_span(meta))
 
-    def indexed(self, meta: Any, ch: list[Any]) -> ast.Node:
+    def nth(self, meta: Any, ch: list[Any]) -> ast.Node:
         index, target = ch
         if isinstance(target, ast.AllOfKind):
             cls = ast.PlayerRef if target.kind == "player" else ast.TeamRef
@@ -257,6 +265,22 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
     def subsets(self, meta: Any, ch: list[Any]) -> ast.Subsets:
         return ast.Subsets(ch[0], span=_span(meta))
 
+    def partition_runs(self, meta: Any, ch: list[Any]) -> ast.Runs:
+        one = ast.IntLiteral(1, span=_span(meta))
+        return ast.Runs("largest", one, ch[0], ch[1], span=_span(meta))
+
+    def indexed_locations(self, meta: Any, ch: list[Any]) -> ast.IndexedLocations:
+        return ast.IndexedLocations(ch[0], str(ch[1]), ch[2], span=_span(meta))
+
+    def player_id(self, meta: Any, ch: list[Any]) -> ast.PlayerId:
+        return ast.PlayerId(ch[0], span=_span(meta))
+
+    def team_id(self, meta: Any, ch: list[Any]) -> ast.TeamId:
+        return ast.TeamId(ch[0], span=_span(meta))
+
+    def score_extreme(self, meta: Any, ch: list[Any]) -> ast.ScoreExtreme:
+        return ast.ScoreExtreme(str(ch[0])[len("score"):], ch[1], ch[2], span=_span(meta))
+
     def partition(self, meta: Any, ch: list[Any]) -> ast.Partition:
         return ast.Partition(ch[0], tuple(ch[1:]), span=_span(meta))
 
@@ -276,7 +300,13 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
         return ast.Random(ch[0], ch[1], span=_span(meta))
 
     def arith(self, meta: Any, ch: list[Any]) -> ast.Arith:
-        return ast.Arith(str(ch[0]), ch[1], ch[2], span=_span(meta))
+        op, operands = str(ch[0]), ch[1:]
+        if op in ("+", "*"):  # n-ary: fold left, each step spanning the whole form
+            node = ast.Arith(op, operands[0], operands[1], span=_span(meta))
+            for more in operands[2:]:
+                node = ast.Arith(op, node, more, span=_span(meta))
+            return node
+        return ast.Arith(op, operands[0], operands[1], tuple(operands[2:]), span=_span(meta))
 
     def unary_int(self, meta: Any, ch: list[Any]) -> ast.UnaryInt:
         return ast.UnaryInt(str(ch[0]), ch[1], span=_span(meta))

@@ -15,6 +15,7 @@ LOC = "location"  # a real location: cards live there
 MEMLOC = "mem location"  # holds references to cards that live elsewhere
 CARDS = "card collection"
 CARDSS = "collection of card collections"
+LOCS = "collection of locations"
 PLAYER = "player"
 TEAM = "team"
 PLAYERS = "collection of players"
@@ -34,6 +35,7 @@ ELEMENT: dict[str, str] = {
     MEMLOC: CARD,
     CARDS: CARD,
     CARDSS: CARDS,
+    LOCS: LOC,
     PLAYERS: PLAYER,
     TEAMS: TEAM,
     TEAM: PLAYER,
