@@ -357,7 +357,7 @@ def test_indexed_locations_and_partition_runs() -> None:
 
 
 def test_teams_numbered_from_one_are_read_from_zero() -> None:
-    text = f"""(game
+    text = """(game
  (setup (create players 4) (create teams (1, 3) (2, 4))
         (create deck (game vloc STOCK) (deck (RANK (A, B)))))
  (do ((set (game sto T) (tid (team (2 player))))))

@@ -18,7 +18,6 @@ from cardlang import ast
 from cardlang import types as T
 from cardlang.errors import Diagnostic, SourceFile, closest, did_you_mean
 
-
 #: How deeply value forms may nest in one expression.  The compilers turn an expression
 #: into one Python expression, which Python's parser limits to 200 nested parentheses;
 #: a form costs up to 6 of them.  Written games stay far below (the corpus: 12).
