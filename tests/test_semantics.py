@@ -365,3 +365,10 @@ def test_teams_numbered_from_one_are_read_from_zero() -> None:
     game, _, _, st = run_to_end(text)
     assert st.teams[:2] == [(0, 2), (1, 3)] and st.ints[(-1, "T")] == 0
     assert any("number players from 1" in w.message for w in game.warnings)
+
+
+def test_one_action_cannot_run_for_ever() -> None:
+    for body in ("(do ((repeat 2000000 (inc (game sto N) 1))))",
+                 "(do ((all (range 0 5000000) 'I (inc (game sto N) 1))))"):
+        _, _, result, _ = run_to_end(game_text(body))
+        assert result.end_reason == "failed" and "more than" in result.error.message

@@ -204,6 +204,25 @@ def _indexed(st: Gamestate, owner: int, kind: str, name: str) -> list[tuple[int,
     return [found[i] for i in sorted(found)]
 
 
+#: Bounds that keep one action from running for ever (a game's flow is bounded by the
+#: Gamemaster's limits; these bound what happens inside a single action).
+MAX_RANGE = 1_000_000
+MAX_REPEAT = 1_000_000
+
+
+def _range(low: int, high: int, span: ast.Span) -> range:
+    if high - low + 1 > MAX_RANGE:
+        raise RuleError(f"(range {low} .. {high}) has more than {MAX_RANGE} numbers", span)
+    return range(low, high + 1)
+
+
+def repeat_count(count: int, span: ast.Span) -> int:
+    """A repeat count checked against MAX_REPEAT (negative counts repeat zero times)."""
+    if count > MAX_REPEAT:
+        raise RuleError(f"(repeat {count} ...) repeats more than {MAX_REPEAT} times", span)
+    return max(count, 0)
+
+
 def _att(st: Gamestate, card: Any, key: str) -> str:
     return "" if card is None else st.cards[card].get(key, "")
 
@@ -227,6 +246,7 @@ _HELPERS["__builtins__"] = {
                  "sorted", "zip", "True", "False", "None")
 }
 _HELPERS.update(
+    repeat_count=repeat_count,
     current_player=current_player, current_team=current_team, next_player=next_player,
     previous_player=previous_player, ops=ops, EMPTY=EMPTY, EMPTY_POINTS=EMPTY_POINTS,
 )
@@ -586,7 +606,7 @@ class ExprCompiler:
                              f"in {items})")
 
     def c_Range(self, n: ast.Range) -> str:
-        return f"range({self.src(n.low)}, {self.src(n.high)} + 1)"
+        return f"_range({self.src(n.low)}, {self.src(n.high)}, {self.const(n.span)})"
 
     # ------------------------------------------------------------ integers
     def c_Random(self, n: ast.Random) -> str:

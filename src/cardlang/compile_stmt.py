@@ -19,7 +19,7 @@ from typing import Any
 from cardlang import ast
 from cardlang import types as T
 from cardlang.checker import CheckedGame, deck_cards, one_based_teams, static_int
-from cardlang.compile_expr import ExprCompiler, Fn
+from cardlang.compile_expr import ExprCompiler, Fn, repeat_count
 from cardlang.errors import RuleError
 from cardlang.points import PointMap
 from cardlang.state import (
@@ -157,7 +157,7 @@ class RepeatNode(Control):
     span: ast.Span
 
     def enter(self, st: Gamestate) -> None:
-        st.stack.append([REPEAT, self, max(self.count(st), 0)])
+        st.stack.append([REPEAT, self, repeat_count(self.count(st), self.span)])
 
 
 #: One legal move of a decision is the tuple of the steps it runs (bindings and actions);
@@ -313,14 +313,14 @@ class StmtCompiler:
             fast = self._fast_move_lines(n, "        ")
             assert fast is not None
             lines = ["def moves(st):", "    zones = st.zones",
-                     f"    for _ in range({count_src}):", *fast]
+                     f"    for _ in range(repeat_count({count_src}, SPAN)):", *fast]
         else:
             take = "z.pop()" if source[1] == "top" else "z.pop(0)"
             put = "dz.append(c)" if dest[1] == "top" else "dz.insert(0, c)"
             lines = [
                 "def moves(st):",
                 "    zones = st.zones",
-                f"    count = {count_src}",
+                f"    count = repeat_count({count_src}, SPAN)",
                 "    if count <= 0:",
                 "        return",
                 f"    z = zones.get({source[0]})",
@@ -563,9 +563,10 @@ class StmtCompiler:
                 return loop
         count = self.x.value(n.count)
         body = self.action(n.body)
+        span = n.span
 
         def repeat(st: Gamestate) -> None:
-            for _ in range(count(st)):
+            for _ in range(repeat_count(count(st), span)):
                 body(st)
 
         return repeat
@@ -747,7 +748,7 @@ class StmtCompiler:
 
         def repeat(st: Gamestate, steps: Steps, applied: int, emit: Emit) -> None:
             st, applied = _materialize(st, steps, applied)
-            times = max(count(st), 0)
+            times = repeat_count(count(st), node.span)
 
             def go(i: int, st: Gamestate, steps: Steps, applied: int) -> None:
                 if i == times:
