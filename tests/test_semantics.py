@@ -369,6 +369,6 @@ def test_teams_numbered_from_one_are_read_from_zero() -> None:
 
 def test_one_action_cannot_run_for_ever() -> None:
     for body in ("(do ((repeat 2000000 (inc (game sto N) 1))))",
-                 "(do ((all (range 0 5000000) 'I (inc (game sto N) 1))))"):
+                 "(do ((all (range 0 .. 5000000) 'I (inc (game sto N) 1))))"):
         _, _, result, _ = run_to_end(game_text(body))
         assert result.end_reason == "failed" and "more than" in result.error.message
