@@ -759,6 +759,8 @@ class Checker:
             if hint:
                 self.error(span, f"unknown location '{name}': no card is ever put there",
                            hint=hint)
+            else:  # legal (it is always empty), but rarely what the author meant
+                self.warning(span, f"location '{name}' is never filled: it is always empty")
         for name, kind, span in self.sto_read:
             if kind in self.sto_written.get(name, ()):
                 continue
