@@ -36,7 +36,7 @@ if not SOURCES:  # pragma: no cover - the checkout always has games/
     pytest.skip("no game files to mutate", allow_module_level=True)
 
 FUZZ = settings(
-    max_examples=120,
+    max_examples=200,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -164,7 +164,7 @@ def same_kind_mutants(draw: st.DrawFn) -> str:
 
 @st.composite
 def form_mutants(draw: st.DrawFn) -> str:
-    """Swap, copy or delete whole forms: well-formed, mostly ill-typed games."""
+    """Swap, copy, nest or delete whole forms: well-formed, mostly ill-typed games."""
     text = draw(st.sampled_from(SOURCES))
     for _ in range(draw(st.integers(1, 3))):
         forms = _forms(text)
@@ -172,9 +172,14 @@ def form_mutants(draw: st.DrawFn) -> str:
             break
         a, b = forms[draw(st.integers(0, len(forms) - 1))]
         c, d = forms[draw(st.integers(0, len(forms) - 1))]
-        op = draw(st.sampled_from(["replace", "delete", "atom"]))
+        op = draw(st.sampled_from(["replace", "delete", "atom", "nest"]))
         if op == "replace":
             text = text[:a] + text[c:d] + text[b:]
+        elif op == "nest":  # the form in place of one of its own parts: deeper nesting
+            inner = [f for f in forms if a < f[0] and f[1] < b]
+            if inner:
+                c, d = inner[draw(st.integers(0, len(inner) - 1))]
+                text = text[:c] + text[a:b] + text[d:]
         elif op == "delete":
             text = text[:a] + text[b:]
         else:
@@ -257,5 +262,8 @@ def test_spliced_junk(text: str) -> None:
 @example("(game)")
 @example("\ufeff\ufeff(game)")
 @example("(game (setup (create players 2)) (do ()) (scoring max 0))")
+@example("(game (setup (create players 2)) (do ()) (scoring max " + "9" * 5000 + "))")
+@example("(game (setup (create players 2)) (do ()) (scoring max (+" + " 1" * 300 + ")))")
+@example("(game (setup (create players 2)) (do ()) (scoring max " + "(not " * 400 + "))")
 def test_arbitrary_text(text: str) -> None:
     assert_robust(text)

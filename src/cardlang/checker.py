@@ -19,9 +19,12 @@ from cardlang import types as T
 from cardlang.errors import Diagnostic, SourceFile, closest, did_you_mean
 
 #: How deeply value forms may nest in one expression.  The compilers turn an expression
-#: into one Python expression, which Python's parser limits to 200 nested parentheses;
-#: a form costs up to 6 of them.  Written games stay far below (the corpus: 12).
-MAX_EXPR_DEPTH = 30
+#: into one Python expression, which Python's parser limits to 200 nested parentheses:
+#: a form costs up to 6 of them, one more operand of an n-ary (+ ...) or (* ...) costs 1.
+#: Written games stay far below (the corpus nests 11 forms deep).
+_PAREN_BUDGET = 180
+_FORM_COST = 6
+MAX_EXPR_DEPTH = _PAREN_BUDGET // _FORM_COST
 #: How many (any ...) may nest in one choice: each is a loop in the compiled option
 #: lister, and Python allows 20 nested blocks in a function.
 MAX_CHOICE_ANYS = 16
@@ -110,7 +113,9 @@ class Checker:
         self.nplayers: int | None = None  # known once (create players N) is checked
         self.scope = _Scope()
         self.in_choice = 0
-        self.expr_depth = 0  # how deep in one expression the checker is
+        self.expr_cost = 0  # how deep in one expression the checker is, in parentheses
+        self.folded = 0  # id of the next operand of an n-ary (+ ...) folded into pairs
+        self.long_sum: ast.Arith | None = None  # the outermost n-ary (+ ...) being checked
         self.choice_anys = 0  # (any ...) around the statement being checked, in a choice
         self.too_deep = False  # reported "nested too deeply" for the current expression
         # location and storage names, for "never filled" / did-you-mean diagnostics
@@ -416,12 +421,19 @@ class Checker:
     # ------------------------------------------------------------ expressions
     def expr(self, node: ast.Node) -> str:
         method = getattr(self, "e_" + type(node).__name__, None)
-        if self.expr_depth >= MAX_EXPR_DEPTH:
+        cost = 1 if id(node) == self.folded else _FORM_COST
+        if self.expr_cost + cost > _PAREN_BUDGET:
             # the compiled code of a deeper expression would break Python's own limits
-            if not self.too_deep:
+            long_sum = self.long_sum or (node if cost == 1 else None)
+            if self.too_deep:
+                pass
+            elif isinstance(long_sum, ast.Arith):
+                self.error(long_sum.span, f"too many operands in ({long_sum.op} ...)",
+                           hint="add up parts first, in a storage or with (let VALUE 'VAR ...)")
+            else:
                 self.error(node.span, f"expression nested too deeply (more than "
                            f"{MAX_EXPR_DEPTH} levels)",
-                           hint="compute a part first with (let VALUE 'VAR ...)")
+                           hint="compute a part first, in a storage or with (let VALUE 'VAR ...)")
             self.too_deep = True
             t = T.ANY
         elif method is None:
@@ -430,12 +442,18 @@ class Checker:
                 self.stmt(node)
             t = T.ANY
         else:
-            self.expr_depth += 1
+            self.expr_cost += cost
+            outermost_sum = cost == 1 and self.long_sum is None
+            if outermost_sum:
+                assert isinstance(node, ast.Arith)
+                self.long_sum = node
             try:
                 t = method(node)
             finally:
-                self.expr_depth -= 1
-                if not self.expr_depth:
+                self.expr_cost -= cost
+                if outermost_sum:
+                    self.long_sum = None
+                if not self.expr_cost:
                     self.too_deep = False
         self.out.types[id(node)] = t
         return t
@@ -635,6 +653,8 @@ class Checker:
         return T.INT
 
     def e_Arith(self, n: ast.Arith) -> str:
+        if isinstance(n.left, ast.Arith) and n.left.op == n.op and n.left.span == n.span:
+            self.folded = id(n.left)  # (+ A B C) is (+ (+ A B) C): one form, not two
         self.expect(n.left, T.INT, f"as the left operand of {n.op}")
         self.expect(n.right, T.INT, f"as the right operand of {n.op}")
         if n.extra:

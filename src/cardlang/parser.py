@@ -533,12 +533,13 @@ _WORD_CHAR = re.compile(r"[^\s();]")
 #: Terminals that start an action after '(' and terminals that start only a value.
 _ACTION_TERMINALS = frozenset({
     "MOVE", "REMEMBER", "FORGET", "SHUFFLE", "SET", "INC", "DEC", "CYCLE", "TURN", "REPEAT",
-    "CREATE", "DO", "CHOICE", "LET",
+    "CREATE", "DO", "CHOICE", "LET", "SWAP",
 })
 _VALUE_TERMINALS = frozenset({
     "END_POS", "MINMAX", "ACTUAL", "OWNER", "OTHER", "SET_OP", "FILTER", "SORT", "RUN",
     "RUNS", "TUPLES", "SUBSETS", "PARTITION", "RANGE", "RANDOM", "ARITH_OP", "UNARY_INT",
-    "SIZE", "SUM", "SCORE", "CARDATT", "COMPARE_OP", "BOOL_OP", "NOT",
+    "SIZE", "SUM", "SCORE", "CARDATT", "COMPARE_OP", "BOOL_OP", "NOT", "INDEXED", "PID",
+    "TID", "SCORE_EXTREME",
 })
 
 
@@ -764,7 +765,20 @@ def parse_clean(
     return _build(source, tree), warnings
 
 
+#: The longest integer literal (Python refuses to read ones over 4300 digits; no game
+#: needs more than a few).
+MAX_INT_DIGITS = 18
+
+
 def _build(source: SourceFile, tree: Any) -> ast.Game:
+    too_long = [
+        Diagnostic("error", f"integer {tok[:12]}... is too large (more than {MAX_INT_DIGITS} "
+                   "digits)", _token_span(tok))
+        for tok in tree.scan_values(
+            lambda v: isinstance(v, Token) and v.type == "INT" and len(v) > MAX_INT_DIGITS)
+    ]
+    if too_long:
+        raise GameFileError(source, too_long)
     try:
         return _ToAst().transform(tree)  # type: ignore[no-any-return]
     except VisitError as err:  # our bug, not the user's: keep the original
