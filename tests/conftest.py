@@ -13,8 +13,15 @@ CORPUS = ROOT.parent / "shared" / "cardstock"
 #: Files the corpus README marks as broken or incomplete: they may end with a positioned
 #: error (at check time or at run time) instead of completing.
 CORPUS_BROKEN = {
-    "ContinuousPairs4", "GoFish2", "LostCities2", "Rummy2", "Comet3", "Comet5",
-    "Coloretto4", "Scopa2", "PageOne3",
+    "ContinuousPairs4",
+    "GoFish2",
+    "LostCities2",
+    "Rummy2",
+    "Comet3",
+    "Comet5",
+    "Coloretto4",
+    "Scopa2",
+    "PageOne3",
 }
 
 
@@ -27,8 +34,11 @@ def corpus_games() -> list[Path]:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--regen-golden", action="store_true",
-                     help="rewrite tests/golden/*.txt from the current interpreter")
+    parser.addoption(
+        "--regen-golden",
+        action="store_true",
+        help="rewrite tests/golden/*.txt from the current interpreter",
+    )
 
 
 @pytest.fixture

@@ -8,8 +8,9 @@ from cardlang import Gamemaster, Gamestate, load_game
 from cardlang.gamemaster import GameResult
 
 
-def play_random(master: Gamemaster, seed: int, *, record: bool = False,
-                check_each_step: bool = False) -> tuple[GameResult, Gamestate]:
+def play_random(
+    master: Gamemaster, seed: int, *, record: bool = False, check_each_step: bool = False
+) -> tuple[GameResult, Gamestate]:
     st = master.new_game(seed, record=record)
     rng = random.Random(seed)
     while not st.is_over:
@@ -30,8 +31,12 @@ def assert_conserved(st: Gamestate) -> None:
                 assert st.card_zone[c] == key, f"card {c} is in {key} but recorded elsewhere"
 
 
-def game_text(body: str, players: int = 2, deck: str = "(deck (RANK (A, B, C)) (SUIT (X, Y)))",
-              scoring: str = "(scoring max 0)") -> str:
+def game_text(
+    body: str,
+    players: int = 2,
+    deck: str = "(deck (RANK (A, B, C)) (SUIT (X, Y)))",
+    scoring: str = "(scoring max 0)",
+) -> str:
     """A small game around ``body`` (the flow), for semantics tests."""
     return f"""(game
  (setup (create players {players})

@@ -16,8 +16,13 @@ KUHN = str(GAMES / "kuhn_poker.rcy")
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "cardlang", *args], capture_output=True,
-                          text=True, cwd=ROOT, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "cardlang", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
 
 
 def test_check_clean_file(capsys: pytest.CaptureFixture[str]) -> None:
@@ -28,8 +33,19 @@ def test_check_clean_file(capsys: pytest.CaptureFixture[str]) -> None:
 def test_simulate_json_has_the_documented_keys(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate", KUHN, "--games", "30", "--seed", "3", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    for key in ("games", "completed", "failed", "cutoff", "wins", "ties", "mean_decisions",
-                "seconds", "games_per_second", "errors", "mean_turns"):
+    for key in (
+        "games",
+        "completed",
+        "failed",
+        "cutoff",
+        "wins",
+        "ties",
+        "mean_decisions",
+        "seconds",
+        "games_per_second",
+        "errors",
+        "mean_turns",
+    ):
         assert key in data
     assert data["games"] == 30 and data["completed"] == 30
     assert len(data["wins"]) == 2 and sum(data["wins"]) == pytest.approx(30)

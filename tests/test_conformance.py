@@ -47,8 +47,9 @@ def test_random_games_complete(game_or_error) -> None:  # type: ignore[no-untype
     path, game, err = game_or_error
     if game is None:
         pytest.skip("does not check (see test_parses_and_checks)")
-    summary = run_batch(game, games=GAMES_PER_FILE, seed=2024,
-                        agent_specs=["random"] * game.nplayers)
+    summary = run_batch(
+        game, games=GAMES_PER_FILE, seed=2024, agent_specs=["random"] * game.nplayers
+    )
     if _is_broken(path):
         assert summary.completed + summary.failed + summary.cutoff == GAMES_PER_FILE
         for text in summary.errors:

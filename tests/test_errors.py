@@ -94,7 +94,8 @@ def test_error_message(path: Path) -> None:
     for want in expected:
         assert any(_matches(d, want) for d in err.diagnostics), (
             f"{path.name}: no {want.severity} at {want.line}:{want.column} containing "
-            f"{want.message!r}" + (f" with hint {want.hints!r}" if want.hints else "")
+            f"{want.message!r}"
+            + (f" with hint {want.hints!r}" if want.hints else "")
             + f"; got:\n{got}"
         )
     if count is not None:

@@ -43,8 +43,20 @@ FUZZ = settings(
 
 _TOKEN = re.compile(r";;[^\n]*|\(|\)|[^\s()]+")
 _KEYWORDS = sorted(KEYWORDS | {"..", ",", ":", "+", "-", "==", "!=", "<", ">=", "and", "or"})
-_NAMES = ["HAND", "STOCK", "DISCARD", "TRICK", "RANK", "SUIT", "HEARTS", "ACE", "POT", "X",
-          "A-1", "Z9"]
+_NAMES = [
+    "HAND",
+    "STOCK",
+    "DISCARD",
+    "TRICK",
+    "RANK",
+    "SUIT",
+    "HEARTS",
+    "ACE",
+    "POT",
+    "X",
+    "A-1",
+    "Z9",
+]
 
 names = st.one_of(st.sampled_from(_NAMES), st.from_regex(r"[A-Z][A-Z0-9]{0,6}", fullmatch=True))
 keywords = st.sampled_from(_KEYWORDS)
@@ -54,8 +66,31 @@ numbers = st.one_of(
 )
 variables = names.map(lambda n: "'" + n)
 junk = st.one_of(
-    st.sampled_from(["'", "''", "'p", ";;", "#", "_", "\t", "\r\n", "\ufeff", "\x00", "é",
-                     "( (", ") )", "()", "(())", "..", ",", ":", "-1", "1..", "using"]),
+    st.sampled_from(
+        [
+            "'",
+            "''",
+            "'p",
+            ";;",
+            "#",
+            "_",
+            "\t",
+            "\r\n",
+            "\ufeff",
+            "\x00",
+            "é",
+            "( (",
+            ") )",
+            "()",
+            "(())",
+            "..",
+            ",",
+            ":",
+            "-1",
+            "1..",
+            "using",
+        ]
+    ),
     st.text(min_size=1, max_size=6),
 )
 words = st.one_of(names, keywords, numbers, variables, junk)

@@ -15,8 +15,21 @@ from helpers import play_random
 
 from cardlang import load_game
 
-HEARTS_ORDER = ["TWO", "THREE", "FOUR", "FIVE", "SIX", "SEVEN", "EIGHT", "NINE", "TEN",
-                "JACK", "QUEEN", "KING", "ACE"]
+HEARTS_ORDER = [
+    "TWO",
+    "THREE",
+    "FOUR",
+    "FIVE",
+    "SIX",
+    "SEVEN",
+    "EIGHT",
+    "NINE",
+    "TEN",
+    "JACK",
+    "QUEEN",
+    "KING",
+    "ACE",
+]
 AGRAM_ORDER = ["THREE", "FOUR", "FIVE", "SIX", "SEVEN", "EIGHT", "NINE", "TEN", "ACE"]
 
 
@@ -54,8 +67,11 @@ def trick_play(st, moves, hand_name: str, order: list[str]):  # type: ignore[no-
         trick.append((seat, card))
         if len(trick) == st.nplayers:
             led = st.cards[trick[0][1]]["SUIT"]
-            leader = max((order.index(st.cards[c]["RANK"]), s) for s, c in trick
-                         if st.cards[c]["SUIT"] == led)[1]
+            leader = max(
+                (order.index(st.cards[c]["RANK"]), s)
+                for s, c in trick
+                if st.cards[c]["SUIT"] == led
+            )[1]
             tricks.append(trick)
             trick = []
     return tricks, leader
@@ -65,8 +81,11 @@ def trick_play(st, moves, hand_name: str, order: list[str]):  # type: ignore[no-
 def test_hearts_is_played_by_its_rules(seed: int) -> None:
     result, st, moves = replay("hearts.rcy", seed)
     # passing: three cards from each hand to the next seat
-    passed = [(src[0], dst[0]) for _, _, src, dst in moves
-              if src[1:] == ("iloc", "PASSING") and dst[1:] == ("iloc", "HAND")]
+    passed = [
+        (src[0], dst[0])
+        for _, _, src, dst in moves
+        if src[1:] == ("iloc", "PASSING") and dst[1:] == ("iloc", "HAND")
+    ]
     assert len(passed) == 12 and all(b == (a + 1) % 4 for a, b in passed)
     tricks, _ = trick_play(st, moves, "HAND", HEARTS_ORDER)
     assert len(tricks) == 13
@@ -76,12 +95,16 @@ def test_hearts_is_played_by_its_rules(seed: int) -> None:
     points = [0] * 4
     for trick in tricks:
         led = st.cards[trick[0][1]]["SUIT"]
-        winner = max((HEARTS_ORDER.index(st.cards[c]["RANK"]), s) for s, c in trick
-                     if st.cards[c]["SUIT"] == led)[1]
+        winner = max(
+            (HEARTS_ORDER.index(st.cards[c]["RANK"]), s)
+            for s, c in trick
+            if st.cards[c]["SUIT"] == led
+        )[1]
         for _, c in trick:
             attrs = st.cards[c]
             points[winner] += (attrs["SUIT"] == "HEARTS") + 13 * (
-                (attrs["RANK"], attrs["SUIT"]) == ("QUEEN", "SPADES"))
+                (attrs["RANK"], attrs["SUIT"]) == ("QUEEN", "SPADES")
+            )
     if 26 in points:
         points = [0 if p == 26 else 26 for p in points]
     assert list(result.scores) == points
@@ -111,8 +134,11 @@ def test_crazy_eights_plays_only_legal_cards(seed: int) -> None:
         _, card, src, _ = event
         if src[1:] == ("iloc", "HAND") and top is not None:
             attrs = st.cards[card]
-            assert (attrs["RANK"] == "EIGHT" or attrs["SUIT"] == in_force
-                    or attrs["RANK"] == st.cards[top]["RANK"]), "an illegal card was played"
+            assert (
+                attrs["RANK"] == "EIGHT"
+                or attrs["SUIT"] == in_force
+                or attrs["RANK"] == st.cards[top]["RANK"]
+            ), "an illegal card was played"
             checked += 1
         top = card
     assert checked > 0

@@ -22,8 +22,9 @@ SEED = 12345
 def transcript(path) -> str:  # type: ignore[no-untyped-def]
     game = load_game(path)
     specs = ["random"] * game.nplayers
-    agents = [make_agent(s, seed) for s, seed in zip(specs, agent_seeds(SEED, len(specs)),
-                                                       strict=True)]
+    agents = [
+        make_agent(s, seed) for s, seed in zip(specs, agent_seeds(SEED, len(specs)), strict=True)
+    ]
     result, st = play_game(game.master(), agents, SEED, record=True)
     text = render_transcript(game, st, result, specs)
     # the header names the file by the path it was loaded with; keep it stable
@@ -42,12 +43,21 @@ def test_golden_transcript(path, regen_golden: bool) -> None:  # type: ignore[no
         return
     expected = golden.read_text()
     if actual != expected:
-        diff_at = next(i for i, (a, b) in enumerate(
-            zip(actual.splitlines(), expected.splitlines(), strict=False)) if a != b) \
-            if actual.splitlines()[: len(expected.splitlines())] != expected.splitlines() \
+        diff_at = (
+            next(
+                i
+                for i, (a, b) in enumerate(
+                    zip(actual.splitlines(), expected.splitlines(), strict=False)
+                )
+                if a != b
+            )
+            if actual.splitlines()[: len(expected.splitlines())] != expected.splitlines()
             else len(expected.splitlines())
-        pytest.fail(f"transcript of {path.name} changed at line {diff_at + 1}; if intended, "
-                    "rerun with --regen-golden and review tests/golden/")
+        )
+        pytest.fail(
+            f"transcript of {path.name} changed at line {diff_at + 1}; if intended, "
+            "rerun with --regen-golden and review tests/golden/"
+        )
 
 
 def test_golden_files_cover_every_game() -> None:

@@ -45,8 +45,9 @@ def expected_value(master, st, history: str, cards, alpha: Fraction) -> Fraction
     # option 0 is the passive action (check / fold), option 1 the aggressive (bet / call)
     opening = history in ("", "c")
     total = Fraction(0)
-    for index, (prob, move) in enumerate(((1 - p, "c" if opening else "f"),
-                                          (p, "b" if opening else "k"))):
+    for index, (prob, move) in enumerate(
+        ((1 - p, "c" if opening else "f"), (p, "b" if opening else "k"))
+    ):
         if prob:
             child = st.clone()
             master.apply(child, index)

@@ -31,8 +31,7 @@ def master_for(index: int):  # type: ignore[no-untyped-def]
 games = st.integers(min_value=0, max_value=len(FILES) - 1)
 seeds = st.integers(min_value=0, max_value=2**32)
 choices = st.lists(st.integers(min_value=0, max_value=10**6), min_size=1, max_size=60)
-SETTINGS = settings(max_examples=60, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def walk(master, seed: int, picks: list[int]):  # type: ignore[no-untyped-def]

@@ -62,7 +62,10 @@ def test_team_stage_cycles_teams_and_keeps_the_current_player() -> None:
  (scoring max ((team (current player)) sto VISITS)))"""
     del body
     _, _, result, st = run_to_end(text)
-    assert {k: v for k, v in st.ints.items() if k[1] == "VISITS"} == {(-2, "VISITS"): 1, (-3, "VISITS"): 1}
+    assert {k: v for k, v in st.ints.items() if k[1] == "VISITS"} == {
+        (-2, "VISITS"): 1,
+        (-3, "VISITS"): 1,
+    }
     assert ints(st, "SEEN") == {0: 2}
     assert result.scores == (1, 1, 1, 1)
 
@@ -246,7 +249,8 @@ def test_repeat_with_a_computed_count_inside_a_choice_keeps_any_a_fork() -> None
 
 def test_declared_values_are_evaluated_once() -> None:
     text = game_text("(do ((set (game sto A) 'R) (set (game sto B) 'R)))").replace(
-        "(game\n", "(game\n (declare (random 1000) 'R)\n", 1)
+        "(game\n", "(game\n (declare (random 1000) 'R)\n", 1
+    )
     _, _, _, st = run_to_end(text, seed=3)
     assert st.ints[(-1, "A")] == st.ints[(-1, "B")]
 
@@ -273,14 +277,18 @@ def test_missing_cards_are_never_equal() -> None:
 
 
 def test_named_decks_mark_their_cards() -> None:
-    text = game_text("(do (((== (cardatt DECK (top (game vloc STOCK))) RED) (set (game sto OK) 1))))")
+    text = game_text(
+        "(do (((== (cardatt DECK (top (game vloc STOCK))) RED) (set (game sto OK) 1))))"
+    )
     text = text.replace("(create deck (game vloc STOCK)", "(create deck RED (game vloc STOCK)")
     _, _, _, st = run_to_end(text)
     assert st.ints[(-1, "OK")] == 1
 
 
 def test_a_game_ending_on_its_last_allowed_decision_is_complete() -> None:
-    _, _, result, _ = run_to_end(game_text("(choice ((turn pass)))"), limits=Limits(max_decisions=1))
+    _, _, result, _ = run_to_end(
+        game_text("(choice ((turn pass)))"), limits=Limits(max_decisions=1)
+    )
     assert result.end_reason == "completed"
 
 
@@ -368,7 +376,28 @@ def test_teams_numbered_from_one_are_read_from_zero() -> None:
 
 
 def test_one_action_cannot_run_for_ever() -> None:
-    for body in ("(do ((repeat 2000000 (inc (game sto N) 1))))",
-                 "(do ((all (range 0 .. 5000000) 'I (inc (game sto N) 1))))"):
+    for body in (
+        "(do ((repeat 2000000 (inc (game sto N) 1))))",
+        "(do ((all (range 0 .. 5000000) 'I (inc (game sto N) 1))))",
+    ):
         _, _, result, _ = run_to_end(game_text(body))
         assert result.end_reason == "failed" and "more than" in result.error.message
+
+
+def test_deeply_nested_loops_compile_and_count_right() -> None:
+    # only the outermost loop over players is unrolled, and invariant parts are found in
+    # one pass: both used to grow exponentially with the nesting depth
+    body = "(inc (game sto N) 1)"
+    for i in range(10):
+        body = f"(all player 'P{chr(65 + i)} {body})"
+    _, _, _, st = run_to_end(game_text(f"(do ({body}))", players=4))
+    assert st.ints[(-1, "N")] == 4**10
+    cond = "(== (cardatt RANK 'C) (cardatt RANK (top (game vloc STOCK))))"
+    for i in range(18):
+        cond = f"(any (range 1 .. 1) 'D{chr(65 + i)} {cond})"  # one element: runs fast
+    text = game_text(f"(do ((set (game sto M) (size (filter (game vloc STOCK) 'C {cond})))))")
+    _, _, _, st = run_to_end(text)
+    top_rank = st.cards[st.zones[(-1, "vloc", "STOCK")][-1]]["RANK"]
+    assert st.ints[(-1, "M")] == sum(
+        st.cards[c]["RANK"] == top_rank for c in st.zones[(-1, "vloc", "STOCK")]
+    )

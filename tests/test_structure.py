@@ -14,14 +14,25 @@ from cardlang.compile_expr import ExprCompiler
 from cardlang.compile_stmt import StmtCompiler
 from cardlang.parser import grammar_text
 
-NOT_STANDALONE = {ast.Node, ast.Span, ast.Game, ast.Setup, ast.Scoring, ast.Declare,
-                  ast.Attribute, ast.Award, ast.AwardCondition}
+NOT_STANDALONE = {
+    ast.Node,
+    ast.Span,
+    ast.Game,
+    ast.Setup,
+    ast.Scoring,
+    ast.Declare,
+    ast.Attribute,
+    ast.Award,
+    ast.AwardCondition,
+}
 
 
 def ast_classes() -> list[type]:
-    return [c for _, c in inspect.getmembers(ast, inspect.isclass)
-            if dataclasses.is_dataclass(c) and c.__module__ == ast.__name__
-            and c not in NOT_STANDALONE]
+    return [
+        c
+        for _, c in inspect.getmembers(ast, inspect.isclass)
+        if dataclasses.is_dataclass(c) and c.__module__ == ast.__name__ and c not in NOT_STANDALONE
+    ]
 
 
 @pytest.mark.parametrize("cls", ast_classes(), ids=lambda c: c.__name__)
@@ -54,13 +65,16 @@ def test_agents_are_part_of_the_installed_package() -> None:
     assert make_agent("random", 1).choose(None, [object(), object()]) in (0, 1)
 
 
-@pytest.mark.parametrize("payload", [
-    "__import__('os').system('true')",
-    "(set (game str X) __IMPORT__)",
-    "(set (game str X) 'A\\'); import os; (\\'')",
-    '(set (game str X) "os")',
-    "(cardatt (open '/etc/passwd') 'C)",
-])
+@pytest.mark.parametrize(
+    "payload",
+    [
+        "__import__('os').system('true')",
+        "(set (game str X) __IMPORT__)",
+        "(set (game str X) 'A\\'); import os; (\\'')",
+        '(set (game str X) "os")',
+        "(cardatt (open '/etc/passwd') 'C)",
+    ],
+)
 def test_a_game_file_is_data_not_code(payload: str) -> None:
     """Nothing in a .rcy file can run Python: names are upper-case words and enter the
     generated code only through repr(); anything else is a syntax error."""

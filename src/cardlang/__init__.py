@@ -14,6 +14,12 @@ from cardlang.gamemaster import Gamemaster, GameResult, Limits  # noqa: E402
 from cardlang.state import Gamestate  # noqa: E402
 
 __all__ = [
-    "Game", "GameFileError", "GameResult", "Gamemaster", "Gamestate", "Limits", "RuleError",
+    "Game",
+    "GameFileError",
+    "GameResult",
+    "Gamemaster",
+    "Gamestate",
+    "Limits",
+    "RuleError",
     "load_game",
 ]

@@ -627,7 +627,24 @@ class Not(Node):
 
 
 STATEMENT_CLASSES: tuple[type[Node], ...] = (
-    Stage, Do, Choice, Guarded, ForEach, Let, Move, Remember, Forget, Shuffle, SetValue,
-    Increment, Cycle, TurnPass, Repeat, RepeatAll, CreatePlayers, CreateTeams, CreateDeck,
+    Stage,
+    Do,
+    Choice,
+    Guarded,
+    ForEach,
+    Let,
+    Move,
+    Remember,
+    Forget,
+    Shuffle,
+    SetValue,
+    Increment,
+    Cycle,
+    TurnPass,
+    Repeat,
+    RepeatAll,
+    CreatePlayers,
+    CreateTeams,
+    CreateDeck,
     Swap,
 )

@@ -142,8 +142,11 @@ class Checker:
             return got
         names = " or ".join(_article(w) for w in options)
         where = f" {what}" if what else ""
-        self.error(node.span, f"expected {names}{where}, got {_article(got)}",
-                   hint=_conversion_hint(got, options))
+        self.error(
+            node.span,
+            f"expected {names}{where}, got {_article(got)}",
+            hint=_conversion_hint(got, options),
+        )
         return T.ANY
 
     # ------------------------------------------------------------ top level
@@ -170,7 +173,8 @@ class Checker:
             self.error(
                 first.span if first is not None else setup.span,
                 "setup must start with (create players N)",
-                hint="move (create players N) to the top of the setup" if later
+                hint="move (create players N) to the top of the setup"
+                if later
                 else "add (create players N) as the first form of the setup",
             )
         for item in setup.body:
@@ -237,14 +241,18 @@ class Checker:
 
     def s_ForEach(self, n: ast.ForEach) -> None:
         if n.quantifier == "any" and not self.in_choice:
-            self.warning(n.span, "(any ...) outside a choice runs its body for every element, "
-                         "like (all ...)", hint="write (all ...), or put it in a (choice ...)")
+            self.warning(
+                n.span,
+                "(any ...) outside a choice runs its body for every element, like (all ...)",
+                hint="write (all ...), or put it in a (choice ...)",
+            )
         forks = n.quantifier == "any" and self.in_choice > 0
         if forks:
             self.choice_anys += 1
             if self.choice_anys == MAX_CHOICE_ANYS + 1:
-                self.error(n.span, f"too many nested (any ...) in one choice (more than "
-                           f"{MAX_CHOICE_ANYS})")
+                self.error(
+                    n.span, f"too many nested (any ...) in one choice (more than {MAX_CHOICE_ANYS})"
+                )
         elem = self._element(n.collection)
         outer = self._with_var(n, n.var, elem)
         self.stmt(n.body)
@@ -313,16 +321,20 @@ class Checker:
         if not isinstance(n.body, ast.Move | ast.Forget):
             self.error(n.body.span, "(repeat all ...) repeats a move or a forget")
         elif repeat_all_source(n.body) is None:
-            self.error(n.body.span, "(repeat all ...) needs a card taken from a collection: "
-                       "(top|bottom|N COLLECTION) or (max|min COLLECTION using POINTS)")
+            self.error(
+                n.body.span,
+                "(repeat all ...) needs a card taken from a collection: "
+                "(top|bottom|N COLLECTION) or (max|min COLLECTION using POINTS)",
+            )
         self.stmt(n.body)
 
     def s_CreatePlayers(self, n: ast.CreatePlayers) -> None:
         self.expect(n.count, T.INT, "as the number of players")
         count = self.nplayers = static_int(n.count, self.scope.lookup)
         if count is None:
-            self.error(n.count.span, "the number of players must be a number or a declared "
-                       "constant")
+            self.error(
+                n.count.span, "the number of players must be a number or a declared constant"
+            )
         elif not 1 <= count <= 64:
             self.error(n.count.span, "the number of players must be between 1 and 64")
 
@@ -334,10 +346,12 @@ class Checker:
                     self.error(n.span, f"player {p} is in two teams")
                 seen.add(p)
         if seen and one_based_teams(n, self.nplayers):
-            self.warning(n.span, "these teams number players from 1 (as the newest CardStock "
-                         "does); they are read as players "
-                         + ", ".join(str(p - 1) for p in sorted(seen)),
-                         hint="number players from 0, as (N player) does")
+            self.warning(
+                n.span,
+                "these teams number players from 1 (as the newest CardStock "
+                "does); they are read as players " + ", ".join(str(p - 1) for p in sorted(seen)),
+                hint="number players from 0, as (N player) does",
+            )
 
     def s_CreateDeck(self, n: ast.CreateDeck) -> None:
         if n.name is not None:
@@ -375,11 +389,15 @@ class Checker:
         if t == T.ANY:
             return
         if kind == T.LOC and t == T.MEMLOC:
-            self.error(node.collection.span, "cards cannot be moved into a mem location",
-                       hint="use (remember CARD (top MEM-LOCATION)) to store a reference")
+            self.error(
+                node.collection.span,
+                "cards cannot be moved into a mem location",
+                hint="use (remember CARD (top MEM-LOCATION)) to store a reference",
+            )
         elif t != kind:
-            self.error(node.collection.span,
-                       f"{verb} needs {_article(kind)} here, got {_article(t)}")
+            self.error(
+                node.collection.span, f"{verb} needs {_article(kind)} here, got {_article(t)}"
+            )
         elif verb in ("move", "remember"):
             self._loc_written(node.collection)
 
@@ -428,12 +446,17 @@ class Checker:
             if self.too_deep:
                 pass
             elif isinstance(long_sum, ast.Arith):
-                self.error(long_sum.span, f"too many operands in ({long_sum.op} ...)",
-                           hint="add up parts first, in a storage or with (let VALUE 'VAR ...)")
+                self.error(
+                    long_sum.span,
+                    f"too many operands in ({long_sum.op} ...)",
+                    hint="add up parts first, in a storage or with (let VALUE 'VAR ...)",
+                )
             else:
-                self.error(node.span, f"expression nested too deeply (more than "
-                           f"{MAX_EXPR_DEPTH} levels)",
-                           hint="compute a part first, in a storage or with (let VALUE 'VAR ...)")
+                self.error(
+                    node.span,
+                    f"expression nested too deeply (more than {MAX_EXPR_DEPTH} levels)",
+                    hint="compute a part first, in a storage or with (let VALUE 'VAR ...)",
+                )
             self.too_deep = True
             t = T.ANY
         elif method is None:
@@ -471,7 +494,9 @@ class Checker:
             self.error(
                 n.span,
                 f"unbound variable '{n.name}",
-                hint=f"did you mean '{match}?" if match else "no variable of that name is bound "
+                hint=f"did you mean '{match}?"
+                if match
+                else "no variable of that name is bound "
                 "here: (any ...), (all ...), (filter ...) and (let ...) bind variables, "
                 "(declare ...) makes constants",
             )
@@ -658,8 +683,9 @@ class Checker:
         self.expect(n.left, T.INT, f"as the left operand of {n.op}")
         self.expect(n.right, T.INT, f"as the right operand of {n.op}")
         if n.extra:
-            self.error(n.extra[0].span, f"({n.op} ...) takes exactly two operands; only + and * "
-                       "take more")
+            self.error(
+                n.extra[0].span, f"({n.op} ...) takes exactly two operands; only + and * take more"
+            )
         return T.INT
 
     def e_ScoreExtreme(self, n: ast.ScoreExtreme) -> str:
@@ -688,8 +714,11 @@ class Checker:
     def e_Size(self, n: ast.Size) -> str:
         t = self.expr(n.collection)
         if t != T.ANY and t not in T.ELEMENT:
-            self.error(n.collection.span, f"expected a collection to count in (size ...), got "
-                       f"{_article(t)}", hint=_conversion_hint(t, (T.CARDS,)))
+            self.error(
+                n.collection.span,
+                f"expected a collection to count in (size ...), got {_article(t)}",
+                hint=_conversion_hint(t, (T.CARDS,)),
+            )
         self._loc_read(n.collection)
         return T.INT
 
@@ -724,7 +753,8 @@ class Checker:
                 n.span,
                 f"cannot compare {_article(left)} with {_article(right)} using {n.op}",
                 hint="to test a card's attribute write (== (cardatt KEY CARD) VALUE)"
-                if {left, right} == {T.CARD, T.STR} else None,
+                if {left, right} == {T.CARD, T.STR}
+                else None,
             )
         for a, b in ((n.left, n.right), (n.right, n.left)):
             if (
@@ -757,13 +787,19 @@ class Checker:
                     if typo:
                         self.error(span, f"no card has an attribute '{key}'", hint=typo)
                     else:
-                        self.warning(span, f"no card has an attribute '{key}': it reads as \"\"",
-                                     hint=f"the cards have {', '.join(sorted(attrs))}")
+                        self.warning(
+                            span,
+                            f"no card has an attribute '{key}': it reads as \"\"",
+                            hint=f"the cards have {', '.join(sorted(attrs))}",
+                        )
             for key, value, span in self.value_uses:
                 values = attrs.get(key)
                 if values and value not in values:
-                    self.warning(span, f"no card has {key} = {value}; this test is never true "
-                                 "for a card", hint=did_you_mean(value, values))
+                    self.warning(
+                        span,
+                        f"no card has {key} = {value}; this test is never true for a card",
+                        hint=did_you_mean(value, values),
+                    )
         if self.dynamic_names:
             return
         for name, kind, span in self.loc_read:
@@ -772,13 +808,15 @@ class Checker:
             other_kinds = self.loc_written.get(name)
             if other_kinds:
                 filled = " and ".join(_article(k) for k in sorted(other_kinds))
-                self.error(span, f"location {name} is never filled as {_article(kind)}",
-                           hint=f"it is filled as {filled}; each kind is a separate location")
+                self.error(
+                    span,
+                    f"location {name} is never filled as {_article(kind)}",
+                    hint=f"it is filled as {filled}; each kind is a separate location",
+                )
                 continue
             hint = did_you_mean(name, self.loc_written)
             if hint:
-                self.error(span, f"unknown location '{name}': no card is ever put there",
-                           hint=hint)
+                self.error(span, f"unknown location '{name}': no card is ever put there", hint=hint)
             else:  # legal (it is always empty), but rarely what the author meant
                 self.warning(span, f"location '{name}' is never filled: it is always empty")
         for name, kind, span in self.sto_read:

@@ -23,8 +23,9 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> Any:
         self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n"
-                  f"Run '{self.prog} --help' for more.\n")
+        self.exit(
+            EXIT_USAGE, f"{self.prog}: error: {message}\nRun '{self.prog} --help' for more.\n"
+        )
 
 
 def _positive(text: str) -> int:
@@ -65,9 +66,12 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("file", metavar="FILE")
     sim.add_argument("--games", type=_positive, default=100, help="games to play (100)")
     sim.add_argument("--seed", type=_seed, default=0, help="root seed (0)")
-    sim.add_argument("--agents", default=None,
-                     help="one agent for all seats or one per seat, comma separated "
-                          "(random; or path/to/file.py:ClassName)")
+    sim.add_argument(
+        "--agents",
+        default=None,
+        help="one agent for all seats or one per seat, comma separated "
+        "(random; or path/to/file.py:ClassName)",
+    )
     sim.add_argument("--json", action="store_true", help="print one JSON object")
     sim.add_argument("--quiet", action="store_true", help="no progress bar")
     _limit_options(sim)
@@ -83,11 +87,18 @@ def build_parser() -> argparse.ArgumentParser:
 def _limit_options(p: argparse.ArgumentParser) -> None:
     from cardlang.gamemaster import Limits
 
-    p.add_argument("--max-decisions", type=_positive, default=Limits.max_decisions,
-                   help=f"cut a game off after this many decisions ({Limits.max_decisions})")
-    p.add_argument("--max-steps", type=_positive, default=Limits.max_steps,
-                   help="cut a game off after this many steps without a decision "
-                        f"({Limits.max_steps})")
+    p.add_argument(
+        "--max-decisions",
+        type=_positive,
+        default=Limits.max_decisions,
+        help=f"cut a game off after this many decisions ({Limits.max_decisions})",
+    )
+    p.add_argument(
+        "--max-steps",
+        type=_positive,
+        default=Limits.max_steps,
+        help=f"cut a game off after this many steps without a decision ({Limits.max_steps})",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -119,8 +130,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as err:  # a bug of ours: short message unless --debug
         if debug:
             raise
-        print(f"cardlang: internal error: {type(err).__name__}: {err}\n"
-              "Run again with --debug for the traceback, and please report it.", file=sys.stderr)
+        print(
+            f"cardlang: internal error: {type(err).__name__}: {err}\n"
+            "Run again with --debug for the traceback, and please report it.",
+            file=sys.stderr,
+        )
         return EXIT_ERROR
 
 
@@ -137,8 +151,9 @@ def cmd_check(args: argparse.Namespace) -> int:
             game = load_game(path)
         except GameFileError as err:
             failed += 1
-            report.append({"file": path, "ok": False,
-                           "diagnostics": [_diag_json(d) for d in err.diagnostics]})
+            report.append(
+                {"file": path, "ok": False, "diagnostics": [_diag_json(d) for d in err.diagnostics]}
+            )
             if not args.json:
                 print(err.render(), file=sys.stderr)
             continue
@@ -148,8 +163,9 @@ def cmd_check(args: argparse.Namespace) -> int:
             if not args.json:
                 print(f"cardlang: error: {err}", file=sys.stderr)
             continue
-        report.append({"file": path, "ok": True,
-                       "diagnostics": [_diag_json(d) for d in game.warnings]})
+        report.append(
+            {"file": path, "ok": True, "diagnostics": [_diag_json(d) for d in game.warnings]}
+        )
         if not args.json:
             for w in game.warnings:
                 print(w.render(game.source), file=sys.stderr)
@@ -160,8 +176,13 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _diag_json(d: Any) -> dict[str, Any]:
-    return {"severity": d.severity, "message": d.message, "line": d.span.line,
-            "column": d.span.column, "hint": d.hint}
+    return {
+        "severity": d.severity,
+        "message": d.message,
+        "line": d.span.line,
+        "column": d.span.column,
+        "hint": d.hint,
+    }
 
 
 # ---------------------------------------------------------------- simulate
@@ -182,15 +203,26 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if show_progress:
         from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-        with Progress(TextColumn("{task.description}"), BarColumn(),
-                      TextColumn("{task.completed}/{task.total} games"), TimeRemainingColumn(),
-                      transient=True) as progress:
+        with Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TextColumn("{task.completed}/{task.total} games"),
+            TimeRemainingColumn(),
+            transient=True,
+        ) as progress:
             task = progress.add_task(game.name, total=args.games)
-            summary = run_batch(game, games=args.games, seed=args.seed, agent_specs=specs,
-                                limits=limits, on_game=lambda r: progress.advance(task))
+            summary = run_batch(
+                game,
+                games=args.games,
+                seed=args.seed,
+                agent_specs=specs,
+                limits=limits,
+                on_game=lambda r: progress.advance(task),
+            )
     else:
-        summary = run_batch(game, games=args.games, seed=args.seed, agent_specs=specs,
-                            limits=limits)
+        summary = run_batch(
+            game, games=args.games, seed=args.seed, agent_specs=specs, limits=limits
+        )
     if args.json:
         print(json.dumps(summary.to_json(), indent=2))
     else:
@@ -203,8 +235,7 @@ def _print_summary(s: Any) -> None:
     from rich.table import Table
 
     console = Console()
-    table = Table(title=f"{s.game}: {s.games} games", show_header=False,
-                  title_justify="left")
+    table = Table(title=f"{s.game}: {s.games} games", show_header=False, title_justify="left")
     table.add_column("what", style="bold")
     table.add_column("value", justify="right")
     table.add_row("games", str(s.games))

@@ -152,7 +152,7 @@ def _subsets(cards: Sequence[int], span: ast.Span) -> list[tuple[int, ...]]:
     if len(cards) > ops.MAX_SUBSET_CARDS:
         raise RuleError(
             f"(subsets ...) of {len(cards)} cards would make {2 ** len(cards)} collections; "
-            f"the limit is {ops.MAX_SUBSET_CARDS} cards ({2 ** ops.MAX_SUBSET_CARDS} subsets)",
+            f"the limit is {ops.MAX_SUBSET_CARDS} cards ({2**ops.MAX_SUBSET_CARDS} subsets)",
             span,
         )
     return ops.subsets(cards)
@@ -198,7 +198,7 @@ def _indexed(st: Gamestate, owner: int, kind: str, name: str) -> list[tuple[int,
     found = {0: (owner, kind, name)} if (owner, kind, name) in st.zones else {}
     for key in st.zones:
         if key[0] == owner and key[1] == kind and key[2].startswith(prefix):
-            index = key[2][len(prefix):]
+            index = key[2][len(prefix) :]
             if index.isdigit():
                 found[int(index)] = key
     return [found[i] for i in sorted(found)]
@@ -242,13 +242,33 @@ _HELPERS: dict[str, Any] = {
 # a game file ever reaches the generated text except through repr).
 _HELPERS["__builtins__"] = {
     name: getattr(builtins, name)
-    for name in ("len", "range", "tuple", "list", "any", "all", "sum", "max", "min", "abs",
-                 "sorted", "zip", "True", "False", "None")
+    for name in (
+        "len",
+        "range",
+        "tuple",
+        "list",
+        "any",
+        "all",
+        "sum",
+        "max",
+        "min",
+        "abs",
+        "sorted",
+        "zip",
+        "True",
+        "False",
+        "None",
+    )
 }
 _HELPERS.update(
     repeat_count=repeat_count,
-    current_player=current_player, current_team=current_team, next_player=next_player,
-    previous_player=previous_player, ops=ops, EMPTY=EMPTY, EMPTY_POINTS=EMPTY_POINTS,
+    current_player=current_player,
+    current_team=current_team,
+    next_player=next_player,
+    previous_player=previous_player,
+    ops=ops,
+    EMPTY=EMPTY,
+    EMPTY_POINTS=EMPTY_POINTS,
 )
 
 
@@ -266,29 +286,47 @@ def is_constant(f: Fn) -> bool:
 # Forms worth hoisting out of a loop, and forms that may fail or draw from the RNG (which
 # must keep being evaluated where, and as often as, the game says).
 _COSTLY = (ast.CardAtt, ast.CardAt, ast.Size, ast.Sum, ast.Score, ast.SetOp, ast.TopN)
-_UNSAFE = (ast.Random, ast.MaxMin, ast.OwnerOf, ast.Arith, ast.Subsets, ast.PlayerRef,
-           ast.TeamRef, ast.Aggregate, ast.Filter)
+_UNSAFE = (
+    ast.Random,
+    ast.MaxMin,
+    ast.OwnerOf,
+    ast.Arith,
+    ast.Subsets,
+    ast.PlayerRef,
+    ast.TeamRef,
+    ast.Aggregate,
+    ast.Filter,
+)
 
 
-def _invariant_parts(node: ast.Node, loop_slots: set[int], checked: CheckedGame,
-                     found: list[ast.Node]) -> bool:
+def _invariant_parts(
+    node: ast.Node, loop_slots: set[int], checked: CheckedGame, found: list[ast.Node]
+) -> bool:
     """Collect in ``found`` the largest costly parts of ``node`` that depend on no loop
     variable and are safe to evaluate early; return whether ``node`` itself qualifies."""
     if isinstance(node, ast.Variable):
         return checked.slots.get(id(node)) not in loop_slots
     if isinstance(node, ast.Filter | ast.Aggregate):  # a loop inside: its variable varies
         loop_slots = loop_slots | {checked.slots[id(node)]}
-    children = [v for name in node.__dataclass_fields__  # type: ignore[attr-defined]
-                for v in _as_tuple(getattr(node, name)) if isinstance(v, ast.Node)]
-    marks = [(c, _invariant_parts(c, loop_slots, checked, [])) for c in children]
-    safe = not isinstance(node, _UNSAFE) and all(ok for _, ok in marks)
-    if safe:
+    children = [
+        v
+        for name in node.__dataclass_fields__  # type: ignore[attr-defined]
+        for v in _as_tuple(getattr(node, name))
+        if isinstance(v, ast.Node)
+    ]
+    # one pass over each child (linear time): what it found is used only if it is not
+    # invariant as a whole
+    marks = []
+    for child in children:
+        inside: list[ast.Node] = []
+        marks.append((child, _invariant_parts(child, loop_slots, checked, inside), inside))
+    if not isinstance(node, _UNSAFE) and all(ok for _, ok, _ in marks):
         return True
-    for child, ok in marks:
+    for child, ok, inside in marks:
         if ok and isinstance(child, _COSTLY):
             found.append(child)
         elif not ok:
-            _invariant_parts(child, loop_slots, checked, found)
+            found.extend(inside)
     return False
 
 
@@ -301,8 +339,11 @@ def _distinct_locations(node: ast.Node, checked: CheckedGame) -> bool:
     if not (isinstance(node, ast.Aggregate) and isinstance(node.body, ast.Location)):
         return False
     owner = node.body.owner
-    return (node.body.kind != "mem" and isinstance(owner, ast.Variable)
-            and checked.slots.get(id(owner)) == checked.slots.get(id(node)))
+    return (
+        node.body.kind != "mem"
+        and isinstance(owner, ast.Variable)
+        and checked.slots.get(id(owner)) == checked.slots.get(id(node))
+    )
 
 
 #: Aggregates over `player` are unrolled (one copy of the body per seat) up to this many.
@@ -380,8 +421,11 @@ class ExprCompiler:
         """Python source for the node's value (storages read)."""
         t = self.type_of(node)
         if t in (T.INTSTO, T.STRSTO, T.POINTS):
-            table, default = {T.INTSTO: ("ints", "0"), T.STRSTO: ("strs", "''"),
-                              T.POINTS: ("points", "EMPTY_POINTS")}[t]
+            table, default = {
+                T.INTSTO: ("ints", "0"),
+                T.STRSTO: ("strs", "''"),
+                T.POINTS: ("points", "EMPTY_POINTS"),
+            }[t]
             return f"st.{table}.get({self.raw_src(node)}, {default})"
         return self.raw_src(node)
 
@@ -457,8 +501,7 @@ class ExprCompiler:
         return f"{fn}({self.cards_src(n.collection)}, {self.src(n.count)})"
 
     def c_MaxMin(self, n: ast.MaxMin) -> str:
-        return (f"_best(st, {self.cards_src(n.collection)}, {self.src(n.points)}, "
-                f"{n.mode == 'max'})")
+        return f"_best(st, {self.cards_src(n.collection)}, {self.src(n.points)}, {n.mode == 'max'})"
 
     def c_Actual(self, n: ast.Actual) -> str:
         return self.src(n.card)  # cards are ids: a reference is the card itself
@@ -501,9 +544,7 @@ class ExprCompiler:
 
     # ------------------------------------------------------------ collections
     def _parts(self, parts: Sequence[ast.Node]) -> str:
-        items = ", ".join(
-            f"({self.type_of(p) == T.CARDSS}, {self.cards_src(p)})" for p in parts
-        )
+        items = ", ".join(f"({self.type_of(p) == T.CARDSS}, {self.cards_src(p)})" for p in parts)
         return f"_gather(({items},))"
 
     def c_SetOp(self, n: ast.SetOp) -> str:
@@ -517,8 +558,9 @@ class ExprCompiler:
     def c_Filter(self, n: ast.Filter) -> str:
         items = self.cards_src(n.collection)
         var = self._bind_local(n)
-        return self._hoisted(n.condition, lambda: f"[{var} for {var} in {items} if "
-                             f"{self.src(n.condition)}]")
+        return self._hoisted(
+            n.condition, lambda: f"[{var} for {var} in {items} if {self.src(n.condition)}]"
+        )
 
     def _hoisted(self, body: ast.Node, loop: Callable[[], str]) -> str:
         """``loop`` with the parts of ``body`` that do not depend on its loop variables
@@ -531,6 +573,8 @@ class ExprCompiler:
         """
         found: list[ast.Node] = []
         _invariant_parts(body, self._loop_slots(body), self.checked, found)
+        # a part an enclosing loop already hoisted is read from its name as it is
+        found = [part for part in found if id(part) not in self._hoisted_src]
         if not found:
             return loop()
         names = []
@@ -551,20 +595,27 @@ class ExprCompiler:
         return set(self._locals) | set(self._bound)
 
     def c_Sort(self, n: ast.Sort) -> str:
-        return (f"ops.sort_by_score({self.cards_src(n.collection)}, "
-                f"_scorer(st, {self.src(n.points)}))")
+        return (
+            f"ops.sort_by_score({self.cards_src(n.collection)}, _scorer(st, {self.src(n.points)}))"
+        )
 
     def c_RunEnd(self, n: ast.RunEnd) -> str:
-        return (f"ops.run_at_end({self.cards_src(n.collection)}, _scorer(st, {self.src(n.points)}),"
-                f" {self.src(n.count)}, {n.end!r})")
+        return (
+            f"ops.run_at_end({self.cards_src(n.collection)}, _scorer(st, {self.src(n.points)}),"
+            f" {self.src(n.count)}, {n.end!r})"
+        )
 
     def c_Runs(self, n: ast.Runs) -> str:
-        return (f"ops.runs({self.cards_src(n.collection)}, _scorer(st, {self.src(n.points)}), "
-                f"{self.src(n.count)}, {n.mode!r})")
+        return (
+            f"ops.runs({self.cards_src(n.collection)}, _scorer(st, {self.src(n.points)}), "
+            f"{self.src(n.count)}, {n.mode!r})"
+        )
 
     def c_Tuples(self, n: ast.Tuples) -> str:
-        return (f"ops.tuples({self.cards_src(n.collection)}, _scorer(st, {self.src(n.points)}), "
-                f"{self.src(n.count)})")
+        return (
+            f"ops.tuples({self.cards_src(n.collection)}, _scorer(st, {self.src(n.points)}), "
+            f"{self.src(n.count)})"
+        )
 
     def c_Subsets(self, n: ast.Subsets) -> str:
         return f"_subsets({self.cards_src(n.collection)}, {self.const(n.span)})"
@@ -576,8 +627,14 @@ class ExprCompiler:
         """The body once per seat, for an aggregate over all players when their number is
         fixed: (all player 'P (== (size ('P vloc TRICK)) 1)) becomes four comparisons with
         constant keys, with no loop or generator."""
-        if not (isinstance(n.collection, ast.AllOfKind) and n.collection.kind == "player"
-                and self.nplayers is not None and self.nplayers <= MAX_UNROLLED_PLAYERS):
+        if not (
+            isinstance(n.collection, ast.AllOfKind)
+            and n.collection.kind == "player"
+            and self.nplayers is not None
+            and self.nplayers <= MAX_UNROLLED_PLAYERS
+        ):
+            return None
+        if self._bound:  # only the outermost loop over players unrolls: code stays linear
             return None
         slot = self.slot(n)
         copies = []
@@ -596,14 +653,16 @@ class ExprCompiler:
             unrolled = self.unrolled(n, lambda: self.src(n.body))
             if unrolled is not None:
                 return f" {'or' if n.quantifier == 'any' else 'and'} ".join(
-                    f"({u})" for u in unrolled)
+                    f"({u})" for u in unrolled
+                )
         items = self.cards_src(n.collection)
         var = self._bind_local(n)
         if self.type_of(n) == T.CARDSS:
             return f"[{self.cards_src(n.body)} for {var} in {items}]"
         quantifier = "any" if n.quantifier == "any" else "all"
-        return self._hoisted(n.body, lambda: f"{quantifier}({self.src(n.body)} for {var} "
-                             f"in {items})")
+        return self._hoisted(
+            n.body, lambda: f"{quantifier}({self.src(n.body)} for {var} in {items})"
+        )
 
     def c_Range(self, n: ast.Range) -> str:
         return f"_range({self.src(n.low)}, {self.src(n.high)}, {self.const(n.span)})"
@@ -626,8 +685,10 @@ class ExprCompiler:
         return f"_tri({x})" if n.op == "tri" else f"ops.fibonacci({x})"
 
     def c_ScoreExtreme(self, n: ast.ScoreExtreme) -> str:
-        return (f"_score_extreme(st, {self.cards_src(n.collection)}, {self.src(n.points)}, "
-                f"{n.mode == 'max'})")
+        return (
+            f"_score_extreme(st, {self.cards_src(n.collection)}, {self.src(n.points)}, "
+            f"{n.mode == 'max'})"
+        )
 
     def c_PlayerId(self, n: ast.PlayerId) -> str:
         return self.src(n.player)  # a player is its seat number
@@ -653,8 +714,9 @@ class ExprCompiler:
         if isinstance(n.card, ast.Variable) and self.checked.slots.get(id(n.card)) in (
             self.checked.element_slots
         ):  # an element is never a missing card
-            if (isinstance(n.key, ast.NameLiteral)
-                    and n.key.value in (self.checked.universal_attributes or ())):
+            if isinstance(n.key, ast.NameLiteral) and n.key.value in (
+                self.checked.universal_attributes or ()
+            ):
                 return f"st.cards[{card}][{key}]"  # every card has it: no default needed
             return f"st.cards[{card}].get({key}, '')"
         return f"_att(st, {card}, {key})"

@@ -96,8 +96,7 @@ class StageNode(Control):
         player = current_player(st)
         # A team stage cycles over teams and leaves the current player as it was.
         cur = (outer[F_CUR] if outer[6] else st.team_of[player]) if self.is_team else player
-        st.stack.append([STAGE, self, cur, None, False, st.stage_idx, self.is_team, player,
-                         False])
+        st.stack.append([STAGE, self, cur, None, False, st.stage_idx, self.is_team, player, False])
         st.stage_idx = len(st.stack) - 1
 
 
@@ -272,8 +271,11 @@ class StmtCompiler:
 
     def _end_of_location(self, node: ast.Node) -> tuple[str, str] | None:
         """For (top|bottom LOCATION) of a real location: (its key's source, position)."""
-        if (isinstance(node, ast.CardAt) and node.position in ("top", "bottom")
-                and self.checked.type_of(node.collection) == T.LOC):
+        if (
+            isinstance(node, ast.CardAt)
+            and node.position in ("top", "bottom")
+            and self.checked.type_of(node.collection) == T.LOC
+        ):
             return self.x.raw_src(node.collection), node.position
         return None
 
@@ -284,21 +286,24 @@ class StmtCompiler:
             return None
         take = "z.pop()" if source[1] == "top" else "z.pop(0)"
         put = "dz.append(c)" if dest[1] == "top" else "dz.insert(0, c)"
-        return [f"{indent}{line}" for line in (
-            f"z = zones.get({source[0]})",
-            "if not z:",
-            "    raise RuleError(MESSAGE, SPAN)",
-            f"c = {take}",
-            f"dk = {dest[0]}",
-            "dz = zones.get(dk)",
-            "if dz is None:",
-            "    dz = zones[dk] = []",
-            put,
-            "src = st.card_zone[c]",
-            "st.card_zone[c] = dk",
-            "if st.log is not None:",
-            "    st.log.append(('move', c, src, dk))",
-        )]
+        return [
+            f"{indent}{line}"
+            for line in (
+                f"z = zones.get({source[0]})",
+                "if not z:",
+                "    raise RuleError(MESSAGE, SPAN)",
+                f"c = {take}",
+                f"dk = {dest[0]}",
+                "dz = zones.get(dk)",
+                "if dz is None:",
+                "    dz = zones[dk] = []",
+                put,
+                "src = st.card_zone[c]",
+                "st.card_zone[c] = dk",
+                "if st.log is not None:",
+                "    st.log.append(('move', c, src, dk))",
+            )
+        ]
 
     def _move_loop(self, n: ast.Move, count_src: str) -> Action | None:
         """Generated code for a move repeated ``count_src`` times (dealing, gathering).
@@ -312,8 +317,12 @@ class StmtCompiler:
         if not (_stable_key(source[0]) and _stable_key(dest[0])):
             fast = self._fast_move_lines(n, "        ")
             assert fast is not None
-            lines = ["def moves(st):", "    zones = st.zones",
-                     f"    for _ in range(repeat_count({count_src}, SPAN)):", *fast]
+            lines = [
+                "def moves(st):",
+                "    zones = st.zones",
+                f"    for _ in range(repeat_count({count_src}, SPAN)):",
+                *fast,
+            ]
         else:
             take = "z.pop()" if source[1] == "top" else "z.pop(0)"
             put = "dz.append(c)" if dest[1] == "top" else "dz.insert(0, c)"
@@ -341,7 +350,8 @@ class StmtCompiler:
                 "            log.append(('move', c, src, dk))",
             ]
         return self.x.define(  # type: ignore[no-any-return]
-            "moves", lines, MESSAGE=self._move_message(n), SPAN=n.span)
+            "moves", lines, MESSAGE=self._move_message(n), SPAN=n.span
+        )
 
     def _move_message(self, n: ast.Move) -> str:
         return f"move from an empty location: {_source_text(self.checked, n.card)} has no card"
@@ -350,8 +360,10 @@ class StmtCompiler:
         fast = self._fast_move_lines(n, "    ")
         if fast is not None:
             return self.x.define(  # type: ignore[no-any-return]
-                "move", ["def move(st):", "    zones = st.zones", *fast],
-                MESSAGE=self._move_message(n), SPAN=n.span,
+                "move",
+                ["def move(st):", "    zones = st.zones", *fast],
+                MESSAGE=self._move_message(n),
+                SPAN=n.span,
             )
         card = self.x.value(n.card)
         dest_key, place = self._position(n.dest)
@@ -697,14 +709,20 @@ class StmtCompiler:
             if body is None:
                 return None
             if isinstance(node, ast.Let):
-                return [f"{pad}{var} = regs[{slot}] = {self.x.src(node.value)}",
-                        f"{pad}if True:", *body]
+                return [
+                    f"{pad}{var} = regs[{slot}] = {self.x.src(node.value)}",
+                    f"{pad}if True:",
+                    *body,
+                ]
             if node.quantifier != "any":
                 return None
             # Nothing acts while options are listed, so the collection can be iterated as
             # it is; the register is set only for what the rest of the chain evaluates.
-            store = [f"{pad}    regs[{slot}] = {var}"] if _reads_slot(self.checked, node.body,
-                                                                        slot) else []
+            store = (
+                [f"{pad}    regs[{slot}] = {var}"]
+                if _reads_slot(self.checked, node.body, slot)
+                else []
+            )
             return [f"{pad}for {var} in {self.x.cards_src(node.collection)}:", *store, *body]
         return None
 
@@ -849,8 +867,22 @@ def repeat_all_source(node: ast.Node) -> ast.Node | None:
     return None
 
 
-_UNSTABLE_IN_KEYS = ("zones", "card_zone", "cards", "_owner_of", "_best", "_top", "_bottom",
-                     "_nth", "ops.", "len(", "_att", "_sum", "_score", "_random")
+_UNSTABLE_IN_KEYS = (
+    "zones",
+    "card_zone",
+    "cards",
+    "_owner_of",
+    "_best",
+    "_top",
+    "_bottom",
+    "_nth",
+    "ops.",
+    "len(",
+    "_att",
+    "_sum",
+    "_score",
+    "_random",
+)
 
 
 def _stable_key(key_src: str) -> bool:
@@ -874,8 +906,9 @@ def _is_plain(node: ast.Node) -> bool:
     """Actions alone: nothing to evaluate while listing (no guard, fork, let, repeat)."""
     if isinstance(node, ast.Do):
         return all(_is_plain(b) for b in node.body)
-    return not isinstance(node, ast.Guarded | ast.ForEach | ast.Let | ast.Repeat | ast.Choice
-                          | ast.Stage)
+    return not isinstance(
+        node, ast.Guarded | ast.ForEach | ast.Let | ast.Repeat | ast.Choice | ast.Stage
+    )
 
 
 def _fixed(fixed: Steps) -> Expander:

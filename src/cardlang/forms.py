@@ -71,7 +71,18 @@ FORM_SIGNATURES: dict[str, str] = {
 #: Every lower-case word the grammar knows (keywords of forms and their arguments).
 KEYWORDS: frozenset[str] = frozenset(FORM_SIGNATURES) | frozenset(
     {
-        "players", "teams", "player", "using", "largest", "pass",
-        "vloc", "iloc", "hloc", "mem", "sto", "str", "points",
+        "players",
+        "teams",
+        "player",
+        "using",
+        "largest",
+        "pass",
+        "vloc",
+        "iloc",
+        "hloc",
+        "mem",
+        "sto",
+        "str",
+        "points",
     }
 )

@@ -96,8 +96,9 @@ def read_source(path: str | Path) -> SourceFile:
     return SourceFile(str(path), text)
 
 
-def load_game(path: str | Path | None = None, *, text: str | None = None,
-              name: str = "<game>") -> Game:
+def load_game(
+    path: str | Path | None = None, *, text: str | None = None, name: str = "<game>"
+) -> Game:
     """Parse, check and compile a game file (or ``text``).  Raises GameFileError."""
     if text is not None:
         source = SourceFile(name, text.lstrip("\ufeff"))

@@ -239,8 +239,9 @@ class Gamemaster:
             return
         if frame[F_STARTED]:
             queued = frame[F_QUEUED]
-            set_current(frame, queued if queued is not None
-                        else (frame[F_CUR] + 1) % cycle_size(st, frame))
+            set_current(
+                frame, queued if queued is not None else (frame[F_CUR] + 1) % cycle_size(st, frame)
+            )
             frame[F_QUEUED] = None
         frame[F_STARTED] = True
         # A turn is a pass of a stage during which no nested stage makes a pass: count

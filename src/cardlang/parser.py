@@ -279,7 +279,7 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
         return ast.TeamId(ch[0], span=_span(meta))
 
     def score_extreme(self, meta: Any, ch: list[Any]) -> ast.ScoreExtreme:
-        return ast.ScoreExtreme(str(ch[0])[len("score"):], ch[1], ch[2], span=_span(meta))
+        return ast.ScoreExtreme(str(ch[0])[len("score") :], ch[1], ch[2], span=_span(meta))
 
     def partition(self, meta: Any, ch: list[Any]) -> ast.Partition:
         return ast.Partition(ch[0], tuple(ch[1:]), span=_span(meta))
@@ -394,7 +394,9 @@ def _open_forms(text: str, upto: int) -> list[tuple[int, str]]:
 _KINDS = {"vloc", "iloc", "hloc", "mem", "sto", "str", "points"}
 _KIND_SIGNATURES = {
     **{k: f"(OWNER {k} NAME)" for k in ("vloc", "iloc", "hloc", "mem")},
-    "sto": "(OWNER sto NAME)", "str": "(OWNER str NAME)", "points": "(OWNER points NAME)",
+    "sto": "(OWNER sto NAME)",
+    "str": "(OWNER str NAME)",
+    "points": "(OWNER points NAME)",
 }
 
 
@@ -425,7 +427,7 @@ def _unclosed_candidates(text: str) -> Iterator[tuple[int, int]]:
             culprits = [s for s in stack if s[1] >= indent]
             for paren, _ in reversed(culprits):
                 yield paren, offset + indent
-            del stack[len(stack) - len(culprits):]
+            del stack[len(stack) - len(culprits) :]
         for tok, pos in _tokens(stripped):
             if tok == "(":
                 stack.append((offset + pos, pos))
@@ -531,16 +533,57 @@ _NAMEISH = re.compile(r"'?[A-Za-z][A-Za-z0-9_-]*")
 _VALID_NAME = re.compile(r"'?[A-Z][A-Z0-9]*(-[A-Z0-9]+)*")
 _WORD_CHAR = re.compile(r"[^\s();]")
 #: Terminals that start an action after '(' and terminals that start only a value.
-_ACTION_TERMINALS = frozenset({
-    "MOVE", "REMEMBER", "FORGET", "SHUFFLE", "SET", "INC", "DEC", "CYCLE", "TURN", "REPEAT",
-    "CREATE", "DO", "CHOICE", "LET", "SWAP",
-})
-_VALUE_TERMINALS = frozenset({
-    "END_POS", "MINMAX", "ACTUAL", "OWNER", "OTHER", "SET_OP", "FILTER", "SORT", "RUN",
-    "RUNS", "TUPLES", "SUBSETS", "PARTITION", "RANGE", "RANDOM", "ARITH_OP", "UNARY_INT",
-    "SIZE", "SUM", "SCORE", "CARDATT", "COMPARE_OP", "BOOL_OP", "NOT", "INDEXED", "PID",
-    "TID", "SCORE_EXTREME",
-})
+_ACTION_TERMINALS = frozenset(
+    {
+        "MOVE",
+        "REMEMBER",
+        "FORGET",
+        "SHUFFLE",
+        "SET",
+        "INC",
+        "DEC",
+        "CYCLE",
+        "TURN",
+        "REPEAT",
+        "CREATE",
+        "DO",
+        "CHOICE",
+        "LET",
+        "SWAP",
+    }
+)
+_VALUE_TERMINALS = frozenset(
+    {
+        "END_POS",
+        "MINMAX",
+        "ACTUAL",
+        "OWNER",
+        "OTHER",
+        "SET_OP",
+        "FILTER",
+        "SORT",
+        "RUN",
+        "RUNS",
+        "TUPLES",
+        "SUBSETS",
+        "PARTITION",
+        "RANGE",
+        "RANDOM",
+        "ARITH_OP",
+        "UNARY_INT",
+        "SIZE",
+        "SUM",
+        "SCORE",
+        "CARDATT",
+        "COMPARE_OP",
+        "BOOL_OP",
+        "NOT",
+        "INDEXED",
+        "PID",
+        "TID",
+        "SCORE_EXTREME",
+    }
+)
 
 
 @cache
@@ -573,8 +616,12 @@ def _bad_word(text: str, start: int, word: str, allowed: set[str]) -> Diagnostic
         here = _keywords_allowed(allowed)
         hint = did_you_mean(word, KEYWORDS if after_paren or not here else here)
         if after_paren or hint or "NAME" not in allowed:
-            return Diagnostic("error", f"unknown keyword '{word}'", span,
-                              hint=hint or did_you_mean(word, KEYWORDS))
+            return Diagnostic(
+                "error",
+                f"unknown keyword '{word}'",
+                span,
+                hint=hint or did_you_mean(word, KEYWORDS),
+            )
     if _NAMEISH.fullmatch(word):
         var = word.startswith("'")
         fixed = word.upper().replace("_", "-")
@@ -595,8 +642,12 @@ def _syntax_diagnostic(source: SourceFile, err: UnexpectedInput) -> Diagnostic:
         isinstance(err, UnexpectedToken) and err.token.type == "$END"
     ):
         if not _tokens(text):
-            return Diagnostic("error", "the file holds no game: expected (game ...)",
-                              _point(text, 0), hint=f"a game is written {_shape('game')}")
+            return Diagnostic(
+                "error",
+                "the file holds no game: expected (game ...)",
+                _point(text, 0),
+                hint=f"a game is written {_shape('game')}",
+            )
         found = _find_unclosed(text, len(text))
         culprit = found[0] if found else next(_unclosed_candidates(text), (None, 0))[0]
         if culprit is None:
@@ -609,8 +660,7 @@ def _syntax_diagnostic(source: SourceFile, err: UnexpectedInput) -> Diagnostic:
         if diagnostic is not None:
             return diagnostic
         where = f" in '{word}'" if len(word) > 1 else ""
-        return Diagnostic("error", f"unexpected character {text[at]!r}{where}",
-                          _point(text, at))
+        return Diagnostic("error", f"unexpected character {text[at]!r}{where}", _point(text, at))
     assert isinstance(err, UnexpectedToken)
     tok = err.token
     pos = tok.start_pos or 0
@@ -628,8 +678,12 @@ def _syntax_diagnostic(source: SourceFile, err: UnexpectedInput) -> Diagnostic:
     hint = f"the form is written {shape}" if shape else None
     where = f" in {_label(keyword)}" if keyword else ""
     if len(open_forms) == 1 and "GAME" in expected:
-        return Diagnostic("error", f"a game file is one (game ...) form, not {_describe(tok)}",
-                          span, hint=f"it is written {_shape('game')}")
+        return Diagnostic(
+            "error",
+            f"a game file is one (game ...) form, not {_describe(tok)}",
+            span,
+            hint=f"it is written {_shape('game')}",
+        )
     if tok.type == "RPAR":
         extra = _find_extra_close(text, pos)
         if extra is not None:
@@ -646,30 +700,49 @@ def _syntax_diagnostic(source: SourceFile, err: UnexpectedInput) -> Diagnostic:
         return _extra_close_diagnostic(text, *extra)
     if not open_forms:
         if expected & {"$END", "<END-OF-FILE>"}:
-            return Diagnostic("error", f"unexpected {_describe(tok)} after the end of the game",
-                              span, hint="the whole game is one (game ...) form")
-        return Diagnostic("error", "a game file is one (game ...) form", span,
-                          hint=f"it is written {_shape('game')}")
+            return Diagnostic(
+                "error",
+                f"unexpected {_describe(tok)} after the end of the game",
+                span,
+                hint="the whole game is one (game ...) form",
+            )
+        return Diagnostic(
+            "error",
+            "a game file is one (game ...) form",
+            span,
+            hint=f"it is written {_shape('game')}",
+        )
     if tok.type in _ACTION_TERMINALS and "SIZE" in expected and "MOVE" not in expected:
-        return Diagnostic("error", f"({tok} ...) is an action, but "
-                          + (f"{_label(keyword)} needs" if keyword else "there must be")
-                          + " a value here", span, hint=hint)
+        return Diagnostic(
+            "error",
+            f"({tok} ...) is an action, but "
+            + (f"{_label(keyword)} needs" if keyword else "there must be")
+            + " a value here",
+            span,
+            hint=hint,
+        )
     if tok.type in _VALUE_TERMINALS and "MOVE" in expected and "SIZE" not in expected:
         return Diagnostic(
-            "error", f"({tok} ...) is a value, but "
-            + (f"{_label(keyword)} needs" if keyword else "there must be") + " an action here",
+            "error",
+            f"({tok} ...) is a value, but "
+            + (f"{_label(keyword)} needs" if keyword else "there must be")
+            + " an action here",
             span,
             hint="an action is move, remember, forget, shuffle, set, inc, dec, cycle, turn, "
             "repeat or a block; to act only when a condition holds write (CONDITION ACTION)",
         )
     if tok.type in ("SCORING", "SETUP", "DECLARE") and keyword != "game":
         return Diagnostic(
-            "error", f"({tok} ...) cannot be{where}: a ')' is probably missing before it",
-            span, hint=f"({tok} ...) goes directly in the game: {_shape('game')}",
+            "error",
+            f"({tok} ...) cannot be{where}: a ')' is probably missing before it",
+            span,
+            hint=f"({tok} ...) goes directly in the game: {_shape('game')}",
         )
     if tok.type == "STAGE":
         return Diagnostic(
-            "error", f"a stage cannot be nested{where}", span,
+            "error",
+            f"a stage cannot be nested{where}",
+            span,
             hint="a stage goes directly in the game, in another stage or in a let",
         )
     if keyword and "RPAR" in expected:
@@ -721,8 +794,10 @@ def _too_deep(text: str) -> Diagnostic | None:
             depth += 1
             if depth > MAX_NESTING:
                 return Diagnostic(
-                    "error", f"forms nested too deeply (more than {MAX_NESTING} levels)",
-                    _point(text, pos), hint="split the form: (let VALUE 'VAR ...) names a part",
+                    "error",
+                    f"forms nested too deeply (more than {MAX_NESTING} levels)",
+                    _point(text, pos),
+                    hint="split the form: (let VALUE 'VAR ...) names a part",
                 )
         elif tok == ")":
             depth = max(depth - 1, 0)
@@ -772,10 +847,14 @@ MAX_INT_DIGITS = 18
 
 def _build(source: SourceFile, tree: Any) -> ast.Game:
     too_long = [
-        Diagnostic("error", f"integer {tok[:12]}... is too large (more than {MAX_INT_DIGITS} "
-                   "digits)", _token_span(tok))
+        Diagnostic(
+            "error",
+            f"integer {tok[:12]}... is too large (more than {MAX_INT_DIGITS} digits)",
+            _token_span(tok),
+        )
         for tok in tree.scan_values(
-            lambda v: isinstance(v, Token) and v.type == "INT" and len(v) > MAX_INT_DIGITS)
+            lambda v: isinstance(v, Token) and v.type == "INT" and len(v) > MAX_INT_DIGITS
+        )
     ]
     if too_long:
         raise GameFileError(source, too_long)

@@ -53,9 +53,30 @@ class Gamestate:
     """One game in progress.  Plain data; ``clone()`` copies it in linear time."""
 
     __slots__ = (
-        "zones", "card_zone", "cards", "ints", "strs", "points", "regs", "stack",
-        "stage_idx", "nplayers", "teams", "team_of", "rng", "seed", "decisions", "steps",
-        "turns", "status", "end_reason", "error", "pending", "options", "log", "mover",
+        "zones",
+        "card_zone",
+        "cards",
+        "ints",
+        "strs",
+        "points",
+        "regs",
+        "stack",
+        "stage_idx",
+        "nplayers",
+        "teams",
+        "team_of",
+        "rng",
+        "seed",
+        "decisions",
+        "steps",
+        "turns",
+        "status",
+        "end_reason",
+        "error",
+        "pending",
+        "options",
+        "log",
+        "mover",
         "scores",
     )
 

@@ -14,9 +14,7 @@ from cardlang.gamemaster import GameResult
 from cardlang.state import Gamestate, describe_owner
 
 
-def render_transcript(
-    game: Game, st: Gamestate, result: GameResult, agent_names: list[str]
-) -> str:
+def render_transcript(game: Game, st: Gamestate, result: GameResult, agent_names: list[str]) -> str:
     lines = [
         f"{game.source.name}, seed {st.seed}",
         "players: " + ", ".join(f"P{i} {a}" for i, a in enumerate(agent_names)),
@@ -68,15 +66,21 @@ def _plural(n: int, word: str) -> str:
 
 
 def _render_result(result: GameResult) -> str:
-    head = (f"end: {result.end_reason} after {_plural(result.decisions, 'decision')}, "
-            f"{_plural(result.turns, 'turn')}")
+    head = (
+        f"end: {result.end_reason} after {_plural(result.decisions, 'decision')}, "
+        f"{_plural(result.turns, 'turn')}"
+    )
     lines = [head]
     if result.end_reason != "failed":
         scores = ", ".join(f"P{i} {s}" for i, s in enumerate(result.scores))
         lines.append(f"scores: {scores}" + ("" if result.completed else " (not a result)"))
     if result.winners:
-        lines.append("winner" + ("s" if len(result.winners) > 1 else "") + ": "
-                     + ", ".join(f"P{w}" for w in result.winners))
+        lines.append(
+            "winner"
+            + ("s" if len(result.winners) > 1 else "")
+            + ": "
+            + ", ".join(f"P{w}" for w in result.winners)
+        )
     if result.error is not None:
         lines.append(result.error.render())
     return "\n".join(lines)

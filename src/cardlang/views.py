@@ -79,5 +79,3 @@ def view_of(st: Gamestate, seat: int) -> PlayerView:
         ints=MappingProxyType(dict(st.ints)),
         strs=MappingProxyType(dict(st.strs)),
     )
-
-
