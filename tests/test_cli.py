@@ -110,3 +110,18 @@ def test_user_agent_plugin(tmp_path, capsys: pytest.CaptureFixture[str]) -> None
     spec = f"{plugin}:FirstOption"
     assert main(["simulate", KUHN, "--games", "5", "--agents", f"{spec},random", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["completed"] == 5
+
+
+def test_params_override_declared_constants(capsys: pytest.CaptureFixture[str]) -> None:
+    agram = str(GAMES / "agram.rcy")
+    assert main(["simulate", agram, "--param", "nump=3", "--games", "5", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["wins"]) == 3
+
+
+def test_bad_params_are_usage_errors() -> None:
+    agram = str(GAMES / "agram.rcy")
+    proc = run_cli("simulate", agram, "--param", "numq=3")
+    assert proc.returncode == 2 and "did you mean 'NUMP'" in proc.stderr
+    proc = run_cli("simulate", agram, "--param", "nump=three")
+    assert proc.returncode == 2 and "whole number" in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -14,6 +14,7 @@ from typing import Any
 
 from cardlang import __version__
 from cardlang.errors import CardlangError, GameFileError, UsageError
+from cardlang.params import parse_param_args
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -61,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="check game files; exit 1 if any has errors")
     check.add_argument("files", nargs="+", metavar="FILE")
     check.add_argument("--json", action="store_true", help="diagnostics as JSON")
+    _param_option(check)
 
     sim = sub.add_parser("simulate", help="play many games and summarise them")
     sim.add_argument("file", metavar="FILE")
@@ -74,14 +76,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sim.add_argument("--json", action="store_true", help="print one JSON object")
     sim.add_argument("--quiet", action="store_true", help="no progress bar")
+    _param_option(sim)
     _limit_options(sim)
 
     tr = sub.add_parser("transcript", help="play one game and show it move by move")
     tr.add_argument("file", metavar="FILE")
     tr.add_argument("--seed", type=_seed, default=0, help="the game's seed (0)")
     tr.add_argument("--agents", default=None, help="as for simulate")
+    _param_option(tr)
     _limit_options(tr)
     return parser
+
+
+def _param_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--param",
+        action="append",
+        metavar="NAME=VALUE",
+        help="override a constant the game declares, e.g. --param nump=3 (repeatable)",
+    )
 
 
 def _limit_options(p: argparse.ArgumentParser) -> None:
@@ -148,7 +161,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     report = []
     for path in args.files:
         try:
-            game = load_game(path)
+            game = load_game(path, params=parse_param_args(args.param))
         except GameFileError as err:
             failed += 1
             report.append(
@@ -194,7 +207,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from cardlang.gamemaster import Limits
     from cardlang.simulate import parse_agent_specs, run_batch
 
-    game = load_game(args.file)
+    game = load_game(args.file, params=parse_param_args(args.param))
     specs = parse_agent_specs(args.agents, game.nplayers)
     for spec in set(specs):
         make_agent(spec, 0)  # fail fast on a bad agent name, before any game is played
@@ -276,7 +289,7 @@ def cmd_transcript(args: argparse.Namespace) -> int:
     from cardlang.simulate import agent_seeds, parse_agent_specs, play_game
     from cardlang.transcript import render_transcript
 
-    game = load_game(args.file)
+    game = load_game(args.file, params=parse_param_args(args.param))
     specs = parse_agent_specs(args.agents, game.nplayers)
     seeds = agent_seeds(args.seed, len(specs))
     agents = [make_agent(spec, s) for spec, s in zip(specs, seeds, strict=True)]

@@ -9,6 +9,7 @@ mutable data lives in ``Gamestate`` values; the ``Gamemaster`` drives them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from cardlang.compile_expr import ExprCompiler, Fn
 from cardlang.compile_stmt import Action, Option, Seq, StmtCompiler
 from cardlang.errors import Diagnostic, GameFileError, SourceFile, UsageError
 from cardlang.gamemaster import Gamemaster, Limits
+from cardlang.params import apply_params
 from cardlang.parser import parse
 from cardlang.state import Gamestate, describe_owner
 
@@ -97,9 +99,16 @@ def read_source(path: str | Path) -> SourceFile:
 
 
 def load_game(
-    path: str | Path | None = None, *, text: str | None = None, name: str = "<game>"
+    path: str | Path | None = None,
+    *,
+    text: str | None = None,
+    name: str = "<game>",
+    params: Mapping[str, str] | None = None,
 ) -> Game:
-    """Parse, check and compile a game file (or ``text``).  Raises GameFileError."""
+    """Parse, check and compile a game file (or ``text``).  Raises GameFileError.
+
+    ``params`` overrides declared constants by name (see params.py).
+    """
     if text is not None:
         source = SourceFile(name, text.lstrip("\ufeff"))
     elif path is not None:
@@ -107,6 +116,7 @@ def load_game(
     else:
         raise UsageError("load_game needs a path or text")
     tree, warnings = parse(source)
+    tree = apply_params(tree, params or {})
     checked = check(tree, source)
     diagnostics = warnings + checked.diagnostics
     if any(d.severity == "error" for d in diagnostics):
