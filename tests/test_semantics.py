@@ -401,3 +401,43 @@ def test_deeply_nested_loops_compile_and_count_right() -> None:
     assert st.ints[(-1, "M")] == sum(
         st.cards[c]["RANK"] == top_rank for c in st.zones[(-1, "vloc", "STOCK")]
     )
+
+
+# ---------------------------------------------------------------- general forms for games
+# like Dominion: decisions by any player, loops that end on a decision, conditionals
+
+
+def test_choice_by_another_player_inside_a_while_loop() -> None:
+    # a Militia: each other player discards, one card at a time, down to 3 cards
+    deck = "(deck (RANK (A, B, C, D, E, F, G, H, I, J)) (SUIT (X, Y)))"
+    body = """(do ((all player 'P (repeat 5 (move (top (game vloc STOCK)) (top ('P iloc HAND)))))))
+      (all (other player) 'V
+        (while (> (size ('V iloc HAND)) 3)
+          (choice by 'V ((any ('V iloc HAND) 'C (move 'C (top ('V vloc DISCARD))))))))"""
+    game = load_text(game_text(body, players=3, deck=deck))
+    master = game.master()
+    st = master.new_game(4)
+    movers = []
+    while not st.is_over:
+        movers.append(st.mover)
+        assert len(master.legal_options(st)) == len(st.zones[(st.mover, "iloc", "HAND")])
+        master.apply(st, 0)
+    assert movers == [1, 1, 2, 2]
+    assert [len(st.zones[(p, "iloc", "HAND")]) for p in range(3)] == [5, 3, 3]
+
+
+def test_while_without_a_decision_runs_at_once_and_is_bounded() -> None:
+    body = "(do ((while (< (game sto N) 7) (inc (game sto N)))))"
+    _, _, _, st = run_to_end(game_text(body))
+    assert st.ints[(-1, "N")] == 7
+    _, _, result, _ = run_to_end(game_text("(do ((while (== 1 1) (inc (game sto N)))))"))
+    assert result.end_reason == "failed" and "while" in result.error.message
+
+
+def test_if_expressions() -> None:
+    body = """(do ((set (game sto A) (if (> (size (game vloc STOCK)) 3) 10 20))
+                  (set (game str B) (if (== 1 2) YES NO))
+                  (set (game sto C) (size (if (== 1 1) (game vloc STOCK)
+                                             (filter (game vloc STOCK) 'X (== 1 2)))))))"""
+    _, _, _, st = run_to_end(game_text(body))
+    assert (st.ints[(-1, "A")], st.strs[(-1, "B")], st.ints[(-1, "C")]) == (10, "NO", 6)

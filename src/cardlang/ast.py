@@ -127,8 +127,18 @@ class Do(Node):
 
 @dataclass(frozen=True, slots=True)
 class Choice(Node):
-    """``(choice (CONDACT*))``: the current player picks one of the options these expand to."""
+    """``(choice [by PLAYER] (CONDACT*))``: the current player (or PLAYER) picks one of the
+    options these expand to."""
 
+    body: tuple[Node, ...]
+    chooser: Node | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class While(Node):
+    """``(while BOOL BODY+)``: repeat BODY while BOOL holds, checked before each pass."""
+
+    condition: Node
     body: tuple[Node, ...]
 
 
@@ -603,6 +613,15 @@ class CardAtt(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class If(Node):
+    """``(if BOOL A B)``: A when BOOL holds, else B."""
+
+    condition: Node
+    then: Node
+    otherwise: Node
+
+
+@dataclass(frozen=True, slots=True)
 class Compare(Node):
     """``(< > <= >= == != A B)``: integers; == and != also strings, cards, players, teams."""
 
@@ -647,4 +666,5 @@ STATEMENT_CLASSES: tuple[type[Node], ...] = (
     CreateTeams,
     CreateDeck,
     Swap,
+    While,
 )

@@ -230,10 +230,19 @@ class Checker:
             self.error(n.span, "a choice cannot be nested inside another choice's option")
         if not n.body:
             self.error(n.span, "a choice needs at least one option")
+        if n.chooser is not None:
+            self.expect(n.chooser, T.PLAYER, "as the player who chooses")
         self.in_choice += 1
         for item in n.body:
             self.stmt(item)
         self.in_choice -= 1
+
+    def s_While(self, n: ast.While) -> None:
+        if self.in_choice:
+            self.error(n.span, "a while loop cannot be part of a choice's option")
+        self.expect(n.condition, T.BOOL, "as the condition of a while loop")
+        for item in n.body:
+            self.stmt(item)
 
     def s_Guarded(self, n: ast.Guarded) -> None:
         self.expect(n.condition, T.BOOL, "as the condition of a guarded action")
@@ -769,6 +778,23 @@ class Checker:
         for operand in n.operands:
             self.expect(operand, T.BOOL, f"in ({n.op} ...)")
         return T.BOOL
+
+    def e_If(self, n: ast.If) -> str:
+        self.expect(n.condition, T.BOOL, "as the condition of (if ...)")
+        then = T.read_type(self.expr(n.then))
+        otherwise = T.read_type(self.expr(n.otherwise))
+        if T.ANY in (then, otherwise):
+            return then if otherwise == T.ANY else otherwise
+        if then != otherwise:
+            if {then, otherwise} <= {T.LOC, T.CARDS, T.MEMLOC}:
+                return T.CARDS
+            self.error(
+                n.span,
+                f"the two values of (if ...) must have one type: got "
+                f"{T.article(then)} and {T.article(otherwise)}",
+            )
+            return T.ANY
+        return then
 
     def e_Not(self, n: ast.Not) -> str:
         self.expect(n.operand, T.BOOL, "in (not ...)")

@@ -732,5 +732,11 @@ class ExprCompiler:
     def c_BoolOp(self, n: ast.BoolOp) -> str:
         return f" {n.op} ".join(self.src(o) for o in n.operands)
 
+    def c_If(self, n: ast.If) -> str:
+        # a location on one side and a computed collection on the other: compare cards
+        to_cards = self.type_of(n) == T.CARDS
+        side = self.cards_src if to_cards else self.src
+        return f"{side(n.then)} if {self.src(n.condition)} else {side(n.otherwise)}"
+
     def c_Not(self, n: ast.Not) -> str:
         return f"not {self.src(n.operand)}"

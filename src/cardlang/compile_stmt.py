@@ -19,7 +19,7 @@ from typing import Any
 from cardlang import ast
 from cardlang import types as T
 from cardlang.checker import CheckedGame, deck_cards, one_based_teams, static_int
-from cardlang.compile_expr import ExprCompiler, Fn, repeat_count
+from cardlang.compile_expr import MAX_REPEAT, ExprCompiler, Fn, repeat_count
 from cardlang.errors import RuleError
 from cardlang.points import PointMap
 from cardlang.state import (
@@ -29,6 +29,7 @@ from cardlang.state import (
     REPEAT,
     SEQ,
     STAGE,
+    WHILE,
     Gamestate,
     current_player,
     cycle_size,
@@ -108,11 +109,12 @@ class ChoiceNode(Control):
     # Generated code that lists every option (see StmtCompiler._choice_lister).
     lister: Callable[[Gamestate, list[Steps], Emit | None], None] | None = None
     all_chains: bool = False  # the lister needs no expander (and so no emit)
+    chooser: Fn | None = None  # (choice by PLAYER ...); None: the current player
 
     def enter(self, st: Gamestate) -> None:
         st.pending = self
         st.options = None
-        st.mover = current_player(st)
+        st.mover = current_player(st) if self.chooser is None else self.chooser(st)
 
 
 @dataclass(eq=False)
@@ -147,6 +149,18 @@ class LoopNode(Control):
 
     def enter(self, st: Gamestate) -> None:
         st.stack.append([LOOP, self, tuple(self.items(st)), 0])
+
+
+@dataclass(eq=False)
+class WhileNode(Control):
+    """(while BOOL BODY+) holding a decision: a WHILE frame re-tests BOOL before each pass."""
+
+    condition: Fn
+    body: Seq
+    span: ast.Span
+
+    def enter(self, st: Gamestate) -> None:
+        st.stack.append([WHILE, self])
 
 
 @dataclass(eq=False)
@@ -194,7 +208,14 @@ class StmtCompiler:
         if isinstance(node, ast.Choice):
             expanders = [self.expander(b) for b in node.body]
             lister, all_chains = self._choice_lister(node, expanders)
-            return ChoiceNode(expanders, node.span, lister=lister, all_chains=all_chains)
+            chooser = self.x.value(node.chooser) if node.chooser is not None else None
+            return ChoiceNode(
+                expanders, node.span, lister=lister, all_chains=all_chains, chooser=chooser
+            )
+        if isinstance(node, ast.While):
+            return WhileNode(
+                self.x.value(node.condition), self.block(node.body, node.span), node.span
+            )
         if isinstance(node, ast.Do):
             return self.block(node.body, node.span)
         if isinstance(node, ast.Guarded):
@@ -224,6 +245,24 @@ class StmtCompiler:
                 a(st)
 
         return run_all
+
+    def a_While(self, n: ast.While) -> Action:
+        # No decision inside: run to the end now, bounded like any single action.
+        cond = self.x.value(n.condition)
+        body = self.a_Do(ast.Do(n.body, span=n.span))
+        span = n.span
+
+        def while_loop(st: Gamestate) -> None:
+            passes = 0
+            while cond(st):
+                passes += 1
+                if passes > MAX_REPEAT:
+                    raise RuleError(
+                        f"(while ...) ran more than {MAX_REPEAT} passes without a decision", span
+                    )
+                body(st)
+
+        return while_loop
 
     def a_Guarded(self, n: ast.Guarded) -> Action:
         cond = self.x.value(n.condition)

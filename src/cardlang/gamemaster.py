@@ -34,6 +34,7 @@ from cardlang.state import (
     RUNNING,
     SEQ,
     STAGE,
+    WHILE,
     Gamestate,
     cycle_size,
     set_current,
@@ -220,6 +221,15 @@ class Gamemaster:
                     stack.pop()
                     continue
                 frame[2] -= 1
+                frame[1].body.enter(st)
+            elif kind == WHILE:
+                if not frame[1].condition(st):
+                    stack.pop()
+                    continue
+                st.steps += 1
+                if st.steps > max_steps:
+                    self._cutoff(st, "steps")
+                    return
                 frame[1].body.enter(st)
             else:
                 assert kind == ROOT

@@ -125,7 +125,13 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
         return ast.Do(tuple(ch), span=_span(meta))
 
     def choice(self, meta: Any, ch: list[Any]) -> ast.Choice:
-        return ast.Choice(tuple(ch), span=_span(meta))
+        return ast.Choice(tuple(ch[1:]), ch[0], span=_span(meta))
+
+    def while_loop(self, meta: Any, ch: list[Any]) -> ast.While:
+        return ast.While(ch[0], tuple(ch[1:]), span=_span(meta))
+
+    def if_expr(self, meta: Any, ch: list[Any]) -> ast.If:
+        return ast.If(ch[0], ch[1], ch[2], span=_span(meta))
 
     def guarded(self, meta: Any, ch: list[Any]) -> ast.Guarded:
         return ast.Guarded(ch[0], ch[1], span=_span(meta))

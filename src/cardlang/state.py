@@ -24,7 +24,7 @@ GAME_OWNER = -1
 MASK64 = (1 << 64) - 1
 
 # Frame kinds on the control stack.
-SEQ, STAGE, LOOP, REPEAT, ROOT = range(5)
+SEQ, STAGE, LOOP, REPEAT, ROOT, WHILE = range(6)
 # Stage and root frame fields:
 #   [kind, node, current, queued, started, outer_stage, is_team, player, counted]
 # ``current`` and ``queued`` are seats, or teams in a team stage; ``player`` is the
