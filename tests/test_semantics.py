@@ -441,3 +441,12 @@ def test_if_expressions() -> None:
                                              (filter (game vloc STOCK) 'X (== 1 2)))))))"""
     _, _, _, st = run_to_end(game_text(body))
     assert (st.ints[(-1, "A")], st.strs[(-1, "B")], st.ints[(-1, "C")]) == (10, "NO", 6)
+
+
+def test_scoring_tie_breaks() -> None:
+    # equal first scores; the tie-break (fewest turns taken, say) decides
+    body = "(do ((set ((0 player) sto T) 5) (set ((1 player) sto T) 4) (set ((2 player) sto T) 4)))"
+    scoring = "(scoring max 10 min ((current player) sto T))"
+    _, _, result, _ = run_to_end(game_text(body, players=3, scoring=scoring))
+    assert result.scores == (10, 10, 10) and result.ranks == (3, 1, 1)
+    assert result.winners == (1, 2) and result.tiebreak_scores == ((5,), (4,), (4,))

@@ -52,10 +52,12 @@ class Setup(Node):
 
 @dataclass(frozen=True, slots=True)
 class Scoring(Node):
-    """``(scoring min|max INT)``: evaluated per seat with (current player) bound to it."""
+    """``(scoring min|max INT [min|max INT]...)``: evaluated per seat with (current player)
+    bound to it; each later pair breaks ties left by the ones before."""
 
     mode: str
     value: Node
+    tiebreaks: tuple[tuple[str, Node], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -163,6 +163,8 @@ class Checker:
         for item in game.body:
             self.stmt(item)
         self.expect(game.scoring.value, T.INT, "as the score")
+        for _, tiebreak in game.scoring.tiebreaks:
+            self.expect(tiebreak, T.INT, "as a tie-break")
         self._check_names()
         return self.out
 

@@ -6,7 +6,7 @@ FORM_SIGNATURES: dict[str, str] = {
     "game": "(game (declare ...)* (setup ...) FLOW+ (scoring min|max INT))",
     "declare": "(declare VALUE 'VAR)",
     "setup": "(setup (create players INT) [(create teams ...)] (create deck ...)+)",
-    "scoring": "(scoring min|max INT)",
+    "scoring": "(scoring min|max INT [min|max INT]...)",
     "create": "(create players INT) | (create teams (0, 2) (1, 3)) | "
     "(create deck [NAME] LOCATION (deck (KEY (V1, V2)) ...))",
     "deck": "(deck (KEY (V1, V2, ...)) ...)",

@@ -37,6 +37,8 @@ class Game:
     program: Seq
     scoring: Fn
     scoring_mode: str
+    # further (mode, score) pairs that break ties, in order
+    tiebreaks: list[tuple[str, Fn]] = field(default_factory=list)
     warnings: list[Diagnostic] = field(default_factory=list)
 
     @property
@@ -149,6 +151,7 @@ def compile_game(checked: CheckedGame, warnings: list[Diagnostic]) -> Game:
         program=stmts.block(tree.body, tree.span),
         scoring=exprs.value(tree.scoring.value),
         scoring_mode=tree.scoring.mode,
+        tiebreaks=[(mode, exprs.value(node)) for mode, node in tree.scoring.tiebreaks],
         warnings=warnings,
     )
 

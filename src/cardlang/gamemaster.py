@@ -61,13 +61,14 @@ class GameResult:
     seed: int
     end_reason: str  # "completed", "failed", "cutoff:decisions", "cutoff:steps"
     scores: tuple[int, ...]
-    ranks: tuple[int, ...]  # 1 is first; equal scores share a rank
+    ranks: tuple[int, ...]  # 1 is first; equal scores (and tie-breaks) share a rank
     credits: tuple[float, ...]  # a win shared by k seats gives each 1/k; 0 unless completed
     winners: tuple[int, ...]
     decisions: int
     turns: int
     team_of: tuple[int, ...] = ()
     error: RuleError | None = None
+    tiebreak_scores: tuple[tuple[int, ...], ...] = ()  # per seat, the tie-break values
 
     @property
     def completed(self) -> bool:
@@ -145,9 +146,13 @@ class Gamemaster:
         if not st.is_over:
             raise UsageError("the game is not over yet")
         n = st.nplayers
-        scores = tuple(st.scores or [0] * n)
-        lower_wins = self.game.scoring_mode == "min"
-        keyed = [(-s if not lower_wins else s) for s in scores]
+        keys = st.scores or [(0,) * (1 + len(self.game.tiebreaks))] * n
+        scores = tuple(k[0] for k in keys)
+        modes = [self.game.scoring_mode] + [mode for mode, _ in self.game.tiebreaks]
+        # smaller is better: negate what is maximised; tie-breaks compare in order
+        keyed = [
+            tuple(v if m == "min" else -v for v, m in zip(k, modes, strict=True)) for k in keys
+        ]
         ranks = tuple(1 + sum(1 for other in keyed if other < mine) for mine in keyed)
         winners: tuple[int, ...] = ()
         credits = tuple(0.0 for _ in range(n))
@@ -158,6 +163,7 @@ class Gamemaster:
             seed=st.seed,
             end_reason=st.end_reason,
             scores=scores,
+            tiebreak_scores=tuple(tuple(k[1:]) for k in keys),
             ranks=ranks,
             credits=credits,
             winners=winners,
@@ -273,14 +279,17 @@ class Gamemaster:
         except RuleError as err:
             self._fail(st, err)
 
-    def _scores(self, st: Gamestate) -> list[int]:
+    def _scores(self, st: Gamestate) -> list[tuple[int, ...]]:
+        """Per seat: the score, then each tie-break value."""
         root = st.stack[0]
         saved_idx, saved_cur = st.stage_idx, root[F_CUR]
         st.stage_idx = 0
         scores = []
         for p in range(st.nplayers):
             set_current(root, p)
-            scores.append(self.game.scoring(st))
+            scores.append(
+                (self.game.scoring(st), *(tiebreak(st) for _, tiebreak in self.game.tiebreaks))
+            )
         set_current(root, saved_cur)
         st.stage_idx = saved_idx
         return scores

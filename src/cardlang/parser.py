@@ -90,7 +90,8 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
         return ast.Setup(tuple(ch), span=_span(meta))
 
     def scoring(self, meta: Any, ch: list[Any]) -> ast.Scoring:
-        return ast.Scoring(str(ch[0]), ch[1], span=_span(meta))
+        tiebreaks = tuple((str(ch[i]), ch[i + 1]) for i in range(2, len(ch), 2))
+        return ast.Scoring(str(ch[0]), ch[1], tiebreaks, span=_span(meta))
 
     def create_players(self, meta: Any, ch: list[Any]) -> ast.CreatePlayers:
         return ast.CreatePlayers(ch[0], span=_span(meta))

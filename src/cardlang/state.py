@@ -104,7 +104,7 @@ class Gamestate:
     options: Any  # cached legal options of the pending decision, or None
     log: list[tuple[Any, ...]] | None  # events, when a transcript is being recorded
     mover: int  # the seat that makes the pending decision, -1 when none
-    scores: list[int] | None  # per seat, once the game is over
+    scores: list[tuple[int, ...]] | None  # per seat (score, tie-breaks...), once over
 
     def __init__(self, nplayers: int, nregs: int, seed: int) -> None:
         self.zones = {}
