@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 from cardlang import Gamemaster, Gamestate, load_game
 from cardlang.gamemaster import GameResult
@@ -47,3 +50,14 @@ def game_text(
 
 def load_text(text: str):  # type: ignore[no-untyped-def]
     return load_game(text=text, name="test.rcy")
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """``cardlang ARGS...`` in a subprocess from the repository root, as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "cardlang", *args],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent,
+        timeout=300,
+    )

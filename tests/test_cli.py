@@ -3,26 +3,15 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
-from conftest import GAMES, ROOT
+from conftest import GAMES
+from helpers import run_cli
 
 from cardlang.cli import main
 
 HEARTS = str(GAMES / "hearts.rcy")
 KUHN = str(GAMES / "kuhn_poker.rcy")
-
-
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "cardlang", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=300,
-    )
 
 
 def test_check_clean_file(capsys: pytest.CaptureFixture[str]) -> None:

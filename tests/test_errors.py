@@ -15,19 +15,17 @@ report must show ``file:line:col``, the source line and a caret under the column
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 
 from cardlang import GameFileError, load_game
 from cardlang.errors import Diagnostic
 
 HERE = Path(__file__).parent
 ERRORS = HERE / "errors"
-ROOT = HERE.parent
 CASES = sorted(ERRORS.glob("*.rcy"))
 
 _EXPECT = re.compile(r";; expect: (\d+):(\d+): (error|warning): (.+)$")
@@ -147,19 +145,9 @@ def test_load_game_from_text_names_the_file() -> None:
 # ---------------------------------------------------------------- the command line
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "cardlang", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
-
-
 def test_cli_check_bad_file_exits_1_with_message_and_no_traceback() -> None:
     path = ERRORS / "unknown_keyword.rcy"
-    proc = _cli("check", str(path))
+    proc = run_cli("check", str(path))
     assert proc.returncode == 1, proc.stderr
     assert f"{path}:16:17: error: unknown keyword 'mvoe'" in proc.stderr
     assert "hint: did you mean 'move'?" in proc.stderr
@@ -169,21 +157,21 @@ def test_cli_check_bad_file_exits_1_with_message_and_no_traceback() -> None:
 
 def test_cli_check_reports_every_error_of_a_file() -> None:
     path = ERRORS / "several_errors.rcy"
-    proc = _cli("check", str(path))
+    proc = run_cli("check", str(path))
     assert proc.returncode == 1
     assert f"4 errors in {path}" in proc.stderr
     assert "Traceback" not in proc.stderr + proc.stdout
 
 
 def test_cli_check_syntax_error_has_no_traceback() -> None:
-    proc = _cli("check", str(ERRORS / "unclosed_paren.rcy"))
+    proc = run_cli("check", str(ERRORS / "unclosed_paren.rcy"))
     assert proc.returncode == 1
     assert "unclosed '(' of (do ...)" in proc.stderr
     assert "Traceback" not in proc.stderr + proc.stdout
 
 
 def test_cli_check_good_file_exits_0() -> None:
-    proc = _cli("check", "games/kuhn_poker.rcy")
+    proc = run_cli("check", "games/kuhn_poker.rcy")
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr + proc.stdout
     assert "error" not in proc.stderr

@@ -279,10 +279,6 @@ def _constant_function(value: Any) -> Fn:
     return f  # type: ignore[no-any-return]
 
 
-def is_constant(f: Fn) -> bool:
-    return hasattr(f, "constant_value")
-
-
 # Forms worth hoisting out of a loop, and forms that may fail or draw from the RNG (which
 # must keep being evaluated where, and as often as, the game says).
 _COSTLY = (ast.CardAtt, ast.CardAt, ast.Size, ast.Sum, ast.Score, ast.SetOp, ast.TopN)

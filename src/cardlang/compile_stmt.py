@@ -186,7 +186,6 @@ class StmtCompiler:
     def __init__(self, checked: CheckedGame, exprs: ExprCompiler) -> None:
         self.checked = checked
         self.x = exprs
-        self.describe_value: Callable[[Gamestate, Any, str], str] = lambda st, v, t: str(v)
 
     # ------------------------------------------------------------ classification
     def has_decision(self, node: ast.Node) -> bool:
@@ -318,102 +317,73 @@ class StmtCompiler:
             return self.x.raw_src(node.collection), node.position
         return None
 
-    def _fast_move_lines(self, n: ast.Move, indent: str) -> list[str] | None:
-        """Generated code for (move (top|bottom LOC) (top|bottom LOC)), the common move."""
-        source, dest = self._end_of_location(n.card), self._end_of_location(n.dest)
-        if source is None or dest is None:
-            return None
-        take = "z.pop()" if source[1] == "top" else "z.pop(0)"
-        put = "dz.append(c)" if dest[1] == "top" else "dz.insert(0, c)"
-        return [
-            f"{indent}{line}"
-            for line in (
-                f"z = zones.get({source[0]})",
-                "if not z:",
-                "    raise RuleError(MESSAGE, SPAN)",
-                f"c = {take}",
-                f"dk = {dest[0]}",
-                "dz = zones.get(dk)",
-                "if dz is None:",
-                "    dz = zones[dk] = []",
-                put,
-                "src = st.card_zone[c]",
-                "st.card_zone[c] = dk",
-                "if st.log is not None:",
-                "    st.log.append(('move', c, src, dk))",
-            )
-        ]
+    def _move_code(self, n: ast.Move, count_src: str | None = None) -> Action | None:
+        """Generated code for (move (top|bottom LOC) (top|bottom LOC)), the common move, done
+        once or, with ``count_src``, that many times (dealing, gathering).
 
-    def _move_loop(self, n: ast.Move, count_src: str) -> Action | None:
-        """Generated code for a move repeated ``count_src`` times (dealing, gathering).
-
-        When neither location's key can change as cards move (no card, location size or
-        owner-of-card in it), both are looked up once, before the loop.
+        A repeated move looks both locations up once, before the loop, when moving cards
+        cannot change their keys (no card, location size or owner-of-card in them).
         """
         source, dest = self._end_of_location(n.card), self._end_of_location(n.dest)
         if source is None or dest is None:
             return None
-        if not (_stable_key(source[0]) and _stable_key(dest[0])):
-            fast = self._fast_move_lines(n, "        ")
-            assert fast is not None
-            lines = [
-                "def moves(st):",
-                "    zones = st.zones",
-                f"    for _ in range(repeat_count({count_src}, SPAN)):",
-                *fast,
-            ]
-        else:
-            take = "z.pop()" if source[1] == "top" else "z.pop(0)"
-            put = "dz.append(c)" if dest[1] == "top" else "dz.insert(0, c)"
-            lines = [
-                "def moves(st):",
-                "    zones = st.zones",
+        source_lookup = [f"z = zones.get({source[0]})"]
+        take = [
+            "if not z:",
+            "    raise RuleError(MESSAGE, SPAN)",
+            "c = z.pop()" if source[1] == "top" else "c = z.pop(0)",
+        ]
+        dest_lookup = [
+            f"dk = {dest[0]}",
+            "dz = zones.get(dk)",
+            "if dz is None:",
+            "    dz = zones[dk] = []",
+        ]
+        put = [
+            "dz.append(c)" if dest[1] == "top" else "dz.insert(0, c)",
+            "src = st.card_zone[c]",
+            "st.card_zone[c] = dk",
+            "if st.log is not None:",
+            "    st.log.append(('move', c, src, dk))",
+        ]
+        # As in the general move, the destination is evaluated after the card is taken.
+        one_move = source_lookup + take + dest_lookup + put
+        lines = ["def moves(st):", "    zones = st.zones"]
+        if count_src is None:
+            lines += _indent(one_move, 1)
+        elif _stable_key(source[0]) and _stable_key(dest[0]):
+            lines += [
                 f"    count = repeat_count({count_src}, SPAN)",
                 "    if count <= 0:",
                 "        return",
-                f"    z = zones.get({source[0]})",
-                f"    dk = {dest[0]}",
-                "    dz = zones.get(dk)",
-                "    if dz is None:",
-                "        dz = zones[dk] = []",
-                "    card_zone = st.card_zone",
-                "    log = st.log",
-                "    for _ in range(count):",
-                "        if not z:",
-                "            raise RuleError(MESSAGE, SPAN)",
-                f"        c = {take}",
-                f"        {put}",
-                "        src = card_zone[c]",
-                "        card_zone[c] = dk",
-                "        if log is not None:",
-                "            log.append(('move', c, src, dk))",
             ]
+            lines += _indent(source_lookup + dest_lookup, 1) + ["    for _ in range(count):"]
+            lines += _indent(take + put, 2)
+        else:
+            lines += [f"    for _ in range(repeat_count({count_src}, SPAN)):"]
+            lines += _indent(one_move, 2)
         return self.x.define(  # type: ignore[no-any-return]
             "moves", lines, MESSAGE=self._move_message(n), SPAN=n.span
         )
 
     def _move_message(self, n: ast.Move) -> str:
-        return f"move from an empty location: {_source_text(self.checked, n.card)} has no card"
+        what = self.checked.source.snippet(n.card.span, 60)
+        return f"move from an empty location: {what} has no card"
 
     def a_Move(self, n: ast.Move) -> Action:
-        fast = self._fast_move_lines(n, "    ")
+        fast = self._move_code(n)
         if fast is not None:
-            return self.x.define(  # type: ignore[no-any-return]
-                "move",
-                ["def move(st):", "    zones = st.zones", *fast],
-                MESSAGE=self._move_message(n),
-                SPAN=n.span,
-            )
+            return fast
         card = self.x.value(n.card)
         dest_key, place = self._position(n.dest)
         on_top = isinstance(n.dest, ast.CardAt) and n.dest.position == "top"
         span = n.span
-        what = _source_text(self.checked, n.card)
+        message = self._move_message(n)
 
         def move(st: Gamestate) -> None:
             c = card(st)
             if c is None:
-                raise RuleError(f"move from an empty location: {what} has no card", span)
+                raise RuleError(message, span)
             zones = st.zones
             src = st.card_zone[c]
             z = zones[src]
@@ -609,7 +579,7 @@ class StmtCompiler:
 
     def a_Repeat(self, n: ast.Repeat) -> Action:
         if isinstance(n.body, ast.Move):
-            loop = self._move_loop(n.body, self.x.src(n.count))
+            loop = self._move_code(n.body, self.x.src(n.count))
             if loop is not None:
                 return loop
         count = self.x.value(n.count)
@@ -629,7 +599,7 @@ class StmtCompiler:
         if isinstance(inner, ast.Move):
             end = self._end_of_location(inner.card)
             if end is not None:
-                loop = self._move_loop(inner, f"len(st.zones.get({end[0]}, ()))")
+                loop = self._move_code(inner, f"len(st.zones.get({end[0]}, ()))")
                 if loop is not None:
                     return loop
         body = self.action(n.body)
@@ -924,6 +894,10 @@ _UNSTABLE_IN_KEYS = (
 )
 
 
+def _indent(lines: list[str], depth: int) -> list[str]:
+    return ["    " * depth + line for line in lines]
+
+
 def _stable_key(key_src: str) -> bool:
     """A location key that moving cards cannot change (it reads no card or location)."""
     return not any(word in key_src for word in _UNSTABLE_IN_KEYS)
@@ -1065,9 +1039,3 @@ def _children(node: ast.Node) -> list[ast.Node]:
         elif isinstance(value, tuple):
             out.extend(v for v in value if isinstance(v, ast.Node))
     return [c for c in out if type(c) in ast.STATEMENT_CLASSES]
-
-
-def _source_text(checked: CheckedGame, node: ast.Node) -> str:
-    text = checked.source.text[node.span.start_pos : node.span.end_pos]
-    text = " ".join(text.split())
-    return text if len(text) <= 60 else text[:57] + "..."

@@ -23,6 +23,11 @@ class SourceFile:
     name: str
     text: str
 
+    def snippet(self, span: Span, width: int = 70) -> str:
+        """The source text of a span on one line, shortened to ``width`` characters."""
+        text = " ".join(self.text[span.start_pos : span.end_pos].split())
+        return text if len(text) <= width else text[: width - 3] + "..."
+
     def line(self, number: int) -> str:
         lines = self.text.splitlines()
         return lines[number - 1] if 1 <= number <= len(lines) else ""

@@ -74,7 +74,7 @@ class Game:
                 type_ = self.checked.slot_types.get(slot, T.ANY)
                 binds.append(f"'{var}={self.describe_value(st, value, type_)}")
             else:
-                acts.append(_source_text(self.source, arg))
+                acts.append(self.source.snippet(arg.span))
         label = ", ".join(binds)
         text = "; ".join(acts)
         return f"{label}: {text}" if label else text
@@ -82,11 +82,6 @@ class Game:
     def describe_location(self, key: tuple[int, str, str]) -> str:
         owner, kind, name = key
         return f"{describe_owner(owner)}.{name}" + ("" if kind == "vloc" else f"({kind})")
-
-
-def _source_text(source: SourceFile, node: ast.Node) -> str:
-    text = " ".join(source.text[node.span.start_pos : node.span.end_pos].split())
-    return text if len(text) <= 70 else text[:67] + "..."
 
 
 def read_source(path: str | Path) -> SourceFile:

@@ -18,7 +18,7 @@ from cardlang.agents import make_agent
 from cardlang.errors import UsageError
 from cardlang.game import Game
 from cardlang.gamemaster import Gamemaster, GameResult, Limits
-from cardlang.state import RUNNING, Gamestate
+from cardlang.state import RUNNING, Gamestate, splitmix64
 from cardlang.views import view_of
 
 
@@ -35,15 +35,7 @@ def game_seeds(root_seed: int, games: int) -> list[int]:
 
 def agent_seeds(game_seed: int, seats: int) -> list[int]:
     """One seed per seat, derived from the game's seed (SplitMix64: cheap and well mixed)."""
-    return [_splitmix64(game_seed ^ (0xA5A5_5A5A_0F0F_F0F0 + seat)) for seat in range(seats)]
-
-
-def _splitmix64(x: int) -> int:
-    mask = (1 << 64) - 1
-    z = (x + 0x9E3779B97F4A7C15) & mask
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
-    return z ^ (z >> 31)
+    return [splitmix64(game_seed ^ (0xA5A5_5A5A_0F0F_F0F0 + seat))[1] for seat in range(seats)]
 
 
 def parse_agent_specs(text: str | None, nplayers: int) -> list[str]:

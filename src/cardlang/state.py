@@ -37,10 +37,6 @@ F_NODE, F_CUR, F_QUEUED, F_STARTED, F_OUTER, F_TEAM, F_PLAYER, F_COUNTED = 1, 2,
 RUNNING, COMPLETED, FAILED, CUTOFF = "running", "completed", "failed", "cutoff"
 
 
-def team_owner(team: int) -> int:
-    return -2 - team
-
-
 def describe_owner(owner: int) -> str:
     if owner == GAME_OWNER:
         return "game"
@@ -167,9 +163,6 @@ class Gamestate:
     def is_over(self) -> bool:
         return self.status != RUNNING
 
-    def total_cards(self) -> int:
-        return sum(len(z) for k, z in self.zones.items() if k[1] != "mem")
-
     def fingerprint(self) -> tuple[Any, ...]:
         """Everything that defines the game's position, for equality tests."""
         return (
@@ -186,17 +179,23 @@ class Gamestate:
 # ---------------------------------------------------------------- randomness
 
 
+def splitmix64(x: int) -> tuple[int, int]:
+    """One step of SplitMix64: (next state, 64-bit output).  Every seeded stream in
+    cardlang uses it (the game's RNG, derived seeds, the random agent)."""
+    x = (x + 0x9E3779B97F4A7C15) & MASK64
+    z = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return x, z ^ (z >> 31)
+
+
 def rand_below(st: Gamestate, n: int) -> int:
     """A uniform integer in [0, n) from the state's SplitMix64 stream."""
-    z = st.rng = (st.rng + 0x9E3779B97F4A7C15) & MASK64
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-    z ^= z >> 31
+    st.rng, z = splitmix64(st.rng)
     return (z * n) >> 64
 
 
 def shuffle_in_place(st: Gamestate, items: list[Any]) -> None:
-    """Fisher-Yates with the state's generator (rand_below inlined: shuffles are hot)."""
+    """Fisher-Yates with the state's generator (splitmix64 inlined: shuffles are hot)."""
     x = st.rng
     for i in range(len(items) - 1, 0, -1):
         x = (x + 0x9E3779B97F4A7C15) & MASK64
@@ -208,10 +207,6 @@ def shuffle_in_place(st: Gamestate, items: list[Any]) -> None:
 
 
 # ---------------------------------------------------------------- players and teams
-
-
-def stage_frame(st: Gamestate) -> list[Any]:
-    return st.stack[st.stage_idx]
 
 
 def current_player(st: Gamestate) -> int:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 ZoneKey = tuple[int, str, str]
 
 
-def can_see(viewer: int, key: ZoneKey, team_of: list[int]) -> bool:
+def can_see(viewer: int, key: ZoneKey) -> bool:
     """Whether ``viewer`` (a seat, or -1 for an onlooker who sees public zones) sees the cards."""
     owner, kind, _ = key
     if kind in ("vloc", "mem"):
@@ -63,7 +63,7 @@ def view_of(st: Gamestate, seat: int) -> PlayerView:
     visible: dict[ZoneKey, tuple[Mapping[str, str], ...]] = {}
     hidden: dict[ZoneKey, int] = {}
     for key, cards in st.zones.items():
-        if can_see(seat, key, st.team_of):
+        if can_see(seat, key):
             visible[key] = tuple(MappingProxyType(st.cards[c]) for c in cards)
         else:
             hidden[key] = len(cards)
