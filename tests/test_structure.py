@@ -24,6 +24,12 @@ NOT_STANDALONE = {
     ast.Attribute,
     ast.Award,
     ast.AwardCondition,
+    ast.Define,
+    ast.Param,
+    ast.CardKind,
+    ast.KindAttribute,
+    ast.KindHook,
+    ast.Situation,
 }
 
 

@@ -61,13 +61,69 @@ class Scoring(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class Param(Node):
+    """``(TYPE 'VAR)``: a procedure's parameter; TYPE is player, team, card, integer,
+    string, location or cards."""
+
+    type: str
+    var: str
+
+
+@dataclass(frozen=True, slots=True)
+class Define(Node):
+    """``(define NAME ((TYPE 'VAR) ...) BODY*)``: a procedure, run by ``(call NAME ...)``.
+    When its first parameter is a card, a card kind may give its own body (kind hooks)."""
+
+    name: str
+    params: tuple[Param, ...]
+    body: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class KindAttribute(Node):
+    """``(NAME VALUE)`` in a card kind: VALUE is an integer, a name or a list of names."""
+
+    name: str
+    value: int | str | tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class KindHook(Node):
+    """``(on PROCEDURE BODY+)``: this kind's body for a procedure whose first parameter is
+    a card."""
+
+    procedure: str
+    body: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CardKind(Node):
+    """``(card-kind NAME (ATTRIBUTE VALUE)* (on PROCEDURE BODY+)*)``."""
+
+    name: str
+    attributes: tuple[KindAttribute, ...]
+    hooks: tuple[KindHook, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Situation(Node):
+    """``(situation NAME "text")``: what the decisions named NAME are about, for people."""
+
+    name: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class Game(Node):
-    """``(game (declare ...)* (setup ...) FLOW+ (scoring ...))``."""
+    """``(game (declare|define|card-kind|situation ...)* (setup ...) FLOW+ (scoring ...))``."""
 
     declares: tuple[Declare, ...]
     setup: Setup
     body: tuple[Node, ...]
     scoring: Scoring
+    procedures: tuple[Define, ...] = ()
+    kinds: tuple[CardKind, ...] = ()
+    situations: tuple[Situation, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +190,7 @@ class Choice(Node):
 
     body: tuple[Node, ...]
     chooser: Node | None = None
+    situation: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -600,6 +657,47 @@ class Score(Node):
     points: Node
 
 
+@dataclass(frozen=True, slots=True)
+class Call(Node):
+    """``(call PROCEDURE ARG ...)``: runs a procedure; when its first parameter is a card
+    whose kind has its own body for it, that body."""
+
+    name: str
+    args: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CreateCards(Node):
+    """``(create cards LOCATION KIND COUNT)``: COUNT new cards of a declared kind."""
+
+    location: Node
+    kind: Node
+    count: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Attr(Node):
+    """``(attr NAME CARD)``: a card kind's attribute, typed by its declaration."""
+
+    name: str
+    card: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Contains(Node):
+    """``(contains LIST STRING)``: whether the list of names holds the name."""
+
+    items: Node
+    value: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Others(Node):
+    """``(others PLAYER)``: the other players in turn order, from the one after PLAYER."""
+
+    player: Node
+
+
 # ---------------------------------------------------------------- expressions: strings
 
 
@@ -669,4 +767,6 @@ STATEMENT_CLASSES: tuple[type[Node], ...] = (
     CreateDeck,
     Swap,
     While,
+    Call,
+    CreateCards,
 )

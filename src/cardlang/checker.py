@@ -38,6 +38,37 @@ class Binding:
     declare: ast.Declare | None = None
 
 
+#: Parameter type words of (define ...) and the types they stand for.
+PARAM_TYPES: dict[str, str] = {
+    "player": T.PLAYER,
+    "team": T.TEAM,
+    "card": T.CARD,
+    "integer": T.INT,
+    "string": T.STR,
+    "location": T.LOC,
+    "cards": T.CARDS,
+}
+
+#: Every card of a declared kind has the attribute KIND, its kind's name.
+KIND_ATTRIBUTE = "KIND"
+
+
+@dataclass
+class Procedure:
+    """What the checker knows of a (define ...): its parameters' slots and types, the
+    registers its bodies use (``slots``: a contiguous range, saved around a recursive
+    call), and the card kinds that give their own body."""
+
+    node: ast.Define
+    param_slots: tuple[int, ...]
+    param_types: tuple[str, ...]
+    slots: tuple[int, int] = (0, 0)
+    hooks: dict[str, ast.KindHook] = field(default_factory=dict)
+    calls: set[str] = field(default_factory=set)  # procedures its bodies call
+    has_decision: bool = False
+    recursive: bool = False
+
+
 @dataclass
 class CheckedGame:
     game: ast.Game
@@ -56,6 +87,10 @@ class CheckedGame:
     element_slots: set[int] = field(default_factory=set)  # bound to elements: never None
     # attributes every card of every deck has (None until a deck is seen)
     universal_attributes: set[str] | None = None
+    procedures: dict[str, Procedure] = field(default_factory=dict)
+    kinds: dict[str, ast.CardKind] = field(default_factory=dict)
+    kind_attribute_types: dict[str, str] = field(default_factory=dict)
+    situations: dict[str, str] = field(default_factory=dict)  # name -> text
 
     def type_of(self, node: ast.Node) -> str:
         return self.types.get(id(node), T.ANY)
@@ -126,6 +161,8 @@ class Checker:
         self.dynamic_names = False
         self.att_uses: list[tuple[str, ast.Span]] = []
         self.value_uses: list[tuple[str, str, ast.Span]] = []  # key, literal, span
+        self.procedure: Procedure | None = None  # the procedure whose body is being checked
+        self.top_calls: list[ast.Call] = []
 
     # ------------------------------------------------------------ reporting
     def error(self, span: ast.Span, message: str, hint: str | None = None) -> None:
@@ -159,14 +196,185 @@ class Checker:
                 self.out.declare_slots[id(d)] = self.out.n_slots
                 self.out.slot_types[self.out.n_slots] = t
                 self.out.n_slots += 1
+        self._situations(game.situations)
+        self._kinds(game.kinds)
+        self._procedure_signatures(game.procedures)
+        self._kind_hooks(game.kinds)
+        for proc in self.out.procedures.values():
+            self._procedure_bodies(proc)
         self._check_setup(game.setup)
         for item in game.body:
             self.stmt(item)
         self.expect(game.scoring.value, T.INT, "as the score")
         for _, tiebreak in game.scoring.tiebreaks:
             self.expect(tiebreak, T.INT, "as a tie-break")
+        self._analyse_procedures()
+        self._check_decision_places(game)
         self._check_names()
         return self.out
+
+    # ------------------------------------------------------------ definitions
+    def _situations(self, situations: tuple[ast.Situation, ...]) -> None:
+        for sit in situations:
+            if sit.name in self.out.situations:
+                self.error(sit.span, f"situation {sit.name} is declared twice")
+            if not sit.text.strip():
+                self.error(sit.span, f"situation {sit.name} needs a text for people to read")
+            self.out.situations[sit.name] = sit.text
+
+    def _kinds(self, kinds: tuple[ast.CardKind, ...]) -> None:
+        types = self.out.kind_attribute_types
+        types[KIND_ATTRIBUTE] = T.STR
+        first_seen: dict[str, ast.KindAttribute] = {}
+        for kind in kinds:
+            if kind.name in self.out.kinds:
+                self.error(kind.span, f"card kind {kind.name} is declared twice")
+            self.out.kinds[kind.name] = kind
+            seen: set[str] = set()
+            for a in kind.attributes:
+                if a.name in seen:
+                    self.error(a.span, f"{kind.name} gives attribute {a.name} twice")
+                seen.add(a.name)
+                if a.name == KIND_ATTRIBUTE:
+                    self.error(a.span, "KIND is every card's kind name; it cannot be set")
+                    continue
+                t = _kind_value_type(a.value)
+                known = types.setdefault(a.name, t)
+                first_seen.setdefault(a.name, a)
+                if known != t:
+                    where = first_seen[a.name].span
+                    self.error(
+                        a.span,
+                        f"attribute {a.name} is {T.article(t)} here but {T.article(known)} "
+                        f"at line {where.line}",
+                        hint="an attribute has one type in every card kind",
+                    )
+        # (cardatt KEY CARD) and the names checks see the string attributes of kinds
+        for kind in kinds:
+            values = {KIND_ATTRIBUTE: kind.name}
+            values.update({a.name: a.value for a in kind.attributes if isinstance(a.value, str)})
+            for key, value in values.items():
+                self.out.deck_attributes.setdefault(key, set()).add(str(value))
+
+    def _procedure_signatures(self, procedures: tuple[ast.Define, ...]) -> None:
+        for d in procedures:
+            if d.name in self.out.procedures:
+                self.error(d.span, f"procedure {d.name} is defined twice")
+                continue
+            names = [p.var for p in d.params]
+            for p in d.params:
+                if names.count(p.var) > 1:
+                    self.error(p.span, f"parameter '{p.var} appears twice in {d.name}")
+                    break
+            types = tuple(PARAM_TYPES[p.type] for p in d.params)
+            self.out.procedures[d.name] = Procedure(d, (), types)  # slots: with the bodies
+
+    def _kind_hooks(self, kinds: tuple[ast.CardKind, ...]) -> None:
+        procs = self.out.procedures
+        for kind in kinds:
+            for hook in kind.hooks:
+                proc = procs.get(hook.procedure)
+                if proc is None:
+                    self.error(
+                        hook.span,
+                        f"(on {hook.procedure} ...) names no procedure",
+                        hint=did_you_mean(hook.procedure, procs)
+                        or f"define it first: (define {hook.procedure} ((card 'THIS) ...))",
+                    )
+                elif not proc.param_types or proc.param_types[0] != T.CARD:
+                    self.error(
+                        hook.span,
+                        f"a card kind can give its own body only to a procedure whose first "
+                        f"parameter is a card; {hook.procedure}'s is not",
+                    )
+                elif kind.name in proc.hooks:
+                    self.error(hook.span, f"{kind.name} gives {hook.procedure} two bodies")
+                else:
+                    proc.hooks[kind.name] = hook
+
+    def _procedure_bodies(self, proc: Procedure) -> None:
+        """Check a procedure's default body and every kind's body for it, with its
+        parameters bound; the registers they use form one contiguous range."""
+        outer, self.scope = self.scope, _Scope(_global_scope(self.scope))
+        first = self.out.n_slots
+        proc.param_slots = tuple(
+            self._bind(p.var, t, p.span).slot
+            for p, t in zip(proc.node.params, proc.param_types, strict=True)
+        )
+        self.procedure = proc
+        bodies = [proc.node.body] + [hook.body for hook in proc.hooks.values()]
+        for body in bodies:
+            for item in body:
+                if isinstance(item, ast.Stage):
+                    self.error(item.span, "a procedure cannot hold a stage")
+                self.stmt(item)
+        self.procedure = None
+        self.scope = outer
+        proc.slots = (first, self.out.n_slots)
+
+    def _analyse_procedures(self) -> None:
+        """Which procedures can reach a decision, and which can call themselves."""
+        procs = self.out.procedures
+        for proc in procs.values():
+            bodies = [proc.node.body] + [h.body for h in proc.hooks.values()]
+            proc.has_decision = any(_holds_decision(i) for body in bodies for i in body)
+        changed = True
+        while changed:
+            changed = False
+            for proc in procs.values():
+                if not proc.has_decision and any(
+                    procs[c].has_decision for c in proc.calls if c in procs
+                ):
+                    proc.has_decision = changed = True
+        for name, proc in procs.items():
+            seen: set[str] = set()
+            todo = [c for c in proc.calls if c in procs]
+            while todo:
+                c = todo.pop()
+                if c not in seen:
+                    seen.add(c)
+                    todo.extend(x for x in procs[c].calls if x in procs)
+            proc.recursive = name in seen
+
+    def has_decision(self, node: ast.Node) -> bool:
+        """Whether running the statement can stop at a decision."""
+        if isinstance(node, ast.Choice | ast.Stage):
+            return True
+        if isinstance(node, ast.Call):
+            proc = self.out.procedures.get(node.name)
+            return proc is not None and proc.has_decision
+        return any(self.has_decision(c) for c in statement_children(node))
+
+    def _check_decision_places(self, game: ast.Game) -> None:
+        """A decision inside a choice's option must be the option's last step (it runs
+        after the option's actions); setup and scoring hold none."""
+        for item in game.setup.body:
+            if isinstance(item, ast.Call) and self.has_decision(item):
+                self.error(item.span, f"setup cannot call {item.name}: it can reach a decision")
+        bodies = [game.body] + [p.node.body for p in self.out.procedures.values()]
+        bodies += [h.body for p in self.out.procedures.values() for h in p.hooks.values()]
+        for body in bodies:
+            for item in body:
+                for choice in _choices(item):
+                    for option in choice.body:
+                        self._tail_decisions(option, True)
+
+    def _tail_decisions(self, node: ast.Node, tail: bool) -> None:
+        if isinstance(node, ast.Do):
+            for i, item in enumerate(node.body):
+                self._tail_decisions(item, tail and i == len(node.body) - 1)
+        elif isinstance(node, ast.Guarded | ast.Let) or (
+            isinstance(node, ast.ForEach) and node.quantifier == "any"
+        ):
+            self._tail_decisions(node.body, tail)
+        elif isinstance(node, ast.Stage):
+            pass  # reported by s_Stage
+        elif self.has_decision(node) and not tail:
+            self.error(
+                node.span,
+                "a decision inside a choice's option must be the option's last step",
+                hint="move it to the end of the option, or after the choice",
+            )
 
     def _check_setup(self, setup: ast.Setup) -> None:
         first = setup.body[0] if setup.body else None
@@ -228,8 +436,13 @@ class Checker:
             self.stmt(item)
 
     def s_Choice(self, n: ast.Choice) -> None:
-        if self.in_choice:
-            self.error(n.span, "a choice cannot be nested inside another choice's option")
+        if n.situation is not None and n.situation not in self.out.situations:
+            self.error(
+                n.span,
+                f"unknown situation {n.situation}",
+                hint=did_you_mean(n.situation, self.out.situations)
+                or f'declare its text: (situation {n.situation} "...")',
+            )
         if not n.body:
             self.error(n.span, "a choice needs at least one option")
         if n.chooser is not None:
@@ -240,8 +453,6 @@ class Checker:
         self.in_choice -= 1
 
     def s_While(self, n: ast.While) -> None:
-        if self.in_choice:
-            self.error(n.span, "a while loop cannot be part of a choice's option")
         self.expect(n.condition, T.BOOL, "as the condition of a while loop")
         for item in n.body:
             self.stmt(item)
@@ -382,6 +593,50 @@ class Checker:
             values = self.out.deck_attributes.setdefault("DECK", set())
             if isinstance(n.name, ast.NameLiteral):
                 values.add(n.name.value)
+
+    def s_Call(self, n: ast.Call) -> None:
+        proc = self.out.procedures.get(n.name)
+        if proc is None:
+            self.error(
+                n.span,
+                f"unknown procedure {n.name}",
+                hint=did_you_mean(n.name, self.out.procedures)
+                or f"define it: (define {n.name} ((TYPE 'PARAM) ...) BODY)",
+            )
+            for arg in n.args:
+                self.expr(arg)
+            return
+        if self.procedure is not None:
+            self.procedure.calls.add(n.name)
+        params = proc.node.params
+        if len(n.args) != len(params):
+            shape = " ".join(f"{p.type.upper()}" for p in params)
+            self.error(
+                n.span,
+                f"{n.name} takes {len(params)} argument{'s' if len(params) != 1 else ''}, "
+                f"got {len(n.args)}",
+                hint=f"write (call {n.name}{' ' + shape if shape else ''})",
+            )
+        for arg, p, t in zip(n.args, params, proc.param_types, strict=False):
+            self.expect(arg, t, f"for parameter '{p.var} of {n.name}")
+        for arg in n.args[len(params) :]:
+            self.expr(arg)
+
+    def s_CreateCards(self, n: ast.CreateCards) -> None:
+        self.expect(n.location, T.LOC, "to hold the new cards")
+        self._loc_written(n.location)
+        self.expect(n.kind, T.STR, "as the card kind")
+        self.expect(n.count, T.INT, "as the number of cards")
+        if isinstance(n.kind, ast.NameLiteral) and n.kind.value not in self.out.kinds:
+            self.error(
+                n.kind.span,
+                f"unknown card kind {n.kind.value}",
+                hint=did_you_mean(n.kind.value, self.out.kinds)
+                or f"declare it: (card-kind {n.kind.value} (ATTRIBUTE VALUE) ...)",
+            )
+        keys = set(self.out.kind_attribute_types)
+        universal = self.out.universal_attributes
+        self.out.universal_attributes = keys if universal is None else universal & keys
 
     # ------------------------------------------------------------ helpers
     def _position(self, node: ast.Node, kind: str, verb: str) -> None:
@@ -748,7 +1003,36 @@ class Checker:
         self.expect(n.card, T.CARD)
         if isinstance(n.key, ast.NameLiteral):
             self.att_uses.append((n.key.value, n.key.span))
+            typed = self.out.kind_attribute_types.get(n.key.value)
+            if typed is not None and typed != T.STR:
+                self.error(
+                    n.span,
+                    f"{n.key.value} is {T.article(typed)} attribute of card kinds",
+                    hint=f"read it with (attr {n.key.value} CARD)",
+                )
         return T.STR
+
+    def e_Attr(self, n: ast.Attr) -> str:
+        self.expect(n.card, T.CARD)
+        t = self.out.kind_attribute_types.get(n.name)
+        if t is None:
+            self.error(
+                n.span,
+                f"no card kind has an attribute {n.name}",
+                hint=did_you_mean(n.name, self.out.kind_attribute_types)
+                or "attributes are declared in (card-kind NAME (ATTRIBUTE VALUE) ...)",
+            )
+            return T.ANY
+        return t
+
+    def e_Contains(self, n: ast.Contains) -> str:
+        self.expect(n.items, T.STRS, "as the list")
+        self.expect(n.value, T.STR, "to look for")
+        return T.BOOL
+
+    def e_Others(self, n: ast.Others) -> str:
+        self.expect(n.player, T.PLAYER)
+        return T.PLAYERS
 
     def e_Compare(self, n: ast.Compare) -> str:
         if n.op in ("<", ">", "<=", ">="):
@@ -854,6 +1138,45 @@ class Checker:
             if hint:  # legal (it reads as 0, "" or an empty map) but most likely a typo
                 what = {"sto": "integer storage", "str": "string storage", "points": "point map"}
                 self.warning(span, f"{what.get(kind, kind)} '{name}' is never set", hint=hint)
+
+
+def _kind_value_type(value: int | str | tuple[str, ...]) -> str:
+    if isinstance(value, int):
+        return T.INT
+    return T.STR if isinstance(value, str) else T.STRS
+
+
+def _global_scope(scope: _Scope) -> _Scope:
+    while scope.parent is not None:
+        scope = scope.parent
+    return scope
+
+
+def statement_children(node: ast.Node) -> list[ast.Node]:
+    """The statements directly inside a statement (not its expressions)."""
+    out: list[ast.Node] = []
+    for name in node.__dataclass_fields__:  # type: ignore[attr-defined]
+        value = getattr(node, name)
+        if isinstance(value, ast.Node):
+            out.append(value)
+        elif isinstance(value, tuple):
+            out.extend(v for v in value if isinstance(v, ast.Node))
+    return [c for c in out if type(c) in ast.STATEMENT_CLASSES]
+
+
+def _holds_decision(node: ast.Node) -> bool:
+    """A choice or stage written inside the statement (calls are resolved separately)."""
+    if isinstance(node, ast.Choice | ast.Stage):
+        return True
+    return any(_holds_decision(c) for c in statement_children(node))
+
+
+def _choices(node: ast.Node) -> Iterator[ast.Choice]:
+    """Every choice written inside a statement, nested ones included."""
+    if isinstance(node, ast.Choice):
+        yield node
+    for c in statement_children(node):
+        yield from _choices(c)
 
 
 def one_based_teams(n: ast.CreateTeams, nplayers: int | None) -> bool:

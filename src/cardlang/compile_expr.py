@@ -227,6 +227,17 @@ def _att(st: Gamestate, card: Any, key: str) -> str:
     return "" if card is None else st.cards[card].get(key, "")
 
 
+def _attr(st: Gamestate, card: Any, key: str, default: Any, span: ast.Span) -> Any:
+    if card is None:
+        raise RuleError(f"(attr {key} ...) of a card in an empty location", span)
+    return st.cards[card].get(key, default)
+
+
+def _others(st: Gamestate, player: int) -> list[int]:
+    n = st.nplayers
+    return [(player + k) % n for k in range(1, n)]
+
+
 def _tri(n: int) -> int:
     return n * (n + 1) // 2
 
@@ -344,6 +355,10 @@ def _distinct_locations(node: ast.Node, checked: CheckedGame) -> bool:
 
 #: Aggregates over `player` are unrolled (one copy of the body per seat) up to this many.
 MAX_UNROLLED_PLAYERS = 8
+
+
+#: What (attr NAME CARD) reads when the card's kind does not set NAME.
+_ATTR_DEFAULTS = {T.INT: "0", T.STR: "''", T.STRS: "()"}
 
 
 class ExprCompiler:
@@ -716,6 +731,21 @@ class ExprCompiler:
                 return f"st.cards[{card}][{key}]"  # every card has it: no default needed
             return f"st.cards[{card}].get({key}, '')"
         return f"_att(st, {card}, {key})"
+
+    def c_Attr(self, n: ast.Attr) -> str:
+        card = self.src(n.card)
+        default = _ATTR_DEFAULTS.get(self.type_of(n), "''")
+        if isinstance(n.card, ast.Variable) and self.checked.slots.get(id(n.card)) in (
+            self.checked.element_slots
+        ):  # an element is never a missing card
+            return f"st.cards[{card}].get({n.name!r}, {default})"
+        return f"_attr(st, {card}, {n.name!r}, {default}, {self.const(n.span)})"
+
+    def c_Contains(self, n: ast.Contains) -> str:
+        return f"{self.src(n.value)} in {self.src(n.items)}"
+
+    def c_Others(self, n: ast.Others) -> str:
+        return f"_others(st, {self.src(n.player)})"
 
     # ------------------------------------------------------------ booleans
     def c_Compare(self, n: ast.Compare) -> str:

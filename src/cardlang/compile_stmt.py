@@ -18,11 +18,20 @@ from typing import Any
 
 from cardlang import ast
 from cardlang import types as T
-from cardlang.checker import CheckedGame, deck_cards, one_based_teams, static_int
+from cardlang.checker import (
+    KIND_ATTRIBUTE,
+    CheckedGame,
+    Procedure,
+    deck_cards,
+    one_based_teams,
+    statement_children,
+    static_int,
+)
 from cardlang.compile_expr import MAX_REPEAT, ExprCompiler, Fn, repeat_count
-from cardlang.errors import RuleError
+from cardlang.errors import RuleError, did_you_mean
 from cardlang.points import PointMap
 from cardlang.state import (
+    CALL,
     F_CUR,
     F_QUEUED,
     LOOP,
@@ -48,6 +57,8 @@ Expander = Callable[[Gamestate, Steps, int, Emit], None]
 
 #: A choice that lists more options than this is a rule error (see docs/language.md).
 MAX_OPTIONS = 20_000
+#: How deeply procedure calls may nest (a recursion that never ends is a rule error).
+MAX_CALL_DEPTH = 200
 
 
 # ---------------------------------------------------------------- control nodes
@@ -115,6 +126,53 @@ class ChoiceNode(Control):
         st.pending = self
         st.options = None
         st.mover = current_player(st) if self.chooser is None else self.chooser(st)
+
+
+@dataclass(eq=False)
+class CompiledProcedure:
+    """A procedure at run time: its bodies (the default one, and each card kind's own),
+    compiled as actions when no decision can be reached, else as control nodes.  The
+    bodies are filled in after the object exists, so recursive calls can refer to it."""
+
+    info: Procedure
+    default: Any = None
+    hooks: dict[str, Any] = field(default_factory=dict)
+    depth: int = 0  # nesting of atomic recursive calls now running
+
+    def body_for(self, st: Gamestate, card: Any, span: ast.Span) -> Any:
+        """The body to run: the kind's own when the first argument's kind has one."""
+        if not self.hooks:
+            return self.default
+        if card is None:
+            name = self.info.node.name
+            raise RuleError(f"(call {name} ...) of a card in an empty location", span)
+        return self.hooks.get(st.cards[card].get(KIND_ATTRIBUTE), self.default)
+
+
+@dataclass(eq=False)
+class CallNode(Control):
+    """A call of a procedure that can reach a decision: its body goes on the frame stack
+    (above a CALL frame that restores the registers of a recursive procedure)."""
+
+    proc: CompiledProcedure
+    args: list[Fn]
+    span: ast.Span
+
+    def enter(self, st: Gamestate) -> None:
+        values = [a(st) for a in self.args]
+        info = self.proc.info
+        if info.recursive:
+            if len(st.stack) > 4 * MAX_CALL_DEPTH:
+                raise RuleError(
+                    f"procedure calls nested too deeply (recursion in {info.node.name}?)",
+                    self.span,
+                )
+            low, high = info.slots
+            st.stack.append([CALL, st.regs[low:high], low, high])
+        regs = st.regs
+        for slot, v in zip(info.param_slots, values, strict=True):
+            regs[slot] = v
+        self.proc.body_for(st, values[0] if values else None, self.span).enter(st)
 
 
 @dataclass(eq=False)
@@ -186,12 +244,43 @@ class StmtCompiler:
     def __init__(self, checked: CheckedGame, exprs: ExprCompiler) -> None:
         self.checked = checked
         self.x = exprs
+        self.procedures: dict[str, CompiledProcedure] = {}
+        self.kind_cards = _kind_attribute_tables(checked)
 
     # ------------------------------------------------------------ classification
     def has_decision(self, node: ast.Node) -> bool:
         if isinstance(node, ast.Choice | ast.Stage):
             return True
+        if isinstance(node, ast.Call):
+            return self.checked.procedures[node.name].has_decision
         return any(self.has_decision(c) for c in _children(node))
+
+    # ------------------------------------------------------------ procedures
+    def procedure(self, name: str) -> CompiledProcedure:
+        """The compiled procedure; the object exists before its bodies (recursion)."""
+        proc = self.procedures.get(name)
+        if proc is not None:
+            return proc
+        info = self.checked.procedures[name]
+        proc = self.procedures[name] = CompiledProcedure(info)
+        proc.default = self._procedure_body(info, info.node.body, info.node.span)
+        proc.hooks = {
+            kind: self._procedure_body(info, hook.body, hook.span)
+            for kind, hook in info.hooks.items()
+        }
+        return proc
+
+    def _procedure_body(self, info: Procedure, body: tuple[ast.Node, ...], span: ast.Span) -> Any:
+        if info.has_decision:
+            return self.block(body, span)
+        return self.a_Do(ast.Do(body, span=span))
+
+    def _call_args(self, n: ast.Call) -> list[Fn]:
+        types = self.checked.procedures[n.name].param_types
+        return [
+            self.x.cards(a) if t == T.CARDS else self.x.value(a)
+            for a, t in zip(n.args, types, strict=True)
+        ]
 
     # ------------------------------------------------------------ control
     def block(self, items: tuple[ast.Node, ...], span: ast.Span) -> Seq:
@@ -209,8 +298,15 @@ class StmtCompiler:
             lister, all_chains = self._choice_lister(node, expanders)
             chooser = self.x.value(node.chooser) if node.chooser is not None else None
             return ChoiceNode(
-                expanders, node.span, lister=lister, all_chains=all_chains, chooser=chooser
+                expanders,
+                node.span,
+                situation=node.situation or "CHOICE",
+                lister=lister,
+                all_chains=all_chains,
+                chooser=chooser,
             )
+        if isinstance(node, ast.Call):
+            return CallNode(self.procedure(node.name), self._call_args(node), node.span)
         if isinstance(node, ast.While):
             return WhileNode(
                 self.x.value(node.condition), self.block(node.body, node.span), node.span
@@ -244,6 +340,75 @@ class StmtCompiler:
                 a(st)
 
         return run_all
+
+    def a_Call(self, n: ast.Call) -> Action:
+        """A call that cannot reach a decision: one generated function that evaluates the
+        arguments, binds the parameters, runs the body, and for a recursive procedure
+        saves and restores its registers around it."""
+        proc = self.procedure(n.name)
+        info = proc.info
+        types = info.param_types
+        args = [
+            self.x.cards_src(a) if t == T.CARDS else self.x.src(a)
+            for a, t in zip(n.args, types, strict=True)
+        ]
+        lines = ["def call(st):", "    regs = st.regs"]
+        lines += [f"    a{i} = {src}" for i, src in enumerate(args)]
+        body = "PROC.body_for(st, a0, SPAN)" if info.hooks else "PROC.default"
+        low, high = info.slots
+        if info.recursive:
+            lines += [
+                f"    saved = regs[{low}:{high}]",
+                "    if PROC.depth >= MAX_DEPTH:",
+                "        raise RuleError(MESSAGE, SPAN)",
+                "    PROC.depth += 1",
+            ]
+        lines += [f"    regs[{slot}] = a{i}" for i, slot in enumerate(info.param_slots)]
+        if info.recursive:
+            lines += [
+                "    try:",
+                f"        {body}(st)",
+                "    finally:",
+                "        PROC.depth -= 1",
+                f"    regs[{low}:{high}] = saved",
+            ]
+        else:
+            lines.append(f"    {body}(st)")
+        return self.x.define(  # type: ignore[no-any-return]
+            "call",
+            lines,
+            PROC=proc,
+            SPAN=n.span,
+            MAX_DEPTH=MAX_CALL_DEPTH,
+            MESSAGE=f"procedure calls nested too deeply (recursion in {n.name}?)",
+        )
+
+    def a_CreateCards(self, n: ast.CreateCards) -> Action:
+        key = self.x.location_key(n.location)
+        kind = self.x.value(n.kind)
+        count = self.x.value(n.count)
+        tables = self.kind_cards
+        span = n.span
+
+        def create_cards(st: Gamestate) -> None:
+            name = kind(st)
+            attrs = tables.get(name)
+            if attrs is None:
+                hint = did_you_mean(name, tables)
+                raise RuleError(f"no card kind named {name}" + (f" ({hint})" if hint else ""), span)
+            k = key(st)
+            z = st.zones.get(k)
+            if z is None:
+                z = st.zones[k] = []
+            made = repeat_count(count(st), span)
+            first = len(st.cards)
+            st.cards.extend([attrs] * made)
+            st.card_zone.extend([k] * made)
+            z.extend(range(first, first + made))
+            if st.log is not None:
+                st.log.append(("create", made, k))
+
+        return create_cards
 
     def a_While(self, n: ast.While) -> Action:
         # No decision inside: run to the end now, bounded like any single action.
@@ -765,6 +930,10 @@ class StmtCompiler:
             return _sequence([self.expander(b) for b in node.body])
         if isinstance(node, ast.Repeat):
             return self._expand_repeat(node)
+        if self.has_decision(node):
+            # the option's last step (the checker makes sure): it enters the statement,
+            # whose decisions come after the option's actions
+            return _fixed(((self.control(node).enter, node),))
         return _fixed(((self.action(node), node),))
 
     def _expand_repeat(self, node: ast.Repeat) -> Expander:
@@ -919,9 +1088,7 @@ def _is_plain(node: ast.Node) -> bool:
     """Actions alone: nothing to evaluate while listing (no guard, fork, let, repeat)."""
     if isinstance(node, ast.Do):
         return all(_is_plain(b) for b in node.body)
-    return not isinstance(
-        node, ast.Guarded | ast.ForEach | ast.Let | ast.Repeat | ast.Choice | ast.Stage
-    )
+    return not isinstance(node, ast.Guarded | ast.ForEach | ast.Let | ast.Repeat | ast.Stage)
 
 
 def _fixed(fixed: Steps) -> Expander:
@@ -1030,12 +1197,19 @@ def _no_op(st: Gamestate) -> None:
     pass
 
 
-def _children(node: ast.Node) -> list[ast.Node]:
-    out: list[ast.Node] = []
-    for name in node.__dataclass_fields__:  # type: ignore[attr-defined]
-        value = getattr(node, name)
-        if isinstance(value, ast.Node):
-            out.append(value)
-        elif isinstance(value, tuple):
-            out.extend(v for v in value if isinstance(v, ast.Node))
-    return [c for c in out if type(c) in ast.STATEMENT_CLASSES]
+_children = statement_children
+
+
+def _kind_attribute_tables(checked: CheckedGame) -> dict[str, dict[str, Any]]:
+    """Per card kind, the attributes every card of it shares (one dict, never mutated):
+    KIND, then every declared attribute, with the default of its type when not set."""
+    defaults = {T.INT: 0, T.STR: "", T.STRS: ()}
+    tables = {}
+    for name, kind in checked.kinds.items():
+        attrs: dict[str, Any] = {KIND_ATTRIBUTE: name}
+        attrs.update(
+            {a: defaults[t] for a, t in checked.kind_attribute_types.items() if a != KIND_ATTRIBUTE}
+        )
+        attrs.update({a.name: a.value for a in kind.attributes})
+        tables[name] = attrs
+    return tables

@@ -16,7 +16,7 @@ from typing import Any
 
 from cardlang import ast
 from cardlang import types as T
-from cardlang.checker import CheckedGame, check, static_int
+from cardlang.checker import KIND_ATTRIBUTE, CheckedGame, check, static_int
 from cardlang.compile_expr import ExprCompiler, Fn
 from cardlang.compile_stmt import Action, Option, Seq, StmtCompiler
 from cardlang.errors import Diagnostic, GameFileError, SourceFile, UsageError
@@ -49,10 +49,19 @@ class Game:
         return Gamemaster(self, limits)
 
     # ------------------------------------------------------------ describing
+    @property
+    def situations(self) -> dict[str, str]:
+        """Situation name -> its text for people, as the game file declares them."""
+        return self.checked.situations
+
     def card_name(self, st: Gamestate, card: int | None) -> str:
         if card is None:
             return "(none)"
-        return " ".join(st.cards[card].values())
+        attrs = st.cards[card]
+        kind = attrs.get(KIND_ATTRIBUTE)
+        if kind is not None:
+            return str(kind)
+        return " ".join(str(v) for v in attrs.values())
 
     def describe_value(self, st: Gamestate, value: Any, type_: str) -> str:
         if type_ == T.CARD:

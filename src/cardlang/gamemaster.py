@@ -9,7 +9,8 @@ The flow is kept as an explicit stack of frames in the state (state.py), so a ga
 stop at any decision, however deep in stages, loops and conditionals, be cloned and go on.
 Frames:  [SEQ, Seq, next index]  [STAGE, StageNode, current, queued, started, outer,
 is_team, player]  [LOOP, LoopNode, elements, next index]  [REPEAT, RepeatNode, left]
-and, at the bottom, a ROOT frame that holds the game-level player cycle.
+[CALL, saved registers, low, high] and, at the bottom, a ROOT frame that holds the
+game-level player cycle.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from cardlang.compile_stmt import Option, list_options, run_option
 from cardlang.errors import RuleError, UsageError
 from cardlang.state import (
+    CALL,
     COMPLETED,
     CUTOFF,
     F_COUNTED,
@@ -237,6 +239,9 @@ class Gamemaster:
                     self._cutoff(st, "steps")
                     return
                 frame[1].body.enter(st)
+            elif kind == CALL:
+                st.regs[frame[2] : frame[3]] = frame[1]
+                stack.pop()
             else:
                 assert kind == ROOT
                 self._finish(st)

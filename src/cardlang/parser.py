@@ -77,11 +77,66 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
 
     # setup
     def game(self, meta: Any, ch: list[Any]) -> ast.Game:
-        declares = tuple(c for c in ch if isinstance(c, ast.Declare))
-        setup = next(c for c in ch if isinstance(c, ast.Setup))
-        scoring = ch[-1]
-        body = tuple(c for c in ch[len(declares) + 1 : -1])
-        return ast.Game(declares, setup, body, scoring, span=_span(meta))
+        setup_at = next(i for i, c in enumerate(ch) if isinstance(c, ast.Setup))
+        definitions = ch[:setup_at]
+
+        def of(cls: type) -> tuple[Any, ...]:
+            return tuple(c for c in definitions if isinstance(c, cls))
+
+        return ast.Game(
+            of(ast.Declare),
+            ch[setup_at],
+            tuple(ch[setup_at + 1 : -1]),
+            ch[-1],
+            procedures=of(ast.Define),
+            kinds=of(ast.CardKind),
+            situations=of(ast.Situation),
+            span=_span(meta),
+        )
+
+    def define(self, meta: Any, ch: list[Any]) -> ast.Define:
+        params = tuple(c for c in ch[1:] if isinstance(c, ast.Param))
+        body = tuple(c for c in ch[1:] if not isinstance(c, ast.Param))
+        return ast.Define(str(ch[0]), params, body, span=_span(meta))
+
+    def param(self, meta: Any, ch: list[Any]) -> ast.Param:
+        return ast.Param(str(ch[0]), str(ch[1])[1:], span=_span(meta))
+
+    def card_kind(self, meta: Any, ch: list[Any]) -> ast.CardKind:
+        attributes = tuple(c for c in ch[1:] if isinstance(c, ast.KindAttribute))
+        hooks = tuple(c for c in ch[1:] if isinstance(c, ast.KindHook))
+        return ast.CardKind(str(ch[0]), attributes, hooks, span=_span(meta))
+
+    def kind_attribute(self, meta: Any, ch: list[Any]) -> ast.KindAttribute:
+        value = ch[1]
+        if isinstance(value, ast.StrList):
+            parsed: int | str | tuple[str, ...] = value.values
+        elif value.type == "INT":
+            parsed = int(value)
+        else:
+            parsed = str(value)
+        return ast.KindAttribute(str(ch[0]), parsed, span=_span(meta))
+
+    def kind_hook(self, meta: Any, ch: list[Any]) -> ast.KindHook:
+        return ast.KindHook(str(ch[0]), tuple(ch[1:]), span=_span(meta))
+
+    def situation(self, meta: Any, ch: list[Any]) -> ast.Situation:
+        return ast.Situation(str(ch[0]), str(ch[1])[1:-1], span=_span(meta))
+
+    def call(self, meta: Any, ch: list[Any]) -> ast.Call:
+        return ast.Call(str(ch[0]), tuple(ch[1:]), span=_span(meta))
+
+    def create_cards(self, meta: Any, ch: list[Any]) -> ast.CreateCards:
+        return ast.CreateCards(ch[0], ch[1], ch[2], span=_span(meta))
+
+    def attr(self, meta: Any, ch: list[Any]) -> ast.Attr:
+        return ast.Attr(str(ch[0]), ch[1], span=_span(meta))
+
+    def contains(self, meta: Any, ch: list[Any]) -> ast.Contains:
+        return ast.Contains(ch[0], ch[1], span=_span(meta))
+
+    def others(self, meta: Any, ch: list[Any]) -> ast.Others:
+        return ast.Others(ch[0], span=_span(meta))
 
     def declare(self, meta: Any, ch: list[Any]) -> ast.Declare:
         return ast.Declare(ch[0], str(ch[1])[1:], span=_span(meta))
@@ -126,7 +181,8 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
         return ast.Do(tuple(ch), span=_span(meta))
 
     def choice(self, meta: Any, ch: list[Any]) -> ast.Choice:
-        return ast.Choice(tuple(ch[1:]), ch[0], span=_span(meta))
+        situation = str(ch[0]) if ch[0] is not None else None
+        return ast.Choice(tuple(ch[2:]), ch[1], situation, span=_span(meta))
 
     def while_loop(self, meta: Any, ch: list[Any]) -> ast.While:
         return ast.While(ch[0], tuple(ch[1:]), span=_span(meta))

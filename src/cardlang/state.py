@@ -24,7 +24,9 @@ GAME_OWNER = -1
 MASK64 = (1 << 64) - 1
 
 # Frame kinds on the control stack.
-SEQ, STAGE, LOOP, REPEAT, ROOT, WHILE = range(6)
+SEQ, STAGE, LOOP, REPEAT, ROOT, WHILE, CALL = range(7)
+# A CALL frame, [CALL, saved registers, low, high], restores a recursive procedure's
+# registers regs[low:high] when its body is done.
 # Stage and root frame fields:
 #   [kind, node, current, queued, started, outer_stage, is_team, player, counted]
 # ``current`` and ``queued`` are seats, or teams in a team stage; ``player`` is the
