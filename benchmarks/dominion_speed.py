@@ -57,8 +57,8 @@ pyminion version and set-up
       its log messages eagerly, though (f-strings, including the whole supply before
       every buy and the hand every turn), and that is part of the engine as shipped and
       of its timing: with those ``__repr__``/``__str__`` methods stubbed out pyminion
-      plays about 1.7x as fast (``--no-log-format`` measures that variant; off by
-      default).
+      plays about 1.5 times as fast (1.3x to 1.7x in our runs; ``--no-log-format``
+      measures that variant; off by default).
     * Ties: ``Game.get_winners`` gives the most victory points; between equal scores,
       the player who had fewer turns wins, and players with equal scores and equal
       turns tie.  So when the first seat ends the game level on points, the second seat
@@ -68,12 +68,13 @@ pyminion version and set-up
       counts once); decisions: calls of the bots' action-, treasure- and buy-phase
       deciders, counted in a separate, untimed run (the timed runs use the stock bot).
 
-Measured on the 2-core development machine (Python 3.11.7, pyminion 0.4.0), seed 0:
-    pyminion about 800 games/s (median of 5 runs of about 4,000 games); over 2,000 games
-    first seat 24.7 % wins, second seat 42.1 %, ties 33.3 % (equal VP in 61.0 %),
-    34.3 turns per game (both players) and about 68 decisions per game.  That matches
-    the reference figures for the Big Money mirror with fixed seats (first ~25 %,
-    second ~42.5 %, ties ~32 %).
+Measured on the 2-core development machine (Python 3.11.7, pyminion 0.4.0, seed 0)
+    pyminion as shipped: about 775 games/s (median of 5 runs of 3,400 games; single runs
+    ranged 500 to 1,000 games/s on this shared machine), 34.2 turns (both players) and
+    68.5 decisions per game.  Over the first 2,000 games: first seat 24.7 % wins, second
+    seat 42.1 %, ties 33.3 % (equal VP in 61.0 %); over 17,000 games: 24.5 %, 42.5 %,
+    33.0 % (equal VP 61.5 %).  That matches the reference figures for the Big Money
+    mirror with fixed seats (first ~25 %, second ~42.5 %, ties ~32 %).
 
 Usage (from the repository root)
     python benchmarks/dominion_speed.py                  # about a minute

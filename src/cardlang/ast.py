@@ -667,6 +667,11 @@ class Call(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class Pass(Node):
+    """``(pass)``: does nothing (a choice's option to decline)."""
+
+
+@dataclass(frozen=True, slots=True)
 class CreateCards(Node):
     """``(create cards LOCATION KIND COUNT)``: COUNT new cards of a declared kind."""
 
@@ -681,6 +686,14 @@ class Attr(Node):
 
     name: str
     card: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Total(Node):
+    """``(total ATTRIBUTE COLLECTION)``: the sum of a kind's integer attribute over cards."""
+
+    name: str
+    collection: Node
 
 
 @dataclass(frozen=True, slots=True)
@@ -769,4 +782,5 @@ STATEMENT_CLASSES: tuple[type[Node], ...] = (
     While,
     Call,
     CreateCards,
+    Pass,
 )

@@ -158,7 +158,8 @@ class Checker:
         self.loc_read: list[tuple[str, str, ast.Span]] = []
         self.sto_written: dict[str, set[str]] = defaultdict(set)
         self.sto_read: list[tuple[str, str, ast.Span]] = []
-        self.dynamic_names = False
+        self.dynamic_names = False  # a location named at run time: skip location checks
+        self.dynamic_storages = False  # likewise for storages
         self.att_uses: list[tuple[str, ast.Span]] = []
         self.value_uses: list[tuple[str, str, ast.Span]] = []  # key, literal, span
         self.procedure: Procedure | None = None  # the procedure whose body is being checked
@@ -533,6 +534,9 @@ class Checker:
     def s_TurnPass(self, n: ast.TurnPass) -> None:
         pass
 
+    def s_Pass(self, n: ast.Pass) -> None:
+        pass
+
     def s_Repeat(self, n: ast.Repeat) -> None:
         self.expect(n.count, T.INT, "as the repeat count")
         self.stmt(n.body)
@@ -619,6 +623,8 @@ class Checker:
             )
         for arg, p, t in zip(n.args, params, proc.param_types, strict=False):
             self.expect(arg, t, f"for parameter '{p.var} of {n.name}")
+            if t == T.LOC:  # the procedure may put cards there
+                self._loc_written(arg)
         for arg in n.args[len(params) :]:
             self.expr(arg)
 
@@ -679,7 +685,7 @@ class Checker:
             if isinstance(node.name, ast.NameLiteral):
                 self.sto_written[node.name.value].add(node.kind)
             else:
-                self.dynamic_names = True
+                self.dynamic_storages = True
 
     def _element(self, coll: ast.Node) -> str:
         t = self.expr(coll)
@@ -970,7 +976,10 @@ class Checker:
     def e_IndexedLocations(self, n: ast.IndexedLocations) -> str:
         self.expect(n.owner, T.OWNERS, "as the owner of the locations")
         self.expect(n.name, T.STR, "as the name of the locations")
-        self.dynamic_names = True  # indexed locations are named at run time
+        if isinstance(n.name, ast.NameLiteral):  # NAME, NAME 1, NAME 2 ...: written as NAME
+            self.loc_read.append((n.name.value, n.kind, n.name.span))
+        else:
+            self.dynamic_names = True
         return T.LOCS
 
     def e_UnaryInt(self, n: ast.UnaryInt) -> str:
@@ -1024,6 +1033,19 @@ class Checker:
             )
             return T.ANY
         return t
+
+    def e_Total(self, n: ast.Total) -> str:
+        self._cards(n.collection)
+        t = self.out.kind_attribute_types.get(n.name)
+        if t != T.INT:
+            self.error(
+                n.span,
+                f"no card kind has an integer attribute {n.name}",
+                hint=did_you_mean(
+                    n.name, [a for a, u in self.out.kind_attribute_types.items() if u == T.INT]
+                ),
+            )
+        return T.INT
 
     def e_Contains(self, n: ast.Contains) -> str:
         self.expect(n.items, T.STRS, "as the list")
@@ -1112,9 +1134,7 @@ class Checker:
                         f"no card has {key} = {value}; this test is never true for a card",
                         hint=did_you_mean(value, values),
                     )
-        if self.dynamic_names:
-            return
-        for name, kind, span in self.loc_read:
+        for name, kind, span in [] if self.dynamic_names else self.loc_read:
             if kind in self.loc_written.get(name, ()):
                 continue
             other_kinds = self.loc_written.get(name)
@@ -1131,7 +1151,7 @@ class Checker:
                 self.error(span, f"unknown location '{name}': no card is ever put there", hint=hint)
             else:  # legal (it is always empty), but rarely what the author meant
                 self.warning(span, f"location '{name}' is never filled: it is always empty")
-        for name, kind, span in self.sto_read:
+        for name, kind, span in [] if self.dynamic_storages else self.sto_read:
             if kind in self.sto_written.get(name, ()):
                 continue
             hint = did_you_mean(name, [n for n, k in self.sto_written.items() if kind in k])

@@ -233,6 +233,11 @@ def _attr(st: Gamestate, card: Any, key: str, default: Any, span: ast.Span) -> A
     return st.cards[card].get(key, default)
 
 
+def _total(st: Gamestate, cards: Sequence[int], key: str) -> int:
+    attrs = st.cards
+    return sum(attrs[c].get(key, 0) for c in cards)
+
+
 def _others(st: Gamestate, player: int) -> list[int]:
     n = st.nplayers
     return [(player + k) % n for k in range(1, n)]
@@ -740,6 +745,9 @@ class ExprCompiler:
         ):  # an element is never a missing card
             return f"st.cards[{card}].get({n.name!r}, {default})"
         return f"_attr(st, {card}, {n.name!r}, {default}, {self.const(n.span)})"
+
+    def c_Total(self, n: ast.Total) -> str:
+        return f"_total(st, {self.cards_src(n.collection)}, {n.name!r})"
 
     def c_Contains(self, n: ast.Contains) -> str:
         return f"{self.src(n.value)} in {self.src(n.items)}"

@@ -742,6 +742,9 @@ class StmtCompiler:
     def a_TurnPass(self, n: ast.TurnPass) -> Action:
         return _no_op
 
+    def a_Pass(self, n: ast.Pass) -> Action:
+        return _no_op
+
     def a_Repeat(self, n: ast.Repeat) -> Action:
         if isinstance(n.body, ast.Move):
             loop = self._move_code(n.body, self.x.src(n.count))

@@ -23,6 +23,8 @@ FORM_SIGNATURES: dict[str, str] = {
     "attr": "(attr ATTRIBUTE CARD)",
     "contains": "(contains LIST STRING)",
     "others": "(others PLAYER)",
+    "total": "(total ATTRIBUTE COLLECTION)",
+    "pass": "(pass)",
     "while": "(while BOOL BODY+)",
     "if": "(if BOOL VALUE VALUE)",
     "any": "(any COLLECTION 'VAR BODY)",

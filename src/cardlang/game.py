@@ -70,6 +70,12 @@ class Game:
             return f"P{value}"
         if type_ == T.TEAM:
             return f"team {value}"
+        if type_ in (T.LOC, T.MEMLOC):  # a location: its name, and an open one's top card
+            cards = st.zones.get(value, ())
+            top = ""
+            if value[1] == "vloc":
+                top = f" (top {self.card_name(st, cards[-1])})" if cards else " (empty)"
+            return self.describe_location(value) + top
         if isinstance(value, list | tuple):
             return "[" + ", ".join(self.card_name(st, c) for c in value) + "]"
         return str(value)

@@ -111,7 +111,7 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
         value = ch[1]
         if isinstance(value, ast.StrList):
             parsed: int | str | tuple[str, ...] = value.values
-        elif value.type == "INT":
+        elif value.type in ("INT", "NEGATIVE_INT"):
             parsed = int(value)
         else:
             parsed = str(value)
@@ -128,6 +128,12 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
 
     def create_cards(self, meta: Any, ch: list[Any]) -> ast.CreateCards:
         return ast.CreateCards(ch[0], ch[1], ch[2], span=_span(meta))
+
+    def pass_(self, meta: Any, ch: list[Any]) -> ast.Pass:
+        return ast.Pass(span=_span(meta))
+
+    def total(self, meta: Any, ch: list[Any]) -> ast.Total:
+        return ast.Total(str(ch[0]), ch[1], span=_span(meta))
 
     def attr(self, meta: Any, ch: list[Any]) -> ast.Attr:
         return ast.Attr(str(ch[0]), ch[1], span=_span(meta))
