@@ -1,7 +1,9 @@
 """Agent implementations, installed as ``cardlang.agents``.
 
 ``make_agent(spec, seed)`` builds an agent from a command-line spec: a built-in name
-(``random``) or ``path/to/file.py:ClassName`` for a user's agent class.
+(``random``, the Dominion bots ``bigmoney``, ``bmu``, ``smithy``, ``double-witch``),
+``path/to/bot.toml`` for a Dominion priority bot written as data, or
+``path/to/file.py:ClassName`` for a user's agent class.
 """
 
 from __future__ import annotations
@@ -9,16 +11,19 @@ from __future__ import annotations
 import importlib.util
 import inspect
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from cardlang.agents.base import Agent
+from cardlang.agents.dominion_bot import BUILTIN_BOTS, DominionBot
 from cardlang.agents.random_agent import RandomAgent
 
 from cardlang.errors import UsageError
 
 BUILTIN_AGENTS: dict[str, Callable[..., Any]] = {
     "random": RandomAgent,
+    **{name: partial(DominionBot.builtin, name) for name in BUILTIN_BOTS},
 }
 
 
@@ -26,6 +31,8 @@ def make_agent(spec: str, seed: int) -> Any:
     """An agent for one seat.  ``seed`` seeds its own randomness."""
     if ":" in spec and spec.split(":", 1)[0].endswith(".py"):
         return _load_plugin(spec, seed)
+    if spec.endswith(".toml"):  # a Dominion priority bot written as data
+        return DominionBot.from_file(spec, seed)
     factory = BUILTIN_AGENTS.get(spec)
     if factory is None:
         from cardlang.errors import did_you_mean

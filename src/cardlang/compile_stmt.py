@@ -121,6 +121,16 @@ class ChoiceNode(Control):
     lister: Callable[[Gamestate, list[Steps], Emit | None], None] | None = None
     all_chains: bool = False  # the lister needs no expander (and so no emit)
     chooser: Fn | None = None  # (choice by PLAYER ...); None: the current player
+    branches: tuple[ast.Span, ...] = ()  # the span of each condact, in order
+
+    def branch_of(self, action_node: ast.Node | None) -> int:
+        """Which condact an option comes from, found by where its first action is."""
+        if action_node is not None:
+            pos = action_node.span.start_pos
+            for i, span in enumerate(self.branches):
+                if span.start_pos <= pos < span.end_pos:
+                    return i
+        return 0
 
     def enter(self, st: Gamestate) -> None:
         st.pending = self
@@ -245,7 +255,7 @@ class StmtCompiler:
         self.checked = checked
         self.x = exprs
         self.procedures: dict[str, CompiledProcedure] = {}
-        self.kind_cards = _kind_attribute_tables(checked)
+        self.kind_cards = kind_attribute_tables(checked)
 
     # ------------------------------------------------------------ classification
     def has_decision(self, node: ast.Node) -> bool:
@@ -301,6 +311,7 @@ class StmtCompiler:
                 expanders,
                 node.span,
                 situation=node.situation or "CHOICE",
+                branches=tuple(b.span for b in node.body),
                 lister=lister,
                 all_chains=all_chains,
                 chooser=chooser,
@@ -1203,7 +1214,7 @@ def _no_op(st: Gamestate) -> None:
 _children = statement_children
 
 
-def _kind_attribute_tables(checked: CheckedGame) -> dict[str, dict[str, Any]]:
+def kind_attribute_tables(checked: CheckedGame) -> dict[str, dict[str, Any]]:
     """Per card kind, the attributes every card of it shares (one dict, never mutated):
     KIND, then every declared attribute, with the default of its type when not set."""
     defaults = {T.INT: 0, T.STR: "", T.STRS: ()}

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from cardlang import ast
 from cardlang import types as T
 from cardlang.checker import KIND_ATTRIBUTE, CheckedGame, check, static_int
 from cardlang.compile_expr import ExprCompiler, Fn
-from cardlang.compile_stmt import Action, Option, Seq, StmtCompiler
+from cardlang.compile_stmt import Action, Option, Seq, StmtCompiler, kind_attribute_tables
 from cardlang.errors import Diagnostic, GameFileError, SourceFile, UsageError
 from cardlang.gamemaster import Gamemaster, Limits
 from cardlang.params import apply_params
@@ -49,6 +51,12 @@ class Game:
         return Gamemaster(self, limits)
 
     # ------------------------------------------------------------ describing
+    @cached_property
+    def kind_attributes(self) -> Mapping[str, Mapping[str, Any]]:
+        """Card kind name -> its attributes (read-only), as every card of it has them."""
+        tables = kind_attribute_tables(self.checked)
+        return MappingProxyType({k: MappingProxyType(v) for k, v in tables.items()})
+
     @property
     def situations(self) -> dict[str, str]:
         """Situation name -> its text for people, as the game file declares them."""

@@ -63,7 +63,7 @@ def play_game(
     while st.status == RUNNING:
         options = legal_options(st)
         mover = st.mover
-        view = view_of(st, mover) if needs_view[mover] else None
+        view = view_of(st, mover, master.game, options) if needs_view[mover] else None
         apply(st, agents[mover].choose(view, options))
     return master.result(st), st
 

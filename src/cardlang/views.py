@@ -5,22 +5,30 @@ the state.  A view is a read-only snapshot: the cards of every location the play
 see (vloc: everyone; iloc: its owning player; mem: everyone, it holds references to
 cards already shown), only the size of the others (hloc, other players' and the game's
 iloc), every storage (storages are public in RECYCLE), the player cycle and the
-counters.  It holds no reference to the state, so nothing reachable from it leads to
-hidden cards.
+counters, and the pending decision: its situation and what each option binds.  It holds
+no reference to the state, so nothing reachable from it leads to hidden cards.
+
+The snapshot is cheap: the visible locations are copied as card numbers, and attribute
+mappings (read-only proxies) are made only when an agent asks for them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cardlang.state import Gamestate, current_player
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from cardlang.game import Game
 
 ZoneKey = tuple[int, str, str]
+Attributes = Mapping[str, Any]
+
+_NO_CARDS: tuple[Attributes, ...] = ()
 
 
 def can_see(viewer: int, key: ZoneKey) -> bool:
@@ -34,48 +42,181 @@ def can_see(viewer: int, key: ZoneKey) -> bool:
 
 
 @dataclass(frozen=True)
-class PlayerView:
-    seat: int
-    nplayers: int
-    current_player: int
-    decisions: int
-    turns: int
-    visible: Mapping[ZoneKey, tuple[Mapping[str, str], ...]]  # zone -> cards, bottom first
-    hidden_sizes: Mapping[ZoneKey, int]  # zone -> number of cards
-    ints: Mapping[tuple[int, str], int]
-    strs: Mapping[tuple[int, str], str]
+class OptionView:
+    """One option of the pending decision, as the player who makes it sees it.
 
-    def cards(self, owner: int, kind: str, name: str) -> tuple[Mapping[str, str], ...] | None:
-        """The cards of a location the player sees (None if it is hidden from them)."""
+    ``branch``: which condact of the choice (0-based, in the order of the game file) the
+    option comes from.  ``bindings``: each variable the option binds, in order, with its
+    value as the chooser may know it: a card's attributes (None when the card lies where
+    the chooser cannot see it), a location's key, a seat, a string or an integer.
+    ``cards``: the attributes of each bound card, or of each bound location's top card
+    (None where unseen); ``kinds``: their KIND, the handle bots use.  ``actions``: the
+    source text of the option's actions.
+    """
+
+    branch: int
+    bindings: tuple[tuple[str, Any], ...]
+    cards: tuple[Attributes | None, ...]
+    kinds: tuple[str | None, ...]
+    actions: tuple[str, ...]
+
+    @property
+    def card(self) -> Attributes | None:
+        """The first bound card (or top card of a bound location) the chooser sees."""
+        for c in self.cards:
+            if c is not None:
+                return c
+        return None
+
+    @property
+    def kind(self) -> str | None:
+        """The first bound card kind (what is bought, played, discarded ...), if any."""
+        for k in self.kinds:
+            if k is not None:
+                return k
+        return None
+
+
+class PlayerView:
+    """What ``seat`` may know now.  Read-only; see the module docstring."""
+
+    __slots__ = (
+        "seat",
+        "nplayers",
+        "current_player",
+        "decisions",
+        "turns",
+        "situation",
+        "situation_text",
+        "hidden_sizes",
+        "ints",
+        "strs",
+        "kinds",
+        "_zones",
+        "_attrs",
+        "_option_data",
+        "__dict__",  # cached properties
+    )
+
+    def __init__(
+        self,
+        st: Gamestate,
+        seat: int,
+        game: Game | None = None,
+        options: Sequence[Any] | None = None,
+    ) -> None:
+        zones: dict[ZoneKey, tuple[int, ...]] = {}
+        hidden: dict[ZoneKey, int] = {}
+        for key, cards in st.zones.items():
+            if can_see(seat, key):
+                zones[key] = tuple(cards)
+            else:
+                hidden[key] = len(cards)
+        self.seat = seat
+        self.nplayers = st.nplayers
+        self.current_player = current_player(st) if st.stack else 0
+        self.decisions = st.decisions
+        self.turns = st.turns
+        pending = st.pending
+        self.situation: str | None = pending.situation if pending is not None else None
+        texts = game.situations if game is not None else {}
+        self.situation_text = texts.get(self.situation or "", self.situation or "")
+        self.hidden_sizes: Mapping[ZoneKey, int] = MappingProxyType(hidden)
+        self.ints: Mapping[tuple[int, str], int] = MappingProxyType(dict(st.ints))
+        self.strs: Mapping[tuple[int, str], str] = MappingProxyType(dict(st.strs))
+        self.kinds: Mapping[str, Attributes] = game.kind_attributes if game else {}
+        self._zones = zones
+        self._attrs = tuple(st.cards)  # the game's cards; only visible ones are reachable
+        self._option_data = None
+        if options is not None and pending is not None and game is not None:
+            self._option_data = (tuple(options), game, pending)
+
+    # ------------------------------------------------------------ locations
+    def cards(self, owner: int, kind: str, name: str) -> tuple[Attributes, ...] | None:
+        """The cards of a location the player sees, bottom first (None if hidden)."""
         key = (owner, kind, name)
-        if key in self.visible:
-            return self.visible[key]
-        return None if key in self.hidden_sizes else ()
+        ids = self._zones.get(key)
+        if ids is not None:
+            return tuple(MappingProxyType(self._attrs[c]) for c in ids)
+        return None if key in self.hidden_sizes else _NO_CARDS
 
     def size(self, owner: int, kind: str, name: str) -> int:
         key = (owner, kind, name)
-        if key in self.visible:
-            return len(self.visible[key])
-        return self.hidden_sizes.get(key, 0)
+        ids = self._zones.get(key)
+        return len(ids) if ids is not None else self.hidden_sizes.get(key, 0)
+
+    def top(self, owner: int, kind: str, name: str) -> Attributes | None:
+        """The top card of a visible location (None if it is empty or hidden)."""
+        ids = self._zones.get((owner, kind, name))
+        return MappingProxyType(self._attrs[ids[-1]]) if ids else None
+
+    def locations(self) -> list[ZoneKey]:
+        """Every location that exists, visible or not."""
+        return [*self._zones, *self.hidden_sizes]
+
+    @cached_property
+    def visible(self) -> Mapping[ZoneKey, tuple[Attributes, ...]]:
+        """Every visible location's cards (attribute mappings), bottom first."""
+        return MappingProxyType(
+            {
+                k: tuple(MappingProxyType(self._attrs[c]) for c in ids)
+                for k, ids in self._zones.items()
+            }
+        )
+
+    def storage(self, owner: int, name: str) -> int:
+        """An integer storage (0 when never set)."""
+        return self.ints.get((owner, name), 0)
+
+    # ------------------------------------------------------------ the decision
+    @cached_property
+    def options(self) -> tuple[OptionView, ...]:
+        """The pending decision's options, as this player sees them (same order as the
+        options the agent is given)."""
+        if self._option_data is None:
+            return ()
+        options, game, pending = self._option_data
+        return tuple(self._describe(o, game, pending) for o in options)
+
+    def _visible_card(self, card: int) -> Attributes | None:
+        for ids in self._zones.values():
+            if card in ids:
+                return MappingProxyType(self._attrs[card])
+        return None
+
+    def _describe(self, option: Sequence[Any], game: Game, pending: Any) -> OptionView:
+        bindings: list[tuple[str, Any]] = []
+        cards: list[Attributes | None] = []
+        actions: list[str] = []
+        first_action = None
+        for fn, arg in option:
+            if fn is not None:
+                first_action = first_action or arg
+                actions.append(game.source.snippet(arg.span))
+                continue
+            slot, value, var = arg
+            t = game.checked.slot_types.get(slot)
+            if t == "card":
+                attrs = self._visible_card(value)
+                bindings.append((var, attrs))
+                cards.append(attrs)
+            elif t in ("location", "mem location"):
+                bindings.append((var, value))
+                cards.append(self.top(*value))
+            else:
+                bindings.append((var, value))
+        return OptionView(
+            branch=pending.branch_of(first_action),
+            bindings=tuple(bindings),
+            cards=tuple(cards),
+            kinds=tuple(c.get("KIND") if c is not None else None for c in cards),
+            actions=tuple(actions),
+        )
 
 
-def view_of(st: Gamestate, seat: int) -> PlayerView:
-    visible: dict[ZoneKey, tuple[Mapping[str, str], ...]] = {}
-    hidden: dict[ZoneKey, int] = {}
-    for key, cards in st.zones.items():
-        if can_see(seat, key):
-            visible[key] = tuple(MappingProxyType(st.cards[c]) for c in cards)
-        else:
-            hidden[key] = len(cards)
-    current = current_player(st) if st.stack else 0
-    return PlayerView(
-        seat=seat,
-        nplayers=st.nplayers,
-        current_player=current,
-        decisions=st.decisions,
-        turns=st.turns,
-        visible=MappingProxyType(visible),
-        hidden_sizes=MappingProxyType(hidden),
-        ints=MappingProxyType(dict(st.ints)),
-        strs=MappingProxyType(dict(st.strs)),
-    )
+def view_of(
+    st: Gamestate, seat: int, game: Game | None = None, options: Sequence[Any] | None = None
+) -> PlayerView:
+    """A snapshot of what ``seat`` may know; with ``game`` and the pending decision's
+    ``options`` it also describes the options (``PlayerView.options``)."""
+    return PlayerView(st, seat, game, options)
