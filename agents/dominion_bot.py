@@ -325,19 +325,19 @@ class DominionBot:
 
     def _decline(self, view: PlayerView) -> int:
         """The option that binds no card: end the phase, stop, don't."""
-        for i, o in enumerate(view.options):
-            if o.kind is None:
+        for i, kind in enumerate(view.option_kinds):
+            if kind is None:
                 return i
         return 0
 
     def play_action(self, view: PlayerView, facts: Facts) -> int:
         """Actions listed under ``play`` first, in order; else any Action, the dearest
         first (a Throne Room last); else end the phase."""
-        options = view.options
+        kinds = view.option_kinds
         for wanted in self.play_order:
-            for i, o in enumerate(options):
-                if o.kind == wanted:
-                    return i
+            if wanted in kinds:
+                return kinds.index(wanted)
+        options = view.options
         best, best_rank = None, None
         for i, o in enumerate(options):
             card = _card(o)
@@ -349,7 +349,8 @@ class DominionBot:
         return best if best is not None else self._decline(view)
 
     def _by_rules(self, view: PlayerView, facts: Facts) -> int | None:
-        offered = {o.kind: i for i, o in reversed(list(enumerate(view.options))) if o.kind}
+        kinds = view.option_kinds
+        offered = {k: i for i, k in reversed(list(enumerate(kinds))) if k is not None}
         for rule in self.buy_rules:
             if rule.card in offered and (rule.condition is None or rule.condition(facts)):
                 return offered[rule.card]

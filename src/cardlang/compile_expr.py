@@ -192,8 +192,17 @@ def _score_extreme(st: Gamestate, cards: Sequence[int], pm: PointMap, want_max: 
     return max(scores) if want_max else min(scores)
 
 
-def _indexed(st: Gamestate, owner: int, kind: str, name: str) -> list[tuple[int, str, str]]:
+def _indexed(st: Gamestate, owner: int, kind: str, name: str) -> tuple[Any, ...]:
     """The locations NAME 0, NAME 1, ... of an owner that exist, by index."""
+    cached = st.indexed.get((owner, kind, name))
+    if cached is not None and cached[0] == len(st.zones):
+        return cached[1]
+    found = _find_indexed(st, owner, kind, name)
+    st.indexed[owner, kind, name] = (len(st.zones), found)
+    return found
+
+
+def _find_indexed(st: Gamestate, owner: int, kind: str, name: str) -> tuple[Any, ...]:
     prefix = name + "#"
     found = {0: (owner, kind, name)} if (owner, kind, name) in st.zones else {}
     for key in st.zones:
@@ -201,7 +210,7 @@ def _indexed(st: Gamestate, owner: int, kind: str, name: str) -> list[tuple[int,
             index = key[2][len(prefix) :]
             if index.isdigit():
                 found[int(index)] = key
-    return [found[i] for i in sorted(found)]
+    return tuple(found[i] for i in sorted(found))
 
 
 #: Bounds that keep one action from running for ever (a game's flow is bounded by the

@@ -122,15 +122,20 @@ class ChoiceNode(Control):
     all_chains: bool = False  # the lister needs no expander (and so no emit)
     chooser: Fn | None = None  # (choice by PLAYER ...); None: the current player
     branches: tuple[ast.Span, ...] = ()  # the span of each condact, in order
+    _branch_cache: dict[int, int] = field(default_factory=dict, repr=False)
 
     def branch_of(self, action_node: ast.Node | None) -> int:
         """Which condact an option comes from, found by where its first action is."""
-        if action_node is not None:
+        if action_node is None:
+            return 0
+        found = self._branch_cache.get(id(action_node))
+        if found is None:
             pos = action_node.span.start_pos
-            for i, span in enumerate(self.branches):
-                if span.start_pos <= pos < span.end_pos:
-                    return i
-        return 0
+            found = next(
+                (i for i, s in enumerate(self.branches) if s.start_pos <= pos < s.end_pos), 0
+            )
+            self._branch_cache[id(action_node)] = found  # nodes live as long as the game
+        return found
 
     def enter(self, st: Gamestate) -> None:
         st.pending = self
@@ -171,6 +176,16 @@ class CallNode(Control):
     def enter(self, st: Gamestate) -> None:
         values = [a(st) for a in self.args]
         info = self.proc.info
+        body = self.proc.body_for(st, values[0] if values else None, self.span)
+        regs = st.regs
+        if info.recursive and type(body) is Atomic:  # runs at once: restore right after
+            low, high = info.slots
+            saved = regs[low:high]
+            for slot, v in zip(info.param_slots, values, strict=True):
+                regs[slot] = v
+            body.run(st)
+            regs[low:high] = saved
+            return
         if info.recursive:
             if len(st.stack) > 4 * MAX_CALL_DEPTH:
                 raise RuleError(
@@ -178,11 +193,10 @@ class CallNode(Control):
                     self.span,
                 )
             low, high = info.slots
-            st.stack.append([CALL, st.regs[low:high], low, high])
-        regs = st.regs
+            st.stack.append([CALL, regs[low:high], low, high])
         for slot, v in zip(info.param_slots, values, strict=True):
             regs[slot] = v
-        self.proc.body_for(st, values[0] if values else None, self.span).enter(st)
+        body.enter(st)
 
 
 @dataclass(eq=False)
@@ -281,9 +295,14 @@ class StmtCompiler:
         return proc
 
     def _procedure_body(self, info: Procedure, body: tuple[ast.Node, ...], span: ast.Span) -> Any:
-        if info.has_decision:
-            return self.block(body, span)
-        return self.a_Do(ast.Do(body, span=span))
+        """An action when this body reaches no decision; else a control node (a body of a
+        procedure with decisions elsewhere is an Atomic control: it runs at once)."""
+        atomic = not any(self.has_decision(item) for item in body)
+        if not info.has_decision:
+            return self.a_Do(ast.Do(body, span=span))
+        if atomic:
+            return Atomic(self.a_Do(ast.Do(body, span=span)), span)
+        return self.block(body, span)
 
     def _call_args(self, n: ast.Call) -> list[Fn]:
         types = self.checked.procedures[n.name].param_types

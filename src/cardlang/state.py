@@ -76,6 +76,7 @@ class Gamestate:
         "log",
         "mover",
         "scores",
+        "indexed",
     )
 
     zones: dict[tuple[int, str, str], list[int]]
@@ -103,6 +104,9 @@ class Gamestate:
     log: list[tuple[Any, ...]] | None  # events, when a transcript is being recorded
     mover: int  # the seat that makes the pending decision, -1 when none
     scores: list[tuple[int, ...]] | None  # per seat (score, tie-breaks...), once over
+    # (indexed OWNER KIND NAME) -> (number of zones when found, the locations): zones are
+    # never removed, so the answer holds while no zone is added
+    indexed: dict[tuple[int, str, str], tuple[int, tuple[Any, ...]]]
 
     def __init__(self, nplayers: int, nregs: int, seed: int) -> None:
         self.zones = {}
@@ -130,6 +134,7 @@ class Gamestate:
         self.log = None
         self.mover = -1
         self.scores = None
+        self.indexed = {}
 
     def clone(self) -> Gamestate:
         """An independent copy: later changes to either never show in the other."""
@@ -159,6 +164,7 @@ class Gamestate:
         c.log = None if self.log is None else self.log[:]
         c.mover = self.mover
         c.scores = self.scores
+        c.indexed = self.indexed.copy()
         return c
 
     @property

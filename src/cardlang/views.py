@@ -15,7 +15,7 @@ mappings (read-only proxies) are made only when an agent asks for them.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -58,7 +58,13 @@ class OptionView:
     bindings: tuple[tuple[str, Any], ...]
     cards: tuple[Attributes | None, ...]
     kinds: tuple[str | None, ...]
-    actions: tuple[str, ...]
+    action_nodes: tuple[Any, ...] = field(repr=False, default=())
+    source: Any = field(repr=False, default=None)
+
+    @property
+    def actions(self) -> tuple[str, ...]:
+        """The source text of each of the option's actions."""
+        return tuple(self.source.snippet(n.span) for n in self.action_nodes)
 
     @property
     def card(self) -> Attributes | None:
@@ -178,26 +184,52 @@ class PlayerView:
         options, game, pending = self._option_data
         return tuple(self._describe(o, game, pending) for o in options)
 
-    def _visible_card(self, card: int) -> Attributes | None:
-        for ids in self._zones.values():
-            if card in ids:
-                return MappingProxyType(self._attrs[card])
-        return None
+    @cached_property
+    def option_kinds(self) -> tuple[str | None, ...]:
+        """Per option, ``OptionView.kind`` (the first bound card's KIND, or a bound
+        location's top card's), computed without describing the whole option."""
+        if self._option_data is None:
+            return ()
+        options, game, _ = self._option_data
+        slot_types = game.checked.slot_types
+        attrs, zones = self._attrs, self._zones
+        kinds: list[str | None] = []
+        for option in options:
+            kind = None
+            for fn, arg in option:
+                if fn is not None:
+                    continue
+                t = slot_types.get(arg[0])
+                if t == "card":
+                    if arg[1] in self._visible_ids:
+                        kind = attrs[arg[1]].get("KIND")
+                        break
+                elif t in ("location", "mem location"):
+                    ids = zones.get(arg[1])
+                    if ids:
+                        kind = attrs[ids[-1]].get("KIND")
+                        break
+            kinds.append(kind)
+        return tuple(kinds)
+
+    @cached_property
+    def _visible_ids(self) -> frozenset[int]:
+        return frozenset(c for ids in self._zones.values() for c in ids)
 
     def _describe(self, option: Sequence[Any], game: Game, pending: Any) -> OptionView:
         bindings: list[tuple[str, Any]] = []
         cards: list[Attributes | None] = []
-        actions: list[str] = []
-        first_action = None
+        actions: list[Any] = []
+        slot_types = game.checked.slot_types
         for fn, arg in option:
             if fn is not None:
-                first_action = first_action or arg
-                actions.append(game.source.snippet(arg.span))
+                actions.append(arg)
                 continue
             slot, value, var = arg
-            t = game.checked.slot_types.get(slot)
+            t = slot_types.get(slot)
             if t == "card":
-                attrs = self._visible_card(value)
+                seen = value in self._visible_ids
+                attrs = MappingProxyType(self._attrs[value]) if seen else None
                 bindings.append((var, attrs))
                 cards.append(attrs)
             elif t in ("location", "mem location"):
@@ -206,11 +238,12 @@ class PlayerView:
             else:
                 bindings.append((var, value))
         return OptionView(
-            branch=pending.branch_of(first_action),
+            branch=pending.branch_of(actions[0] if actions else None),
             bindings=tuple(bindings),
             cards=tuple(cards),
             kinds=tuple(c.get("KIND") if c is not None else None for c in cards),
-            actions=tuple(actions),
+            action_nodes=tuple(actions),
+            source=game.source,
         )
 
 
