@@ -72,7 +72,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--agents",
         default=None,
         help="one agent for all seats or one per seat, comma separated "
-        "(random; or path/to/file.py:ClassName)",
+        "(random, bigmoney, bmu, smithy, double-witch; a bot file path/to/bot.toml; "
+        "or path/to/file.py:ClassName)",
+    )
+    sim.add_argument(
+        "--rotate-seats",
+        action="store_true",
+        help="rotate the agents through the seats from game to game (default: fixed seats)",
     )
     sim.add_argument("--json", action="store_true", help="print one JSON object")
     sim.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -231,10 +237,16 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                 agent_specs=specs,
                 limits=limits,
                 on_game=lambda r: progress.advance(task),
+                rotate_seats=args.rotate_seats,
             )
     else:
         summary = run_batch(
-            game, games=args.games, seed=args.seed, agent_specs=specs, limits=limits
+            game,
+            games=args.games,
+            seed=args.seed,
+            agent_specs=specs,
+            limits=limits,
+            rotate_seats=args.rotate_seats,
         )
     if args.json:
         print(json.dumps(summary.to_json(), indent=2))
@@ -262,6 +274,13 @@ def _print_summary(s: Any) -> None:
     table.add_row("ties", str(s.ties))
     table.add_row("mean decisions / game", f"{s.mean_decisions:.1f}")
     table.add_row("mean turns / game", f"{s.mean_turns:.1f}")
+    stats = s.turns_stats()
+    if stats:
+        table.add_row(
+            "turns (completed games)",
+            f"mean {stats['mean']:.2f}, sd {stats['sd']:.2f}, median {stats['median']:g}, "
+            f"range {stats['min']:g}-{stats['max']:g}",
+        )
     table.add_row("games / second", f"{s.games_per_second:.1f}")
     console.print(table)
     seats = Table(title="wins per seat (a shared win counts 1/k)", title_justify="left")
@@ -271,12 +290,35 @@ def _print_summary(s: Any) -> None:
     seats.add_column("share of completed", justify="right")
     for seat, wins in enumerate(s.wins):
         share = wins / s.completed if s.completed else 0.0
-        seats.add_row(f"P{seat}", s.agents[seat], f"{wins:.2f}", f"{share:.1%}")
+        agent = "rotated" if s.rotate_seats else s.agents[seat]
+        seats.add_row(f"P{seat}", agent, f"{wins:.2f}", f"{share:.1%}")
     console.print(seats)
+    if len(set(s.agents)) > 1:
+        agents = Table(title="wins per agent (a shared win counts 1/k)", title_justify="left")
+        agents.add_column("agent")
+        agents.add_column("games", justify="right")
+        agents.add_column("wins", justify="right")
+        agents.add_column("wins / games", justify="right")
+        for spec, credit in s.wins_by_agent.items():
+            played = s.agent_games.get(spec, 0)
+            agents.add_row(spec, str(played), f"{credit:.2f}", f"{credit / played:.1%}")
+        console.print(agents)
+    if len(s.turns_histogram) > 1 and len(s.wins) == 1:  # solo: the distribution of turns
+        _print_turns_histogram(console, s.turns_histogram)
     if s.errors:
         console.print("[bold red]first error of each kind:[/]")
         for e in s.errors:
             console.print("  " + e, markup=False, highlight=False)
+
+
+def _print_turns_histogram(console: Any, histogram: dict[int, int]) -> None:
+    total = sum(histogram.values())
+    peak = max(histogram.values())
+    console.print("turns taken (completed games)")
+    for turns in range(min(histogram), max(histogram) + 1):
+        n = histogram.get(turns, 0)
+        bar = "#" * max(1 if n else 0, round(40 * n / peak))
+        console.print(f"  {turns:4d} {n / total:6.1%} {bar}", markup=False, highlight=False)
 
 
 # ---------------------------------------------------------------- transcript

@@ -81,18 +81,31 @@ class BatchSummary:
     ties: int = 0
     total_decisions: int = 0
     total_turns: int = 0
+    turns_histogram: dict[int, int] = field(default_factory=dict)  # completed games only
+    # credits and games per agent spec, whatever seat it sat in (see --rotate-seats)
+    agent_credits: dict[str, float] = field(default_factory=dict)
+    agent_games: dict[str, int] = field(default_factory=dict)
+    rotate_seats: bool = False
     seconds: float = 0.0
     error_counts: dict[str, int] = field(default_factory=dict)
     error_texts: dict[str, str] = field(default_factory=dict)
 
-    def add(self, result: GameResult) -> None:
+    def add(self, result: GameResult, seat_agents: Sequence[str] | None = None) -> None:
+        """Count one game; ``seat_agents`` names the agent of each seat (default: the
+        batch's agents in order)."""
+        seat_agents = seat_agents or self.agents
         self.games += 1
         self.total_decisions += result.decisions
         self.total_turns += result.turns
+        for spec in set(seat_agents):
+            self.agent_games[spec] = self.agent_games.get(spec, 0) + 1
+            self.agent_credits.setdefault(spec, 0.0)
         if result.completed:
             self.completed += 1
+            self.turns_histogram[result.turns] = self.turns_histogram.get(result.turns, 0) + 1
             for seat, credit in enumerate(result.credits):
                 self.wins[seat] += credit
+                self.agent_credits[seat_agents[seat]] += credit
             if len({_team(result, w) for w in result.winners}) > 1:
                 self.ties += 1
         elif result.end_reason == "failed":
@@ -114,6 +127,26 @@ class BatchSummary:
     def mean_turns(self) -> float:
         return self.total_turns / self.games if self.games else 0.0
 
+    def turns_stats(self) -> dict[str, float]:
+        """Mean, standard deviation, median, min and max of turns over completed games."""
+        values = np.repeat(
+            np.array(list(self.turns_histogram), dtype=float),
+            np.array(list(self.turns_histogram.values()), dtype=int),
+        )
+        if values.size == 0:
+            return {}
+        return {
+            "mean": round(float(values.mean()), 3),
+            "sd": round(float(values.std(ddof=1)) if values.size > 1 else 0.0, 3),
+            "median": float(np.median(values)),
+            "min": float(values.min()),
+            "max": float(values.max()),
+        }
+
+    @property
+    def wins_by_agent(self) -> dict[str, float]:
+        return {a: round(c, 6) for a, c in self.agent_credits.items()}
+
     @property
     def games_per_second(self) -> float:
         return self.games / self.seconds if self.seconds > 0 else 0.0
@@ -134,10 +167,15 @@ class BatchSummary:
             "failed": self.failed,
             "cutoff": self.cutoff,
             "cutoff_reasons": self.cutoff_reasons,
+            "rotate_seats": self.rotate_seats,
             "wins": [round(w, 6) for w in self.wins],
+            "wins_by_agent": self.wins_by_agent,
+            "games_by_agent": dict(self.agent_games),
             "ties": self.ties,
             "mean_decisions": round(self.mean_decisions, 3),
             "mean_turns": round(self.mean_turns, 3),
+            "turns": self.turns_stats(),
+            "turns_distribution": {str(k): v for k, v in sorted(self.turns_histogram.items())},
             "seconds": round(self.seconds, 4),
             "games_per_second": round(self.games_per_second, 3),
             "errors": self.errors,
@@ -157,16 +195,23 @@ def run_batch(
     agent_specs: Sequence[str],
     limits: Limits | None = None,
     on_game: Callable[[GameResult], None] | None = None,
+    rotate_seats: bool = False,
 ) -> BatchSummary:
+    """Play ``games`` games.  Seats take the agents in the order given; with
+    ``rotate_seats`` game i shifts them by i places, so each agent sits in every seat."""
     master = game.master(limits)
     summary = BatchSummary(game.source.name, list(agent_specs), wins=[0.0] * game.nplayers)
+    summary.rotate_seats = rotate_seats
     plan = game_seeds(seed, games)
     start = time.perf_counter()
-    for game_seed in plan:
-        seeds = agent_seeds(game_seed, len(agent_specs))
-        agents = [make_agent(spec, s) for spec, s in zip(agent_specs, seeds, strict=True)]
+    n = len(agent_specs)
+    for i, game_seed in enumerate(plan):
+        shift = i % n if rotate_seats else 0
+        seat_specs = list(agent_specs[shift:]) + list(agent_specs[:shift])
+        seeds = agent_seeds(game_seed, n)
+        agents = [make_agent(spec, s) for spec, s in zip(seat_specs, seeds, strict=True)]
         result, _ = play_game(master, agents, game_seed)
-        summary.add(result)
+        summary.add(result, seat_specs)
         if on_game is not None:
             on_game(result)
     summary.seconds = time.perf_counter() - start
