@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast as pyast
 import operator
+import re
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -64,12 +65,20 @@ VARIABLES += ("empty_piles",)
 FUNCTIONS = ("count", "left")
 
 Condition = Callable[["Facts"], Any]
+_CARD_NAME = re.compile(r"\b[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+\b")
+_HYPHEN = "__"
+
+
+def _card_name(python_name: str) -> str:
+    return python_name.replace(_HYPHEN, "-")
 
 
 def compile_condition(text: str, where: str) -> Condition:
     """A condition string -> a function of the bot's facts.  Raises UsageError."""
+    # card names may hold hyphens (COUNCIL-ROOM): make them one Python name first
+    python_text = _CARD_NAME.sub(lambda m: m.group(0).replace("-", _HYPHEN), text)
     try:
-        tree = pyast.parse(text, mode="eval").body
+        tree = pyast.parse(python_text, mode="eval").body
     except SyntaxError as err:
         raise UsageError(f"{where}: cannot read condition {text!r}: {err.msg}") from None
     return _compile(tree, text, where)
@@ -85,7 +94,8 @@ def _compile(node: pyast.AST, text: str, where: str) -> Condition:  # noqa: C901
     if isinstance(node, pyast.Name):
         name = node.id
         if name.isupper():  # a card name
-            return lambda f: name
+            card_name = _card_name(name)
+            return lambda f: card_name
         if name not in VARIABLES:
             raise bad(f"unknown name '{name}' (known: {', '.join(VARIABLES)})")
         return lambda f: getattr(f, name)
@@ -127,7 +137,7 @@ def _compile(node: pyast.AST, text: str, where: str) -> Condition:  # noqa: C901
         arg = node.args[0]
         if not (isinstance(arg, pyast.Name) and arg.id.isupper()):
             raise bad(f"{fname}() takes a card name, like {fname}(GOLD)")
-        card = arg.id
+        card = _card_name(arg.id)
         return lambda f: getattr(f, fname)(card)
     raise bad(f"'{pyast.unparse(node)}' is not allowed")
 

@@ -1,0 +1,47 @@
+"""The README's Dominion examples work as written: the new cards and the bot file."""
+
+from __future__ import annotations
+
+import re
+
+from conftest import GAMES
+
+from cardlang import load_game
+from cardlang.agents import make_agent
+from cardlang.simulate import run_batch
+
+ROOT = GAMES.parent
+
+
+def _block(language: str) -> str:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(rf"```{language}\n(.*?)```", readme, flags=re.S)
+    assert blocks, f"the README has no {language} block"
+    return blocks[0]
+
+
+def _dominion_with_readme_cards():  # type: ignore[no-untyped-def]
+    text = (GAMES / "dominion.rcy").read_text(encoding="utf-8")
+    marker = " ;; ------------------------------------------------------------ procedures"
+    assert marker in text
+    text = text.replace(marker, _block("lisp") + "\n" + marker, 1)
+    kingdom = "BAZAAR,HEXER,MOAT,VILLAGE,SMITHY,MARKET,MILITIA,CELLAR,CHAPEL,WITCH"
+    return load_game(text=text, name="dominion+readme.rcy", params={"KINGDOM": kingdom})
+
+
+def test_the_readme_cards_check_and_play() -> None:
+    game = _dominion_with_readme_cards()
+    assert {"BAZAAR", "HEXER"} <= set(game.kind_attributes)
+    summary = run_batch(game, games=60, seed=3, agent_specs=["random", "random"])
+    assert summary.failed == 0 and summary.completed == 60
+
+
+def test_the_readme_bot_file_plays(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    bot = tmp_path / "my-bot.toml"
+    bot.write_text(_block("toml").split("\n", 1)[1], encoding="utf-8")
+    assert make_agent(str(bot), 1).name == "council-room-money"
+    kingdom = "COUNCIL-ROOM,VILLAGE,SMITHY,WITCH,MOAT,MARKET,MINE,CHAPEL,CELLAR,FESTIVAL"
+    game = load_game(GAMES / "dominion.rcy", params={"KINGDOM": kingdom})
+    summary = run_batch(game, games=40, seed=5, agent_specs=[str(bot), "bigmoney"])
+    assert summary.failed == 0 and summary.completed == 40
+    assert summary.wins_by_agent[str(bot)] > 0
