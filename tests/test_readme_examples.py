@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
+from cardlang.agents import make_agent
 from conftest import GAMES
 
 from cardlang import load_game
-from cardlang.agents import make_agent
 from cardlang.simulate import run_batch
 
 ROOT = GAMES.parent
