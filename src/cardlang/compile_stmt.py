@@ -89,8 +89,20 @@ class Seq(Control):
     runners: list[Callable[[Gamestate], None]] = field(init=False)
 
     def __post_init__(self) -> None:
-        # One call per item on the hot path: an atomic item's own function, else enter.
-        self.runners = [i.run if isinstance(i, Atomic) else i.enter for i in self.items]
+        # One call per step on the hot path: a control item's enter, or one function for
+        # each run of consecutive atomic items (they never stop at a decision).
+        self.runners = []
+        atomic: list[Action] = []
+        for item in self.items:
+            if isinstance(item, Atomic):
+                atomic.append(item.run)
+                continue
+            if atomic:
+                self.runners.append(_in_order(atomic))
+                atomic = []
+            self.runners.append(item.enter)
+        if atomic:
+            self.runners.append(_in_order(atomic))
 
     def enter(self, st: Gamestate) -> None:
         st.stack.append([SEQ, self, 0])
@@ -357,8 +369,122 @@ class StmtCompiler:
 
     # ------------------------------------------------------------ atomic actions
     def action(self, node: ast.Node) -> Action:
+        """A statement that reaches no decision, as one function.
+
+        Blocks, guards, lets, loops, storage updates and calls become one generated
+        function (see ``_lines``); anything else is a closure (``a_*``), which the
+        generated code calls.
+        """
+        if not isinstance(node, _INLINED):
+            return self._closure(node)
+        consts: dict[str, Any] = {}
+        body = self._lines(node, 1, consts)
+        if len(body) == 1 and body[0].strip().startswith("C") and body[0].strip().endswith("(st)"):
+            return consts[body[0].strip()[:-4]]  # type: ignore[no-any-return]  # a lone call
+        lines = ["def act(st):", "    regs = st.regs", *(body or ["    pass"])]
+        return self.x.define("act", lines, **consts)  # type: ignore[no-any-return]
+
+    def _closure(self, node: ast.Node) -> Action:
         method = getattr(self, "a_" + type(node).__name__)
         return method(node)  # type: ignore[no-any-return]
+
+    def _lines(self, node: ast.Node, depth: int, consts: dict[str, Any]) -> list[str]:
+        """Python statements (indented ``depth`` levels) that run an atomic statement."""
+        pad = "    " * depth
+        n = len(consts)
+        src = self.x.src
+        if depth > _MAX_INLINE_DEPTH or not isinstance(node, _INLINED):
+            name = f"C{n}"
+            consts[name] = self._closure(node)
+            return [f"{pad}{name}(st)"]
+        if isinstance(node, ast.Do):
+            return [line for b in node.body for line in self._lines(b, depth, consts)]
+        if isinstance(node, ast.Pass | ast.TurnPass):
+            return []
+        if isinstance(node, ast.Guarded):
+            body = self._lines(node.body, depth + 1, consts) or [f"{pad}    pass"]
+            return [f"{pad}if {src(node.condition)}:", *body]
+        if isinstance(node, ast.Let):
+            slot = self.checked.slots[id(node)]
+            return [f"{pad}regs[{slot}] = {src(node.value)}"] + self._lines(
+                node.body, depth, consts
+            )
+        if isinstance(node, ast.ForEach):
+            if self.x.unrolled(node, lambda: None) is not None:  # one body per seat: closure
+                return self._lines_by_closure(node, pad, consts)
+            slot = self.checked.slots[id(node)]
+            consts[f"_anchor{n}"] = None  # keeps the loop variable's name unique
+            body = self._lines(node.body, depth + 1, consts) or [f"{pad}    pass"]
+            return [
+                f"{pad}for e{n} in tuple({self.x.cards_src(node.collection)}):",
+                f"{pad}    regs[{slot}] = e{n}",
+                *body,
+            ]
+        if isinstance(node, ast.Increment):
+            k, v = f"k{n}", f"v{n}"
+            consts[f"_anchor{n}"] = None  # keeps temporary names unique
+            return [
+                f"{pad}{k} = {self.x.raw_src(node.target)}",
+                f"{pad}{v} = st.ints[{k}] = st.ints.get({k}, 0) "
+                f"{'+' if node.sign > 0 else '-'} ({src(node.amount)})",
+                f"{pad}if st.log is not None:",
+                f"{pad}    st.log.append(('set', {k}, {v}))",
+            ]
+        if isinstance(node, ast.SetValue):
+            t = self.checked.type_of(node.target)
+            if t not in (T.INTSTO, T.STRSTO) or isinstance(node.value, ast.Awards):
+                return self._lines_by_closure(node, pad, consts)
+            k, v = f"k{n}", f"v{n}"
+            consts[f"_anchor{n}"] = None
+            table = "ints" if t == T.INTSTO else "strs"
+            return [
+                f"{pad}{v} = {src(node.value)}",
+                f"{pad}{k} = {self.x.raw_src(node.target)}",
+                f"{pad}st.{table}[{k}] = {v}",
+                f"{pad}if st.log is not None:",
+                f"{pad}    st.log.append(('set', {k}, {v}))",
+            ]
+        if isinstance(node, ast.Call):
+            return self._call_lines(node, pad, consts)
+        return self._lines_by_closure(node, pad, consts)
+
+    def _lines_by_closure(self, node: ast.Node, pad: str, consts: dict[str, Any]) -> list[str]:
+        name = f"C{len(consts)}"
+        consts[name] = self._closure(node)
+        return [f"{pad}{name}(st)"]
+
+    def _call_lines(self, n: ast.Call, pad: str, consts: dict[str, Any]) -> list[str]:
+        """A call of a procedure that reaches no decision: evaluate the arguments, bind
+        the parameters, run the body; a recursive procedure's registers are saved and
+        restored around it, and its depth is bounded."""
+        proc = self.procedure(n.name)
+        info = proc.info
+        tag = len(consts)
+        p, sp = f"PROC{tag}", f"SPAN{tag}"
+        consts[p], consts[sp] = proc, n.span
+        consts[f"MESSAGE{tag}"] = f"procedure calls nested too deeply (recursion in {n.name}?)"
+        args = [
+            self.x.cards_src(a) if t == T.CARDS else self.x.src(a)
+            for a, t in zip(n.args, info.param_types, strict=True)
+        ]
+        lines = [f"{pad}a{tag}_{i} = {s}" for i, s in enumerate(args)]
+        body = f"{p}.body_for(st, a{tag}_0, {sp})" if info.hooks else f"{p}.default"
+        low, high = info.slots
+        binds = [f"{pad}regs[{slot}] = a{tag}_{i}" for i, slot in enumerate(info.param_slots)]
+        if not info.recursive:
+            return lines + binds + [f"{pad}{body}(st)"]
+        return lines + [
+            f"{pad}saved{tag} = regs[{low}:{high}]",
+            f"{pad}if {p}.depth >= {MAX_CALL_DEPTH}:",
+            f"{pad}    raise RuleError(MESSAGE{tag}, {sp})",
+            f"{pad}{p}.depth += 1",
+            *binds,
+            f"{pad}try:",
+            f"{pad}    {body}(st)",
+            f"{pad}finally:",
+            f"{pad}    {p}.depth -= 1",
+            f"{pad}regs[{low}:{high}] = saved{tag}",
+        ]
 
     def a_Do(self, n: ast.Do) -> Action:
         actions = [self.action(b) for b in n.body]
@@ -372,46 +498,9 @@ class StmtCompiler:
         return run_all
 
     def a_Call(self, n: ast.Call) -> Action:
-        """A call that cannot reach a decision: one generated function that evaluates the
-        arguments, binds the parameters, runs the body, and for a recursive procedure
-        saves and restores its registers around it."""
-        proc = self.procedure(n.name)
-        info = proc.info
-        types = info.param_types
-        args = [
-            self.x.cards_src(a) if t == T.CARDS else self.x.src(a)
-            for a, t in zip(n.args, types, strict=True)
-        ]
-        lines = ["def call(st):", "    regs = st.regs"]
-        lines += [f"    a{i} = {src}" for i, src in enumerate(args)]
-        body = "PROC.body_for(st, a0, SPAN)" if info.hooks else "PROC.default"
-        low, high = info.slots
-        if info.recursive:
-            lines += [
-                f"    saved = regs[{low}:{high}]",
-                "    if PROC.depth >= MAX_DEPTH:",
-                "        raise RuleError(MESSAGE, SPAN)",
-                "    PROC.depth += 1",
-            ]
-        lines += [f"    regs[{slot}] = a{i}" for i, slot in enumerate(info.param_slots)]
-        if info.recursive:
-            lines += [
-                "    try:",
-                f"        {body}(st)",
-                "    finally:",
-                "        PROC.depth -= 1",
-                f"    regs[{low}:{high}] = saved",
-            ]
-        else:
-            lines.append(f"    {body}(st)")
-        return self.x.define(  # type: ignore[no-any-return]
-            "call",
-            lines,
-            PROC=proc,
-            SPAN=n.span,
-            MAX_DEPTH=MAX_CALL_DEPTH,
-            MESSAGE=f"procedure calls nested too deeply (recursion in {n.name}?)",
-        )
+        consts: dict[str, Any] = {}
+        lines = ["def call(st):", "    regs = st.regs", *self._call_lines(n, "    ", consts)]
+        return self.x.define("call", lines, **consts)  # type: ignore[no-any-return]
 
     def a_CreateCards(self, n: ast.CreateCards) -> Action:
         key = self.x.location_key(n.location)
@@ -1228,6 +1317,35 @@ def _is_pure(checked: CheckedGame, node: ast.Node) -> bool:
 
 def _no_op(st: Gamestate) -> None:
     pass
+
+
+#: Statements ``StmtCompiler._lines`` writes as Python code (the rest are closures).
+_INLINED = (
+    ast.Do,
+    ast.Guarded,
+    ast.Let,
+    ast.ForEach,
+    ast.Increment,
+    ast.SetValue,
+    ast.Call,
+    ast.Pass,
+    ast.TurnPass,
+)
+#: Blocks nest at most this deep in generated code (Python allows 20).
+_MAX_INLINE_DEPTH = 12
+
+
+def _in_order(actions: list[Action]) -> Action:
+    """One action that runs ``actions`` in order."""
+    if len(actions) == 1:
+        return actions[0]
+    fns = tuple(actions)
+
+    def run_in_order(st: Gamestate) -> None:
+        for fn in fns:
+            fn(st)
+
+    return run_in_order
 
 
 _children = statement_children
