@@ -30,6 +30,7 @@ import re
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -279,26 +280,8 @@ class DominionBot:
     # ------------------------------------------------------------ loading
     @classmethod
     def from_toml(cls, text: str, where: str, seed: int = 0) -> DominionBot:
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as err:
-            raise UsageError(f"{where}: not valid TOML: {err}") from None
-        unknown = set(data) - {"name", "buy", "play"}
-        if unknown:
-            raise UsageError(f"{where}: unknown keys {sorted(unknown)} (known: name, buy, play)")
-        rules = []
-        for i, rule in enumerate(data.get("buy", [])):
-            if not isinstance(rule, dict) or "card" not in rule or set(rule) - {"card", "if"}:
-                raise UsageError(
-                    f'{where}: buy rule {i + 1} must be {{ card = "NAME", if = "..." }}'
-                )
-            text_if = rule.get("if")
-            condition = (
-                compile_condition(text_if, f"{where}, buy rule {i + 1}") if text_if else None
-            )
-            rules.append(BuyRule(str(rule["card"]).upper(), condition, text_if or ""))
-        play = [str(p).upper() for p in data.get("play", [])]
-        return cls(str(data.get("name", Path(where).stem)), rules, play, seed)
+        name, rules, play = _parse_bot(text, where)
+        return cls(name, list(rules), list(play), seed)
 
     @classmethod
     def from_file(cls, path: str | Path, seed: int = 0) -> DominionBot:
@@ -311,8 +294,7 @@ class DominionBot:
 
     @classmethod
     def builtin(cls, name: str, seed: int = 0) -> DominionBot:
-        text = resources.files(BOTS_PACKAGE).joinpath(f"{name}.toml").read_text("utf-8")
-        return cls.from_toml(text, name, seed)
+        return cls.from_toml(_builtin_text(name), name, seed)
 
     # ------------------------------------------------------------ deciding
     def choose(self, view: PlayerView, options: list[Any]) -> int:
@@ -455,6 +437,32 @@ class DominionBot:
             return keep_value(card)
 
         return _best(view.options, rank)
+
+
+@lru_cache(maxsize=64)
+def _parse_bot(text: str, where: str) -> tuple[str, tuple[BuyRule, ...], tuple[str, ...]]:
+    """A bot file's name, buy rules and play order (each text is parsed once)."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise UsageError(f"{where}: not valid TOML: {err}") from None
+    unknown = set(data) - {"name", "buy", "play"}
+    if unknown:
+        raise UsageError(f"{where}: unknown keys {sorted(unknown)} (known: name, buy, play)")
+    rules = []
+    for i, rule in enumerate(data.get("buy", [])):
+        if not isinstance(rule, dict) or "card" not in rule or set(rule) - {"card", "if"}:
+            raise UsageError(f'{where}: buy rule {i + 1} must be {{ card = "NAME", if = "..." }}')
+        text_if = rule.get("if")
+        condition = compile_condition(text_if, f"{where}, buy rule {i + 1}") if text_if else None
+        rules.append(BuyRule(str(rule["card"]).upper(), condition, text_if or ""))
+    play = [str(p).upper() for p in data.get("play", [])]
+    return str(data.get("name", Path(where).stem)), tuple(rules), tuple(play)
+
+
+@cache
+def _builtin_text(name: str) -> str:
+    return resources.files(BOTS_PACKAGE).joinpath(f"{name}.toml").read_text("utf-8")
 
 
 def _card(option: OptionView) -> Mapping[str, Any] | None:

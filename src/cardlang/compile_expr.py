@@ -20,6 +20,7 @@ team number; a collection is a sequence (cards bottom first, top last).
 from __future__ import annotations
 
 import builtins
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -371,6 +372,13 @@ def _distinct_locations(node: ast.Node, checked: CheckedGame) -> bool:
 MAX_UNROLLED_PLAYERS = 8
 
 
+#: A storage read whose key is built from registers, literals and the current player
+#: only: while a choice's options are listed it cannot change, so it is read once.
+_INVARIANT_READ = re.compile(
+    r"st\.(ints|strs)\.get\(\(\(?(st\.regs\[\d+\]|-?\d+|st\.stack\[st\.stage_idx\]\[7\])\)?, "
+    r"\('[A-Z0-9-]+'\)\), (0|'')\)"
+)
+
 #: What (attr NAME CARD) reads when the card's kind does not set NAME.
 _ATTR_DEFAULTS = {T.INT: "0", T.STR: "''", T.STRS: "()"}
 
@@ -380,6 +388,10 @@ class ExprCompiler:
         self.checked = checked
         self.nplayers = nplayers  # known when the game fixes it (create players N)
         self._bound: dict[int, str] = {}  # slots bound to a literal (unrolled aggregates)
+        # While a choice's option lister is generated: its loop variables, read from the
+        # lister's locals, and the storage reads it computes once, at its top.
+        self.aliases: dict[int, str] = {}
+        self.hoisted_reads: dict[str, str] | None = None
         self._hoisted_src: dict[int, str] = {}  # id(node) -> name of its hoisted value
         self.env: dict[str, Any] = dict(_HELPERS)
         self._consts: dict[int, str] = {}  # id(value) -> name in env
@@ -451,7 +463,11 @@ class ExprCompiler:
                 T.STRSTO: ("strs", "''"),
                 T.POINTS: ("points", "EMPTY_POINTS"),
             }[t]
-            return f"st.{table}.get({self.raw_src(node)}, {default})"
+            read = f"st.{table}.get({self.raw_src(node)}, {default})"
+            if self.hoisted_reads is not None and _INVARIANT_READ.fullmatch(read):
+                name = self.hoisted_reads.setdefault(read, f"s{len(self.hoisted_reads)}")
+                return name
+            return read
         return self.raw_src(node)
 
     def cards_src(self, node: ast.Node) -> str:
@@ -501,6 +517,8 @@ class ExprCompiler:
         slot = self.slot(n)
         if slot in self._bound:
             return self._bound[slot]
+        if slot in self.aliases:
+            return self.aliases[slot]
         return f"v{slot}" if slot in self._locals else f"st.regs[{slot}]"
 
     def c_GameOwner(self, n: ast.GameOwner) -> str:

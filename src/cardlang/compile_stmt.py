@@ -325,7 +325,21 @@ class StmtCompiler:
 
     # ------------------------------------------------------------ control
     def block(self, items: tuple[ast.Node, ...], span: ast.Span) -> Seq:
-        return Seq([self.control(i) for i in items], span)
+        """A sequence; each run of consecutive statements with no decision is compiled
+        as one generated action."""
+        controls: list[Control] = []
+        run: list[ast.Node] = []
+        for item in (*items, None):
+            if item is not None and not self.has_decision(item):
+                run.append(item)
+                continue
+            if run:
+                group = run[0] if len(run) == 1 else ast.Do(tuple(run), span=run[0].span)
+                controls.append(Atomic(self.action(group), run[0].span))
+                run = []
+            if item is not None:
+                controls.append(self.control(item))
+        return Seq(controls, span)
 
     def control(self, node: ast.Node) -> Control:
         if not self.has_decision(node):
@@ -446,7 +460,45 @@ class StmtCompiler:
             ]
         if isinstance(node, ast.Call):
             return self._call_lines(node, pad, consts)
+        if isinstance(node, ast.Move):
+            return self._move_lines(node, pad, consts)
+        if isinstance(node, ast.Repeat) and not isinstance(node.body, ast.Move):
+            sp = f"SPAN{n}"
+            consts[sp] = node.span
+            body = self._lines(node.body, depth + 1, consts) or [f"{pad}    pass"]
+            return [f"{pad}for _ in range(repeat_count({src(node.count)}, {sp})):", *body]
         return self._lines_by_closure(node, pad, consts)
+
+    def _move_lines(self, n: ast.Move, pad: str, consts: dict[str, Any]) -> list[str]:
+        """A move of any card to the top or bottom of a location, written inline; the
+        common (top LOCATION) -> (top LOCATION) keeps its own generated function."""
+        dest = n.dest
+        fast = self._end_of_location(n.card) is not None
+        if fast or not (isinstance(dest, ast.CardAt) and dest.position in ("top", "bottom")):
+            return self._lines_by_closure(n, pad, consts)
+        t = len(consts)
+        consts[f"MESSAGE{t}"], consts[f"SPAN{t}"] = self._move_message(n), n.span
+        c, k, z, dk, dz = (f"{x}{t}" for x in ("c", "k", "z", "dk", "dz"))
+        put = f"{dz}.append({c})" if dest.position == "top" else f"{dz}.insert(0, {c})"
+        return [
+            f"{pad}{c} = {self.x.src(n.card)}",
+            f"{pad}if {c} is None:",
+            f"{pad}    raise RuleError(MESSAGE{t}, SPAN{t})",
+            f"{pad}{k} = st.card_zone[{c}]",
+            f"{pad}{z} = st.zones[{k}]",
+            f"{pad}if {z}[-1] == {c}:",
+            f"{pad}    {z}.pop()",
+            f"{pad}else:",
+            f"{pad}    {z}.remove({c})",
+            f"{pad}{dk} = {self.x.raw_src(dest.collection)}",
+            f"{pad}{dz} = st.zones.get({dk})",
+            f"{pad}if {dz} is None:",
+            f"{pad}    {dz} = st.zones[{dk}] = []",
+            f"{pad}{put}",
+            f"{pad}st.card_zone[{c}] = {dk}",
+            f"{pad}if st.log is not None:",
+            f"{pad}    st.log.append(('move', {c}, {k}, {dk}))",
+        ]
 
     def _lines_by_closure(self, node: ast.Node, pad: str, consts: dict[str, Any]) -> list[str]:
         name = f"C{len(consts)}"
@@ -971,55 +1023,78 @@ class StmtCompiler:
         """
         # ``out`` is the list of options found so far; ``emit`` (for the expanders) adds
         # to that same list, so options keep the order of the condacts.
-        lines = ["def lister(st, out, emit):", "    regs = st.regs"]
         constants: dict[str, Any] = {}
         all_chains = True
+        body: list[str] = []
+        reads: dict[str, str] = {}
         for k, (condact, expander) in enumerate(zip(node.body, expanders, strict=True)):
-            chain = self._chain_lines(condact, 1, "()", constants)
+            chain = self._chain_lines(condact, 1, "()", constants, reads)
             if chain is None:
                 all_chains = False
                 constants[f"EXPAND{k}"] = expander
                 chain = [f"    EXPAND{k}(st, (), 0, emit)"]
-            lines.extend(chain)
-        return self.x.define("lister", lines, **constants), all_chains
+            body.extend(chain)
+        # storage reads the conditions share are read once, first (nothing changes while
+        # options are listed)
+        lines = ["def lister(st, out, emit):", "    regs = st.regs"]
+        lines += [f"    {name} = {read}" for read, name in reads.items()]
+        return self.x.define("lister", lines + body, **constants), all_chains
+
+    def _listing_src(self, node: ast.Node, reads: dict[str, str], cards: bool = False) -> str:
+        """An expression of a chain, with the lister's loop variables and hoisted reads."""
+        self.x.hoisted_reads = reads
+        try:
+            return self.x.cards_src(node) if cards else self.x.src(node)
+        finally:
+            self.x.hoisted_reads = None
 
     def _chain_lines(
-        self, node: ast.Node, depth: int, steps: str, constants: dict[str, Any]
+        self,
+        node: ast.Node,
+        depth: int,
+        steps: str,
+        constants: dict[str, Any],
+        reads: dict[str, str],
     ) -> list[str] | None:
+        """The lines of a chain condact (see ``_choice_lister``), or None if it is not one.
+
+        A variable the chain binds lives in a local of the lister (the expressions of the
+        chain read it there, through ``ExprCompiler.aliases``); the option records the
+        binding, which sets the register when the option is played.
+        """
         pad = "    " * depth
-        fixed = _fixed_steps(self.expander(node)) if _is_plain(node) else None
-        if fixed is not None:
-            name = f"FIXED{len(constants)}"
-            constants[name] = fixed
-            return [f"{pad}out.append({steps} + {name})"]
+        if _is_plain(node):
+            saved, self.x.aliases = self.x.aliases, {}  # actions run later, from registers
+            try:
+                fixed = _fixed_steps(self.expander(node))
+            finally:
+                self.x.aliases = saved
+            if fixed is not None:
+                name = f"FIXED{len(constants)}"
+                constants[name] = fixed
+                return [f"{pad}out.append({steps} + {name})"]
         if isinstance(node, ast.Guarded):
-            body = self._chain_lines(node.body, depth + 1, steps, constants)
+            body = self._chain_lines(node.body, depth + 1, steps, constants, reads)
             if body is None:
                 return None
-            return [f"{pad}if {self.x.src(node.condition)}:", *body]
-        if isinstance(node, ast.ForEach | ast.Let):
+            return [f"{pad}if {self._listing_src(node.condition, reads)}:", *body]
+        if isinstance(node, ast.Let) or (
+            isinstance(node, ast.ForEach) and node.quantifier == "any"
+        ):
             slot = self.checked.slots[id(node)]
             var = f"e{depth}"
             bound = f"{steps} + ((None, ({slot}, {var}, {node.var!r})),)"
-            body = self._chain_lines(node.body, depth + 1, bound, constants)
-            if body is None:
-                return None
             if isinstance(node, ast.Let):
-                return [
-                    f"{pad}{var} = regs[{slot}] = {self.x.src(node.value)}",
-                    f"{pad}if True:",
-                    *body,
-                ]
-            if node.quantifier != "any":
-                return None
-            # Nothing acts while options are listed, so the collection can be iterated as
-            # it is; the register is set only for what the rest of the chain evaluates.
-            store = (
-                [f"{pad}    regs[{slot}] = {var}"]
-                if _reads_slot(self.checked, node.body, slot)
-                else []
-            )
-            return [f"{pad}for {var} in {self.x.cards_src(node.collection)}:", *store, *body]
+                head = [f"{pad}{var} = {self._listing_src(node.value, reads)}", f"{pad}if True:"]
+            else:
+                items = self._listing_src(node.collection, reads, cards=True)
+                head = [f"{pad}for {var} in {items}:"]
+            self.x.aliases[slot] = var
+            try:
+                body = self._chain_lines(node.body, depth + 1, bound, constants, reads)
+            finally:
+                del self.x.aliases[slot]
+            return None if body is None else [*head, *body]
         return None
 
     # ------------------------------------------------------------ choice expansion
@@ -1322,6 +1397,8 @@ def _no_op(st: Gamestate) -> None:
 #: Statements ``StmtCompiler._lines`` writes as Python code (the rest are closures).
 _INLINED = (
     ast.Do,
+    ast.Move,
+    ast.Repeat,
     ast.Guarded,
     ast.Let,
     ast.ForEach,

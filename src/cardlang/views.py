@@ -114,7 +114,8 @@ class PlayerView:
         zones: dict[ZoneKey, tuple[int, ...]] = {}
         hidden: dict[ZoneKey, int] = {}
         for key, cards in st.zones.items():
-            if can_see(seat, key):
+            kind = key[1]  # can_see, inlined: this runs for every zone at every decision
+            if kind == "vloc" or kind == "mem" or (kind == "iloc" and key[0] == seat >= 0):
                 zones[key] = tuple(cards)
             else:
                 hidden[key] = len(cards)
