@@ -81,7 +81,7 @@ class Gamestate:
 
     zones: dict[tuple[int, str, str], list[int]]
     card_zone: list[tuple[int, str, str]]
-    cards: list[dict[str, str]]
+    cards: list[dict[str, Any]]  # a deck card: names; a kind card: also numbers, lists
     ints: dict[tuple[int, str], int]
     strs: dict[tuple[int, str], str]
     points: dict[tuple[int, str], Any]
