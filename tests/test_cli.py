@@ -114,3 +114,17 @@ def test_bad_params_are_usage_errors() -> None:
     proc = run_cli("simulate", agram, "--param", "nump=three")
     assert proc.returncode == 2 and "whole number" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_a_misspelt_kingdom_card_fails_the_run_with_a_suggestion() -> None:
+    proc = run_cli(
+        "simulate",
+        "games/dominion.rcy",
+        "--games",
+        "2",
+        "--quiet",
+        "--param",
+        "kingdom=villag,smithy",
+    )
+    assert proc.returncode == 1
+    assert "no card kind named VILLAG" in proc.stdout and "VILLAGE" in proc.stdout

@@ -252,7 +252,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         print(json.dumps(summary.to_json(), indent=2))
     else:
         _print_summary(summary)
-    return EXIT_OK
+    return EXIT_ERROR if summary.failed else EXIT_OK  # a rule error is a failed run
 
 
 def _print_summary(s: Any) -> None:
