@@ -395,7 +395,7 @@ class StmtCompiler:
         body = self._lines(node, 1, consts)
         if len(body) == 1 and body[0].strip().startswith("C") and body[0].strip().endswith("(st)"):
             return consts[body[0].strip()[:-4]]  # type: ignore[no-any-return]  # a lone call
-        lines = ["def act(st):", "    regs = st.regs", *(body or ["    pass"])]
+        lines = ["def act(st):", *_with_locals(body or ["    pass"])]
         return self.x.define("act", lines, **consts)  # type: ignore[no-any-return]
 
     def _closure(self, node: ast.Node) -> Action:
@@ -551,7 +551,7 @@ class StmtCompiler:
 
     def a_Call(self, n: ast.Call) -> Action:
         consts: dict[str, Any] = {}
-        lines = ["def call(st):", "    regs = st.regs", *self._call_lines(n, "    ", consts)]
+        lines = ["def call(st):", *_with_locals(self._call_lines(n, "    ", consts))]
         return self.x.define("call", lines, **consts)  # type: ignore[no-any-return]
 
     def a_CreateCards(self, n: ast.CreateCards) -> Action:
@@ -1036,9 +1036,9 @@ class StmtCompiler:
             body.extend(chain)
         # storage reads the conditions share are read once, first (nothing changes while
         # options are listed)
-        lines = ["def lister(st, out, emit):", "    regs = st.regs"]
-        lines += [f"    {name} = {read}" for read, name in reads.items()]
-        return self.x.define("lister", lines + body, **constants), all_chains
+        lines = [f"    {name} = {read}" for read, name in reads.items()] + body
+        lister = ["def lister(st, out, emit):", *_with_locals(lines)]
+        return self.x.define("lister", lister, **constants), all_chains
 
     def _listing_src(self, node: ast.Node, reads: dict[str, str], cards: bool = False) -> str:
         """An expression of a chain, with the lister's loop variables and hoisted reads."""
@@ -1392,6 +1392,23 @@ def _is_pure(checked: CheckedGame, node: ast.Node) -> bool:
 
 def _no_op(st: Gamestate) -> None:
     pass
+
+
+#: Parts of the state that generated functions read through locals.  These attributes
+#: are never rebound while a function runs (their contents change, not the objects).
+_LOCALS = ("regs", "zones", "ints", "strs", "cards", "card_zone")
+
+
+def _with_locals(body: list[str]) -> list[str]:
+    """A generated function's body reading ``st.regs`` etc. through locals."""
+    text = "\n".join(body)
+    used = []
+    for name in _LOCALS:
+        text_after = text.replace(f"st.{name}", name)
+        if text_after != text or name == "regs":
+            used.append(name)
+        text = text_after
+    return [f"    {name} = st.{name}" for name in used] + text.split("\n")
 
 
 #: Statements ``StmtCompiler._lines`` writes as Python code (the rest are closures).

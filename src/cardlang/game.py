@@ -57,6 +57,17 @@ class Game:
         tables = kind_attribute_tables(self.checked)
         return MappingProxyType({k: MappingProxyType(v) for k, v in tables.items()})
 
+    @cached_property
+    def card_slots(self) -> frozenset[int]:
+        """The registers that hold a card (for describing options)."""
+        return frozenset(s for s, t in self.checked.slot_types.items() if t == T.CARD)
+
+    @cached_property
+    def location_slots(self) -> frozenset[int]:
+        """The registers that hold a location (for describing options)."""
+        types = (T.LOC, T.MEMLOC)
+        return frozenset(s for s, t in self.checked.slot_types.items() if t in types)
+
     @property
     def situations(self) -> dict[str, str]:
         """Situation name -> its text for people, as the game file declares them."""

@@ -192,7 +192,7 @@ class PlayerView:
         if self._option_data is None:
             return ()
         options, game, _ = self._option_data
-        slot_types = game.checked.slot_types
+        card_slots, location_slots = game.card_slots, game.location_slots
         attrs, zones = self._attrs, self._zones
         kinds: list[str | None] = []
         for option in options:
@@ -200,16 +200,15 @@ class PlayerView:
             for fn, arg in option:
                 if fn is not None:
                     continue
-                t = slot_types.get(arg[0])
-                if t == "card":
-                    if arg[1] in self._visible_ids:
-                        kind = attrs[arg[1]].get("KIND")
-                        break
-                elif t in ("location", "mem location"):
+                slot = arg[0]
+                if slot in location_slots:
                     ids = zones.get(arg[1])
                     if ids:
                         kind = attrs[ids[-1]].get("KIND")
                         break
+                elif slot in card_slots and arg[1] in self._visible_ids:
+                    kind = attrs[arg[1]].get("KIND")
+                    break
             kinds.append(kind)
         return tuple(kinds)
 
