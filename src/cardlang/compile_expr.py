@@ -248,6 +248,13 @@ def _total(st: Gamestate, cards: Sequence[int], key: str) -> int:
     return sum(attrs[c].get(key, 0) for c in cards)
 
 
+def _top_attr(z: Sequence[int], cards: Any, key: str, default: Any, span: ast.Span) -> Any:
+    """(attr KEY (top LOCATION)) in one call."""
+    if not z:
+        raise RuleError(f"(attr {key} ...) of a card in an empty location", span)
+    return cards[z[-1]].get(key, default)
+
+
 def _others(st: Gamestate, player: int) -> list[int]:
     n = st.nplayers
     return [(player + k) % n for k in range(1, n)]
@@ -765,8 +772,15 @@ class ExprCompiler:
         return f"_att(st, {card}, {key})"
 
     def c_Attr(self, n: ast.Attr) -> str:
-        card = self.src(n.card)
         default = _ATTR_DEFAULTS.get(self.type_of(n), "''")
+        if (
+            isinstance(n.card, ast.CardAt)
+            and n.card.position == "top"
+            and self.type_of(n.card.collection) in T.CARD_COLLECTIONS
+        ):
+            items = self.cards_src(n.card.collection)
+            return f"_top_attr({items}, st.cards, {n.name!r}, {default}, {self.const(n.span)})"
+        card = self.src(n.card)
         if isinstance(n.card, ast.Variable) and self.checked.slots.get(id(n.card)) in (
             self.checked.element_slots
         ):  # an element is never a missing card
