@@ -587,6 +587,15 @@ class Checker:
         if not isinstance(n.deck, ast.Deck):
             self.error(n.deck.span, "expected a (deck ...) description")
             return
+        for key in sorted({k for card in deck_cards(n.deck) for k in card}):
+            typed = self.out.kind_attribute_types.get(key)
+            if typed is not None and typed != T.STR:
+                self.error(
+                    n.deck.span,
+                    f"this deck gives its cards a name attribute {key}, which is "
+                    f"{T.article(typed)} attribute of card kinds",
+                    hint="an attribute has one type for every card: rename one of them",
+                )
         for card in deck_cards(n.deck):
             for key, value in card.items():
                 self.out.deck_attributes.setdefault(key, set()).add(value)
@@ -1011,7 +1020,6 @@ class Checker:
         self.expect(n.key, T.STR, "as the attribute name")
         self.expect(n.card, T.CARD)
         if isinstance(n.key, ast.NameLiteral):
-            self.att_uses.append((n.key.value, n.key.span))
             typed = self.out.kind_attribute_types.get(n.key.value)
             if typed is not None and typed != T.STR:
                 self.error(
@@ -1019,6 +1027,8 @@ class Checker:
                     f"{n.key.value} is {T.article(typed)} attribute of card kinds",
                     hint=f"read it with (attr {n.key.value} CARD)",
                 )
+            else:
+                self.att_uses.append((n.key.value, n.key.span))
         return T.STR
 
     def e_Attr(self, n: ast.Attr) -> str:

@@ -164,7 +164,6 @@ class CompiledProcedure:
     info: Procedure
     default: Any = None
     hooks: dict[str, Any] = field(default_factory=dict)
-    depth: int = 0  # nesting of atomic recursive calls now running
 
     def body_for(self, st: Gamestate, card: Any, span: ast.Span) -> Any:
         """The body to run: the kind's own when the first argument's kind has one."""
@@ -174,6 +173,15 @@ class CompiledProcedure:
             name = self.info.node.name
             raise RuleError(f"(call {name} ...) of a card in an empty location", span)
         return self.hooks.get(st.cards[card].get(KIND_ATTRIBUTE), self.default)
+
+
+class CallDepth:
+    """A counter shared by a game's atomic calls of recursive procedures."""
+
+    __slots__ = ("n",)
+
+    def __init__(self) -> None:
+        self.n = 0
 
 
 @dataclass(eq=False)
@@ -199,13 +207,14 @@ class CallNode(Control):
             regs[low:high] = saved
             return
         if info.recursive:
-            if len(st.stack) > 4 * MAX_CALL_DEPTH:
+            depth = _call_depth(st.stack) + 1
+            if depth > MAX_CALL_DEPTH:
                 raise RuleError(
                     f"procedure calls nested too deeply (recursion in {info.node.name}?)",
                     self.span,
                 )
             low, high = info.slots
-            st.stack.append([CALL, regs[low:high], low, high])
+            st.stack.append([CALL, regs[low:high], low, high, depth])
         for slot, v in zip(info.param_slots, values, strict=True):
             regs[slot] = v
         body.enter(st)
@@ -281,6 +290,9 @@ class StmtCompiler:
         self.checked = checked
         self.x = exprs
         self.procedures: dict[str, CompiledProcedure] = {}
+        # nesting of atomic calls of recursive procedures now running, all procedures
+        # together (mutual recursion is bounded too)
+        self.call_depth = CallDepth()
         self.kind_cards = kind_attribute_tables(checked)
 
     # ------------------------------------------------------------ classification
@@ -318,8 +330,11 @@ class StmtCompiler:
 
     def _call_args(self, n: ast.Call) -> list[Fn]:
         types = self.checked.procedures[n.name].param_types
+        # a card collection is passed as a snapshot, never as a location's own list
         return [
-            self.x.cards(a) if t == T.CARDS else self.x.value(a)
+            self.x.value_of_source(f"tuple({self.x.cards_src(a)})")
+            if t == T.CARDS
+            else self.x.value(a)
             for a, t in zip(n.args, types, strict=True)
         ]
 
@@ -515,26 +530,27 @@ class StmtCompiler:
         p, sp = f"PROC{tag}", f"SPAN{tag}"
         consts[p], consts[sp] = proc, n.span
         consts[f"MESSAGE{tag}"] = f"procedure calls nested too deeply (recursion in {n.name}?)"
-        args = [
-            self.x.cards_src(a) if t == T.CARDS else self.x.src(a)
+        args = [  # a card collection is passed as a snapshot (see _call_args)
+            f"tuple({self.x.cards_src(a)})" if t == T.CARDS else self.x.src(a)
             for a, t in zip(n.args, info.param_types, strict=True)
         ]
         lines = [f"{pad}a{tag}_{i} = {s}" for i, s in enumerate(args)]
         body = f"{p}.body_for(st, a{tag}_0, {sp})" if info.hooks else f"{p}.default"
+        consts["DEPTH"] = self.call_depth
         low, high = info.slots
         binds = [f"{pad}regs[{slot}] = a{tag}_{i}" for i, slot in enumerate(info.param_slots)]
         if not info.recursive:
             return lines + binds + [f"{pad}{body}(st)"]
         return lines + [
             f"{pad}saved{tag} = regs[{low}:{high}]",
-            f"{pad}if {p}.depth >= {MAX_CALL_DEPTH}:",
+            f"{pad}if DEPTH.n >= {MAX_CALL_DEPTH}:",
             f"{pad}    raise RuleError(MESSAGE{tag}, {sp})",
-            f"{pad}{p}.depth += 1",
+            f"{pad}DEPTH.n += 1",
             *binds,
             f"{pad}try:",
             f"{pad}    {body}(st)",
             f"{pad}finally:",
-            f"{pad}    {p}.depth -= 1",
+            f"{pad}    DEPTH.n -= 1",
             f"{pad}regs[{low}:{high}] = saved{tag}",
         ]
 
@@ -1106,6 +1122,12 @@ class StmtCompiler:
         A *fixed* part, actions alone with no guard, fork or binding, carries its steps
         as ``fixed_steps`` so that enclosing parts add them in one go.
         """
+        repeats = isinstance(node, ast.Repeat) or (
+            isinstance(node, ast.ForEach) and node.quantifier == "all"
+        )
+        if repeats and self.has_decision(node):
+            # a loop whose body decides runs as one statement after the option's actions
+            return _fixed(((self.control(node).enter, node),))
         if isinstance(node, ast.Guarded):
             return self._expand_guarded(node)
         if isinstance(node, ast.ForEach):
@@ -1392,6 +1414,15 @@ def _is_pure(checked: CheckedGame, node: ast.Node) -> bool:
 
 def _no_op(st: Gamestate) -> None:
     pass
+
+
+def _call_depth(stack: list[list[Any]]) -> int:
+    """How many calls of recursive procedures are open on the frame stack (the nearest
+    CALL frame records its depth)."""
+    for frame in reversed(stack):
+        if frame[0] == CALL:
+            return frame[4]  # type: ignore[no-any-return]
+    return 0
 
 
 #: Parts of the state that generated functions read through locals.  These attributes

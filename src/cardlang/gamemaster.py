@@ -98,7 +98,7 @@ class Gamemaster:
         try:
             for action in game.setup_actions:
                 action(st)
-        except RuleError as err:
+        except (RuleError, RecursionError) as err:
             self._fail(st, err)
             return st
         st.stack.append([SEQ, game.program, 0])
@@ -136,7 +136,7 @@ class Gamemaster:
         st.steps = 0
         try:
             run_option(st, option)
-        except RuleError as err:
+        except (RuleError, RecursionError) as err:
             self._fail(st, err)
             return
         self.advance(st)
@@ -188,7 +188,7 @@ class Gamemaster:
                         "choice is ruled out",
                         st.pending.span,
                     )
-        except RuleError as err:
+        except (RuleError, RecursionError) as err:
             self._fail(st, err)
 
     def _run_flow(self, st: Gamestate) -> None:
@@ -299,7 +299,9 @@ class Gamemaster:
         st.stage_idx = saved_idx
         return scores
 
-    def _fail(self, st: Gamestate, err: RuleError) -> None:
+    def _fail(self, st: Gamestate, err: RuleError | RecursionError) -> None:
+        if isinstance(err, RecursionError):  # a safety net: the language bounds its nesting
+            err = RuleError("the game nests calls or loops too deeply for Python's stack")
         err.turn = st.turns
         err.seed = st.seed
         err.source = self.game.source
