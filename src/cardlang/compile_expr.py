@@ -559,7 +559,9 @@ class ExprCompiler:
     # ------------------------------------------------------------ locations, storages
     def c_Location(self, n: ast.Location) -> str:
         name = self.src(n.name)
-        if n.index is not None:
+        if isinstance(n.index, ast.IntLiteral) and isinstance(n.name, ast.NameLiteral):
+            name = repr(_location_name(n.name.value, n.index.value))  # known now
+        elif n.index is not None:
             name = f"_location_name({name}, {self.src(n.index)})"
         return f"{self.owner_src(n.owner)}, {n.kind!r}, {name}"
 

@@ -37,7 +37,7 @@ def lark_parser() -> Lark:
         parser="lalr",
         propagate_positions=True,
         maybe_placeholders=True,
-        cache=False,
+        cache=True,  # the parse tables, in the temp directory: start-up in ms, not 1 s
     )
 
 
