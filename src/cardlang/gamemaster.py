@@ -128,7 +128,8 @@ class Gamemaster:
             option = choice
         if st.log is not None:
             label = self.game.describe_option(st, option)
-            st.log.append(("decision", st.mover, label, st.turns))
+            situation = st.pending.situation if st.pending is not None else "CHOICE"
+            st.log.append(("decision", st.mover, label, st.turns, situation))
         st.pending = None
         st.options = None
         st.mover = -1

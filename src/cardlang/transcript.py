@@ -49,8 +49,9 @@ def render_transcript(game: Game, st: Gamestate, result: GameResult, agent_names
 def _render_event(game: Game, event: tuple[Any, ...]) -> str:
     kind = event[0]
     if kind == "decision":
-        _, mover, label, turn = event
-        return f"turn {turn}: P{mover} chooses {label}"
+        _, mover, label, turn, situation = event
+        where = "" if situation == "CHOICE" else f" ({situation})"
+        return f"turn {turn}: P{mover} chooses{where} {label}"
     if kind == "set":
         _, (owner, name), value = event
         return f"    {describe_owner(owner)}.{name} = {value}"
