@@ -342,10 +342,9 @@ class DominionBot:
 
     def _by_rules(self, view: PlayerView, facts: Facts) -> int | None:
         kinds = view.option_kinds
-        offered = {k: i for i, k in reversed(list(enumerate(kinds))) if k is not None}
         for rule in self.buy_rules:
-            if rule.card in offered and (rule.condition is None or rule.condition(facts)):
-                return offered[rule.card]
+            if rule.card in kinds and (rule.condition is None or rule.condition(facts)):
+                return kinds.index(rule.card)  # the first option offering it
         return None
 
     def buy(self, view: PlayerView, facts: Facts) -> int:
