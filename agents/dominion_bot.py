@@ -303,7 +303,9 @@ class DominionBot:
         return handler(view, Facts(view, self._piles))
 
     def _remember_piles(self, view: PlayerView) -> None:
-        if len(self._piles) >= 7:
+        """Which kind each Supply pile holds, learnt at the first decision (every pile
+        is full then) so that an emptied pile is still known."""
+        if self._piles:
             return
         for key in view.locations():
             if key[0] == -1 and key[2].startswith("SUPPLY"):

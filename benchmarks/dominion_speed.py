@@ -92,8 +92,6 @@ import json
 import logging
 import platform
 import random
-import shutil
-import statistics
 import subprocess
 import sys
 import time
@@ -102,6 +100,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
+
+from bench_common import cardlang_command, median, note, parse_json_output, round_games
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_GAME_FILE = "games/dominion.rcy"
@@ -124,15 +124,6 @@ CALIBRATION_GAMES = 50  # cardlang
 PROBE_GAMES = 2  # cardlang, when --games fixes the count
 PYMINION_CALIBRATION_GAMES = 300
 DECISION_COUNT_GAMES = 300  # untimed pyminion run that counts decisions
-
-
-def note(msg: str) -> None:
-    """Progress and notes go to stderr, so that ``--json`` output stays one object."""
-    print(msg, file=sys.stderr, flush=True)
-
-
-def median(values: list[float]) -> float | None:
-    return statistics.median(values) if values else None
 
 
 # --------------------------------------------------------------------------- pyminion
@@ -272,24 +263,6 @@ class CardlangRun:
     error: str | None = None
 
 
-def cardlang_command() -> list[str]:
-    exe = shutil.which("cardlang")
-    return [exe] if exe else [sys.executable, "-m", "cardlang"]
-
-
-def parse_json_output(stdout: str) -> dict[str, Any]:
-    """The CLI prints one JSON object; tolerate stray lines before it."""
-    text = stdout.strip()
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError:
-        start = text.rfind("\n{")
-        obj = json.loads(text[start + 1 :] if start >= 0 else text[text.find("{") :])
-    if not isinstance(obj, dict):
-        raise ValueError("expected a JSON object")
-    return obj
-
-
 def run_cardlang(cmd: list[str], args: argparse.Namespace, n_games: int, seed: int) -> CardlangRun:
     argv = [*cmd, "simulate", str(args.game_file), "--agents", args.agents]
     argv += ["--games", str(n_games), "--seed", str(seed), "--json", "--quiet"]
@@ -378,13 +351,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if args.target_seconds <= 0:
         parser.error("--target-seconds must be positive")
     return args
-
-
-def round_games(n: float) -> int:
-    """Two significant digits, at least 10: the game count is printed and compared."""
-    n = max(10.0, n)
-    scale = 10 ** max(0, len(str(int(n))) - 2)
-    return max(10, int(round(n / scale)) * scale)
 
 
 def size_cardlang(args: argparse.Namespace, cmd: list[str]) -> int | None:

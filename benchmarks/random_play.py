@@ -61,14 +61,14 @@ import importlib.metadata
 import json
 import platform
 import random
-import shutil
-import statistics
 import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from bench_common import cardlang_command, median, note, parse_json_output, round_games
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = REPO.parent / "shared" / "cardstock"
@@ -99,11 +99,6 @@ GAMES = [
 ]
 CALIBRATION_GAMES = 100  # cardlang
 OPENSPIEL_CALIBRATION_GAMES = 500
-
-
-def note(msg: str) -> None:
-    """Progress and notes go to stderr, so that ``--json`` output stays one object."""
-    print(msg, file=sys.stderr, flush=True)
 
 
 # --------------------------------------------------------------------------- OpenSpiel
@@ -164,11 +159,6 @@ class CardlangRun:
     error: str | None = None
 
 
-def cardlang_command() -> list[str]:
-    exe = shutil.which("cardlang")
-    return [exe] if exe else [sys.executable, "-m", "cardlang"]
-
-
 def cardlang_available(cmd: list[str]) -> tuple[bool, str]:
     """Whether ``cardlang simulate --help`` works; the reason if it does not."""
     try:
@@ -181,19 +171,6 @@ def cardlang_available(cmd: list[str]) -> tuple[bool, str]:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
         return False, f"exit {proc.returncode}: {tail[0]}"
     return True, ""
-
-
-def parse_json_output(stdout: str) -> dict[str, Any]:
-    """The CLI prints one JSON object; tolerate stray lines before it."""
-    text = stdout.strip()
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError:
-        start = text.rfind("\n{")
-        obj = json.loads(text[start + 1 :] if start >= 0 else text[text.find("{") :])
-    if not isinstance(obj, dict):
-        raise ValueError("expected a JSON object")
-    return obj
 
 
 def run_cardlang(
@@ -244,10 +221,6 @@ def display_path(path: Path) -> str:
     if path.is_relative_to(REPO):
         return str(path.relative_to(REPO))
     return f"{path.parent.name}/{path.name}"
-
-
-def median(values: list[float]) -> float | None:
-    return statistics.median(values) if values else None
 
 
 def fmt_gps(value: float | None) -> str:
@@ -322,13 +295,6 @@ def plan(args: argparse.Namespace, cardlang_ok: bool) -> list[Pairing]:
         if not found:
             pairings.append(Pairing(spec, None, None))
     return pairings
-
-
-def round_games(n: float) -> int:
-    """Two significant digits, at least 10: the game count is printed and compared."""
-    n = max(10.0, n)
-    scale = 10 ** max(0, len(str(int(n))) - 2)
-    return max(10, int(round(n / scale)) * scale)
 
 
 def size_runs(pairings: list[Pairing], args: argparse.Namespace, cmd: list[str]) -> None:

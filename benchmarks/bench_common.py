@@ -1,0 +1,47 @@
+"""What the benchmark scripts share: running the cardlang CLI, reading its JSON, medians.
+
+The scripts are run from the repository root (``python benchmarks/NAME.py``), so this
+module is imported from the scripts' own folder.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import statistics
+import sys
+from typing import Any
+
+
+def note(msg: str) -> None:
+    """Progress and notes go to stderr, so that ``--json`` output stays one object."""
+    print(msg, file=sys.stderr, flush=True)
+
+
+def median(values: list[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def cardlang_command() -> list[str]:
+    exe = shutil.which("cardlang")
+    return [exe] if exe else [sys.executable, "-m", "cardlang"]
+
+
+def parse_json_output(stdout: str) -> dict[str, Any]:
+    """The CLI prints one JSON object; tolerate stray lines before it."""
+    text = stdout.strip()
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError:
+        start = text.rfind("\n{")
+        obj = json.loads(text[start + 1 :] if start >= 0 else text[text.find("{") :])
+    if not isinstance(obj, dict):
+        raise ValueError("expected a JSON object")
+    return obj
+
+
+def round_games(n: float) -> int:
+    """Two significant digits, at least 10: the game count is printed and compared."""
+    n = max(10.0, n)
+    scale = 10 ** max(0, len(str(int(n))) - 2)
+    return max(10, int(round(n / scale)) * scale)
