@@ -273,7 +273,8 @@ def _print_summary(s: Any) -> None:
     table.add_row("cut off by limits", cut)
     table.add_row("ties", str(s.ties))
     table.add_row("mean decisions / game", f"{s.mean_decisions:.1f}")
-    table.add_row("mean turns / game", f"{s.mean_turns:.1f}")
+    per_player = s.mean_turns / max(1, len(s.wins))
+    table.add_row("mean turns / game", f"{s.mean_turns:.1f} ({per_player:.1f} per player)")
     stats = s.turns_stats()
     if stats:
         table.add_row(

@@ -174,6 +174,7 @@ class BatchSummary:
             "ties": self.ties,
             "mean_decisions": round(self.mean_decisions, 3),
             "mean_turns": round(self.mean_turns, 3),
+            "mean_turns_per_player": round(self.mean_turns / max(1, len(self.wins)), 3),
             "turns": self.turns_stats(),
             "turns_distribution": {str(k): v for k, v in sorted(self.turns_histogram.items())},
             "seconds": round(self.seconds, 4),
