@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from cardlang.compile_stmt import Option
+    from cardlang.control import Option
     from cardlang.views import PlayerView
 
 

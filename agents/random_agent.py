@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from cardlang.state import MASK64, splitmix64
 
 if TYPE_CHECKING:
-    from cardlang.compile_stmt import Option
+    from cardlang.control import Option
     from cardlang.views import PlayerView
 
 

@@ -1,19 +1,19 @@
-"""Statements to runnable pieces: atomic closures, control nodes and option expanders.
+"""Statements to runnable pieces: generated actions, control nodes and option listers.
 
-Pipeline position: after the checker, beside compile_expr.py; gamemaster.py runs the result.
+Pipeline position: after the checker, beside compile_expr.py; it builds the structures of
+control.py, which gamemaster.py runs.
 
-A statement that cannot reach a decision compiles to an ``Atomic`` closure that runs it
-whole.  A statement that can (a choice, a stage, or anything holding one) compiles to a
-control node that the Gamemaster steps through with the explicit frame stack kept in the
-Gamestate, so that a game can stop at a decision, be cloned, and go on.  Inside a
-choice, statements compile to *expanders* that list the options: an option is the
-sequence of steps (variable bindings and actions) one path through the choice takes.
+A statement that cannot reach a decision compiles to one action: generated Python for
+blocks, guards, loops, storage updates, moves and calls, closures for the rest.  A
+statement that can (a choice, a stage, or anything holding one) compiles to a control
+node.  Inside a choice, statements compile to *expanders* and generated *listers* that
+list the options: an option is the sequence of steps (variable bindings and actions) one
+path through the choice takes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from cardlang import ast
@@ -28,259 +28,38 @@ from cardlang.checker import (
     static_int,
 )
 from cardlang.compile_expr import MAX_REPEAT, ExprCompiler, Fn, repeat_count
+from cardlang.control import (
+    MAX_CALL_DEPTH,
+    Action,
+    Atomic,
+    CallDepth,
+    CallNode,
+    ChoiceNode,
+    CompiledProcedure,
+    Control,
+    Emit,
+    Expander,
+    GuardNode,
+    LetNode,
+    LoopNode,
+    RepeatNode,
+    Seq,
+    StageNode,
+    Steps,
+    WhileNode,
+)
 from cardlang.errors import RuleError, did_you_mean
 from cardlang.points import PointMap
 from cardlang.state import (
-    CALL,
     F_CUR,
     F_QUEUED,
-    LOOP,
-    REPEAT,
-    SEQ,
-    STAGE,
-    WHILE,
     Gamestate,
-    current_player,
     cycle_size,
     next_in_cycle,
     previous_in_cycle,
     set_current,
     shuffle_in_place,
 )
-
-Action = Callable[[Gamestate], None]
-# A step of an option: (None, (slot, value, var)) binds a variable; (action, node) acts.
-Step = tuple[Any, Any]
-Steps = tuple[Step, ...]
-Emit = Callable[[Gamestate, Steps, int], None]
-Expander = Callable[[Gamestate, Steps, int, Emit], None]
-
-#: A choice that lists more options than this is a rule error (see docs/language.md).
-MAX_OPTIONS = 20_000
-#: How deeply procedure calls may nest (a recursion that never ends is a rule error).
-MAX_CALL_DEPTH = 200
-
-
-# ---------------------------------------------------------------- control nodes
-
-
-class Control:
-    """A statement that can reach a decision; ``enter`` starts it on the frame stack."""
-
-    span: ast.Span
-
-    def enter(self, st: Gamestate) -> None:
-        raise NotImplementedError
-
-
-@dataclass(eq=False)
-class Atomic(Control):
-    run: Action
-    span: ast.Span
-
-    def enter(self, st: Gamestate) -> None:
-        self.run(st)
-
-
-@dataclass(eq=False)
-class Seq(Control):
-    items: list[Control]
-    span: ast.Span
-    runners: list[Callable[[Gamestate], None]] = field(init=False)
-
-    def __post_init__(self) -> None:
-        # One call per step on the hot path: a control item's enter, or one function for
-        # each run of consecutive atomic items (they never stop at a decision).
-        self.runners = []
-        atomic: list[Action] = []
-        for item in self.items:
-            if isinstance(item, Atomic):
-                atomic.append(item.run)
-                continue
-            if atomic:
-                self.runners.append(_in_order(atomic))
-                atomic = []
-            self.runners.append(item.enter)
-        if atomic:
-            self.runners.append(_in_order(atomic))
-
-    def enter(self, st: Gamestate) -> None:
-        st.stack.append([SEQ, self, 0])
-
-
-@dataclass(eq=False)
-class StageNode(Control):
-    is_team: bool
-    end: Fn
-    body: Seq
-    span: ast.Span
-
-    def enter(self, st: Gamestate) -> None:
-        outer = st.stack[st.stage_idx]
-        player = current_player(st)
-        # A team stage cycles over teams and leaves the current player as it was.
-        cur = (outer[F_CUR] if outer[6] else st.team_of[player]) if self.is_team else player
-        st.stack.append([STAGE, self, cur, None, False, st.stage_idx, self.is_team, player, False])
-        st.stage_idx = len(st.stack) - 1
-
-
-@dataclass(eq=False)
-class ChoiceNode(Control):
-    expanders: list[Expander]
-    span: ast.Span
-    situation: str = "CHOICE"
-    # Generated code that lists every option (see StmtCompiler._choice_lister).
-    lister: Callable[[Gamestate, list[Steps], Emit | None], None] | None = None
-    all_chains: bool = False  # the lister needs no expander (and so no emit)
-    chooser: Fn | None = None  # (choice by PLAYER ...); None: the current player
-    branches: tuple[ast.Span, ...] = ()  # the span of each condact, in order
-    _branch_cache: dict[int, int] = field(default_factory=dict, repr=False)
-
-    def branch_of(self, action_node: ast.Node | None) -> int:
-        """Which condact an option comes from, found by where its first action is."""
-        if action_node is None:
-            return 0
-        found = self._branch_cache.get(id(action_node))
-        if found is None:
-            pos = action_node.span.start_pos
-            found = next(
-                (i for i, s in enumerate(self.branches) if s.start_pos <= pos < s.end_pos), 0
-            )
-            self._branch_cache[id(action_node)] = found  # nodes live as long as the game
-        return found
-
-    def enter(self, st: Gamestate) -> None:
-        st.pending = self
-        st.options = None
-        st.mover = current_player(st) if self.chooser is None else self.chooser(st)
-
-
-@dataclass(eq=False)
-class CompiledProcedure:
-    """A procedure at run time: its bodies (the default one, and each card kind's own),
-    compiled as actions when no decision can be reached, else as control nodes.  The
-    bodies are filled in after the object exists, so recursive calls can refer to it."""
-
-    info: Procedure
-    default: Any = None
-    hooks: dict[str, Any] = field(default_factory=dict)
-
-    def body_for(self, st: Gamestate, card: Any, span: ast.Span) -> Any:
-        """The body to run: the kind's own when the first argument's kind has one."""
-        if not self.hooks:
-            return self.default
-        if card is None:
-            name = self.info.node.name
-            raise RuleError(f"(call {name} ...) of a card in an empty location", span)
-        return self.hooks.get(st.cards[card].get(KIND_ATTRIBUTE), self.default)
-
-
-class CallDepth:
-    """A counter shared by a game's atomic calls of recursive procedures."""
-
-    __slots__ = ("n",)
-
-    def __init__(self) -> None:
-        self.n = 0
-
-
-@dataclass(eq=False)
-class CallNode(Control):
-    """A call of a procedure that can reach a decision: its body goes on the frame stack
-    (above a CALL frame that restores the registers of a recursive procedure)."""
-
-    proc: CompiledProcedure
-    args: list[Fn]
-    span: ast.Span
-
-    def enter(self, st: Gamestate) -> None:
-        values = [a(st) for a in self.args]
-        info = self.proc.info
-        body = self.proc.body_for(st, values[0] if values else None, self.span)
-        regs = st.regs
-        if info.recursive and type(body) is Atomic:  # runs at once: restore right after
-            low, high = info.slots
-            saved = regs[low:high]
-            for slot, v in zip(info.param_slots, values, strict=True):
-                regs[slot] = v
-            body.run(st)
-            regs[low:high] = saved
-            return
-        if info.recursive:
-            depth = _call_depth(st.stack) + 1
-            if depth > MAX_CALL_DEPTH:
-                raise RuleError(
-                    f"procedure calls nested too deeply (recursion in {info.node.name}?)",
-                    self.span,
-                )
-            low, high = info.slots
-            st.stack.append([CALL, regs[low:high], low, high, depth])
-        for slot, v in zip(info.param_slots, values, strict=True):
-            regs[slot] = v
-        body.enter(st)
-
-
-@dataclass(eq=False)
-class GuardNode(Control):
-    condition: Fn
-    body: Control
-    span: ast.Span
-
-    def enter(self, st: Gamestate) -> None:
-        if self.condition(st):
-            self.body.enter(st)
-
-
-@dataclass(eq=False)
-class LetNode(Control):
-    slot: int
-    value: Fn
-    body: Control
-    span: ast.Span
-
-    def enter(self, st: Gamestate) -> None:
-        st.regs[self.slot] = self.value(st)
-        self.body.enter(st)
-
-
-@dataclass(eq=False)
-class LoopNode(Control):
-    slot: int
-    items: Fn
-    body: Control
-    span: ast.Span
-
-    def enter(self, st: Gamestate) -> None:
-        st.stack.append([LOOP, self, tuple(self.items(st)), 0])
-
-
-@dataclass(eq=False)
-class WhileNode(Control):
-    """(while BOOL BODY+) holding a decision: a WHILE frame re-tests BOOL before each pass."""
-
-    condition: Fn
-    body: Seq
-    span: ast.Span
-
-    def enter(self, st: Gamestate) -> None:
-        st.stack.append([WHILE, self])
-
-
-@dataclass(eq=False)
-class RepeatNode(Control):
-    count: Fn
-    body: Control
-    span: ast.Span
-
-    def enter(self, st: Gamestate) -> None:
-        st.stack.append([REPEAT, self, repeat_count(self.count(st), self.span)])
-
-
-#: One legal move of a decision is the tuple of the steps it runs (bindings and actions);
-#: ``Game.describe_option`` gives it a label for people.  Options are immutable and never
-#: created one by one: listing a decision costs no object per option.
-Option = Steps
-
 
 # ---------------------------------------------------------------- the compiler
 
@@ -1322,54 +1101,6 @@ def _fixed_steps(expander: Expander) -> Steps | None:
     return getattr(expander, "fixed_steps", None)
 
 
-def list_options(choice: ChoiceNode, st: Gamestate) -> list[Option]:
-    """Every option of a pending choice; the state is left exactly as it was."""
-    saved_regs = st.regs[:]
-    saved_rng = st.rng
-    found: list[Steps] = []
-    if choice.all_chains:  # the common case, kept lean: no emit, no expanders
-        try:
-            choice.lister(st, found, None)  # type: ignore[misc]
-        finally:
-            st.regs[:] = saved_regs
-            st.rng = saved_rng
-        if len(found) > MAX_OPTIONS:
-            raise RuleError(f"this choice lists more than {MAX_OPTIONS} options", choice.span)
-        return found
-
-    def emit(s: Gamestate, steps: Steps, applied: int) -> None:
-        for fn, _ in steps:
-            if fn is not None:
-                break
-        else:
-            return  # an option with no action is dropped
-        found.append(steps)
-        if len(found) > MAX_OPTIONS:
-            raise RuleError(f"this choice lists more than {MAX_OPTIONS} options", choice.span)
-
-    try:
-        if choice.lister is not None:
-            choice.lister(st, found, emit)
-            if len(found) > MAX_OPTIONS:
-                raise RuleError(f"this choice lists more than {MAX_OPTIONS} options", choice.span)
-        else:
-            for expand in choice.expanders:
-                expand(st, (), 0, emit)
-    finally:
-        st.regs[:] = saved_regs
-        st.rng = saved_rng
-    return found
-
-
-def run_option(st: Gamestate, option: Option) -> None:
-    regs = st.regs
-    for fn, arg in option:
-        if fn is None:
-            regs[arg[0]] = arg[1]
-        else:
-            fn(st)
-
-
 def _materialize(st: Gamestate, steps: Steps, applied: int) -> tuple[Gamestate, int]:
     """The state as it is after the option's steps so far (a clone if any acted)."""
     if applied == len(steps):
@@ -1416,15 +1147,6 @@ def _no_op(st: Gamestate) -> None:
     pass
 
 
-def _call_depth(stack: list[list[Any]]) -> int:
-    """How many calls of recursive procedures are open on the frame stack (the nearest
-    CALL frame records its depth)."""
-    for frame in reversed(stack):
-        if frame[0] == CALL:
-            return frame[4]  # type: ignore[no-any-return]
-    return 0
-
-
 #: Parts of the state that generated functions read through locals.  These attributes
 #: are never rebound while a function runs (their contents change, not the objects).
 _LOCALS = ("regs", "zones", "ints", "strs", "cards", "card_zone")
@@ -1458,19 +1180,6 @@ _INLINED = (
 )
 #: Blocks nest at most this deep in generated code (Python allows 20).
 _MAX_INLINE_DEPTH = 12
-
-
-def _in_order(actions: list[Action]) -> Action:
-    """One action that runs ``actions`` in order."""
-    if len(actions) == 1:
-        return actions[0]
-    fns = tuple(actions)
-
-    def run_in_order(st: Gamestate) -> None:
-        for fn in fns:
-            fn(st)
-
-    return run_in_order
 
 
 _children = statement_children

@@ -20,7 +20,8 @@ from cardlang import ast
 from cardlang import types as T
 from cardlang.checker import KIND_ATTRIBUTE, CheckedGame, check, static_int
 from cardlang.compile_expr import ExprCompiler, Fn
-from cardlang.compile_stmt import Action, Option, Seq, StmtCompiler, kind_attribute_tables
+from cardlang.compile_stmt import StmtCompiler, kind_attribute_tables
+from cardlang.control import Action, Option, Seq
 from cardlang.errors import Diagnostic, GameFileError, SourceFile, UsageError
 from cardlang.gamemaster import Gamemaster, Limits
 from cardlang.params import apply_params

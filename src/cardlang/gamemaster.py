@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cardlang.compile_stmt import Option, list_options, run_option
+from cardlang.control import Option, list_options, run_option
 from cardlang.errors import RuleError, UsageError
 from cardlang.state import (
     CALL,
