@@ -19,7 +19,7 @@ from cardlang.errors import UsageError
 from cardlang.game import Game
 from cardlang.gamemaster import Gamemaster, GameResult, Limits
 from cardlang.state import RUNNING, Gamestate, splitmix64
-from cardlang.views import view_of
+from cardlang.views import PlayerView
 
 
 def game_seeds(root_seed: int, games: int) -> list[int]:
@@ -63,8 +63,15 @@ def play_game(
     while st.status == RUNNING:
         options = legal_options(st)
         mover = st.mover
-        view = view_of(st, mover, master.game, options) if needs_view[mover] else None
-        apply(st, agents[mover].choose(view, options))
+        if needs_view[mover]:
+            # read by the agent while it decides; a snapshot only if the agent keeps it
+            view = PlayerView.live(st, mover, master.game, options)
+            choice = agents[mover].choose(view, options)
+            view.close()
+            del view
+        else:
+            choice = agents[mover].choose(None, options)
+        apply(st, choice)
     return master.result(st), st
 
 

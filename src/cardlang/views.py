@@ -1,19 +1,21 @@
 """PlayerView: what one player may know of a game in progress, and nothing more.
 
 Pipeline position: between the Gamestate and the agents.  Agents receive a view, never
-the state.  A view is a read-only snapshot: the cards of every location the player may
-see (vloc: everyone; iloc: its owning player; mem: everyone, it holds references to
-cards already shown), only the size of the others (hloc, other players' and the game's
-iloc), every storage (storages are public in RECYCLE), the player cycle and the
-counters, and the pending decision: its situation and what each option binds.  It holds
-no reference to the state, so nothing reachable from it leads to hidden cards.
+the state.  A view shows the cards of every location the player may see (vloc: everyone;
+iloc: its owning player; mem: everyone, it holds references to cards already shown),
+only the size of the others (hloc, other players' and the game's iloc), every storage
+(storages are public in RECYCLE), the player cycle and the counters, and the pending
+decision: its situation and what each option binds.  Every accessor returns copies or
+read-only proxies; nothing it returns leads to hidden cards.
 
-The snapshot is cheap: the visible locations are copied as card numbers, and attribute
-mappings (read-only proxies) are made only when an agent asks for them.
+``view_of`` takes a snapshot.  The runner uses a *live* view instead, which reads the
+state only while the agent decides and is closed before the decision is applied (a view
+the agent kept becomes a snapshot then): most views are never copied at all.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -84,7 +86,14 @@ class OptionView:
 
 
 class PlayerView:
-    """What ``seat`` may know now.  Read-only; see the module docstring."""
+    """What ``seat`` may know now.  Read-only; see the module docstring.
+
+    ``view_of`` takes a snapshot at once.  The runner instead makes a *live* view
+    (``PlayerView.live``), which reads the state only while the agent decides, and calls
+    ``close()`` before the decision is applied: a view the agent kept is then turned
+    into a snapshot, so it never shows anything later; one it did not keep costs no copy.
+    Either way every accessor returns copies, never the state's own objects.
+    """
 
     __slots__ = (
         "seat",
@@ -94,11 +103,12 @@ class PlayerView:
         "turns",
         "situation",
         "situation_text",
-        "hidden_sizes",
-        "ints",
-        "strs",
         "kinds",
-        "_zones",
+        "_st",  # the live state, or None for a snapshot
+        "_zones",  # snapshot: visible location -> card ids
+        "_hidden",  # snapshot: hidden location -> size
+        "_ints",
+        "_strs",
         "_attrs",
         "_option_data",
         "__dict__",  # cached properties
@@ -110,15 +120,9 @@ class PlayerView:
         seat: int,
         game: Game | None = None,
         options: Sequence[Any] | None = None,
+        *,
+        live: bool = False,
     ) -> None:
-        zones: dict[ZoneKey, tuple[int, ...]] = {}
-        hidden: dict[ZoneKey, int] = {}
-        for key, cards in st.zones.items():
-            kind = key[1]  # can_see, inlined: this runs for every zone at every decision
-            if kind == "vloc" or kind == "mem" or (kind == "iloc" and key[0] == seat >= 0):
-                zones[key] = tuple(cards)
-            else:
-                hidden[key] = len(cards)
         self.seat = seat
         self.nplayers = st.nplayers
         self.current_player = current_player(st) if st.stack else 0
@@ -128,52 +132,125 @@ class PlayerView:
         self.situation: str | None = pending.situation if pending is not None else None
         texts = game.situations if game is not None else {}
         self.situation_text = texts.get(self.situation or "", self.situation or "")
-        self.hidden_sizes: Mapping[ZoneKey, int] = MappingProxyType(hidden)
-        self.ints: Mapping[tuple[int, str], int] = MappingProxyType(dict(st.ints))
-        self.strs: Mapping[tuple[int, str], str] = MappingProxyType(dict(st.strs))
         self.kinds: Mapping[str, Attributes] = game.kind_attributes if game else {}
-        self._zones = zones
-        self._attrs = tuple(st.cards)  # the game's cards; only visible ones are reachable
         self._option_data = None
         if options is not None and pending is not None and game is not None:
             self._option_data = (tuple(options), game, pending)
+        self._st: Gamestate | None = None
+        if live:
+            self._st = st
+        else:
+            self._snapshot(st)
+
+    @classmethod
+    def live(cls, st: Gamestate, seat: int, game: Game, options: Sequence[Any]) -> PlayerView:
+        """A view that reads the state until ``close()`` (for the runner)."""
+        return cls(st, seat, game, options, live=True)
+
+    def _snapshot(self, st: Gamestate) -> None:
+        zones: dict[ZoneKey, tuple[int, ...]] = {}
+        hidden: dict[ZoneKey, int] = {}
+        seat = self.seat
+        for key, cards in st.zones.items():
+            kind = key[1]  # can_see, inlined: this runs for every zone
+            if kind == "vloc" or kind == "mem" or (kind == "iloc" and key[0] == seat >= 0):
+                zones[key] = tuple(cards)
+            else:
+                hidden[key] = len(cards)
+        self._zones = zones
+        self._hidden = hidden
+        self._ints = dict(st.ints)
+        self._strs = dict(st.strs)
+        self._attrs = tuple(st.cards)  # the game's cards; only visible ones are reachable
+
+    def close(self) -> None:
+        """The decision is about to be applied: stop reading the state.  A view someone
+        still holds becomes a snapshot of the state as it was."""
+        st = self._st
+        if st is None:
+            return
+        # the caller's variable, this call's ``self`` and getrefcount's own argument
+        if sys.getrefcount(self) > 3:
+            self._snapshot(st)
+        self._st = None
 
     # ------------------------------------------------------------ locations
-    def cards(self, owner: int, kind: str, name: str) -> tuple[Attributes, ...] | None:
-        """The cards of a location the player sees, bottom first (None if hidden)."""
-        key = (owner, kind, name)
+    def _ids(self, key: ZoneKey) -> tuple[int, ...] | None:
+        """A location's card ids if the player sees it (() when it does not exist),
+        None if it is hidden."""
+        st = self._st
+        if st is not None:
+            z = st.zones.get(key)
+            if z is None:
+                return ()
+            return tuple(z) if can_see(self.seat, key) else None
         ids = self._zones.get(key)
         if ids is not None:
-            return tuple(MappingProxyType(self._attrs[c]) for c in ids)
-        return None if key in self.hidden_sizes else _NO_CARDS
+            return ids
+        return None if key in self._hidden else ()
+
+    def _attributes(self, card: int) -> Attributes:
+        cards = self._st.cards if self._st is not None else self._attrs
+        return MappingProxyType(cards[card])
+
+    def cards(self, owner: int, kind: str, name: str) -> tuple[Attributes, ...] | None:
+        """The cards of a location the player sees, bottom first (None if hidden)."""
+        ids = self._ids((owner, kind, name))
+        return None if ids is None else tuple(self._attributes(c) for c in ids)
 
     def size(self, owner: int, kind: str, name: str) -> int:
         key = (owner, kind, name)
+        st = self._st
+        if st is not None:
+            return len(st.zones.get(key, ()))
         ids = self._zones.get(key)
-        return len(ids) if ids is not None else self.hidden_sizes.get(key, 0)
+        return len(ids) if ids is not None else self._hidden.get(key, 0)
 
     def top(self, owner: int, kind: str, name: str) -> Attributes | None:
         """The top card of a visible location (None if it is empty or hidden)."""
-        ids = self._zones.get((owner, kind, name))
-        return MappingProxyType(self._attrs[ids[-1]]) if ids else None
+        ids = self._ids((owner, kind, name))
+        return self._attributes(ids[-1]) if ids else None
 
     def locations(self) -> list[ZoneKey]:
         """Every location that exists, visible or not."""
-        return [*self._zones, *self.hidden_sizes]
+        if self._st is not None:
+            return list(self._st.zones)
+        return [*self._zones, *self._hidden]
 
-    @cached_property
+    @property
+    def hidden_sizes(self) -> Mapping[ZoneKey, int]:
+        """The size of every location the player does not see."""
+        st = self._st
+        if st is None:
+            return MappingProxyType(self._hidden)
+        return MappingProxyType(
+            {k: len(z) for k, z in st.zones.items() if not can_see(self.seat, k)}
+        )
+
+    @property
+    def ints(self) -> Mapping[tuple[int, str], int]:
+        """Every integer storage (storages are public)."""
+        return MappingProxyType(dict(self._st.ints) if self._st is not None else self._ints)
+
+    @property
+    def strs(self) -> Mapping[tuple[int, str], str]:
+        return MappingProxyType(dict(self._st.strs) if self._st is not None else self._strs)
+
+    @property
     def visible(self) -> Mapping[ZoneKey, tuple[Attributes, ...]]:
         """Every visible location's cards (attribute mappings), bottom first."""
-        return MappingProxyType(
-            {
-                k: tuple(MappingProxyType(self._attrs[c]) for c in ids)
-                for k, ids in self._zones.items()
-            }
-        )
+        keys = self.locations()
+        visible = {}
+        for k in keys:
+            ids = self._ids(k)
+            if ids is not None:
+                visible[k] = tuple(self._attributes(c) for c in ids)
+        return MappingProxyType(visible)
 
     def storage(self, owner: int, name: str) -> int:
         """An integer storage (0 when never set)."""
-        return self.ints.get((owner, name), 0)
+        ints = self._st.ints if self._st is not None else self._ints
+        return ints.get((owner, name), 0)
 
     # ------------------------------------------------------------ the decision
     @cached_property
@@ -193,7 +270,8 @@ class PlayerView:
             return ()
         options, game, _ = self._option_data
         card_slots, location_slots = game.card_slots, game.location_slots
-        attrs, zones = self._attrs, self._zones
+        st = self._st
+        attrs = st.cards if st is not None else self._attrs
         kinds: list[str | None] = []
         for option in options:
             kind = None
@@ -202,15 +280,21 @@ class PlayerView:
                     continue
                 slot = arg[0]
                 if slot in location_slots:
-                    ids = zones.get(arg[1])
+                    ids = self._ids(arg[1])
                     if ids:
                         kind = attrs[ids[-1]].get("KIND")
                         break
-                elif slot in card_slots and arg[1] in self._visible_ids:
+                elif slot in card_slots and self._sees_card(arg[1]):
                     kind = attrs[arg[1]].get("KIND")
                     break
             kinds.append(kind)
         return tuple(kinds)
+
+    def _sees_card(self, card: int) -> bool:
+        st = self._st
+        if st is not None:
+            return can_see(self.seat, st.card_zone[card])
+        return card in self._visible_ids
 
     @cached_property
     def _visible_ids(self) -> frozenset[int]:
@@ -228,8 +312,7 @@ class PlayerView:
             slot, value, var = arg
             t = slot_types.get(slot)
             if t == "card":
-                seen = value in self._visible_ids
-                attrs = MappingProxyType(self._attrs[value]) if seen else None
+                attrs = self._attributes(value) if self._sees_card(value) else None
                 bindings.append((var, attrs))
                 cards.append(attrs)
             elif t in ("location", "mem location"):
