@@ -189,6 +189,15 @@ class PlayerView:
             return ids
         return None if key in self._hidden else ()
 
+    def _top_id(self, key: ZoneKey) -> int | None:
+        """The top card of a visible location (None if empty or hidden), uncopied."""
+        st = self._st
+        if st is not None:
+            z = st.zones.get(key)
+            return z[-1] if z and can_see(self.seat, key) else None
+        ids = self._zones.get(key)
+        return ids[-1] if ids else None
+
     def _attributes(self, card: int) -> Attributes:
         cards = self._st.cards if self._st is not None else self._attrs
         return MappingProxyType(cards[card])
@@ -208,8 +217,8 @@ class PlayerView:
 
     def top(self, owner: int, kind: str, name: str) -> Attributes | None:
         """The top card of a visible location (None if it is empty or hidden)."""
-        ids = self._ids((owner, kind, name))
-        return self._attributes(ids[-1]) if ids else None
+        top = self._top_id((owner, kind, name))
+        return None if top is None else self._attributes(top)
 
     def locations(self) -> list[ZoneKey]:
         """Every location that exists, visible or not."""
@@ -280,9 +289,9 @@ class PlayerView:
                     continue
                 slot = arg[0]
                 if slot in location_slots:
-                    ids = self._ids(arg[1])
-                    if ids:
-                        kind = attrs[ids[-1]].get("KIND")
+                    top = self._top_id(arg[1])
+                    if top is not None:
+                        kind = attrs[top].get("KIND")
                         break
                 elif slot in card_slots and self._sees_card(arg[1]):
                     kind = attrs[arg[1]].get("KIND")
