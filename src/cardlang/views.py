@@ -281,6 +281,8 @@ class PlayerView:
         card_slots, location_slots = game.card_slots, game.location_slots
         st = self._st
         attrs = st.cards if st is not None else self._attrs
+        zones = st.zones if st is not None else self._zones  # hidden ones: checked below
+        seat = self.seat
         kinds: list[str | None] = []
         for option in options:
             kind = None
@@ -289,9 +291,10 @@ class PlayerView:
                     continue
                 slot = arg[0]
                 if slot in location_slots:
-                    top = self._top_id(arg[1])
-                    if top is not None:
-                        kind = attrs[top].get("KIND")
+                    key = arg[1]
+                    z = zones.get(key)
+                    if z and can_see(seat, key):  # (a bound location's top card: hot)
+                        kind = attrs[z[-1]].get("KIND")
                         break
                 elif slot in card_slots and self._sees_card(arg[1]):
                     kind = attrs[arg[1]].get("KIND")
