@@ -399,6 +399,8 @@ class ExprCompiler:
         # lister's locals, and the storage reads it computes once, at its top.
         self.aliases: dict[int, str] = {}
         self.hoisted_reads: dict[str, str] | None = None
+        # ... and for a loop over locations, the local holding the current one's cards
+        self.location_contents: dict[int, str] = {}
         self._hoisted_src: dict[int, str] = {}  # id(node) -> name of its hoisted value
         self.env: dict[str, Any] = dict(_HELPERS)
         self._consts: dict[int, str] = {}  # id(value) -> name in env
@@ -480,6 +482,10 @@ class ExprCompiler:
     def cards_src(self, node: ast.Node) -> str:
         t = self.type_of(node)
         if t in (T.LOC, T.MEMLOC):
+            if isinstance(node, ast.Variable):
+                content = self.location_contents.get(self.checked.slots.get(id(node), -1))
+                if content is not None:
+                    return content
             return f"st.zones.get({self.raw_src(node)}, EMPTY)"
         if t == T.TEAM:
             return f"st.teams[{self.src(node)}]"

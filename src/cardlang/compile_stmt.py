@@ -859,11 +859,13 @@ class StmtCompiler:
         """
         pad = "    " * depth
         if _is_plain(node):
-            saved, self.x.aliases = self.x.aliases, {}  # actions run later, from registers
+            # actions run later, from registers: no lister locals in their code
+            saved = self.x.aliases, self.x.location_contents
+            self.x.aliases, self.x.location_contents = {}, {}
             try:
                 fixed = _fixed_steps(self.expander(node))
             finally:
-                self.x.aliases = saved
+                self.x.aliases, self.x.location_contents = saved
             if fixed is not None:
                 name = f"FIXED{len(constants)}"
                 constants[name] = fixed
@@ -885,10 +887,15 @@ class StmtCompiler:
                 items = self._listing_src(node.collection, reads, cards=True)
                 head = [f"{pad}for {var} in {items}:"]
             self.x.aliases[slot] = var
+            if self.checked.slot_types.get(slot) in (T.LOC, T.MEMLOC):
+                # a location's cards are read once per pass: nothing moves while listing
+                head.append(f"{pad}    z{depth} = st.zones.get({var}, EMPTY)")
+                self.x.location_contents[slot] = f"z{depth}"
             try:
                 body = self._chain_lines(node.body, depth + 1, bound, constants, reads)
             finally:
                 del self.x.aliases[slot]
+                self.x.location_contents.pop(slot, None)
             return None if body is None else [*head, *body]
         return None
 
