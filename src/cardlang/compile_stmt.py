@@ -102,9 +102,9 @@ class StmtCompiler:
         procedure with decisions elsewhere is an Atomic control: it runs at once)."""
         atomic = not any(self.has_decision(item) for item in body)
         if not info.has_decision:
-            return self.a_Do(ast.Do(body, span=span))
+            return self.action(ast.Do(body, span=span))
         if atomic:
-            return Atomic(self.a_Do(ast.Do(body, span=span)), span)
+            return Atomic(self.action(ast.Do(body, span=span)), span)
         return self.block(body, span)
 
     def _call_args(self, n: ast.Call) -> list[Fn]:
@@ -379,7 +379,7 @@ class StmtCompiler:
     def a_While(self, n: ast.While) -> Action:
         # No decision inside: run to the end now, bounded like any single action.
         cond = self.x.value(n.condition)
-        body = self.a_Do(ast.Do(n.body, span=n.span))
+        body = self.action(ast.Do(n.body, span=n.span))
         span = n.span
 
         def while_loop(st: Gamestate) -> None:

@@ -31,6 +31,7 @@ ZoneKey = tuple[int, str, str]
 Attributes = Mapping[str, Any]
 
 _NO_CARDS: tuple[Attributes, ...] = ()
+_OPEN = ("vloc", "mem")  # location kinds everyone sees
 
 
 def can_see(viewer: int, key: ZoneKey) -> bool:
@@ -293,7 +294,8 @@ class PlayerView:
                 if slot in location_slots:
                     key = arg[1]
                     z = zones.get(key)
-                    if z and can_see(seat, key):  # (a bound location's top card: hot)
+                    # can_see, inlined (a bound location's top card: hot)
+                    if z and (key[1] in _OPEN or (key[1] == "iloc" and key[0] == seat >= 0)):
                         kind = attrs[z[-1]].get("KIND")
                         break
                 elif slot in card_slots and self._sees_card(arg[1]):
