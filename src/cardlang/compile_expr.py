@@ -787,6 +787,12 @@ class ExprCompiler:
             and self.type_of(n.card.collection) in T.CARD_COLLECTIONS
         ):
             items = self.cards_src(n.card.collection)
+            if items.isidentifier():  # a lister's local: read inline, the helper when empty
+                return (
+                    f"(st.cards[{items}[-1]].get({n.name!r}, {default}) if {items} "
+                    f"else _top_attr({items}, st.cards, {n.name!r}, {default}, "
+                    f"{self.const(n.span)}))"
+                )
             return f"_top_attr({items}, st.cards, {n.name!r}, {default}, {self.const(n.span)})"
         card = self.src(n.card)
         if isinstance(n.card, ast.Variable) and self.checked.slots.get(id(n.card)) in (
