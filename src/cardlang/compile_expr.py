@@ -799,7 +799,10 @@ class ExprCompiler:
             self.checked.element_slots
         ):  # an element is never a missing card
             return f"st.cards[{card}].get({n.name!r}, {default})"
-        return f"_attr(st, {card}, {n.name!r}, {default}, {self.const(n.span)})"
+        slow = f"_attr(st, {card}, {n.name!r}, {default}, {self.const(n.span)})"
+        if isinstance(n.card, ast.Variable):  # reading a variable twice costs nothing
+            return f"(st.cards[{card}].get({n.name!r}, {default}) if {card} is not None else {slow})"
+        return slow
 
     def c_Total(self, n: ast.Total) -> str:
         return f"_total(st, {self.cards_src(n.collection)}, {n.name!r})"
