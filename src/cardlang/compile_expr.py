@@ -801,7 +801,8 @@ class ExprCompiler:
             return f"st.cards[{card}].get({n.name!r}, {default})"
         slow = f"_attr(st, {card}, {n.name!r}, {default}, {self.const(n.span)})"
         if isinstance(n.card, ast.Variable):  # reading a variable twice costs nothing
-            return f"(st.cards[{card}].get({n.name!r}, {default}) if {card} is not None else {slow})"
+            fast = f"st.cards[{card}].get({n.name!r}, {default})"
+            return f"({fast} if {card} is not None else {slow})"
         return slow
 
     def c_Total(self, n: ast.Total) -> str:
