@@ -128,3 +128,9 @@ def test_a_misspelt_kingdom_card_fails_the_run_with_a_suggestion() -> None:
     )
     assert proc.returncode == 1
     assert "no card kind named VILLAG" in proc.stdout and "VILLAGE" in proc.stdout
+
+
+def test_a_parameter_outside_its_allowed_values_is_a_usage_error() -> None:
+    proc = run_cli("simulate", "games/dominion.rcy", "--games", "1", "--param", "players=5")
+    assert proc.returncode == 2
+    assert "parameter PLAYERS: '5' is not allowed: the game allows 1 to 4" in proc.stderr

@@ -37,10 +37,12 @@ class Node:
 
 @dataclass(frozen=True, slots=True)
 class Declare(Node):
-    """``(declare VALUE 'VAR)``: a program constant."""
+    """``(declare VALUE 'VAR [ALLOWED])``: a program constant; ALLOWED (a range or a
+    list of names) is what ``--param`` may set it to."""
 
     value: Node
     var: str
+    allowed: Node | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -192,6 +192,8 @@ class Checker:
         game = self.out.game
         for d in game.declares:
             t = T.read_type(self.expr(d.value))
+            if d.allowed is not None:
+                self._allowed_values(d, t)
             self._bind(d.var, t, d.span, declare=d)
             if t in (T.INT, T.STR, T.BOOL, T.STRS):
                 self.out.declare_slots[id(d)] = self.out.n_slots
@@ -215,6 +217,25 @@ class Checker:
         return self.out
 
     # ------------------------------------------------------------ definitions
+    def _allowed_values(self, d: ast.Declare, t: str) -> None:
+        """(declare VALUE 'VAR ALLOWED): a literal range for an integer, a literal list
+        of names for a name or a list of names; the default must be allowed."""
+        from cardlang.params import allowed_values, is_allowed
+
+        allowed = allowed_values(d)
+        fits = (t == T.INT and isinstance(d.allowed, ast.Range)) or (
+            t in (T.STR, T.STRS) and isinstance(d.allowed, ast.StrList)
+        )
+        if allowed is None or not fits:
+            self.error(
+                d.allowed.span,  # type: ignore[union-attr]
+                "the allowed values of a parameter are a literal range (range 1 .. 4) for a "
+                "number, or a list of names (A, B, C) for a name or a list of names",
+            )
+            return
+        if not is_allowed(d.value, allowed):
+            self.error(d.value.span, f"the default of {d.var} is not among its allowed values")
+
     def _situations(self, situations: tuple[ast.Situation, ...]) -> None:
         for sit in situations:
             if sit.name in self.out.situations:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 FORM_SIGNATURES: dict[str, str] = {
     "game": "(game (declare ...)* (setup ...) FLOW+ (scoring min|max INT))",
-    "declare": "(declare VALUE 'VAR)",
+    "declare": "(declare VALUE 'VAR [ALLOWED])",
     "setup": "(setup (create players INT) [(create teams ...)] (create deck ...)+)",
     "scoring": "(scoring min|max INT [min|max INT]...)",
     "create": "(create players INT) | (create teams (0, 2) (1, 3)) | "

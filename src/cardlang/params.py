@@ -47,7 +47,42 @@ def apply_params(game: ast.Game, params: Mapping[str, str]) -> ast.Game:
         dataclasses.replace(d, value=_literal(d, params[d.var])) if d.var in params else d
         for d in game.declares
     )
+    for d in declares:
+        allowed = allowed_values(d)
+        if d.var in params and allowed is not None and not is_allowed(d.value, allowed):
+            raise UsageError(
+                f"parameter {d.var}: {params[d.var]!r} is not allowed: "
+                f"the game allows {describe_allowed(allowed)}"
+            )
     return dataclasses.replace(game, declares=declares)
+
+
+def allowed_values(d: ast.Declare) -> range | tuple[str, ...] | None:
+    """What ``(declare VALUE 'VAR ALLOWED)`` allows: a range of integers or names; None
+    when nothing is declared (or the declaration is not a literal one)."""
+    a = d.allowed
+    if isinstance(a, ast.Range) and isinstance(a.low, ast.IntLiteral):
+        if isinstance(a.high, ast.IntLiteral):
+            return range(a.low.value, a.high.value + 1)
+    if isinstance(a, ast.StrList):
+        return a.values
+    return None
+
+
+def describe_allowed(allowed: range | tuple[str, ...]) -> str:
+    if isinstance(allowed, range):
+        return f"{allowed.start} to {allowed.stop - 1}"
+    return "one of " + ", ".join(allowed)
+
+
+def is_allowed(value: ast.Node, allowed: range | tuple[str, ...]) -> bool:
+    if isinstance(value, ast.IntLiteral):
+        return value.value in allowed
+    if isinstance(value, ast.NameLiteral):
+        return value.value in allowed
+    if isinstance(value, ast.StrList):
+        return all(v in allowed for v in value.values)
+    return True  # not a literal: nothing to check before the game runs
 
 
 def _literal(declare: ast.Declare, text: str) -> ast.Node:

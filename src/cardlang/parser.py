@@ -145,7 +145,7 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
         return ast.Others(ch[0], span=_span(meta))
 
     def declare(self, meta: Any, ch: list[Any]) -> ast.Declare:
-        return ast.Declare(ch[0], str(ch[1])[1:], span=_span(meta))
+        return ast.Declare(ch[0], str(ch[1])[1:], ch[2], span=_span(meta))
 
     def setup(self, meta: Any, ch: list[Any]) -> ast.Setup:
         return ast.Setup(tuple(ch), span=_span(meta))
