@@ -314,7 +314,13 @@ class StmtCompiler:
             for a, t in zip(n.args, info.param_types, strict=True)
         ]
         lines = [f"{pad}a{tag}_{i} = {s}" for i, s in enumerate(args)]
-        body = f"{p}.body_for(st, a{tag}_0, {sp})" if info.hooks else f"{p}.default"
+        body = f"{p}.default"
+        if info.hooks:  # the kind's own body, dispatched inline (body_for when no card)
+            a0 = f"a{tag}_0"
+            body = (
+                f"({p}.hooks.get(st.cards[{a0}].get({KIND_ATTRIBUTE!r}), {p}.default) "
+                f"if {a0} is not None else {p}.body_for(st, {a0}, {sp}))"
+            )
         consts["DEPTH"] = self.call_depth
         low, high = info.slots
         binds = [f"{pad}regs[{slot}] = a{tag}_{i}" for i, slot in enumerate(info.param_slots)]
