@@ -134,3 +134,14 @@ def test_a_parameter_outside_its_allowed_values_is_a_usage_error() -> None:
     proc = run_cli("simulate", "games/dominion.rcy", "--games", "1", "--param", "players=5")
     assert proc.returncode == 2
     assert "parameter PLAYERS: '5' is not allowed: the game allows 1 to 4" in proc.stderr
+
+
+def test_the_readme_main_job_runs_as_written() -> None:
+    """README's first command: `cardlang simulate games/dominion.rcy` (the defaults)."""
+    readme = (GAMES.parent / "README.md").read_text(encoding="utf-8")
+    assert "cardlang simulate games/dominion.rcy #" in readme
+    proc = run_cli("simulate", "games/dominion.rcy", "--games", "20", "--json", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert summary["completed"] == 20 and summary["failed"] == 0
+    assert set(summary) >= {"wins", "wins_by_agent", "ties", "mean_turns", "turns"}
