@@ -11,7 +11,7 @@ that failed to check gets type ANY so that one mistake gives one message.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from cardlang import ast
@@ -339,7 +339,8 @@ class Checker:
         procs = self.out.procedures
         for proc in procs.values():
             bodies = [proc.node.body] + [h.body for h in proc.hooks.values()]
-            proc.has_decision = any(_holds_decision(i) for body in bodies for i in body)
+            # written choices and stages first; calls are resolved by the fixpoint below
+            proc.has_decision = any(reaches_decision(i, {}) for body in bodies for i in body)
         changed = True
         while changed:
             changed = False
@@ -359,13 +360,7 @@ class Checker:
             proc.recursive = name in seen
 
     def has_decision(self, node: ast.Node) -> bool:
-        """Whether running the statement can stop at a decision."""
-        if isinstance(node, ast.Choice | ast.Stage):
-            return True
-        if isinstance(node, ast.Call):
-            proc = self.out.procedures.get(node.name)
-            return proc is not None and proc.has_decision
-        return any(self.has_decision(c) for c in statement_children(node))
+        return reaches_decision(node, self.out.procedures)
 
     def _check_decision_places(self, game: ast.Game) -> None:
         """A decision inside a choice's option must be the option's last step (it runs
@@ -1215,11 +1210,15 @@ def statement_children(node: ast.Node) -> list[ast.Node]:
     return [c for c in out if type(c) in ast.STATEMENT_CLASSES]
 
 
-def _holds_decision(node: ast.Node) -> bool:
-    """A choice or stage written inside the statement (calls are resolved separately)."""
+def reaches_decision(node: ast.Node, procedures: Mapping[str, Procedure]) -> bool:
+    """Whether running a statement can stop at a decision: it holds a choice or a stage,
+    or calls a procedure known (in ``procedures``) to reach one."""
     if isinstance(node, ast.Choice | ast.Stage):
         return True
-    return any(_holds_decision(c) for c in statement_children(node))
+    if isinstance(node, ast.Call):
+        proc = procedures.get(node.name)
+        return proc is not None and proc.has_decision
+    return any(reaches_decision(c, procedures) for c in statement_children(node))
 
 
 def _choices(node: ast.Node) -> Iterator[ast.Choice]:

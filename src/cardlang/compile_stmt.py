@@ -24,7 +24,7 @@ from cardlang.checker import (
     Procedure,
     deck_cards,
     one_based_teams,
-    statement_children,
+    reaches_decision,
     static_int,
 )
 from cardlang.compile_expr import MAX_REPEAT, ExprCompiler, Fn, repeat_count
@@ -76,11 +76,7 @@ class StmtCompiler:
 
     # ------------------------------------------------------------ classification
     def has_decision(self, node: ast.Node) -> bool:
-        if isinstance(node, ast.Choice | ast.Stage):
-            return True
-        if isinstance(node, ast.Call):
-            return self.checked.procedures[node.name].has_decision
-        return any(self.has_decision(c) for c in _children(node))
+        return reaches_decision(node, self.checked.procedures)
 
     # ------------------------------------------------------------ procedures
     def procedure(self, name: str) -> CompiledProcedure:
@@ -187,8 +183,8 @@ class StmtCompiler:
             return self._closure(node)
         consts: dict[str, Any] = {}
         body = self._lines(node, 1, consts)
-        if len(body) == 1 and body[0].strip().startswith("C") and body[0].strip().endswith("(st)"):
-            return consts[body[0].strip()[:-4]]  # type: ignore[no-any-return]  # a lone call
+        if body == ["    C0(st)"] and list(consts) == ["C0"]:  # one closure: no wrapper
+            return consts["C0"]  # type: ignore[no-any-return]
         lines = ["def act(st):", *_with_locals(body or ["    pass"])]
         return self.x.define("act", lines, **consts)  # type: ignore[no-any-return]
 
@@ -1083,18 +1079,6 @@ def _stable_key(key_src: str) -> bool:
     return not any(word in key_src for word in _UNSTABLE_IN_KEYS)
 
 
-def _reads_slot(checked: CheckedGame, node: ast.Node, slot: int) -> bool:
-    """Whether a variable bound to ``slot`` is read anywhere inside ``node``."""
-    if isinstance(node, ast.Variable):
-        return checked.slots.get(id(node)) == slot
-    for name in node.__dataclass_fields__:  # type: ignore[attr-defined]
-        value = getattr(node, name)
-        items = value if isinstance(value, tuple) else (value,)
-        if any(isinstance(v, ast.Node) and _reads_slot(checked, v, slot) for v in items):
-            return True
-    return False
-
-
 def _is_plain(node: ast.Node) -> bool:
     """Actions alone: nothing to evaluate while listing (no guard, fork, let, repeat)."""
     if isinstance(node, ast.Do):
@@ -1193,9 +1177,6 @@ _INLINED = (
 )
 #: Blocks nest at most this deep in generated code (Python allows 20).
 _MAX_INLINE_DEPTH = 12
-
-
-_children = statement_children
 
 
 def kind_attribute_tables(checked: CheckedGame) -> dict[str, dict[str, Any]]:

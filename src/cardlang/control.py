@@ -73,20 +73,9 @@ class Seq(Control):
     runners: list[Callable[[Gamestate], None]] = field(init=False)
 
     def __post_init__(self) -> None:
-        # One call per step on the hot path: a control item's enter, or one function for
-        # each run of consecutive atomic items (they never stop at a decision).
-        self.runners = []
-        atomic: list[Action] = []
-        for item in self.items:
-            if isinstance(item, Atomic):
-                atomic.append(item.run)
-                continue
-            if atomic:
-                self.runners.append(_in_order(atomic))
-                atomic = []
-            self.runners.append(item.enter)
-        if atomic:
-            self.runners.append(_in_order(atomic))
+        # One call per step on the hot path: an atomic item's own function, else enter.
+        # (StmtCompiler.block compiles each run of statements with no decision as one.)
+        self.runners = [i.run if isinstance(i, Atomic) else i.enter for i in self.items]
 
     def enter(self, st: Gamestate) -> None:
         st.stack.append([SEQ, self, 0])
@@ -268,18 +257,19 @@ Option = Steps
 
 def list_options(choice: ChoiceNode, st: Gamestate) -> list[Option]:
     """Every option of a pending choice; the state is left exactly as it was."""
-    saved_regs = st.regs[:]
     saved_rng = st.rng
     found: list[Steps] = []
     if choice.all_chains:  # the common case, kept lean: no emit, no expanders
+        # a chain lister keeps its variables in locals: only the RNG needs restoring
         try:
             choice.lister(st, found, None)  # type: ignore[misc]
         finally:
-            st.regs[:] = saved_regs
             st.rng = saved_rng
         if len(found) > MAX_OPTIONS:
             raise RuleError(f"this choice lists more than {MAX_OPTIONS} options", choice.span)
         return found
+
+    saved_regs = st.regs[:]
 
     def emit(s: Gamestate, steps: Steps, applied: int) -> None:
         for fn, _ in steps:
@@ -321,16 +311,3 @@ def _call_depth(stack: list[list[Any]]) -> int:
         if frame[0] == CALL:
             return frame[4]  # type: ignore[no-any-return]
     return 0
-
-
-def _in_order(actions: list[Action]) -> Action:
-    """One action that runs ``actions`` in order."""
-    if len(actions) == 1:
-        return actions[0]
-    fns = tuple(actions)
-
-    def run_in_order(st: Gamestate) -> None:
-        for fn in fns:
-            fn(st)
-
-    return run_in_order
