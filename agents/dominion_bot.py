@@ -30,7 +30,7 @@ import re
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache, cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -163,21 +163,22 @@ class Facts:
                 return self.view.size(*key)
         return 0
 
+    @cached_property
     def _owned(self) -> list[tuple[Mapping[str, Any], int]]:
         kinds = self.view.kinds
         return [(kinds[k], self.count(k)) for k in kinds]
 
-    @property
+    @cached_property
     def money(self) -> int:
-        return sum(a["COINS"] * n for a, n in self._owned() if "TREASURE" in a["TYPES"])
+        return sum(a["COINS"] * n for a, n in self._owned if "TREASURE" in a["TYPES"])
 
-    @property
+    @cached_property
     def treasures(self) -> int:
-        return sum(n for a, n in self._owned() if "TREASURE" in a["TYPES"])
+        return sum(n for a, n in self._owned if "TREASURE" in a["TYPES"])
 
-    @property
+    @cached_property
     def cards(self) -> int:
-        return sum(n for _, n in self._owned())
+        return sum(n for _, n in self._owned)
 
     @property
     def coins(self) -> int:

@@ -45,3 +45,13 @@ def round_games(n: float) -> int:
     n = max(10.0, n)
     scale = 10 ** max(0, len(str(int(n))) - 2)
     return max(10, int(round(n / scale)) * scale)
+
+
+def paired_ratios(ours: list[Any], peers: list[Any]) -> list[float]:
+    """Each of our runs' games/s over the peer run right after it: robust to drift.
+    Runs are objects with ``games_per_second`` (None when the run failed)."""
+    return [
+        o.games_per_second / p.games_per_second
+        for o, p in zip(ours, peers, strict=False)
+        if o.games_per_second is not None
+    ]

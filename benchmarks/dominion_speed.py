@@ -101,7 +101,14 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from bench_common import cardlang_command, median, note, parse_json_output, round_games
+from bench_common import (
+    cardlang_command,
+    median,
+    note,
+    paired_ratios,
+    parse_json_output,
+    round_games,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_GAME_FILE = "games/dominion.rcy"
@@ -461,12 +468,7 @@ def report_of(
     cl_gps = [r.games_per_second for r in series.cardlang if r.games_per_second is not None]
     pm_gps = [r.games_per_second for r in series.pyminion]
     cl_med, pm_med = median(cl_gps), median(pm_gps)
-    # Ratio of each cardlang run to the pyminion run right after it: robust to drift.
-    paired = [
-        c.games_per_second / p.games_per_second
-        for c, p in zip(series.cardlang, series.pyminion, strict=False)
-        if c.games_per_second is not None
-    ]
+    paired = paired_ratios(series.cardlang, series.pyminion)
     pm_stats = pyminion_stats(series.pyminion)
     pm_stats["decisions_per_game"] = pyminion_decisions_per_game(
         pm, min(DECISION_COUNT_GAMES, series.pyminion_games), args.seed

@@ -68,7 +68,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench_common import cardlang_command, median, note, parse_json_output, round_games
+from bench_common import (
+    cardlang_command,
+    median,
+    note,
+    paired_ratios,
+    parse_json_output,
+    round_games,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = REPO.parent / "shared" / "cardstock"
@@ -371,12 +378,7 @@ def summarise(pairing: Pairing, args: argparse.Namespace) -> dict[str, Any]:
     cl_gps = [r.games_per_second for r in pairing.cardlang if r.games_per_second is not None]
     os_gps = [r.games_per_second for r in pairing.openspiel]
     cl_med, os_med = median(cl_gps), median(os_gps)
-    # Ratio of each cardlang run to the OpenSpiel run right after it: robust to drift.
-    paired = [
-        c.games_per_second / o.games_per_second
-        for c, o in zip(pairing.cardlang, pairing.openspiel, strict=False)
-        if c.games_per_second is not None
-    ]
+    paired = paired_ratios(pairing.cardlang, pairing.openspiel)
     last = next((r.result for r in reversed(pairing.cardlang) if r.result), None)
     return {
         "game": spec.key,

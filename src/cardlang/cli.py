@@ -29,24 +29,24 @@ class _Parser(argparse.ArgumentParser):
         )
 
 
-def _positive(text: str) -> int:
+def _whole_number(text: str, what: str) -> int:
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+
+
+def _positive(text: str) -> int:
+    value = _whole_number(text, "a whole number")
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
     return value
 
 
 def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer seed, got {text!r}") from None
-    if value < 0:
+    if _whole_number(text, "an integer seed") < 0:
         raise argparse.ArgumentTypeError("the seed must be >= 0")
-    return value
+    return int(text)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -103,15 +103,17 @@ class StmtCompiler:
             return Atomic(self.action(ast.Do(body, span=span)), span)
         return self.block(body, span)
 
-    def _call_args(self, n: ast.Call) -> list[Fn]:
+    def _arg_sources(self, n: ast.Call) -> list[str]:
+        """The source of each argument of a call; a card collection is passed as a
+        snapshot, never as a location's own list."""
         types = self.checked.procedures[n.name].param_types
-        # a card collection is passed as a snapshot, never as a location's own list
         return [
-            self.x.value_of_source(f"tuple({self.x.cards_src(a)})")
-            if t == T.CARDS
-            else self.x.value(a)
+            f"tuple({self.x.cards_src(a)})" if t == T.CARDS else self.x.src(a)
             for a, t in zip(n.args, types, strict=True)
         ]
+
+    def _call_args(self, n: ast.Call) -> list[Fn]:
+        return [self.x.value_of_source(src) for src in self._arg_sources(n)]
 
     # ------------------------------------------------------------ control
     def block(self, items: tuple[ast.Node, ...], span: ast.Span) -> Seq:
@@ -305,11 +307,7 @@ class StmtCompiler:
         p, sp = f"PROC{tag}", f"SPAN{tag}"
         consts[p], consts[sp] = proc, n.span
         consts[f"MESSAGE{tag}"] = f"procedure calls nested too deeply (recursion in {n.name}?)"
-        args = [  # a card collection is passed as a snapshot (see _call_args)
-            f"tuple({self.x.cards_src(a)})" if t == T.CARDS else self.x.src(a)
-            for a, t in zip(n.args, info.param_types, strict=True)
-        ]
-        lines = [f"{pad}a{tag}_{i} = {s}" for i, s in enumerate(args)]
+        lines = [f"{pad}a{tag}_{i} = {s}" for i, s in enumerate(self._arg_sources(n))]
         body = f"{p}.default"
         if info.hooks:  # the kind's own body, dispatched inline (body_for when no card)
             a0 = f"a{tag}_0"

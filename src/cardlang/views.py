@@ -37,11 +37,7 @@ _OPEN = ("vloc", "mem")  # location kinds everyone sees
 def can_see(viewer: int, key: ZoneKey) -> bool:
     """Whether ``viewer`` (a seat, or -1 for an onlooker who sees public zones) sees the cards."""
     owner, kind, _ = key
-    if kind in ("vloc", "mem"):
-        return True
-    if kind == "iloc":
-        return owner >= 0 and owner == viewer
-    return False
+    return kind in _OPEN or (kind == "iloc" and owner == viewer >= 0)
 
 
 @dataclass(frozen=True)
@@ -154,7 +150,7 @@ class PlayerView:
         seat = self.seat
         for key, cards in st.zones.items():
             kind = key[1]  # can_see, inlined: this runs for every zone
-            if kind == "vloc" or kind == "mem" or (kind == "iloc" and key[0] == seat >= 0):
+            if kind in _OPEN or (kind == "iloc" and key[0] == seat >= 0):
                 zones[key] = tuple(cards)
             else:
                 hidden[key] = len(cards)
