@@ -20,7 +20,6 @@ team number; a collection is a sequence (cards bottom first, top last).
 from __future__ import annotations
 
 import builtins
-import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -379,13 +378,6 @@ def _distinct_locations(node: ast.Node, checked: CheckedGame) -> bool:
 MAX_UNROLLED_PLAYERS = 8
 
 
-#: A storage read whose key is built from registers, literals and the current player
-#: only: while a choice's options are listed it cannot change, so it is read once.
-_INVARIANT_READ = re.compile(
-    r"st\.(ints|strs)\.get\(\(\(?(st\.regs\[\d+\]|-?\d+|st\.stack\[st\.stage_idx\]\[7\])\)?, "
-    r"\('[A-Z0-9-]+'\)\), (0|'')\)"
-)
-
 #: What (attr NAME CARD) reads when the card's kind does not set NAME.
 _ATTR_DEFAULTS = {T.INT: "0", T.STR: "''", T.STRS: "()"}
 
@@ -473,11 +465,27 @@ class ExprCompiler:
                 T.POINTS: ("points", "EMPTY_POINTS"),
             }[t]
             read = f"st.{table}.get({self.raw_src(node)}, {default})"
-            if self.hoisted_reads is not None and _INVARIANT_READ.fullmatch(read):
-                name = self.hoisted_reads.setdefault(read, f"s{len(self.hoisted_reads)}")
-                return name
+            if self.hoisted_reads is not None and self._fixed_while_listing(node):
+                return self.hoisted_reads.setdefault(read, f"s{len(self.hoisted_reads)}")
             return read
         return self.raw_src(node)
+
+    def _fixed_while_listing(self, node: ast.Node) -> bool:
+        """A storage named by a literal whose owner is the game, the current player or a
+        variable bound outside the lister: while options are listed nothing changes it,
+        so the lister reads it once."""
+        if not (isinstance(node, ast.Storage) and isinstance(node.name, ast.NameLiteral)):
+            return False
+        owner = node.owner
+        if isinstance(owner, ast.GameOwner):
+            return True
+        if isinstance(owner, ast.PlayerRef):
+            return owner.which == "current"
+        if isinstance(owner, ast.Variable):
+            slot = self.checked.slots.get(id(owner))
+            loop_bound = set(self.aliases) | set(self._bound) | self._locals
+            return slot is not None and slot not in loop_bound
+        return False
 
     def cards_src(self, node: ast.Node) -> str:
         t = self.type_of(node)
