@@ -145,3 +145,27 @@ def test_the_readme_main_job_runs_as_written() -> None:
     summary = json.loads(proc.stdout)
     assert summary["completed"] == 20 and summary["failed"] == 0
     assert set(summary) >= {"wins", "wins_by_agent", "ties", "mean_turns", "turns"}
+
+
+def test_an_interrupted_simulation_still_reports_the_games_it_finished() -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cardlang", "simulate", "games/war.rcy", "--games", "10000000"]
+        + ["--quiet", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=GAMES.parent,
+    )
+    time.sleep(3)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    summary = json.loads(out)
+    assert summary["interrupted"] and 0 < summary["games"] < summary["planned"]
+    assert summary["completed"] + summary["failed"] + summary["cutoff"] == summary["games"]
+    assert "interrupted after" in err

@@ -252,6 +252,13 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         print(json.dumps(summary.to_json(), indent=2))
     else:
         _print_summary(summary)
+    if summary.games < summary.planned:
+        print(
+            f"cardlang: interrupted after {summary.games} of {summary.planned} games "
+            "(the summary covers those)",
+            file=sys.stderr,
+        )
+        return 130
     return EXIT_ERROR if summary.failed else EXIT_OK  # a rule error is a failed run
 
 

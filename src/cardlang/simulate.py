@@ -93,6 +93,7 @@ class BatchSummary:
     agent_credits: dict[str, float] = field(default_factory=dict)
     agent_games: dict[str, int] = field(default_factory=dict)
     rotate_seats: bool = False
+    planned: int = 0  # games asked for; more than ``games`` when the batch was interrupted
     seconds: float = 0.0
     error_counts: dict[str, int] = field(default_factory=dict)
     error_texts: dict[str, str] = field(default_factory=dict)
@@ -170,6 +171,8 @@ class BatchSummary:
             "game": self.game,
             "agents": self.agents,
             "games": self.games,
+            "planned": self.planned,
+            "interrupted": self.games < self.planned,
             "completed": self.completed,
             "failed": self.failed,
             "cutoff": self.cutoff,
@@ -213,14 +216,18 @@ def run_batch(
     plan = game_seeds(seed, games)
     start = time.perf_counter()
     n = len(agent_specs)
-    for i, game_seed in enumerate(plan):
-        shift = i % n if rotate_seats else 0
-        seat_specs = list(agent_specs[shift:]) + list(agent_specs[:shift])
-        seeds = agent_seeds(game_seed, n)
-        agents = [make_agent(spec, s) for spec, s in zip(seat_specs, seeds, strict=True)]
-        result, _ = play_game(master, agents, game_seed)
-        summary.add(result, seat_specs)
-        if on_game is not None:
-            on_game(result)
+    summary.planned = games
+    try:
+        for i, game_seed in enumerate(plan):
+            shift = i % n if rotate_seats else 0
+            seat_specs = list(agent_specs[shift:]) + list(agent_specs[:shift])
+            seeds = agent_seeds(game_seed, n)
+            agents = [make_agent(spec, s) for spec, s in zip(seat_specs, seeds, strict=True)]
+            result, _ = play_game(master, agents, game_seed)
+            summary.add(result, seat_specs)
+            if on_game is not None:
+                on_game(result)
+    except KeyboardInterrupt:  # Ctrl-C: the games finished so far are still summarised
+        pass
     summary.seconds = time.perf_counter() - start
     return summary
