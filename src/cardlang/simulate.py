@@ -8,7 +8,7 @@ per seat; ``run_batch`` plays many, each with its own seed derived from one root
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,15 +22,18 @@ from cardlang.state import RUNNING, Gamestate, splitmix64
 from cardlang.views import PlayerView
 
 
-def game_seeds(root_seed: int, games: int) -> list[int]:
-    """The seeds of a batch's games, derived from one root seed.
+def game_seeds(root_seed: int, games: int) -> Iterator[int]:
+    """The seeds of a batch's games, derived from one root seed, made as they are needed.
 
-    A game is fully determined by its seed: the game's RNG starts from it and every
-    agent's seed is derived from it (``agent_seeds``), so the seed a rule error reports
-    replays that very game with ``cardlang transcript --seed``.
+    Game i's seed comes from numpy's SeedSequence child i of the root (what ``spawn``
+    would give), so any game of a batch can be found without the others.  A game is
+    fully determined by its seed: the game's RNG starts from it and every agent's seed is
+    derived from it (``agent_seeds``), so the seed a rule error reports replays that very
+    game with ``cardlang transcript --seed``.
     """
-    children = np.random.SeedSequence(root_seed).spawn(games)
-    return [int(c.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1)) for c in children]
+    for i in range(games):
+        child = np.random.SeedSequence(root_seed, spawn_key=(i,))
+        yield int(child.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
 
 
 def agent_seeds(game_seed: int, seats: int) -> list[int]:
