@@ -53,7 +53,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="cardlang",
         description="Describe card games in a language; let machines play and analyse them.",
-        epilog="Add --debug anywhere to see internal tracebacks.",
+        epilog=(
+            "examples:\n"
+            "  cardlang check games/dominion.rcy\n"
+            "  cardlang simulate games/dominion.rcy --agents bigmoney,bmu --games 1000\n"
+            "  cardlang simulate games/dominion.rcy --agents bigmoney --param players=1\n"
+            "  cardlang transcript games/hearts.rcy --seed 3\n\n"
+            "Add --debug anywhere to see internal tracebacks."
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"cardlang {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
