@@ -68,18 +68,12 @@ class OptionView:
     @property
     def card(self) -> Attributes | None:
         """The first bound card (or top card of a bound location) the chooser sees."""
-        for c in self.cards:
-            if c is not None:
-                return c
-        return None
+        return next((c for c in self.cards if c is not None), None)
 
     @property
     def kind(self) -> str | None:
         """The first bound card kind (what is bought, played, discarded ...), if any."""
-        for k in self.kinds:
-            if k is not None:
-                return k
-        return None
+        return next((k for k in self.kinds if k is not None), None)
 
 
 class PlayerView:
