@@ -364,6 +364,27 @@ def test_indexed_locations_and_partition_runs() -> None:
     assert st.ints[(-1, "RUNS")] == 1  # A and B are left in the stock: one run, 1-2
 
 
+def test_indexed_locations_seen_again_after_new_ones_are_made() -> None:
+    # (indexed ...) is cached per state; locations made after a first look (here ROW 2,
+    # ROW 0, then an unrelated one) must show up, in index order, at the next look.
+    body = """(do ((move (top (game vloc STOCK)) (top (game vloc ROW 1)))
+                  (set (game sto A) (size (indexed game vloc ROW)))
+                  (move (top (game vloc STOCK)) (top (game vloc ROW 2)))
+                  (move (top (game vloc STOCK)) (top (game vloc ROW)))
+                  (move (top (game vloc STOCK)) (top (game vloc OTHER)))
+                  (set (game sto B) (size (indexed game vloc ROW)))
+                  (all (indexed game vloc ROW) 'R (move (top 'R) (top (game vloc PILE))))))"""
+    _, _, result, st = run_to_end(game_text(body, deck="(deck (RANK (A, B, C, D)))"))
+    assert result.completed
+    assert st.ints[(-1, "A")] == 1 and st.ints[(-1, "B")] == 3
+    # the stock is dealt from the top: ROW 1 got the first card, ROW 2 the second, ROW 0
+    # the third; moved over in index order, the pile holds them as ROW 0, 1, 2
+    stock_order = st.zones[(-1, "vloc", "OTHER")]  # the fourth card
+    pile = st.zones[(-1, "vloc", "PILE")]
+    assert len(pile) == 3 and len(stock_order) == 1
+    assert pile == [stock_order[0] + 1, stock_order[0] + 3, stock_order[0] + 2]
+
+
 def test_teams_numbered_from_one_are_read_from_zero() -> None:
     text = """(game
  (setup (create players 4) (create teams (1, 3) (2, 4))

@@ -20,7 +20,8 @@ team number; a collection is a sequence (cards bottom first, top last).
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Sequence
+from itertools import islice
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from cardlang import ast
@@ -194,22 +195,47 @@ def _score_extreme(st: Gamestate, cards: Sequence[int], pm: PointMap, want_max: 
 
 def _indexed(st: Gamestate, owner: int, kind: str, name: str) -> tuple[Any, ...]:
     """The locations NAME 0, NAME 1, ... of an owner that exist, by index."""
-    cached = st.indexed.get((owner, kind, name))
-    if cached is not None and cached[0] == len(st.zones):
-        return cached[1]
-    found = _find_indexed(st, owner, kind, name)
-    st.indexed[owner, kind, name] = (len(st.zones), found)
+    key = (owner, kind, name)
+    zones = st.zones
+    cached = st.indexed.get(key)
+    if cached is not None:
+        seen, found = cached
+        if seen == len(zones):
+            return found
+        # Zones are never removed and a dict keeps insertion order: only the zones made
+        # since the last look can be new members.
+        new = _indexed_members(islice(zones, seen, None), owner, kind, name)
+        if new:
+            found = _in_index_order({**dict(_with_index(found, name)), **new})
+    else:
+        found = _in_index_order(_indexed_members(zones, owner, kind, name))
+    st.indexed[key] = (len(zones), found)
     return found
 
 
-def _find_indexed(st: Gamestate, owner: int, kind: str, name: str) -> tuple[Any, ...]:
+def _indexed_members(
+    keys: Iterable[tuple[int, str, str]], owner: int, kind: str, name: str
+) -> dict[int, tuple[int, str, str]]:
+    """Among ``keys``, the locations NAME (index 0) and NAME#i of owner and kind, by index."""
     prefix = name + "#"
-    found = {0: (owner, kind, name)} if (owner, kind, name) in st.zones else {}
-    for key in st.zones:
-        if key[0] == owner and key[1] == kind and key[2].startswith(prefix):
-            index = key[2][len(prefix) :]
-            if index.isdigit():
-                found[int(index)] = key
+    found = {}
+    for key in keys:
+        if key[0] == owner and key[1] == kind:
+            zname = key[2]
+            if zname == name:
+                found[0] = key
+            elif zname.startswith(prefix) and zname[len(prefix) :].isdigit():
+                found[int(zname[len(prefix) :])] = key
+    return found
+
+
+def _with_index(found: tuple[tuple[int, str, str], ...], name: str) -> Iterator[tuple[int, Any]]:
+    for key in found:
+        zname = key[2]
+        yield (0 if zname == name else int(zname[len(name) + 1 :])), key
+
+
+def _in_index_order(found: dict[int, tuple[int, str, str]]) -> tuple[Any, ...]:
     return tuple(found[i] for i in sorted(found))
 
 
