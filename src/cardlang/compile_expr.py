@@ -20,8 +20,8 @@ team number; a collection is a sequence (cards bottom first, top last).
 from __future__ import annotations
 
 import builtins
-from itertools import islice
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import islice
 from typing import Any
 
 from cardlang import ast
