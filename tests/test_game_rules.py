@@ -46,7 +46,7 @@ def trick_play(st, moves, hand_name: str, order: list[str]):  # type: ignore[no-
     tricks: list[list[tuple[int, int]]] = []
     trick: list[tuple[int, int]] = []
     leader = None
-    for _, card, src, dst in moves:
+    for _, card, src, dst, _ in moves:
         if dst[1:] == ("iloc", hand_name):
             hands[dst[0]].add(card)
         if src[1:] == ("iloc", hand_name):
@@ -83,7 +83,7 @@ def test_hearts_is_played_by_its_rules(seed: int) -> None:
     # passing: three cards from each hand to the next seat
     passed = [
         (src[0], dst[0])
-        for _, _, src, dst in moves
+        for _, _, src, dst, _ in moves
         if src[1:] == ("iloc", "PASSING") and dst[1:] == ("iloc", "HAND")
     ]
     assert len(passed) == 12 and all(b == (a + 1) % 4 for a, b in passed)
@@ -131,7 +131,7 @@ def test_crazy_eights_plays_only_legal_cards(seed: int) -> None:
             in_force = event[2]
         if event[0] != "move" or event[3] != pile:
             continue
-        _, card, src, _ = event
+        _, card, src, _, _ = event
         if src[1:] == ("iloc", "HAND") and top is not None:
             attrs = st.cards[card]
             assert (

@@ -272,6 +272,7 @@ class StmtCompiler:
         consts[f"MESSAGE{t}"], consts[f"SPAN{t}"] = self._move_message(n), n.span
         c, k, z, dk, dz = (f"{x}{t}" for x in ("c", "k", "z", "dk", "dz"))
         put = f"{dz}.append({c})" if dest.position == "top" else f"{dz}.insert(0, {c})"
+        at = f"len({dz}) - 1" if dest.position == "top" else "0"
         return [
             f"{pad}{c} = {self.x.src(n.card)}",
             f"{pad}if {c} is None:",
@@ -289,7 +290,7 @@ class StmtCompiler:
             f"{pad}{put}",
             f"{pad}st.card_zone[{c}] = {dk}",
             f"{pad}if st.log is not None:",
-            f"{pad}    st.log.append(('move', {c}, {k}, {dk}))",
+            f"{pad}    st.log.append(('move', {c}, {k}, {dk}, {at}))",
         ]
 
     def _lines_by_closure(self, node: ast.Node, pad: str, consts: dict[str, Any]) -> list[str]:
@@ -470,12 +471,13 @@ class StmtCompiler:
             "if dz is None:",
             "    dz = zones[dk] = []",
         ]
+        landed = "len(dz) - 1" if dest[1] == "top" else "0"  # where the card lies now
         put = [
             "dz.append(c)" if dest[1] == "top" else "dz.insert(0, c)",
             "src = st.card_zone[c]",
             "st.card_zone[c] = dk",
             "if st.log is not None:",
-            "    st.log.append(('move', c, src, dk))",
+            f"    st.log.append(('move', c, src, dk, {landed}))",
         ]
         # As in the general move, the destination is evaluated after the card is taken.
         one_move = source_lookup + take + dest_lookup + put
@@ -528,24 +530,32 @@ class StmtCompiler:
                 dz = zones[dk] = []
             if on_top:
                 dz.append(c)
+                at = len(dz) - 1
             else:
-                place(st, dz, c)
+                at = place(st, dz, c)
             st.card_zone[c] = dk
             if st.log is not None:
-                st.log.append(("move", c, src, dk))
+                st.log.append(("move", c, src, dk, at))
 
         return move
 
-    def _position(self, node: ast.Node) -> tuple[Fn, Callable[[Gamestate, list[int], int], None]]:
-        """(top|bottom|N LOCATION) as a destination: its key and how to insert there."""
+    def _position(self, node: ast.Node) -> tuple[Fn, Callable[[Gamestate, list[int], int], int]]:
+        """(top|bottom|N LOCATION) as a destination: its key, and how to insert there
+        (which gives the index the card took, for the event log)."""
         assert isinstance(node, ast.CardAt)
         key = self.x.location_key(node.collection)
         if node.position == "top":
-            return key, lambda st, z, c: z.append(c)
+            return key, _put_on_top
         if node.position == "bottom":
-            return key, lambda st, z, c: z.insert(0, c)
+            return key, _put_at_bottom
         index = self.x.value(node.position)  # type: ignore[arg-type]
-        return key, lambda st, z, c: z.insert(max(index(st), 0), c)  # N from the bottom
+
+        def put_at(st: Gamestate, z: list[int], c: int) -> int:
+            at = min(max(index(st), 0), len(z))  # N from the bottom, as list.insert clamps
+            z.insert(at, c)
+            return at
+
+        return key, put_at
 
     def a_Remember(self, n: ast.Remember) -> Action:
         card = self.x.value(n.card)
@@ -561,6 +571,8 @@ class StmtCompiler:
             if dz is None:
                 dz = st.zones[dk] = []
             place(st, dz, c)
+            if st.log is not None:  # a remembered card is shown to everyone
+                st.log.append(("remember", c, dk))
 
         return remember
 
@@ -590,8 +602,8 @@ class StmtCompiler:
             z = st.zones.get(key(st))
             if z:
                 shuffle_in_place(st, z)
-                if st.log is not None:
-                    st.log.append(("shuffle", key(st)))
+                if st.log is not None:  # with the new order, for knowledge.py
+                    st.log.append(("shuffle", key(st), tuple(z)))
 
         return shuffle
 
@@ -700,8 +712,10 @@ class StmtCompiler:
             za[ia], zb[ib] = b, a
             st.card_zone[a], st.card_zone[b] = kb, ka
             if st.log is not None:
-                st.log.append(("move", a, ka, kb))
-                st.log.append(("move", b, kb, ka))
+                # as two moves, each to where the card now lies (replayed in this order,
+                # they reproduce the swap: see knowledge.py)
+                st.log.append(("move", a, ka, kb, ib))
+                st.log.append(("move", b, kb, ka, ia))
 
         return swap
 
@@ -1066,6 +1080,16 @@ _UNSTABLE_IN_KEYS = (
     "_score",
     "_random",
 )
+
+
+def _put_on_top(st: Gamestate, z: list[int], c: int) -> int:
+    z.append(c)
+    return len(z) - 1
+
+
+def _put_at_bottom(st: Gamestate, z: list[int], c: int) -> int:
+    z.insert(0, c)
+    return 0
 
 
 def _indent(lines: list[str], depth: int) -> list[str]:

@@ -77,6 +77,7 @@ class Gamestate:
         "mover",
         "scores",
         "indexed",
+        "knowledge",
     )
 
     zones: dict[tuple[int, str, str], list[int]]
@@ -107,6 +108,9 @@ class Gamestate:
     # (indexed OWNER KIND NAME) -> (number of zones when found, the locations): zones are
     # never removed, so the answer holds while no zone is added
     indexed: dict[tuple[int, str, str], tuple[int, tuple[Any, ...]]]
+    # what each seat knows of the hidden cards (knowledge.KnowledgeTracker), made from the
+    # log when first asked for; derived data, not copied by clone()
+    knowledge: Any
 
     def __init__(self, nplayers: int, nregs: int, seed: int) -> None:
         self.zones = {}
@@ -135,6 +139,7 @@ class Gamestate:
         self.mover = -1
         self.scores = None
         self.indexed = {}
+        self.knowledge = None
 
     def clone(self) -> Gamestate:
         """An independent copy: later changes to either never show in the other."""
@@ -165,6 +170,7 @@ class Gamestate:
         c.mover = self.mover
         c.scores = self.scores
         c.indexed = self.indexed.copy()
+        c.knowledge = None
         return c
 
     @property

@@ -29,7 +29,7 @@ def render_transcript(game: Game, st: Gamestate, result: GameResult, agent_names
             while (
                 j + 1 < len(events)
                 and events[j + 1][0] == "move"
-                and events[j + 1][2:] == event[2:]
+                and events[j + 1][2:4] == event[2:4]
             ):
                 j += 1
             src, dst = game.describe_location(event[2]), game.describe_location(event[3])
@@ -57,6 +57,8 @@ def _render_event(game: Game, event: tuple[Any, ...]) -> str:
         return f"    {describe_owner(owner)}.{name} = {value}"
     if kind == "create":
         return f"    create {event[1]} cards in {game.describe_location(event[2])}"
+    if kind == "remember":
+        return f"    remember card {event[1]} in {game.describe_location(event[2])}"
     if kind == "shuffle":
         return f"    shuffle {game.describe_location(event[1])}"
     return f"    {event}"

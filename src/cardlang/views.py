@@ -15,13 +15,17 @@ the agent kept becomes a snapshot then): most views are never copied at all.
 
 from __future__ import annotations
 
+import random
 import sys
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from cardlang.errors import UsageError
+from cardlang.knowledge import SeatKnowledge, Skeleton, seat_knowledge
 from cardlang.state import Gamestate, current_player
 
 if TYPE_CHECKING:
@@ -102,6 +106,9 @@ class PlayerView:
         "_strs",
         "_attrs",
         "_option_data",
+        "_knowledge",  # snapshot: the seat's knowledge (knowledge.SeatKnowledge), if recorded
+        "_skeleton",  # what determinize starts from (knowledge.Skeleton), made when first needed
+        "_history",  # snapshot: the public history
         "__dict__",  # cached properties
     )
 
@@ -128,6 +135,9 @@ class PlayerView:
         if options is not None and pending is not None and game is not None:
             self._option_data = (tuple(options), game, pending)
         self._st: Gamestate | None = None
+        self._knowledge: SeatKnowledge | None = None
+        self._skeleton: Skeleton | None = None
+        self._history: tuple[tuple[Any, ...], ...] | None = None
         if live:
             self._st = st
         else:
@@ -153,6 +163,13 @@ class PlayerView:
         self._ints = dict(st.ints)
         self._strs = dict(st.strs)
         self._attrs = tuple(st.cards)  # the game's cards; only visible ones are reachable
+        if st.log is not None:
+            self._history = _public_history(st.log, seat, st.cards)
+        knowledge = seat_knowledge(st, seat)
+        if knowledge is not None:  # keep what the seat knows, and what determinize needs
+            self._knowledge = knowledge.copy()
+            if self._skeleton is None and self._option_data is not None:
+                self._skeleton = Skeleton(st, seat, self._option_data[1])
 
     def close(self) -> None:
         """The decision is about to be applied: stop reading the state.  A view someone
@@ -252,6 +269,94 @@ class PlayerView:
         ints = self._st.ints if self._st is not None else self._ints
         return ints.get((owner, name), 0)
 
+    # ------------------------------------------------------------ knowledge
+    def _seat_knowledge(self) -> SeatKnowledge | None:
+        st = self._st
+        if st is None:
+            return self._knowledge
+        return seat_knowledge(st, self.seat)
+
+    def known_cards(self, owner: int, kind: str, name: str) -> tuple[Attributes | None, ...]:
+        """Per card of a location, bottom first: its attributes where the player knows
+        which card lies there (every card of a location it sees; in a recorded game also
+        a hidden card it saw go there), else None."""
+        key = (owner, kind, name)
+        ids = self._ids(key)
+        if ids is not None:
+            return tuple(self._attributes(c) for c in ids)
+        knowledge = self._seat_knowledge()
+        if knowledge is None:
+            return (None,) * self.size(owner, kind, name)
+        entries = knowledge.entries.get(key, ())
+        return tuple(self._attributes(e) if e >= 0 else None for e in entries)
+
+    def zone_knowledge(self, owner: int, kind: str, name: str) -> ZoneKnowledge:
+        """What the player knows of a location's contents, by card type (``card_type``):
+        ``known``, the cards it knows are there; ``expected``, the expected number of each
+        type (known cards count 1, an unknown card its pool's odds; see knowledge.py).
+        Without a recorded game, an unknown card is taken to be any card the player does
+        not see, all equally likely."""
+        key = (owner, kind, name)
+        ids = self._ids(key)
+        if ids is not None:
+            known = Counter(card_type(self._attributes(c)) for c in ids)
+            return ZoneKnowledge(len(ids), known, {t: float(n) for t, n in known.items()})
+        size = self.size(owner, kind, name)
+        knowledge = self._seat_knowledge()
+        types = self._card_types()
+        if knowledge is None:
+            return ZoneKnowledge(size, {}, self._unseen_odds(size, types))
+        entries = knowledge.entries.get(key, ())
+        known = Counter(types[e] for e in entries if e >= 0)
+        return ZoneKnowledge(size, known, knowledge.expected_types(key, types))
+
+    def _card_types(self) -> list[str]:
+        cards = self._st.cards if self._st is not None else self._attrs
+        memo: dict[int, str] = {}
+        out = []
+        for a in cards:
+            t = memo.get(id(a))
+            if t is None:
+                t = memo[id(a)] = card_type(a)
+            out.append(t)
+        return out
+
+    def _unseen_odds(self, size: int, types: Sequence[str]) -> dict[str, float]:
+        seen: set[int] = set()
+        for k in self.locations():
+            ids = self._ids(k)
+            if ids is not None and k[1] != "mem":
+                seen.update(ids)
+        unseen = Counter(t for c, t in enumerate(types) if c not in seen)
+        total = sum(unseen.values())
+        return {t: size * n / total for t, n in unseen.items()} if total else {}
+
+    def determinize(self, rng: random.Random) -> Gamestate:
+        """A full Gamestate consistent with everything this player knows: every card it
+        sees or knows stays where it is, every other card is dealt at random among the
+        places the player cannot tell apart (see knowledge.py).  Needs a recorded game
+        (``new_game(..., record=True)``) and the decision's options in the view."""
+        skeleton = self._skeleton
+        if skeleton is None:
+            st = self._st
+            if st is None or self._option_data is None:
+                raise UsageError(
+                    "this view cannot be determinized: it was taken without the game's "
+                    "decision, or from a game that was not recorded"
+                )
+            skeleton = self._skeleton = Skeleton(st, self.seat, self._option_data[1])
+        return skeleton.determinize(rng)
+
+    @property
+    def history(self) -> tuple[tuple[Any, ...], ...]:
+        """The public events so far (a recorded game only; else empty): moves, with the
+        card's attributes when the player saw it leave or arrive (else None); storage
+        changes; shuffles; decisions, with the option's label for the player's own."""
+        if self._st is None:
+            return self._history or ()
+        log = self._st.log
+        return _public_history(log, self.seat, self._st.cards) if log is not None else ()
+
     # ------------------------------------------------------------ the decision
     @cached_property
     def options(self) -> tuple[OptionView, ...]:
@@ -332,6 +437,46 @@ class PlayerView:
             action_nodes=tuple(actions),
             source=game.source,
         )
+
+
+def card_type(attrs: Mapping[str, Any]) -> str:
+    """The type of a card for counting and encoding: its KIND (games with card kinds),
+    else its attribute values in the order of the deck's description ("A SPADES")."""
+    kind = attrs.get("KIND")
+    if kind is not None:
+        return str(kind)
+    return " ".join(str(v) for k, v in attrs.items() if k != "DECK")
+
+
+@dataclass(frozen=True)
+class ZoneKnowledge:
+    """What a player knows of one location's contents, by card type."""
+
+    size: int
+    known: Mapping[str, int]  # cards it knows are there
+    expected: Mapping[str, float]  # expected number of each type; sums to ``size``
+
+
+def _public_history(
+    log: Sequence[tuple[Any, ...]], seat: int, cards: Sequence[Mapping[str, Any]]
+) -> tuple[tuple[Any, ...], ...]:
+    out: list[tuple[Any, ...]] = []
+    for event in log:
+        kind = event[0]
+        if kind == "move":
+            _, card, src, dst, at = event
+            seen = can_see(seat, src) or can_see(seat, dst)
+            out.append(("move", MappingProxyType(cards[card]) if seen else None, src, dst, at))
+        elif kind == "remember":
+            out.append(("remember", MappingProxyType(cards[event[1]]), event[2]))
+        elif kind == "shuffle":
+            out.append(("shuffle", event[1]))
+        elif kind == "decision":
+            _, mover, label, turn, situation = event
+            out.append(("decision", mover, label if mover == seat else None, turn, situation))
+        else:  # create, set: public as they are
+            out.append(event)
+    return tuple(out)
 
 
 def view_of(
