@@ -322,3 +322,59 @@ def test_a_card_shown_and_put_onto_a_hidden_deck_stays_known_there() -> None:
         }
         assert below in dealt or len(dealt) > 1
         assert not dealt & seen
+
+
+# ---------------------------------------------------------------- no way to hidden cards
+
+
+def reachable_types(view: PlayerView) -> set[str]:
+    """The type of every card whose attributes the view's public API gives out."""
+    found: set[str] = set()
+    for key in view.locations():
+        for attrs in (*(view.cards(*key) or ()), view.top(*key), *view.known_cards(*key)):
+            if attrs is not None:
+                found.add(card_type(attrs))
+    for attrs in view.visible.values():
+        found.update(card_type(a) for a in attrs)
+    for event in view.history:
+        if event[0] in ("move", "remember") and event[1] is not None:
+            found.add(card_type(event[1]))
+    for option in view.options:
+        found.update(card_type(c) for c in option.cards if c is not None)
+    return found
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_view_gives_out_no_card_its_player_has_not_seen(seed: int) -> None:
+    # Hearts: every card is one of a kind, so a type names one card
+    game = load_game(GAMES / "hearts.rcy")
+    master = game.master()
+    state = master.new_game(seed, record=True)
+    rng = random.Random(seed)
+    seen: list[set[int]] = [set() for _ in range(state.nplayers)]
+    while not state.is_over:
+        options = master.legal_options(state)
+        for seat in range(state.nplayers):
+            seen[seat] |= {c for k, z in state.zones.items() if sees(seat, k) for c in z}
+            allowed = {card_type(state.cards[c]) for c in seen[seat]}
+            view = view_of(state, seat, game, options if seat == state.mover else None)
+            assert reachable_types(view) <= allowed
+            # a hidden card the player never saw is nowhere in what the view gives out
+            unseen = {card_type(state.cards[c]) for c in range(len(state.cards))} - allowed
+            assert not reachable_types(view) & unseen
+        master.apply(state, rng.randrange(len(options)))
+
+
+def test_a_finished_game_is_frozen() -> None:
+    game = load_game(GAMES / "hearts.rcy")
+    master = game.master()
+    state = master.new_game(2, record=True)
+    rng = random.Random(2)
+    while not state.is_over:
+        master.apply(state, rng.randrange(len(master.legal_options(state))))
+    before = state.fingerprint()
+    assert master.legal_options(state) == []
+    with pytest.raises(UsageError, match="over"):
+        master.apply(state, 0)
+    master.advance(state)
+    assert state.fingerprint() == before and master.result(state).completed
