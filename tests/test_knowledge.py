@@ -378,3 +378,30 @@ def test_a_finished_game_is_frozen() -> None:
         master.apply(state, 0)
     master.advance(state)
     assert state.fingerprint() == before and master.result(state).completed
+
+
+class _Determinizer:
+    """An agent that determinizes its view at every decision, then plays the first option."""
+
+    name = "determinizer"
+    needs_knowledge = True
+
+    def __init__(self) -> None:
+        self.rng = random.Random(0)
+        self.done = 0
+
+    def choose(self, view: PlayerView, options: list[object]) -> int:
+        det = view.determinize(self.rng)
+        assert len(det.zones) >= len(view.locations())
+        self.done += 1
+        return 0
+
+
+def test_the_runner_records_a_game_whose_agent_needs_knowledge() -> None:
+    from cardlang.runner import play_game
+
+    game = load_game(GAMES / "hearts.rcy")
+    agents = [_Determinizer() for _ in range(game.nplayers)]
+    result, state = play_game(game.master(), agents, 5)
+    assert result.completed and state.log is not None
+    assert sum(a.done for a in agents) == result.decisions

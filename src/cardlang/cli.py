@@ -1,4 +1,4 @@
-"""The ``cardlang`` command line: check, simulate, transcript.
+"""The ``cardlang`` command line: check, simulate, transcript, describe.
 
 Exit codes: 0 ok, 1 errors in a game file or a failed run, 2 bad usage.  No Python
 traceback reaches the user unless ``--debug`` is given (anywhere on the line).
@@ -58,7 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
             "  cardlang check games/dominion.rcy\n"
             "  cardlang simulate games/dominion.rcy --agents bigmoney,bmu --games 1000\n"
             "  cardlang simulate games/dominion.rcy --agents bigmoney --param players=1\n"
-            "  cardlang transcript games/hearts.rcy --seed 3\n\n"
+            "  cardlang transcript games/hearts.rcy --seed 3\n"
+            "  cardlang describe games/dominion.rcy --param kingdom=random\n\n"
             "Add --debug anywhere to see internal tracebacks."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -92,13 +93,26 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--quiet", action="store_true", help="no progress bar")
     _param_option(sim)
     _limit_options(sim)
+    _records_options(sim)
 
-    tr = sub.add_parser("transcript", help="play one game and show it move by move")
-    tr.add_argument("file", metavar="FILE")
-    tr.add_argument("--seed", type=_seed, default=0, help="the game's seed (0)")
+    tr = sub.add_parser(
+        "transcript",
+        help="play one game and show it move by move, or replay a recorded one (--db)",
+    )
+    tr.add_argument("file", metavar="FILE", nargs="?", help="the game file (with --db: optional)")
+    tr.add_argument("--seed", type=_seed, default=None, help="the game's seed (0)")
     tr.add_argument("--agents", default=None, help="as for simulate")
     _param_option(tr)
     _limit_options(tr)
+    _replay_options(tr)
+
+    desc = sub.add_parser(
+        "describe",
+        help="show a game's situations, observation layouts and action vocabulary",
+    )
+    desc.add_argument("file", metavar="FILE")
+    desc.add_argument("--json", action="store_true", help="print one JSON object")
+    _param_option(desc)
     return parser
 
 
@@ -135,7 +149,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(args_list)
     try:
-        handler = {"check": cmd_check, "simulate": cmd_simulate, "transcript": cmd_transcript}
+        handler = {
+            "check": cmd_check,
+            "simulate": cmd_simulate,
+            "transcript": cmd_transcript,
+            "describe": cmd_describe,
+        }
         return handler[args.command](args)
     except GameFileError as err:
         print(err.render(), file=sys.stderr)
@@ -219,55 +238,100 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from cardlang.agents import make_agent
     from cardlang.game import load_game
     from cardlang.gamemaster import Limits
-    from cardlang.simulate import parse_agent_specs, run_batch
+    from cardlang.simulate import parse_agent_specs
 
-    game = load_game(args.file, params=parse_param_args(args.param))
+    params = parse_param_args(args.param)
+    game = load_game(args.file, params=params)
     specs = parse_agent_specs(args.agents, game.nplayers)
     for spec in set(specs):
         make_agent(spec, 0)  # fail fast on a bad agent name, before any game is played
-    limits = Limits(args.max_decisions, args.max_steps)
-    show_progress = not args.quiet and sys.stderr.isatty()
-    if show_progress:
-        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-
-        with Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            TextColumn("{task.completed}/{task.total} games"),
-            TimeRemainingColumn(),
-            transient=True,
-        ) as progress:
-            task = progress.add_task(game.name, total=args.games)
-            summary = run_batch(
-                game,
-                games=args.games,
-                seed=args.seed,
-                agent_specs=specs,
-                limits=limits,
-                on_game=lambda r: progress.advance(task),
-                rotate_seats=args.rotate_seats,
-            )
-    else:
-        summary = run_batch(
-            game,
-            games=args.games,
-            seed=args.seed,
-            agent_specs=specs,
-            limits=limits,
-            rotate_seats=args.rotate_seats,
-        )
+    batch = {
+        "games": args.games,
+        "seed": args.seed,
+        "agent_specs": specs,
+        "limits": Limits(args.max_decisions, args.max_steps),
+        "rotate_seats": args.rotate_seats,
+        "params": params,
+    }
+    store = _open_records(args)
+    try:
+        summary = _run_simulation(game, batch, store, progress=not args.quiet)
+    finally:
+        if store is not None:
+            store.close()
     if args.json:
         print(json.dumps(summary.to_json(), indent=2))
     else:
         _print_summary(summary)
+    if summary.stored:
+        print(
+            f"cardlang: batch {summary.batch_id} of {summary.db} resumed: "
+            f"{summary.stored} games were recorded by earlier runs, "
+            f"{summary.games - summary.stored} played now; the summary covers them all",
+            file=sys.stderr,
+        )
     if summary.games < summary.planned:
+        resume = " (rerun the same command to resume)" if store is not None else ""
         print(
             f"cardlang: interrupted after {summary.games} of {summary.planned} games "
-            "(the summary covers those)",
+            f"(the summary covers those){resume}",
             file=sys.stderr,
         )
         return 130
     return EXIT_ERROR if summary.failed else EXIT_OK  # a rule error is a failed run
+
+
+def _records_options(p: argparse.ArgumentParser) -> None:
+    from cardlang.records import DEFAULT_DB
+
+    where = p.add_mutually_exclusive_group()
+    where.add_argument(
+        "--db",
+        metavar="FILE",
+        help="record every game, decision and result in this SQLite file; running the "
+        "same command again resumes the batch (finished games are not played again)",
+    )
+    where.add_argument(
+        "--keep",
+        action="store_true",
+        help=f"like --db ./{DEFAULT_DB.as_posix()} (the directory is made if missing)",
+    )
+
+
+def _open_records(args: argparse.Namespace) -> Any:
+    """The RunStore that --db or --keep names, or None."""
+    from cardlang.records import DEFAULT_DB, RunStore
+
+    if args.keep:
+        DEFAULT_DB.parent.mkdir(parents=True, exist_ok=True)
+        return RunStore.open(DEFAULT_DB)
+    return RunStore.open(args.db) if args.db else None
+
+
+def _run_simulation(game: Any, batch: dict[str, Any], store: Any, *, progress: bool) -> Any:
+    """run_batch, with a progress bar on a terminal (games of a resumed batch that are
+    already recorded count as done)."""
+    from cardlang.simulate import run_batch
+
+    if not (progress and sys.stderr.isatty()):
+        return run_batch(game, store=store, **batch)
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} games"),
+        TimeRemainingColumn(),
+        transient=True,
+    ) as bar:
+        task = bar.add_task(game.name, total=batch["games"])
+        return run_batch(
+            game,
+            store=store,
+            on_game=lambda r: bar.advance(task),
+            on_resume=lambda n: bar.advance(task, n),
+            **batch,
+        )
 
 
 def _print_summary(s: Any) -> None:
@@ -298,6 +362,10 @@ def _print_summary(s: Any) -> None:
             f"range {stats['min']:g}-{stats['max']:g}",
         )
     table.add_row("games / second", f"{s.games_per_second:.1f}")
+    if s.db is not None:
+        played = s.games - s.stored
+        table.add_row("recorded in", f"{s.db}, batch {s.batch_id}")
+        table.add_row("played now / from earlier runs", f"{played} / {s.stored}")
     console.print(table)
     seats = Table(title="wins per seat (a shared win counts 1/k)", title_justify="left")
     seats.add_column("seat")
@@ -347,15 +415,102 @@ def cmd_transcript(args: argparse.Namespace) -> int:
     from cardlang.simulate import agent_seeds, parse_agent_specs, play_game
     from cardlang.transcript import render_transcript
 
+    if args.db is not None:
+        return _replay_recorded(args)
+    if args.game is not None or args.force:
+        raise UsageError("--game and --force replay a recorded game: they need --db FILE")
+    if args.file is None:
+        raise UsageError("transcript needs a game FILE (or --db FILE --game ID)")
+    seed = 0 if args.seed is None else args.seed
     game = load_game(args.file, params=parse_param_args(args.param))
     specs = parse_agent_specs(args.agents, game.nplayers)
-    seeds = agent_seeds(args.seed, len(specs))
+    seeds = agent_seeds(seed, len(specs))
     agents = [make_agent(spec, s) for spec, s in zip(specs, seeds, strict=True)]
     master = game.master(Limits(args.max_decisions, args.max_steps))
-    result, st = play_game(master, agents, args.seed, record=True)
+    result, st = play_game(master, agents, seed, record=True)
     print(render_transcript(game, st, result, specs))
     return EXIT_OK
 
 
+def _replay_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--db",
+        metavar="FILE",
+        help="replay a game recorded by 'simulate --db' with its recorded seed, agents, "
+        "parameters and limits (without --game: list the recorded games)",
+    )
+    p.add_argument("--game", type=_positive, metavar="ID", help="the recorded game to replay")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replay even if the game file changed since the game was recorded",
+    )
+
+
+def _replay_recorded(args: argparse.Namespace) -> int:
+    """Replay a recorded game from its seed and recorded choices (no agent is asked), or
+    list the recorded games.  The game file must be the recorded text unless --force."""
+    from cardlang.records import RunStore, load_recorded_game, replay_game
+    from cardlang.transcript import render_transcript
+
+    if args.seed is not None or args.agents or args.param:
+        raise UsageError(
+            "--db replays a recorded game with its own seed, agents and parameters: "
+            "leave out --seed, --agents and --param"
+        )
+    with RunStore.open(args.db, create=False) as store:
+        if args.game is None:
+            _print_listing(store)
+            return EXIT_OK
+        stored = store.game(args.game)
+        choices = store.choices(stored.id)
+    if stored.status != "done":
+        raise UsageError(
+            f"game {stored.id} of {args.db} has not been played yet: its batch was "
+            "interrupted; run the same simulate command again to finish it"
+        )
+    game, same_text = load_recorded_game(stored, args.file)
+    if not same_text:
+        change = (
+            f"{game.source.name} has changed since game {stored.id} was recorded "
+            f"(its SHA-256 differs from the recorded {stored.game_sha256[:12]}...)"
+        )
+        if not args.force:
+            raise UsageError(f"{change}; pass --force to replay it anyway")
+        print(f"cardlang: warning: {change}", file=sys.stderr)
+    result, st = replay_game(game, stored, choices)
+    print(render_transcript(game, st, result, list(stored.agents)))
+    return EXIT_OK
+
+
+def _print_listing(store: Any) -> None:
+    """One line per recorded game: what --game takes, and enough to pick one."""
+    rows = store.listing()
+    print(f"{store.path}: {len(rows)} games")
+    print(f"{'id':>6} {'batch':>5} {'#':>5} {'seed':>20}  {'end':<17} {'dec':>5}  agents: scores")
+    for gid, batch, idx, seed, status, end, decisions, agents, scores, _ in rows:
+        end = end or status
+        agents_text = ",".join(json.loads(agents))
+        tail = f"{agents_text}: {scores}" if scores else agents_text
+        print(f"{gid:>6} {batch:>5} {idx:>5} {seed:>20}  {end:<17} {decisions or 0:>5}  {tail}")
+
+
 if __name__ == "__main__":
     sys.exit(main())
+
+
+# ---------------------------------------------------------------- describe
+
+
+def cmd_describe(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from cardlang.describe import description, print_tables
+    from cardlang.game import load_game
+
+    game = load_game(args.file, params=parse_param_args(args.param))
+    if args.json:
+        print(json.dumps(description(game), indent=2))
+    else:  # piped into a file: wide rows rather than wrapped ones
+        print_tables(game, Console(width=None if sys.stdout.isatty() else 160))
+    return EXIT_OK

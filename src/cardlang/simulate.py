@@ -1,15 +1,19 @@
-"""Batches of games with agents: the runner and the summary a user reads.
+"""Batches of games with agents, and the summary a user reads.
 
-Pipeline position: above the Gamemaster.  ``play_game`` plays one game with one agent
-per seat; ``run_batch`` plays many, each with its own seed derived from one root seed
-(numpy's SeedSequence), so a batch is reproducible whatever order or process plays it.
+Pipeline position: above the runner.  ``play_game`` (runner.py) plays one game with one
+agent per seat; ``run_batch`` plays many, each with its own seed derived from one root
+seed (numpy's SeedSequence), so a batch is reproducible whatever order or process plays
+it.  Given a ``RunStore`` (records.py), the batch is planned in the database first, each
+finished game is written as it ends, and a rerun of the same batch plays only what is
+missing; its summary then covers the whole batch.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -18,8 +22,11 @@ from cardlang.agents import make_agent
 from cardlang.errors import UsageError
 from cardlang.game import Game
 from cardlang.gamemaster import Gamemaster, GameResult, Limits
-from cardlang.state import RUNNING, Gamestate, splitmix64
-from cardlang.views import PlayerView
+from cardlang.records import BatchSpec, Outcome, PlannedGame, RunStore, file_sha256, now
+from cardlang.runner import Decision, play_game
+from cardlang.state import splitmix64
+
+__all__ = ["BatchSummary", "agent_seeds", "game_seeds", "play_game", "run_batch"]
 
 
 def game_seeds(root_seed: int, games: int) -> Iterator[int]:
@@ -53,29 +60,11 @@ def parse_agent_specs(text: str | None, nplayers: int) -> list[str]:
     return specs
 
 
-def play_game(
-    master: Gamemaster,
-    agents: Sequence[Any],
-    seed: int,
-    *,
-    record: bool = False,
-) -> tuple[GameResult, Gamestate]:
-    st = master.new_game(seed, record=record)
-    needs_view = [getattr(agent, "needs_view", True) for agent in agents]
-    legal_options, apply = master.legal_options, master.apply
-    while st.status == RUNNING:
-        options = legal_options(st)
-        mover = st.mover
-        if needs_view[mover]:
-            # read by the agent while it decides; a snapshot only if the agent keeps it
-            view = PlayerView.live(st, mover, master.game, options)
-            choice = agents[mover].choose(view, options)
-            view.close()
-            del view
-        else:
-            choice = agents[mover].choose(None, options)
-        apply(st, choice)
-    return master.result(st), st
+def seat_agents(agent_specs: Sequence[str], index: int, rotate_seats: bool) -> tuple[str, ...]:
+    """The agent of each seat in game ``index``: the specs in order, or with
+    ``rotate_seats`` shifted by ``index`` places, so each agent sits in every seat."""
+    shift = index % len(agent_specs) if rotate_seats else 0
+    return tuple(agent_specs[shift:]) + tuple(agent_specs[:shift])
 
 
 @dataclass
@@ -97,13 +86,20 @@ class BatchSummary:
     agent_games: dict[str, int] = field(default_factory=dict)
     rotate_seats: bool = False
     planned: int = 0  # games asked for; more than ``games`` when the batch was interrupted
-    seconds: float = 0.0
+    seconds: float = 0.0  # the time of this run, which played ``games - stored`` games
+    stored: int = 0  # games of a resumed batch read back from the records, not played now
+    db: str | None = None  # the records file, when the batch is recorded
+    batch_id: int | None = None
     error_counts: dict[str, int] = field(default_factory=dict)
     error_texts: dict[str, str] = field(default_factory=dict)
 
     def add(self, result: GameResult, seat_agents: Sequence[str] | None = None) -> None:
         """Count one game; ``seat_agents`` names the agent of each seat (default: the
         batch's agents in order)."""
+        self.add_outcome(Outcome.of(result), seat_agents)
+
+    def add_outcome(self, result: Outcome, seat_agents: Sequence[str] | None = None) -> None:
+        """Count one game, just played or read back from the records."""
         seat_agents = seat_agents or self.agents
         self.games += 1
         self.total_decisions += result.decisions
@@ -121,10 +117,9 @@ class BatchSummary:
                 self.ties += 1
         elif result.end_reason == "failed":
             self.failed += 1
-            assert result.error is not None
-            kind = result.error.kind()
+            kind = result.error_kind or "?"
             self.error_counts[kind] = self.error_counts.get(kind, 0) + 1
-            self.error_texts.setdefault(kind, result.error.render().splitlines()[0])
+            self.error_texts.setdefault(kind, (result.error_text or "").partition("\n")[0])
         else:
             self.cutoff += 1
             reason = result.end_reason
@@ -160,7 +155,9 @@ class BatchSummary:
 
     @property
     def games_per_second(self) -> float:
-        return self.games / self.seconds if self.seconds > 0 else 0.0
+        """Of the games played in this run (not those read back from the records)."""
+        played = self.games - self.stored
+        return played / self.seconds if self.seconds > 0 else 0.0
 
     @property
     def errors(self) -> list[str]:
@@ -193,10 +190,20 @@ class BatchSummary:
             "seconds": round(self.seconds, 4),
             "games_per_second": round(self.games_per_second, 3),
             "errors": self.errors,
+            **({"records": self.records_json()} if self.db is not None else {}),
+        }
+
+    def records_json(self) -> dict[str, Any]:
+        """Where the batch is recorded, and how much of it this run played."""
+        return {
+            "db": self.db,
+            "batch": self.batch_id,
+            "from_db": self.stored,
+            "played": self.games - self.stored,
         }
 
 
-def _team(result: GameResult, seat: int) -> int:
+def _team(result: Outcome, seat: int) -> int:
     """Partners who win together (equal scores) are one winner, not a tie."""
     return result.team_of[seat] if result.team_of else seat
 
@@ -210,27 +217,98 @@ def run_batch(
     limits: Limits | None = None,
     on_game: Callable[[GameResult], None] | None = None,
     rotate_seats: bool = False,
+    store: RunStore | None = None,
+    params: Mapping[str, str] | None = None,
+    on_resume: Callable[[int], None] | None = None,
 ) -> BatchSummary:
     """Play ``games`` games.  Seats take the agents in the order given; with
-    ``rotate_seats`` game i shifts them by i places, so each agent sits in every seat."""
+    ``rotate_seats`` game i shifts them by i places, so each agent sits in every seat.
+
+    With a ``store``, the batch (identified with ``params``, the --param values the game
+    was loaded with) is planned there first; games already finished are read back into
+    the summary (``on_resume`` is told how many) and only the others are played, each
+    written as it ends.
+    """
     master = game.master(limits)
     summary = BatchSummary(game.source.name, list(agent_specs), wins=[0.0] * game.nplayers)
     summary.rotate_seats = rotate_seats
-    plan = game_seeds(seed, games)
-    start = time.perf_counter()
-    n = len(agent_specs)
     summary.planned = games
+    if store is None:
+        todo: Iterator[PlannedGame] = (
+            PlannedGame(-1, i, game_seed, seat_agents(agent_specs, i, rotate_seats))
+            for i, game_seed in enumerate(game_seeds(seed, games))
+        )
+    else:
+        spec = batch_spec(game, games, seed, agent_specs, rotate_seats, params, master.limits)
+        todo = _resume(store, summary, spec)
+        if on_resume is not None:
+            on_resume(summary.stored)
+    start = time.perf_counter()
     try:
-        for i, game_seed in enumerate(plan):
-            shift = i % n if rotate_seats else 0
-            seat_specs = list(agent_specs[shift:]) + list(agent_specs[:shift])
-            seeds = agent_seeds(game_seed, n)
-            agents = [make_agent(spec, s) for spec, s in zip(seat_specs, seeds, strict=True)]
-            result, _ = play_game(master, agents, game_seed)
-            summary.add(result, seat_specs)
+        for planned in todo:
+            result = _play_planned(master, planned, store)
+            summary.add(result, planned.agents)
             if on_game is not None:
                 on_game(result)
     except KeyboardInterrupt:  # Ctrl-C: the games finished so far are still summarised
         pass
     summary.seconds = time.perf_counter() - start
     return summary
+
+
+def _play_planned(master: Gamemaster, planned: PlannedGame, store: RunStore | None) -> GameResult:
+    """Play one game of a batch with fresh agents; with a store, write it as it ends."""
+    seeds = agent_seeds(planned.seed, len(planned.agents))
+    agents = [make_agent(spec, s) for spec, s in zip(planned.agents, seeds, strict=True)]
+    if store is None:
+        return play_game(master, agents, planned.seed, names=planned.agents)[0]
+    trace: list[Decision] = []
+    started = now()
+    result, _ = play_game(master, agents, planned.seed, trace=trace, names=planned.agents)
+    store.save(planned, result, trace, started, now())
+    return result
+
+
+def batch_spec(
+    game: Game,
+    games: int,
+    seed: int,
+    agent_specs: Sequence[str],
+    rotate_seats: bool,
+    params: Mapping[str, str] | None,
+    limits: Limits,
+) -> BatchSpec:
+    """The identity of a recorded batch: game text, parameters, seed, size, agents, seat
+    rotation and limits.  The path is stored as given (transcripts show it) and absolute
+    (a replay finds the file from anywhere)."""
+    path = Path(game.source.name)
+    return BatchSpec(
+        game_path=game.source.name,
+        game_file=str(path.resolve()) if path.is_file() else game.source.name,
+        game_sha256=file_sha256(game.source.text),
+        params=dict(params or {}),
+        root_seed=seed,
+        games=games,
+        agents=tuple(agent_specs),
+        rotate_seats=rotate_seats,
+        max_decisions=limits.max_decisions,
+        max_steps=limits.max_steps,
+    )
+
+
+def _resume(store: RunStore, summary: BatchSummary, spec: BatchSpec) -> Iterator[PlannedGame]:
+    """Plan the batch in the records (or find it), count its finished games into the
+    summary, and give the games still to play."""
+    specs, rotate = spec.agents, spec.rotate_seats
+    batch_id, _ = store.plan(
+        spec,
+        lambda: (
+            (game_seed, seat_agents(specs, i, rotate))
+            for i, game_seed in enumerate(game_seeds(spec.root_seed, spec.games))
+        ),
+    )
+    summary.db, summary.batch_id = str(store.path), batch_id
+    for agents, outcome in store.finished(batch_id):
+        summary.add_outcome(outcome, agents)
+        summary.stored += 1
+    return store.pending(batch_id)
