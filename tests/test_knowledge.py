@@ -22,6 +22,7 @@ from collections import Counter
 from functools import cache
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import corpus_games, own_games
 from helpers import assert_conserved, load_text
@@ -29,6 +30,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cardlang import GameFileError, load_game
+from cardlang.encode import Encoder
 from cardlang.errors import UsageError
 from cardlang.knowledge import KnowledgeTracker, _map_references, determinize, sees
 from cardlang.views import PlayerView, card_type, view_of
@@ -166,6 +168,30 @@ def test_a_determinization_depends_only_on_the_view(
     second = twin_view.determinize(random.Random(det_seed))
     assert first.fingerprint() == second.fingerprint()
     assert first.regs == second.regs and first.card_zone == second.card_zone
+
+
+@SETTINGS
+@given(games, seeds, choices, seeds)
+def test_encoding_a_view_is_the_same_in_every_determinization(
+    index: int, seed: int, picks: list[int], det_seed: int
+) -> None:
+    """No leak into a network's input: what it gets depends on the view alone."""
+    game = game_for(index)
+    if game is None:
+        return
+    master, state = walk(game, seed, picks)
+    if state.is_over:
+        return
+    encoder = Encoder.of(game)
+    seat = state.mover
+    view = view_of(state, seat, game, master.legal_options(state))
+    situation, vector, mask = encoder.encode(view)
+    for k in range(2):
+        det = view.determinize(random.Random(det_seed + k))
+        det_view = view_of(det, seat, game, master.legal_options(det))
+        got = encoder.encode(det_view)
+        assert got[0] == situation
+        assert np.array_equal(got[1], vector) and np.array_equal(got[2], mask)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
