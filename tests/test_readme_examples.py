@@ -45,3 +45,12 @@ def test_the_readme_bot_file_plays(tmp_path) -> None:  # type: ignore[no-untyped
     summary = run_batch(game, games=40, seed=5, agent_specs=[str(bot), "bigmoney"])
     assert summary.failed == 0 and summary.completed == 40
     assert summary.wins_by_agent[str(bot)] > 0
+
+
+def test_every_python_example_of_the_readme_runs(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+    assert len(blocks) >= 3
+    monkeypatch.chdir(ROOT)  # the examples name games/... from the repository root
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {})
