@@ -94,14 +94,7 @@ def _play_fast(
     while st.status == RUNNING:
         options = legal_options(st)
         mover = st.mover
-        if needs_view[mover]:
-            # read by the agent while it decides; a snapshot only if the agent keeps it
-            view = PlayerView.live(st, mover, game, options)
-            choice = agents[mover].choose(view, options)
-            view.close()
-            del view
-        else:
-            choice = agents[mover].choose(None, options)
+        choice = ask(agents[mover], needs_view[mover], st, game, options)
         if type(choice) is not int:
             choice = resolve_choice(game, st, options, choice, labels[mover])[0]
         apply(st, choice)
@@ -125,13 +118,7 @@ def _play_traced(
         options = legal_options(st)
         mover = st.mover
         start = clock()
-        if needs_view[mover]:
-            view = PlayerView.live(st, mover, game, options)
-            choice = agents[mover].choose(view, options)
-            view.close()
-            del view
-        else:
-            choice = agents[mover].choose(None, options)
+        choice = ask(agents[mover], needs_view[mover], st, game, options)
         seconds = clock() - start
         illegal: tuple[str, ...] = ()
         if type(choice) is int:
@@ -144,6 +131,17 @@ def _play_traced(
         situation = vocab.situation_of(st)
         trace.append(Decision(mover, situation, key, index, len(options), illegal, seconds))
         apply(st, index)
+
+
+def ask(agent: Any, wants_view: bool, st: Gamestate, game: Game, options: Sequence[Any]) -> Any:
+    """The mover's agent's answer.  Its view is live: read while the agent decides and
+    closed before the move is applied (a snapshot only if the agent keeps it)."""
+    if not wants_view:
+        return agent.choose(None, options)
+    view = PlayerView.live(st, st.mover, game, options)
+    choice = agent.choose(view, options)
+    view.close()
+    return choice
 
 
 def agent_label(agent: Any) -> str:
