@@ -133,14 +133,17 @@ class SeatKnowledge:
     def expected_types(self, key: ZoneKey, type_of: Sequence[str]) -> dict[str, float]:
         """Expected number of cards of each type in a location (known cards count 1)."""
         out: dict[str, float] = {}
-        cache: dict[int, dict[str, float]] = {}
+        tokens: dict[int, int] = {}  # pool -> how many of its places are here
         for e in self.entries.get(key, ()):
             if e >= 0:
                 t = type_of[e]
                 out[t] = out.get(t, 0.0) + 1.0
             else:
-                for t, share in self._pool_distribution(pool_of(e), type_of, cache).items():
-                    out[t] = out.get(t, 0.0) + share
+                tokens[e] = tokens.get(e, 0) + 1
+        cache: dict[int, dict[str, float]] = {}
+        for token, count in tokens.items():
+            for t, share in self._pool_distribution(pool_of(token), type_of, cache).items():
+                out[t] = out.get(t, 0.0) + count * share
         return out
 
     def _pool_distribution(

@@ -311,7 +311,12 @@ class PlayerView:
         return ZoneKnowledge(size, known, knowledge.expected_types(key, types))
 
     def _card_types(self) -> list[str]:
+        """``card_type`` of every card id, computed once per view (a live view's game may
+        create cards while the agent decides only if the agent applies moves: it cannot)."""
+        cached = self.__dict__.get("_types")
         cards = self._st.cards if self._st is not None else self._attrs
+        if cached is not None and len(cached) == len(cards):
+            return cached  # type: ignore[no-any-return]
         memo: dict[int, str] = {}
         out = []
         for a in cards:
@@ -319,6 +324,7 @@ class PlayerView:
             if t is None:
                 t = memo[id(a)] = card_type(a)
             out.append(t)
+        self.__dict__["_types"] = out
         return out
 
     def _unseen_odds(self, size: int, types: Sequence[str]) -> dict[str, float]:
