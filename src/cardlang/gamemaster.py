@@ -15,6 +15,7 @@ game-level player cycle.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -153,11 +154,7 @@ class Gamemaster:
         n = st.nplayers
         keys = st.scores or [(0,) * (1 + len(self.game.tiebreaks))] * n
         scores = tuple(k[0] for k in keys)
-        modes = [self.game.scoring_mode] + [mode for mode, _ in self.game.tiebreaks]
-        # smaller is better: negate what is maximised; tie-breaks compare in order
-        keyed = [
-            tuple(v if m == "min" else -v for v, m in zip(k, modes, strict=True)) for k in keys
-        ]
+        keyed = self._smaller_is_better(keys)
         ranks = tuple(1 + sum(1 for other in keyed if other < mine) for mine in keyed)
         winners: tuple[int, ...] = ()
         credits = tuple(0.0 for _ in range(n))
@@ -177,6 +174,35 @@ class Gamemaster:
             team_of=tuple(st.team_of),
             error=st.error,
         )
+
+    def standings(self, st: Gamestate) -> tuple[float, ...]:
+        """Each seat's standing in [0, 1]: 1 ahead of everyone, 0 behind everyone, a tie
+        counting half (the share of the other seats it beats).  For a game over, from its
+        result; for a game still running (a search's rollout cut short), from the scores
+        as they stand now.  A failed game stands everyone at 0.5.  The reward of the search
+        agents (agents/search.py)."""
+        n = st.nplayers
+        if st.status == FAILED or n < 2:
+            return (0.5,) * n if st.status == FAILED else (1.0,) * n
+        if st.status == RUNNING:
+            try:
+                keys = self._scores(st)
+            except RuleError:
+                return (0.5,) * n
+        else:
+            keys = st.scores or [(0,) * (1 + len(self.game.tiebreaks))] * n
+        keyed = self._smaller_is_better(keys)
+        return tuple(
+            (sum(1 for o in keyed if o > mine) + 0.5 * (sum(1 for o in keyed if o == mine) - 1))
+            / (n - 1)
+            for mine in keyed
+        )
+
+    def _smaller_is_better(self, keys: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
+        """Per seat (score, tie-breaks...) turned so that smaller is better: what is
+        maximised is negated; tuples then compare as the tie-breaks say, in order."""
+        modes = [self.game.scoring_mode] + [mode for mode, _ in self.game.tiebreaks]
+        return [tuple(v if m == "min" else -v for v, m in zip(k, modes, strict=True)) for k in keys]
 
     # ------------------------------------------------------------ the flow
     def advance(self, st: Gamestate) -> None:

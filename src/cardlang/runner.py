@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -49,6 +50,21 @@ class Decision(NamedTuple):
     options: int  # how many legal options there were
     illegal: tuple[str, ...]  # vocabulary keys tried before a legal one, in order
     seconds: float  # the agent's time to decide, view included
+
+
+@dataclass(frozen=True)
+class DecisionTrace:
+    """What a search agent estimated at one decision (the raw material of heuristics).
+
+    ``option_values``: per option of the decision, in the order the agent was given them,
+    the estimated value for the mover (its expected standing in [0, 1], see
+    ``Gamemaster.standings``), None where the agent formed no estimate.  ``standings``:
+    per seat, its estimated standing in [0, 1].  An agent that keeps traces sets its
+    ``last_trace`` attribute to one of these in ``choose``.
+    """
+
+    option_values: tuple[float | None, ...]
+    standings: tuple[float, ...]
 
 
 def play_game(
