@@ -198,6 +198,18 @@ class Gamemaster:
             for mine in keyed
         )
 
+    def signed_score(self, st: Gamestate, seat: int) -> int:
+        """A seat's score as it stands (final once the game is over), negated when the
+        game's scoring is ``min``: larger is better either way."""
+        if st.scores is not None:
+            score = st.scores[seat][0]
+        else:
+            try:
+                score = self._scores(st)[seat][0]
+            except RuleError:
+                return 0
+        return -score if self.game.scoring_mode == "min" else score
+
     def _smaller_is_better(self, keys: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
         """Per seat (score, tie-breaks...) turned so that smaller is better: what is
         maximised is negated; tuples then compare as the tie-breaks say, in order."""

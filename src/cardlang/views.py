@@ -106,6 +106,7 @@ class PlayerView:
         "_strs",
         "_attrs",
         "_option_data",
+        "game",
         "_knowledge",  # snapshot: the seat's knowledge (knowledge.SeatKnowledge), if recorded
         "_skeleton",  # what determinize starts from (knowledge.Skeleton), made when first needed
         "_history",  # snapshot: the public history
@@ -131,6 +132,7 @@ class PlayerView:
         texts = game.situations if game is not None else {}
         self.situation_text = texts.get(self.situation or "", self.situation or "")
         self.kinds: Mapping[str, Attributes] = game.kind_attributes if game else {}
+        self.game = game  # the rules (public): search agents simulate with them
         self._option_data = None
         if options is not None and pending is not None and game is not None:
             self._option_data = (tuple(options), game, pending)
