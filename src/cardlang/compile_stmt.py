@@ -13,7 +13,8 @@ path through the choice takes.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from cardlang import ast
@@ -846,7 +847,7 @@ class StmtCompiler:
         # storage reads the conditions share are read once, first (nothing changes while
         # options are listed)
         lines = [f"    {name} = {read}" for read, name in reads.items()] + body
-        lister = ["def lister(st, out, emit):", *_with_locals(lines)]
+        lister = ["def lister(st, out, emit):", *_hoist_location_reads(_with_locals(lines))]
         return self.x.define("lister", lister, **constants), all_chains
 
     def _listing_src(self, node: ast.Node, reads: dict[str, str], cards: bool = False) -> str:
@@ -1181,6 +1182,54 @@ def _with_locals(body: list[str]) -> list[str]:
             used.append(name)
         text = text_after
     return [f"    {name} = st.{name}" for name in used] + text.split("\n")
+
+
+def _hoist_location_reads(body: list[str]) -> list[str]:
+    """A lister's body with each location it reads more than once looked up once, first.
+
+    Listing changes nothing (no zone, register or stack frame), so a lookup
+    ``zones.get(KEY, EMPTY)`` whose KEY names none of the lister's own variables (loop
+    variables ``eN``, comprehension variables ``vN``, location contents ``zN``) gives
+    the same list wherever it is; a lookup cannot fail, so doing it early is safe.
+    (Hearts' play decision reads each player's PLAYED pile in five conditions.)
+    """
+    text = "\n".join(body)
+    counts: dict[str, int] = {}
+    for call in _location_reads(text):
+        counts[call] = counts.get(call, 0) + 1
+    hoisted = [call for call, n in counts.items() if n > 1]
+    if not hoisted:
+        return body
+    names = {call: f"z_{i}" for i, call in enumerate(hoisted)}
+    for call in sorted(hoisted, key=len, reverse=True):  # an outer call before its parts
+        text = text.replace(call, names[call])
+    lines = text.split("\n")
+    prologue = 0  # after the locals (``zones = st.zones`` ...)
+    while prologue < len(lines) and _LOCAL_LINE.match(lines[prologue]):
+        prologue += 1
+    reads = [f"    {names[call]} = {call}" for call in hoisted]
+    return lines[:prologue] + reads + lines[prologue:]
+
+
+_LOCAL_LINE = re.compile(r"    [a-z_]+ = st\.[a-z_]+$")
+_LISTER_VARIABLE = re.compile(r"\b[evz]\d+\b")
+
+
+def _location_reads(text: str) -> Iterator[str]:
+    """Every ``zones.get(..., EMPTY)`` call in ``text`` that uses no lister variable."""
+    start = text.find("zones.get(")
+    while start >= 0:
+        if start == 0 or not (text[start - 1].isalnum() or text[start - 1] in "._"):
+            depth, i = 0, start + len("zones.get")
+            while i < len(text):
+                depth += {"(": 1, ")": -1}.get(text[i], 0)
+                if depth == 0:
+                    break
+                i += 1
+            call = text[start : i + 1]
+            if call.endswith(", EMPTY)") and not _LISTER_VARIABLE.search(call):
+                yield call
+        start = text.find("zones.get(", start + 1)
 
 
 #: Statements ``StmtCompiler._lines`` writes as Python code (the rest are closures).
