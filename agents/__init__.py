@@ -21,55 +21,95 @@ from typing import Any
 
 from cardlang.agents.base import Agent
 from cardlang.agents.dominion_bot import BUILTIN_BOTS, DominionBot
+from cardlang.agents.ismcts import ISMCTSAgent, MCTSAgent
+from cardlang.agents.pimc import PIMCAgent
 from cardlang.agents.random_agent import RandomAgent
+from cardlang.agents.specs import AgentSpec, keyword_arguments, parse_spec, signature_of
 
-from cardlang.errors import UsageError
+from cardlang.errors import UsageError, did_you_mean
 
 BUILTIN_AGENTS: dict[str, Callable[..., Any]] = {
     "random": RandomAgent,
+    "pimc": PIMCAgent,
+    "ismcts": ISMCTSAgent,
+    "mcts": MCTSAgent,
     **{name: partial(DominionBot.builtin, name) for name in BUILTIN_BOTS},
 }
 
 
 def make_agent(spec: str, seed: int) -> Any:
-    """An agent for one seat.  ``seed`` seeds its own randomness."""
-    path_text, colon, _ = spec.rpartition(":")
-    if colon and path_text.endswith(".py"):
-        return _load_plugin(spec, seed)
+    """An agent for one seat.  ``seed`` seeds its own randomness.
+
+    ``spec`` may add ``key=value`` parameters after colons (``ismcts:iterations=500``,
+    ``my.py:MyAgent:depth=3``); they become keyword arguments of the agent's constructor,
+    converted to the types it declares (specs.py).  A bare built-in name takes the
+    shortest path, since a batch makes fresh agents for every game.
+    """
+    factory = BUILTIN_AGENTS.get(spec)
+    if factory is not None:
+        return factory(seed=seed)
     if spec.endswith(".py"):
         raise UsageError(f"agent '{spec}' names a file but no class: write {spec}:ClassName")
-    if spec.endswith(".toml"):  # a Dominion priority bot written as data
-        return DominionBot.from_file(spec, seed)
-    factory = BUILTIN_AGENTS.get(spec)
+    parsed = parse_spec(spec)
+    factory = _factory(parsed)
+    signature = signature_of(factory)
+    kwargs = keyword_arguments(parsed, signature)
+    if signature.takes_seed:
+        kwargs["seed"] = seed
+    if not (parsed.is_plugin or parsed.params):
+        return factory(**kwargs)
+    try:
+        return factory(**kwargs)
+    except UsageError:
+        raise
+    except Exception as err:  # the user's constructor, or a value it refuses: report it
+        raise UsageError(f"cannot create agent {spec}: {type(err).__name__}: {err}") from err
+
+
+def agent_parameters(spec: str) -> list[str]:
+    """What the agent of ``spec`` takes, one line per parameter (name, type, default):
+    for help texts and error messages."""
+    signature = signature_of(_factory(parse_spec(spec)))
+    return [p.describe() for p in signature.params.values()]
+
+
+def _factory(spec: AgentSpec) -> Callable[..., Any]:
+    """What builds the agent a spec names: a built-in's factory, a bot file's loader or
+    a plugin's class."""
+    head = spec.head
+    if spec.is_plugin:
+        return _plugin_class(head)
+    if head.endswith(".toml"):  # a Dominion priority bot written as data
+        return _bot_file(head)
+    factory = BUILTIN_AGENTS.get(head)
     if factory is None:
-        from cardlang.errors import did_you_mean
-
-        hint = did_you_mean(spec, BUILTIN_AGENTS) or f"known agents: {', '.join(BUILTIN_AGENTS)}"
-        raise UsageError(f"unknown agent '{spec}' ({hint}; your own: path/to/file.py:ClassName)")
-    return factory(seed=seed)
+        hint = did_you_mean(head, BUILTIN_AGENTS) or f"known agents: {', '.join(BUILTIN_AGENTS)}"
+        raise UsageError(f"unknown agent '{head}' ({hint}; your own: path/to/file.py:ClassName)")
+    return factory
 
 
-def _load_plugin(spec: str, seed: int) -> Any:
-    """``path/to/file.py:ClassName``: an instance of the user's class, made with
-    ``seed=`` if its constructor takes one.  Every mistake is a UsageError naming it."""
-    path_text, class_name = spec.rsplit(":", 1)
+@cache
+def _bot_file(path: str) -> Callable[..., Any]:
+    """One loader per bot file (the file is read for each agent: a changed file
+    counts), kept so that its signature is looked up once."""
+    return partial(DominionBot.from_file, path)
+
+
+def _plugin_class(head: str) -> type:
+    """``path/to/file.py:ClassName``: the user's class.  Every mistake is a UsageError
+    naming it."""
+    path_text, class_name = head.rsplit(":", 1)
     if not class_name.isidentifier():
-        raise UsageError(f"agent '{spec}': expected path/to/file.py:ClassName after the ':'")
+        raise UsageError(f"agent '{head}': expected path/to/file.py:ClassName after the ':'")
     module = _plugin_module(Path(path_text))
     cls = getattr(module, class_name, None)
     if cls is None:
-        from cardlang.errors import did_you_mean
-
         classes = [n for n, v in vars(module).items() if inspect.isclass(v)]
         hint = did_you_mean(class_name, classes) or f"its classes: {', '.join(classes) or 'none'}"
         raise UsageError(f"{path_text} has no class {class_name} ({hint})")
-    if not callable(getattr(cls, "choose", None)):
+    if not inspect.isclass(cls) or not callable(getattr(cls, "choose", None)):
         raise UsageError(f"{class_name} in {path_text} has no choose(view, options) method")
-    try:
-        params = inspect.signature(cls).parameters
-        return cls(seed=seed) if "seed" in params else cls()
-    except Exception as err:  # the user's constructor: report it, not a traceback
-        raise UsageError(f"cannot create agent {spec}: {type(err).__name__}: {err}") from err
+    return cls
 
 
 @cache
@@ -98,4 +138,12 @@ def _plugin_module(path: Path) -> ModuleType:
     return module
 
 
-__all__ = ["Agent", "BUILTIN_AGENTS", "RandomAgent", "make_agent"]
+__all__ = [
+    "Agent",
+    "AgentSpec",
+    "BUILTIN_AGENTS",
+    "RandomAgent",
+    "agent_parameters",
+    "make_agent",
+    "parse_spec",
+]

@@ -81,8 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--agents",
         default=None,
         help="one agent for all seats or one per seat, comma separated "
-        "(random, bigmoney, bmu, smithy, double-witch; a bot file path/to/bot.toml; "
-        "or path/to/file.py:ClassName)",
+        "(random, pimc, ismcts, mcts, bigmoney, bmu, smithy, double-witch; a bot file "
+        "path/to/bot.toml; or path/to/file.py:ClassName); parameters follow colons as "
+        "key=value: ismcts:iterations=500:c=0.7,random",
     )
     sim.add_argument(
         "--rotate-seats",
@@ -377,22 +378,41 @@ def _print_summary(s: Any) -> None:
         agent = "rotated" if s.rotate_seats else s.agents[seat]
         seats.add_row(f"P{seat}", agent, f"{wins:.2f}", f"{share:.1%}")
     console.print(seats)
-    if len(set(s.agents)) > 1:
-        agents = Table(title="wins per agent (a shared win counts 1/k)", title_justify="left")
-        agents.add_column("agent")
-        agents.add_column("games", justify="right")
-        agents.add_column("wins", justify="right")
-        agents.add_column("wins / games", justify="right")
-        for spec, credit in s.wins_by_agent.items():
-            played = s.agent_games.get(spec, 0)
-            agents.add_row(spec, str(played), f"{credit:.2f}", f"{credit / played:.1%}")
-        console.print(agents)
+    _print_strength(console, s)
     if len(s.turns_histogram) > 1 and len(s.wins) == 1:  # solo: the distribution of turns
         _print_turns_histogram(console, s.turns_histogram)
     if s.errors:
         console.print("[bold red]first error of each kind:[/]")
         for e in s.errors:
             console.print("  " + e, markup=False, highlight=False)
+
+
+def _print_strength(console: Any, s: Any) -> None:
+    """Win share per agent with its 95% interval, when the seats' agents differ."""
+    from rich.table import Table
+
+    strength = s.strength()
+    if not strength:
+        return
+    even = 1 / max(1, len(s.wins))
+    table = Table(
+        title=f"strength per agent: win share per seat (even: {even:.0%}), 95% interval",
+        caption="completed games; a shared win counts 1/k; Wilson score interval",
+        caption_justify="left",
+        title_justify="left",
+    )
+    for name in ("agent", "games", "seats", "wins", "win share", "95% interval"):
+        table.add_column(name, justify="left" if name == "agent" else "right")
+    for spec, row in strength.items():
+        table.add_row(
+            spec,
+            str(row["games"]),
+            str(row["seats"]),
+            f"{row['credits']:.2f}",
+            f"{row['share']:.1%}",
+            f"{row['ci_low']:.1%} - {row['ci_high']:.1%}",
+        )
+    console.print(table)
 
 
 def _print_turns_histogram(console: Any, histogram: dict[int, int]) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from cardlang.state import Gamestate
 
 APPLICATION = "cardlang-runs"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: Where ``cardlang simulate --keep`` stores its records, under the working directory.
 DEFAULT_DB = Path("cardlang-runs") / "runs.sqlite"
 
@@ -86,6 +87,9 @@ CREATE TABLE IF NOT EXISTS decisions (
     illegal INTEGER NOT NULL,
     illegal_keys TEXT,
     seconds REAL NOT NULL,
+    value REAL,
+    option_values TEXT,
+    standings TEXT,
     PRIMARY KEY (game_id, idx)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS results (
@@ -99,6 +103,21 @@ CREATE TABLE IF NOT EXISTS results (
     PRIMARY KEY (game_id, seat)
 ) WITHOUT ROWID;
 """
+
+#: Schema changes that an older file is brought through, in order: version -> statements
+#: that make it the next version.  Version 2 adds the search agents' traces to
+#: ``decisions`` (NULL in games recorded before: they were never estimated).
+_MIGRATIONS: dict[int, tuple[str, ...]] = {
+    1: (
+        "ALTER TABLE decisions ADD COLUMN value REAL",
+        "ALTER TABLE decisions ADD COLUMN option_values TEXT",
+        "ALTER TABLE decisions ADD COLUMN standings TEXT",
+    ),
+}
+_DECISION_COLUMNS = (
+    "game_id, idx, seat, situation, action_key, option_index, options, illegal, "
+    "illegal_keys, seconds, value, option_values, standings"
+)
 
 _PAGE = 1000  # planned games read at a time, so a huge batch is never held in memory
 
@@ -250,10 +269,12 @@ class RunStore:
                 "(no cardlang meta table); choose another file"
             )
         version = int(meta.get("schema_version", "0"))
-        if version != SCHEMA_VERSION:
+        if version in _MIGRATIONS:
+            self._migrate(version)
+        elif version != SCHEMA_VERSION:
             raise UsageError(
                 f"{self.path} holds records of schema version {version}; this cardlang "
-                f"reads version {SCHEMA_VERSION}"
+                f"reads versions 1 to {SCHEMA_VERSION} (a newer cardlang wrote it?)"
             )
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")
@@ -275,6 +296,27 @@ class RunStore:
                     ("created_by", f"cardlang {__version__}"),
                 ],
             )
+
+    def _migrate(self, found: int) -> None:
+        """Bring an older file up to this schema, in one transaction: columns are only
+        added, so what it held reads as before (and its games replay as before).  The
+        version is read again under the write lock: another process may have just
+        upgraded the file."""
+        try:
+            with self.transaction() as conn:
+                version = int(self._meta().get("schema_version", "0"))
+                while version in _MIGRATIONS:
+                    for statement in _MIGRATIONS[version]:
+                        conn.execute(statement)
+                    version += 1
+                conn.execute(
+                    "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(version),)
+                )
+        except sqlite3.Error as err:  # read-only, locked, ...: say what was attempted
+            raise UsageError(
+                f"{self.path} holds records of schema version {found}; upgrading it to "
+                f"version {SCHEMA_VERSION} failed: {err}"
+            ) from None
 
     def _meta(self) -> dict[str, str]:
         return {k: v for k, v in self.conn.execute("SELECT key, value FROM meta")}
@@ -427,12 +469,8 @@ class RunStore:
             if cur.rowcount == 0:
                 return False
             conn.executemany(
-                "INSERT INTO decisions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    (game.id, i, d.seat, d.situation, d.action_key, d.option_index, d.options)
-                    + (len(d.illegal), json.dumps(d.illegal) if d.illegal else None, d.seconds)
-                    for i, d in enumerate(trace)
-                ),
+                f"INSERT INTO decisions ({_DECISION_COLUMNS}) VALUES ({', '.join('?' * 13)})",
+                (_decision_row(game.id, i, d) for i, d in enumerate(trace)),
             )
             conn.executemany(
                 "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -487,6 +525,15 @@ class RunStore:
             (game_id,),
         ).fetchall()
 
+    def decisions(self, game_id: int) -> list[dict[str, Any]]:
+        """A game's decisions in order, as dicts (see ``read_decisions``)."""
+        cursor = self.conn.execute(
+            f"SELECT {_DECISION_COLUMNS} FROM decisions WHERE game_id = ? ORDER BY idx",
+            (game_id,),
+        )
+        names = [column[0] for column in cursor.description]
+        return [_decision_dict(dict(zip(names, row, strict=True))) for row in cursor]
+
     def listing(self) -> list[tuple[Any, ...]]:
         """One row per game for ``cardlang transcript --db FILE``: id, batch, index in
         batch, seed, status, end reason, decisions, agents, scores."""
@@ -496,6 +543,54 @@ class RunStore:
             "(SELECT score FROM results WHERE game_id = g.id ORDER BY seat) r), b.game_path "
             "FROM games g JOIN batches b ON b.id = g.batch_id ORDER BY g.id"
         ).fetchall()
+
+
+def _decision_row(game_id: int, idx: int, d: Decision) -> tuple[Any, ...]:
+    """One ``decisions`` row.  A trace's values are JSON lists (null where the agent
+    formed no estimate; a non-finite number counts as none, so the text stays JSON);
+    ``value`` repeats the chosen option's, for SQL that needs no JSON."""
+    illegal = json.dumps(d.illegal) if d.illegal else None
+    row: tuple[Any, ...] = (game_id, idx, d.seat, d.situation, d.action_key, d.option_index)
+    row += (d.options, len(d.illegal), illegal, d.seconds)
+    if d.trace is None:
+        return row + (None, None, None)
+    values = [_finite(v) for v in d.trace.option_values]
+    standings = [_finite(v) for v in d.trace.standings]
+    return row + (
+        values[d.option_index],
+        json.dumps(values),
+        json.dumps(standings) if standings else None,
+    )
+
+
+def _decision_dict(row: dict[str, Any]) -> dict[str, Any]:
+    """A stored decision with its JSON columns decoded (None stays None)."""
+    row["illegal_keys"] = json.loads(row["illegal_keys"]) if row["illegal_keys"] else []
+    for column in ("option_values", "standings"):
+        row[column] = json.loads(row[column]) if row[column] is not None else None
+    return row
+
+
+def read_decisions(db: str | Path | RunStore, game_id: int) -> list[dict[str, Any]]:
+    """The recorded decisions of game ``game_id``, in order, one dict per decision:
+    ``idx``, ``seat``, ``situation``, ``action_key``, ``option_index``, ``options``,
+    ``illegal`` and ``illegal_keys`` (a list), ``seconds``, and the agent's trace where
+    it left one (else None): ``value`` (the chosen option's estimated value for the
+    mover), ``option_values`` (one per option, None where not estimated) and
+    ``standings`` (each seat's estimated standing in [0, 1]).
+
+    ``db`` is a records file or an open ``RunStore``.  The measures of decisions
+    (heuristics) are computed from these.
+    """
+    if isinstance(db, RunStore):
+        return db.decisions(game_id)
+    with RunStore.open(db, create=False) as store:
+        store.game(game_id)  # a clear error for a game the file does not hold
+        return store.decisions(game_id)
+
+
+def _finite(value: float | None) -> float | None:
+    return None if value is None or not math.isfinite(value) else float(value)
 
 
 def _tiebreaks(result: GameResult, seat: int) -> str | None:

@@ -15,7 +15,8 @@ options)`` may return
 ``play_game`` without a trace keeps the loop of plain index-returning agents as short as
 it was (the Dominion speed benchmark measures it); with a trace (a list) it also records
 one ``Decision`` per move for the SQLite records (records.py), which needs the
-vocabulary's situation and action keys.
+vocabulary's situation and action keys, and keeps what a search agent estimated at each
+of its decisions (its ``last_trace``, a ``DecisionTrace``).
 """
 
 from __future__ import annotations
@@ -40,6 +41,23 @@ class AgentError(UsageError):
     """An agent answered something the runner cannot play; the message names the agent."""
 
 
+@dataclass(frozen=True)
+class DecisionTrace:
+    """What a search agent estimated at one decision (the raw material of heuristics).
+
+    ``option_values``: per option of the decision, in the order the agent was given them,
+    the estimated value for the mover (its expected standing in [0, 1], see
+    ``Gamemaster.standings``), None where the agent formed no estimate.  ``standings``:
+    per seat, its estimated standing in [0, 1], or empty where it estimated none.  An
+    agent that keeps traces sets its ``last_trace`` attribute to one of these in
+    ``choose``; a recorded game (``play_game(..., trace=...)``, ``simulate --db``) keeps
+    it with the decision.
+    """
+
+    option_values: tuple[float | None, ...]
+    standings: tuple[float, ...]
+
+
 class Decision(NamedTuple):
     """One move as the records keep it (see records.py, table ``decisions``)."""
 
@@ -50,21 +68,7 @@ class Decision(NamedTuple):
     options: int  # how many legal options there were
     illegal: tuple[str, ...]  # vocabulary keys tried before a legal one, in order
     seconds: float  # the agent's time to decide, view included
-
-
-@dataclass(frozen=True)
-class DecisionTrace:
-    """What a search agent estimated at one decision (the raw material of heuristics).
-
-    ``option_values``: per option of the decision, in the order the agent was given them,
-    the estimated value for the mover (its expected standing in [0, 1], see
-    ``Gamemaster.standings``), None where the agent formed no estimate.  ``standings``:
-    per seat, its estimated standing in [0, 1].  An agent that keeps traces sets its
-    ``last_trace`` attribute to one of these in ``choose``.
-    """
-
-    option_values: tuple[float | None, ...]
-    standings: tuple[float, ...]
+    trace: DecisionTrace | None = None  # what a search agent estimated (its last_trace)
 
 
 def play_game(
@@ -123,7 +127,9 @@ def _play_traced(
     trace: list[Decision],
     labels: Sequence[str],
 ) -> None:
-    """The same loop, timing each agent and keeping each move's situation and action key."""
+    """The same loop, timing each agent and keeping each move's situation, action key
+    and the agent's own estimates (``last_trace``, reset before each question so that a
+    trace is never left over from an earlier decision)."""
     from cardlang.vocabulary import Vocabulary, option_key
 
     game = master.game
@@ -133,8 +139,11 @@ def _play_traced(
     while st.status == RUNNING:
         options = legal_options(st)
         mover = st.mover
+        agent = agents[mover]
+        if getattr(agent, "last_trace", None) is not None:
+            agent.last_trace = None
         start = clock()
-        choice = ask(agents[mover], needs_view[mover], st, game, options)
+        choice = ask(agent, needs_view[mover], st, game, options)
         seconds = clock() - start
         illegal: tuple[str, ...] = ()
         if type(choice) is int:
@@ -143,10 +152,34 @@ def _play_traced(
             index, illegal = resolve_choice(game, st, options, choice, labels[mover])
         if not 0 <= index < len(options):
             raise UsageError(f"option {index} is not legal: there are {len(options)} options")
+        estimate = _checked_trace(agent, len(options), st.nplayers, labels[mover])
         key = option_key(game, st, options[index], mover)
         situation = vocab.situation_of(st)
-        trace.append(Decision(mover, situation, key, index, len(options), illegal, seconds))
+        trace.append(
+            Decision(mover, situation, key, index, len(options), illegal, seconds, estimate)
+        )
         apply(st, index)
+
+
+def _checked_trace(agent: Any, options: int, seats: int, label: str) -> DecisionTrace | None:
+    """The agent's ``last_trace`` after a decision, if it left one, checked against the
+    decision: the records pair its values with options and seats by position, so a
+    trace of the wrong shape would be misread later rather than fail now."""
+    found = getattr(agent, "last_trace", None)
+    if found is None:
+        return None
+    if not isinstance(found, DecisionTrace):
+        raise AgentError(
+            f"agent {label!r}: last_trace is a {type(found).__name__}, expected a "
+            "cardlang.runner.DecisionTrace"
+        )
+    if len(found.option_values) != options or len(found.standings) not in (0, seats):
+        raise AgentError(
+            f"agent {label!r}: its trace has {len(found.option_values)} option values and "
+            f"{len(found.standings)} standings for a decision with {options} options "
+            f"and {seats} seats"
+        )
+    return found
 
 
 def ask(agent: Any, wants_view: bool, st: Gamestate, game: Game, options: Sequence[Any]) -> Any:

@@ -10,6 +10,7 @@ missing; its summary then covers the whole batch.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,7 +27,14 @@ from cardlang.records import BatchSpec, Outcome, PlannedGame, RunStore, file_sha
 from cardlang.runner import Decision, play_game
 from cardlang.state import splitmix64
 
-__all__ = ["BatchSummary", "agent_seeds", "game_seeds", "play_game", "run_batch"]
+__all__ = [
+    "BatchSummary",
+    "agent_seeds",
+    "game_seeds",
+    "play_game",
+    "run_batch",
+    "wilson_interval",
+]
 
 
 def game_seeds(root_seed: int, games: int) -> Iterator[int]:
@@ -82,8 +90,10 @@ class BatchSummary:
     total_turns: int = 0
     turns_histogram: dict[int, int] = field(default_factory=dict)  # completed games only
     # credits and games per agent spec, whatever seat it sat in (see --rotate-seats)
-    agent_credits: dict[str, float] = field(default_factory=dict)
-    agent_games: dict[str, int] = field(default_factory=dict)
+    agent_credits: dict[str, float] = field(default_factory=dict)  # completed games
+    agent_games: dict[str, int] = field(default_factory=dict)  # all games
+    agent_seats: dict[str, int] = field(default_factory=dict)  # seats in completed games
+    agent_completed: dict[str, int] = field(default_factory=dict)  # completed games
     rotate_seats: bool = False
     planned: int = 0  # games asked for; more than ``games`` when the batch was interrupted
     seconds: float = 0.0  # the time of this run, which played ``games - stored`` games
@@ -112,7 +122,7 @@ class BatchSummary:
             self.turns_histogram[result.turns] = self.turns_histogram.get(result.turns, 0) + 1
             for seat, credit in enumerate(result.credits):
                 self.wins[seat] += credit
-                self.agent_credits[seat_agents[seat]] += credit
+            self._count_agents(result.credits, seat_agents)
             if len({_team(result, w) for w in result.winners}) > 1:
                 self.ties += 1
         elif result.end_reason == "failed":
@@ -124,6 +134,14 @@ class BatchSummary:
             self.cutoff += 1
             reason = result.end_reason
             self.cutoff_reasons[reason] = self.cutoff_reasons.get(reason, 0) + 1
+
+    def _count_agents(self, credits: Sequence[float], seat_agents: Sequence[str]) -> None:
+        """A completed game's credits, seats and game per agent spec (its strength)."""
+        for spec, credit in zip(seat_agents, credits, strict=True):
+            self.agent_credits[spec] += credit
+            self.agent_seats[spec] = self.agent_seats.get(spec, 0) + 1
+        for spec in set(seat_agents):
+            self.agent_completed[spec] = self.agent_completed.get(spec, 0) + 1
 
     @property
     def mean_decisions(self) -> float:
@@ -153,6 +171,34 @@ class BatchSummary:
     def wins_by_agent(self) -> dict[str, float]:
         return {a: round(c, 6) for a, c in self.agent_credits.items()}
 
+    def strength(self) -> dict[str, dict[str, float]]:
+        """Per agent spec, its win share with a 95% Wilson score interval; empty when
+        every seat has the same agent (there is nothing to compare).
+
+        The unit is a seat in a completed game: ``share`` = credits / ``seats``, so an
+        agent as strong as its opponents scores 1/n in an n-player game whatever number
+        of seats it fills (``games``: the completed games it played; equal to ``seats``
+        when it fills one seat a game).  A shared win counts 1/k to each of the k
+        winners (the game's credits).  Failed and cut-off games have no result and are
+        left out.
+        """
+        if len(set(self.agents)) < 2:
+            return {}
+        out: dict[str, dict[str, float]] = {}
+        for spec in dict.fromkeys(self.agents):
+            seats = self.agent_seats.get(spec, 0)
+            credits = self.agent_credits.get(spec, 0.0)
+            low, high = wilson_interval(credits, seats)
+            out[spec] = {
+                "share": round(credits / seats, 6) if seats else 0.0,
+                "ci_low": round(low, 6),
+                "ci_high": round(high, 6),
+                "games": self.agent_completed.get(spec, 0),
+                "seats": seats,
+                "credits": round(credits, 6),
+            }
+        return out
+
     @property
     def games_per_second(self) -> float:
         """Of the games played in this run (not those read back from the records)."""
@@ -181,6 +227,7 @@ class BatchSummary:
             "wins": [round(w, 6) for w in self.wins],
             "wins_by_agent": self.wins_by_agent,
             "games_by_agent": dict(self.agent_games),
+            "strength": self.strength(),
             "ties": self.ties,
             "mean_decisions": round(self.mean_decisions, 3),
             "mean_turns": round(self.mean_turns, 3),
@@ -201,6 +248,30 @@ class BatchSummary:
             "from_db": self.stored,
             "played": self.games - self.stored,
         }
+
+
+#: The normal quantile of a two-sided 95% interval.
+Z95 = 1.959963984540054
+
+
+def wilson_interval(successes: float, trials: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion: (0, 1) without trials.
+
+    Chosen over the normal (Wald) interval because it stays inside [0, 1] and keeps its
+    coverage near 0 and 1 and for few games (a strong agent's share is near 1), and over
+    a bootstrap because it is exact arithmetic from two counts: deterministic, free, and
+    the same for games read back from the records as for games played now.
+    ``successes`` may be fractional (shared wins): a credit in [0, 1] with mean p has a
+    variance of at most p(1 - p), the variance of a win-or-lose game, so the interval is
+    conservative (if anything too wide) when ties split the credit.
+    """
+    if trials <= 0:
+        return 0.0, 1.0
+    p = successes / trials
+    z2 = z * z
+    centre = (p + z2 / (2 * trials)) / (1 + z2 / trials)
+    half = z / (1 + z2 / trials) * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials))
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def _team(result: Outcome, seat: int) -> int:
