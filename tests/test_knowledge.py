@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 from cardlang import GameFileError, load_game
 from cardlang.encode import Encoder
 from cardlang.errors import UsageError
-from cardlang.knowledge import KnowledgeTracker, _map_references, determinize, sees
+from cardlang.knowledge import KnowledgeTracker, Skeleton, _map_references, determinize, sees
 from cardlang.views import PlayerView, card_type, view_of
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
@@ -431,3 +431,26 @@ def test_the_runner_records_a_game_whose_agent_needs_knowledge() -> None:
     result, state = play_game(game.master(), agents, 5)
     assert result.completed and state.log is not None
     assert sum(a.done for a in agents) == result.decisions
+
+
+@SETTINGS
+@given(games, seeds, choices, seeds)
+def test_what_a_view_keeps_for_determinizing_is_the_same_in_a_twin_world(
+    index: int, seed: int, picks: list[int], other_seed: int
+) -> None:
+    """A snapshot view keeps a skeleton of the state: it must hold nothing that differs
+    between worlds the player cannot tell apart (no true place of an unseen card)."""
+    game = game_for(index)
+    if game is None:
+        return
+    master, state = walk(game, seed, picks)
+    if state.is_over:
+        return
+    seat = picks[0] % state.nplayers
+    twin = indistinguishable_twin(state, seat, game, random.Random(other_seed))
+    if twin is None:
+        return
+    first = Skeleton(state, seat, game).base
+    second = Skeleton(twin, seat, game).base
+    assert first.zones == second.zones and first.card_zone == second.card_zone
+    assert first.regs == second.regs and first.stack == second.stack

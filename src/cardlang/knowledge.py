@@ -306,23 +306,27 @@ class Skeleton:
             for i, (c, e) in enumerate(zip(cards, entries, strict=True)):
                 if e < 0:
                     refs[c] = SlotRef(key, i)
+                    base.card_zone[c] = None  # type: ignore[call-overload]  # dealt later
             base.zones[key] = list(entries)
-        _map_references(base, game, lambda c: refs.get(c, c))
+        self.has_refs = _map_references(base, game, lambda c: refs.get(c, c))
         self.base = base
+        self.places = _places(knowledge)
 
     def determinize(self, rng: random.Random) -> Gamestate:
         st = self.base.clone()
-        dealt = _deal(self.knowledge, rng)
-        for key, z in st.zones.items():
-            if key[1] == "mem" or sees(self.seat, key):
-                continue
-            fill = dealt.get(key)
-            if fill is not None:
-                for i, card in fill.items():
-                    z[i] = card
-            for card in z:
-                st.card_zone[card] = key
-        _map_references(st, self.game, lambda c: _resolve(c, st))
+        zones, card_zone = st.zones, st.card_zone
+        members = [m[:] for m in self.knowledge.members]
+        # oldest pool first: a pool's members may be places of older pools
+        for pool, cards in enumerate(members):
+            rng.shuffle(cards)
+            for (where, i), card in zip(self.places[pool], cards, strict=True):
+                if isinstance(where, int):
+                    members[where][i] = card
+                else:
+                    zones[where][i] = card
+                    card_zone[card] = where
+        if self.has_refs:
+            _map_references(st, self.game, lambda c: _resolve(c, st))
         st.rng = rng.getrandbits(64) & MASK64
         st.options = None
         st.indexed = {}
@@ -338,55 +342,55 @@ def _resolve(value: Any, st: Gamestate) -> Any:
     return value
 
 
-def _deal(knowledge: SeatKnowledge, rng: random.Random) -> dict[ZoneKey, dict[int, int]]:
-    """Each pool's members dealt at random into its places, oldest pool first (a pool's
-    members may be older pools' places).  Returns location -> {index: card}."""
-    members = [m[:] for m in knowledge.members]
-    places: list[list[tuple[Any, int]]] = [[] for _ in members]
+def _places(knowledge: SeatKnowledge) -> list[list[tuple[Any, int]]]:
+    """Per pool, its places: (location key, index) in a location, (pool, index) in a newer
+    pool's member list."""
+    places: list[list[tuple[Any, int]]] = [[] for _ in knowledge.members]
     for key, entries in knowledge.entries.items():
         for i, e in enumerate(entries):
             if e < 0:
                 places[pool_of(e)].append((key, i))
-    for q, pool_members in enumerate(members):
+    for q, pool_members in enumerate(knowledge.members):
         for i, m in enumerate(pool_members):
             if m < 0:
                 places[pool_of(m)].append((q, i))
-    dealt: dict[ZoneKey, dict[int, int]] = {}
-    for pool, pool_members in enumerate(members):
-        cards = pool_members[:]
-        if any(c < 0 for c in cards) or len(cards) != len(places[pool]):
+    for pool, pool_places in enumerate(places):
+        if len(pool_places) != len(knowledge.members[pool]):
             raise AssertionError(f"pool {pool} is out of step")  # a tracker bug
-        rng.shuffle(cards)
-        for (where, i), card in zip(places[pool], cards, strict=True):
-            if isinstance(where, int):
-                members[where][i] = card
-            else:
-                dealt.setdefault(where, {})[i] = card
-    return dealt
+    return places
 
 
-def _map_references(st: Gamestate, game: Game, fn: Any) -> None:
+def _map_references(st: Gamestate, game: Game, fn: Any) -> bool:
     """Apply ``fn`` to every card id the flow refers to: card variables (and collections
-    of cards), loops over cards, saved registers of calls."""
+    of cards), loops over cards, saved registers of calls.  Says whether anything
+    changed."""
     types = game.checked.slot_types
+    changed = False
 
     def mapped(slot: int, value: Any) -> Any:
+        nonlocal changed
         t = types.get(slot)
         if value is None:
             return value
         if t == T.CARD:
-            return fn(value)
-        if t == T.CARDS and isinstance(value, tuple | list):
-            return tuple(fn(c) for c in value)
-        return value
+            new = fn(value)
+        elif t == T.CARDS and isinstance(value, tuple | list):
+            new = tuple(fn(c) for c in value)
+        else:
+            return value
+        changed = changed or new != value
+        return new
 
     st.regs = [mapped(slot, v) for slot, v in enumerate(st.regs)]
     for frame in st.stack:
         if frame[0] == LOOP and types.get(frame[1].slot) == T.CARD:
-            frame[2] = tuple(fn(c) for c in frame[2])
+            new = tuple(fn(c) for c in frame[2])
+            changed = changed or new != frame[2]
+            frame[2] = new
         elif frame[0] == CALL:
             low = frame[2]
             frame[1] = [mapped(low + i, v) for i, v in enumerate(frame[1])]
+    return changed
 
 
 def determinize(st: Gamestate, seat: int, game: Game, rng: random.Random) -> Gamestate:
