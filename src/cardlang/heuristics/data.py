@@ -1,0 +1,113 @@
+"""Recorded games as plain values: what every measure of game quality is computed from.
+
+Pipeline position: after the records (records.py).  ``load_batch`` reads one batch of a
+records database into ``GameRecord`` values, with each decision and the trace its agent
+left (search agents estimate, at each decision, every option's value for the mover and
+every seat's standing).  Nothing here plays a game; measures are pure functions of these.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cardlang.records import RunStore
+
+
+@dataclass(frozen=True)
+class DecisionRecord:
+    """One decision of a recorded game."""
+
+    index: int  # 0-based, in the order of the game
+    seat: int  # who decided
+    situation: str
+    options: int  # how many legal options there were
+    chosen: int  # the option index played
+    # The mover's agent's trace (None for agents that leave none, e.g. random):
+    value: float | None  # the chosen option's estimated value for the mover, in [0, 1]
+    option_values: tuple[float | None, ...] | None  # per option; None where not estimated
+    standings: tuple[float, ...] | None  # per seat: its estimated standing, in [0, 1]
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One finished game of a batch, with its decisions."""
+
+    id: int
+    batch: int
+    index: int  # in its batch
+    seed: int
+    agents: tuple[str, ...]  # per seat, the agent spec
+    end_reason: str  # "completed", "failed", "cutoff:decisions", "cutoff:steps"
+    turns: int
+    scores: tuple[int | None, ...]  # per seat (None when the game failed)
+    ranks: tuple[int | None, ...]  # per seat, 1 is first (None when the game failed)
+    credits: tuple[float, ...]  # per seat: 1 for a win, 1/k for a win shared by k
+    decisions: tuple[DecisionRecord, ...]
+
+    @property
+    def nplayers(self) -> int:
+        return len(self.agents)
+
+    @property
+    def completed(self) -> bool:
+        return self.end_reason == "completed"
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        return tuple(s for s, c in enumerate(self.credits) if c > 0)
+
+
+def load_batch(store: RunStore, batch_id: int) -> list[GameRecord]:
+    """Every finished game of a batch, in batch order, with its decisions."""
+    conn = store.conn
+    games = conn.execute(
+        "SELECT id, idx, seed, agents, end_reason, turns FROM games "
+        "WHERE batch_id = ? AND status = 'done' ORDER BY idx",
+        (batch_id,),
+    ).fetchall()
+    out = []
+    for game_id, idx, seed, agents, end_reason, turns in games:
+        results = conn.execute(
+            "SELECT score, rank, credit FROM results WHERE game_id = ? ORDER BY seat",
+            (game_id,),
+        ).fetchall()
+        out.append(
+            GameRecord(
+                id=game_id,
+                batch=batch_id,
+                index=idx,
+                seed=seed,
+                agents=tuple(json.loads(agents)),
+                end_reason=end_reason,
+                turns=turns or 0,
+                scores=tuple(r[0] for r in results),
+                ranks=tuple(r[1] for r in results),
+                credits=tuple(float(r[2]) for r in results),
+                decisions=_decisions(store, game_id),
+            )
+        )
+    return out
+
+
+def _decisions(store: RunStore, game_id: int) -> tuple[DecisionRecord, ...]:
+    rows = store.conn.execute(
+        "SELECT idx, seat, situation, options, option_index, value, option_values, standings "
+        "FROM decisions WHERE game_id = ? ORDER BY idx",
+        (game_id,),
+    )
+    return tuple(
+        DecisionRecord(
+            index=idx,
+            seat=seat,
+            situation=situation,
+            options=options,
+            chosen=chosen,
+            value=value,
+            option_values=tuple(json.loads(values)) if values is not None else None,
+            standings=tuple(json.loads(standings)) if standings is not None else None,
+        )
+        for idx, seat, situation, options, chosen, value, values, standings in rows
+    )
