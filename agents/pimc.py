@@ -98,7 +98,10 @@ class PIMCAgent:
                         standings[p] += outcome[p]
                     played += 1
         means = [sums[k][0] / sums[k][1] if k in sums else None for k in real_keys]
-        best = max(range(len(options)), key=lambda i: _or_worst(means[i]))
+        # the best mean; equal means (common with small budgets) are broken at random,
+        # not towards the first option
+        top = max(_or_worst(m) for m in means)
+        best = self.rng.choice([i for i, m in enumerate(means) if _or_worst(m) == top])
         values = means if self.by == "rank" else [None] * len(options)
         self.last_trace = DecisionTrace(tuple(values), tuple(s / played for s in standings))
         return best
