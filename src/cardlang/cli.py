@@ -1,4 +1,4 @@
-"""The ``cardlang`` command line: check, simulate, transcript, describe.
+"""The ``cardlang`` command line: check, simulate, transcript, describe, heuristics.
 
 Exit codes: 0 ok, 1 errors in a game file or a failed run, 2 bad usage.  No Python
 traceback reaches the user unless ``--debug`` is given (anywhere on the line).
@@ -59,7 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
             "  cardlang simulate games/dominion.rcy --agents bigmoney,bmu --games 1000\n"
             "  cardlang simulate games/dominion.rcy --agents bigmoney --param players=1\n"
             "  cardlang transcript games/hearts.rcy --seed 3\n"
-            "  cardlang describe games/dominion.rcy --param kingdom=random\n\n"
+            "  cardlang describe games/dominion.rcy --param kingdom=random\n"
+            "  cardlang heuristics games/hearts.rcy --games 200 --plot report/\n\n"
             "Add --debug anywhere to see internal tracebacks."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -95,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     _param_option(sim)
     _limit_options(sim)
     _records_options(sim)
+    _backend_options(sim)
 
     tr = sub.add_parser(
         "transcript",
@@ -114,6 +116,10 @@ def build_parser() -> argparse.ArgumentParser:
     desc.add_argument("file", metavar="FILE")
     desc.add_argument("--json", action="store_true", help="print one JSON object")
     _param_option(desc)
+
+    from cardlang.heuristics.command import add_parser as add_heuristics
+
+    add_heuristics(sub, _positive, _seed)
     return parser
 
 
@@ -155,6 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "simulate": cmd_simulate,
             "transcript": cmd_transcript,
             "describe": cmd_describe,
+            "heuristics": cmd_heuristics,
         }
         return handler[args.command](args)
     except GameFileError as err:
@@ -183,6 +190,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_ERROR
+
+
+def cmd_heuristics(args: argparse.Namespace) -> int:
+    from cardlang.heuristics.command import cmd_heuristics as run
+
+    return run(args)
 
 
 # ---------------------------------------------------------------- check
@@ -254,6 +267,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         "rotate_seats": args.rotate_seats,
         "params": params,
     }
+    batch["backend"], batch["workers"] = backend_choice(args)
     store = _open_records(args)
     try:
         summary = _run_simulation(game, batch, store, progress=not args.quiet)
@@ -297,6 +311,40 @@ def _records_options(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help=f"like --db ./{DEFAULT_DB.as_posix()} (the directory is made if missing)",
     )
+
+
+def _backend_options(p: argparse.ArgumentParser) -> None:
+    """--backend and --workers: what plays the games (results are the same whatever)."""
+    from cardlang.backends import BACKENDS, RAY_INSTALL
+
+    p.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default=None,
+        help="serial: in this process (the default); process: in local worker processes; "
+        f"ray: as Ray tasks on a cluster or a local Ray ({RAY_INSTALL}). The results are "
+        "the same whatever plays the games",
+    )
+    p.add_argument(
+        "--workers",
+        type=_positive,
+        default=None,
+        metavar="K",
+        help="worker processes (process: every core; ray: every CPU of the cluster); "
+        "--workers K > 1 alone means --backend process",
+    )
+
+
+def backend_choice(args: argparse.Namespace) -> tuple[str, int | None]:
+    """The backend and worker count that --backend and --workers ask for (None: every
+    core), checked: a usage error before any game is played, Ray missing included."""
+    from cardlang.backends import check_backend
+
+    backend, workers = args.backend, args.workers
+    if backend is None:
+        backend = "process" if workers is not None and workers > 1 else "serial"
+    check_backend(backend, workers)
+    return backend, workers
 
 
 def _open_records(args: argparse.Namespace) -> Any:

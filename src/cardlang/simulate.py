@@ -5,7 +5,9 @@ agent per seat; ``run_batch`` plays many, each with its own seed derived from on
 seed (numpy's SeedSequence), so a batch is reproducible whatever order or process plays
 it.  Given a ``RunStore`` (records.py), the batch is planned in the database first, each
 finished game is written as it ends, and a rerun of the same batch plays only what is
-missing; its summary then covers the whole batch.
+missing; its summary then covers the whole batch.  Who plays the games is a backend's
+business (backends.py: this process, local worker processes, or Ray); they come back in
+index order and are counted and written here, so nothing else depends on it.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -29,9 +31,11 @@ from cardlang.state import splitmix64
 
 __all__ = [
     "BatchSummary",
+    "Played",
     "agent_seeds",
     "game_seeds",
     "play_game",
+    "play_planned",
     "run_batch",
     "wilson_interval",
 ]
@@ -291,6 +295,8 @@ def run_batch(
     store: RunStore | None = None,
     params: Mapping[str, str] | None = None,
     on_resume: Callable[[int], None] | None = None,
+    backend: str = "serial",
+    workers: int | None = 1,
 ) -> BatchSummary:
     """Play ``games`` games.  Seats take the agents in the order given; with
     ``rotate_seats`` game i shifts them by i places, so each agent sits in every seat.
@@ -299,7 +305,16 @@ def run_batch(
     was loaded with) is planned there first; games already finished are read back into
     the summary (``on_resume`` is told how many) and only the others are played, each
     written as it ends.
+
+    ``backend`` plays the games: ``"serial"`` in this process, ``"process"`` in
+    ``workers`` local processes, ``"ray"`` as Ray tasks (``workers`` None: every core,
+    or every CPU of the Ray cluster); see backends.py.  Whatever plays them, games come
+    back in index order and are counted, written and passed to ``on_game`` here, so the
+    summary and the records are the same for every backend and number of workers.
     """
+    from cardlang.backends import open_backend
+
+    engine = open_backend(backend, workers)  # a bad choice fails before any planning
     master = game.master(limits)
     summary = BatchSummary(game.source.name, list(agent_specs), wins=[0.0] * game.nplayers)
     summary.rotate_seats = rotate_seats
@@ -315,29 +330,46 @@ def run_batch(
         if on_resume is not None:
             on_resume(summary.stored)
     start = time.perf_counter()
+    played = engine.play(master, todo, record=store is not None, games=games - summary.stored)
     try:
-        for planned in todo:
-            result = _play_planned(master, planned, store)
-            summary.add(result, planned.agents)
+        for done in played:
+            if store is not None:
+                store.save(done.planned, done.result, done.trace or (), done.started, done.ended)
+            summary.add(done.result, done.planned.agents)
             if on_game is not None:
-                on_game(result)
+                on_game(done.result)
     except KeyboardInterrupt:  # Ctrl-C: the games finished so far are still summarised
         pass
+    finally:
+        played.close()  # stops the workers of an interrupted or failed batch
     summary.seconds = time.perf_counter() - start
     return summary
 
 
-def _play_planned(master: Gamemaster, planned: PlannedGame, store: RunStore | None) -> GameResult:
-    """Play one game of a batch with fresh agents; with a store, write it as it ends."""
+class Played(NamedTuple):
+    """One finished game as a backend hands it back to ``run_batch``: what the summary
+    counts and, for a recorded batch, what the records keep (``trace``: its decisions;
+    ``started``/``ended``: when it was played, empty when nothing is recorded)."""
+
+    planned: PlannedGame
+    result: GameResult
+    trace: list[Decision] | None
+    started: str
+    ended: str
+
+
+def play_planned(master: Gamemaster, planned: PlannedGame, record: bool) -> Played:
+    """Play one game of a batch with fresh agents (seeded from the game's seed), in
+    whatever process the backend runs it; with ``record``, keep its decisions."""
     seeds = agent_seeds(planned.seed, len(planned.agents))
     agents = [make_agent(spec, s) for spec, s in zip(planned.agents, seeds, strict=True)]
-    if store is None:
-        return play_game(master, agents, planned.seed, names=planned.agents)[0]
+    if not record:
+        result = play_game(master, agents, planned.seed, names=planned.agents)[0]
+        return Played(planned, result, None, "", "")
     trace: list[Decision] = []
     started = now()
     result, _ = play_game(master, agents, planned.seed, trace=trace, names=planned.agents)
-    store.save(planned, result, trace, started, now())
-    return result
+    return Played(planned, result, trace, started, now())
 
 
 def batch_spec(

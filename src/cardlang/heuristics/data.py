@@ -46,6 +46,7 @@ class GameRecord:
     ranks: tuple[int | None, ...]  # per seat, 1 is first (None when the game failed)
     credits: tuple[float, ...]  # per seat: 1 for a win, 1/k for a win shared by k
     decisions: tuple[DecisionRecord, ...]
+    team_of: tuple[int, ...] = ()  # per seat its team, in partnership games; () if none
 
     @property
     def nplayers(self) -> int:
@@ -59,17 +60,24 @@ class GameRecord:
     def winners(self) -> tuple[int, ...]:
         return tuple(s for s, c in enumerate(self.credits) if c > 0)
 
+    @property
+    def winning_sides(self) -> int:
+        """How many sides share the win: partners who win together are one side."""
+        if not self.team_of:
+            return len(self.winners)
+        return len({self.team_of[s] for s in self.winners})
+
 
 def load_batch(store: RunStore, batch_id: int) -> list[GameRecord]:
     """Every finished game of a batch, in batch order, with its decisions."""
     conn = store.conn
     games = conn.execute(
-        "SELECT id, idx, seed, agents, end_reason, turns FROM games "
+        "SELECT id, idx, seed, agents, end_reason, turns, team_of FROM games "
         "WHERE batch_id = ? AND status = 'done' ORDER BY idx",
         (batch_id,),
     ).fetchall()
     out = []
-    for game_id, idx, seed, agents, end_reason, turns in games:
+    for game_id, idx, seed, agents, end_reason, turns, team_of in games:
         results = conn.execute(
             "SELECT score, rank, credit FROM results WHERE game_id = ? ORDER BY seat",
             (game_id,),
@@ -87,6 +95,7 @@ def load_batch(store: RunStore, batch_id: int) -> list[GameRecord]:
                 ranks=tuple(r[1] for r in results),
                 credits=tuple(float(r[2]) for r in results),
                 decisions=_decisions(store, game_id),
+                team_of=_teams(team_of),
             )
         )
     return out
@@ -111,3 +120,9 @@ def _decisions(store: RunStore, game_id: int) -> tuple[DecisionRecord, ...]:
         )
         for idx, seat, situation, options, chosen, value, values, standings in rows
     )
+
+
+def _teams(text: str | None) -> tuple[int, ...]:
+    """The stored team of each seat; () when every seat plays for itself."""
+    teams = tuple(json.loads(text)) if text else ()
+    return teams if len(set(teams)) < len(teams) else ()
