@@ -45,6 +45,7 @@ from cardlang.agents.search import (
     make_rollout,
 )
 
+from cardlang.errors import UsageError
 from cardlang.knowledge import sees
 from cardlang.runner import DecisionTrace
 from cardlang.state import RUNNING, Gamestate
@@ -88,6 +89,7 @@ class ISMCTSAgent:
         rollout: str = "random",
         cap: int = DEFAULT_ROLLOUT_CAP,
         reuse: bool = True,
+        margin: float = 0.0,
         evaluator: Evaluator | None = None,
         seed: int = 0,
     ) -> None:
@@ -95,7 +97,9 @@ class ISMCTSAgent:
         seconds; ``c`` the exploration constant (rewards are in [0, 1]); ``rollout`` the
         rollout policy (an agent name); ``cap`` decisions per rollout before it is scored
         as the game stands; ``reuse`` keeps the tree between one's own consecutive
-        decisions."""
+        decisions; ``margin`` (0 to 1) the weight of the score margin in the reward
+        (``Gamemaster.score_shares``): with it a lost position still has better and worse
+        moves (losing by less)."""
         check_positive("iterations", iterations, self.name)
         check_positive("c", c, self.name)
         check_positive("cap", cap, self.name)
@@ -105,6 +109,9 @@ class ISMCTSAgent:
         self.rollout_spec = rollout
         self.cap = cap
         self.reuse = reuse
+        if not 0.0 <= margin <= 1.0:
+            raise UsageError(f"{self.name}: margin must be between 0 and 1 (got {margin})")
+        self.margin = margin
         self.evaluator = evaluator
         self.seed = seed
         self.rng = random.Random(seed)
@@ -169,8 +176,8 @@ class ISMCTSAgent:
                     break
             elif done >= self.iterations:
                 break
-            rewards = self._iterate(master, self._world(view), root)
-            for p, r in enumerate(rewards):
+            standings = self._iterate(master, self._world(view), root)
+            for p, r in enumerate(standings):
                 totals[p] += r
             done += 1
         return done
@@ -215,11 +222,11 @@ class ISMCTSAgent:
                 edge.child = Node()
             node = edge.child
             value = None
-        rewards = self._leaf_value(master, st, value if not expanded else None)
+        rewards, standings = self._leaf_value(master, st, value if not expanded else None)
         for edge, mover in path:
             edge.visits += 1
             edge.total += rewards[mover]
-        return rewards
+        return standings  # what the trace's standings average
 
     def _select(self, node: Node, index_of: dict[MoveKey, int]) -> MoveKey:
         c = self.c
@@ -251,12 +258,21 @@ class ISMCTSAgent:
 
     def _leaf_value(
         self, master: Gamemaster, st: Gamestate, value: Sequence[float] | None
-    ) -> Sequence[float]:
+    ) -> tuple[Sequence[float], Sequence[float]]:
+        """(the reward each seat backs up, its standing): equal unless ``margin`` mixes
+        the score margin into the reward; traces report standings."""
         if st.status == RUNNING and self.evaluator is not None:
-            return self.evaluator(st, st.mover)[1]
+            values = self.evaluator(st, st.mover)[1]
+            return values, values
         if st.status == RUNNING:
             self._rollout.play(master, st, self.cap)
-        return master.standings(st)
+        standings = master.standings(st)
+        if not self.margin:
+            return standings, standings
+        m = self.margin
+        shares = master.score_shares(st)
+        rewards = [(1 - m) * s + m * x for s, x in zip(standings, shares, strict=True)]
+        return rewards, standings
 
     # ------------------------------------------------------------ the answer
     def _best(self, root: Node, keys: list[MoveKey]) -> int:

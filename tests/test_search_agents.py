@@ -153,3 +153,29 @@ def test_mcts_plays_a_game_and_bad_parameters_are_refused() -> None:
         ISMCTSAgent(iterations=0)
     with pytest.raises(UsageError, match="by"):
         PIMCAgent(by="luck")
+
+
+def test_score_shares_place_each_seat_between_the_lowest_and_highest_score() -> None:
+    game, master, state = hearts_midgame(1, 3)
+    assert master.score_shares(state) == (0.5,) * 4  # nothing scored yet: all equal
+    rng = random.Random(1)
+    while not state.is_over:
+        master.apply(state, rng.randrange(len(master.legal_options(state))))
+    shares = master.score_shares(state)
+    signed = master.signed_scores(state)  # Hearts scores are minimised: negated
+    assert signed == tuple(-s for s in master.result(state).scores)
+    best, worst = signed.index(max(signed)), signed.index(min(signed))
+    assert shares[best] == 1.0 and shares[worst] == 0.0
+
+
+def test_the_margin_term_changes_the_reward_but_not_the_reported_standings() -> None:
+    game, master, state = hearts_midgame(3, 16)
+    options = master.legal_options(state)
+    plain = ISMCTSAgent(iterations=30, seed=4)
+    mixed = ISMCTSAgent(iterations=30, seed=4, margin=0.5)
+    for agent in (plain, mixed):
+        agent.choose(view_of(state, state.mover, game, options), options)
+    assert plain.last_trace.option_values != mixed.last_trace.option_values
+    assert sum(mixed.last_trace.standings) == pytest.approx(state.nplayers / 2)
+    with pytest.raises(UsageError, match="margin"):
+        ISMCTSAgent(margin=1.5)

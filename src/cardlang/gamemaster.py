@@ -201,14 +201,29 @@ class Gamemaster:
     def signed_score(self, st: Gamestate, seat: int) -> int:
         """A seat's score as it stands (final once the game is over), negated when the
         game's scoring is ``min``: larger is better either way."""
+        return self.signed_scores(st)[seat]
+
+    def signed_scores(self, st: Gamestate) -> tuple[int, ...]:
+        """Every seat's ``signed_score`` (all 0 when the scores cannot be computed)."""
         if st.scores is not None:
-            score = st.scores[seat][0]
+            scores = [k[0] for k in st.scores]
         else:
             try:
-                score = self._scores(st)[seat][0]
+                scores = [k[0] for k in self._scores(st)]
             except RuleError:
-                return 0
-        return -score if self.game.scoring_mode == "min" else score
+                return (0,) * st.nplayers
+        sign = -1 if self.game.scoring_mode == "min" else 1
+        return tuple(sign * x for x in scores)
+
+    def score_shares(self, st: Gamestate) -> tuple[float, ...]:
+        """Each seat's score placed between the lowest (0) and the highest (1) score at the
+        table; 0.5 each when all are equal.  Scale-free, so a search can add it to
+        standings as a margin term in any game."""
+        scores = self.signed_scores(st)
+        low, high = min(scores), max(scores)
+        if high == low:
+            return (0.5,) * len(scores)
+        return tuple((x - low) / (high - low) for x in scores)
 
     def _smaller_is_better(self, keys: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
         """Per seat (score, tie-breaks...) turned so that smaller is better: what is
