@@ -212,24 +212,25 @@ def _plot_win_rates(ax: Any, variants: Sequence[Results]) -> None:
 
 
 def _plot_lead_history(ax: Any, variants: Sequence[Results]) -> None:
-    """Estimated standings through a few AI games (from the search agents' traces)."""
-    games = [g for g in variants[0].games.get("ai", []) if _traced(g)][:3]
-    styles = ["-", "--", ":"]
-    for k, game in enumerate(games):
+    """Estimated standings through one sample AI game (from the search agents' traces:
+    at each decision, the mover's estimate of every seat's standing)."""
+    games = [g for g in variants[0].games.get("ai", []) if _traced(g)][:1]
+    for game in games:
         points = [(d.index, d.standings) for d in game.decisions if d.standings]
         for seat in range(game.nplayers):
+            won = " (won)" if seat in game.winners else ""
             ax.plot(
                 [i for i, _ in points],
                 [s[seat] for _, s in points],
-                styles[k % 3],
                 color=f"C{seat}",
-                label=f"P{seat}" if k == 0 else None,
+                linewidth=2 if won else 1,
+                label=f"P{seat}{won}",
             )
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("decision")
     ax.set_ylabel("estimated standing")
-    title = "Lead history (estimated standings, AI games"
-    ax.set_title(title + ("; one line style per game)" if games else ": none recorded)"))
+    where = f"AI game {games[0].index} of the batch" if games else "no traced AI game"
+    ax.set_title(f"Lead history ({where})")
     if games:
         ax.legend(fontsize="small")
 
