@@ -360,25 +360,17 @@ def _open_records(args: argparse.Namespace) -> Any:
 def _run_simulation(game: Any, batch: dict[str, Any], store: Any, *, progress: bool) -> Any:
     """run_batch, with a progress bar on a terminal (games of a resumed batch that are
     already recorded count as done)."""
+    from cardlang.progress import games_bar
     from cardlang.simulate import run_batch
 
-    if not (progress and sys.stderr.isatty()):
-        return run_batch(game, store=store, **batch)
-    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total} games"),
-        TimeRemainingColumn(),
-        transient=True,
-    ) as bar:
-        task = bar.add_task(game.name, total=batch["games"])
+    with games_bar(game.name, batch["games"], enabled=progress) as bar:
+        if bar is None:
+            return run_batch(game, store=store, **batch)
         return run_batch(
             game,
             store=store,
-            on_game=lambda r: bar.advance(task),
-            on_resume=lambda n: bar.advance(task, n),
+            on_game=lambda r: bar.advance(1),
+            on_resume=bar.advance,
             **batch,
         )
 

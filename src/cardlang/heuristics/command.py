@@ -142,26 +142,14 @@ def _run_all(
 ) -> list[Results]:
     """Each variant's experiments, with one progress bar over every game to play."""
     from cardlang.heuristics.experiment import run_experiment
+    from cardlang.progress import games_bar
 
     total = len(variants) * len(plan.designs) * plan.games
-    if not (progress and sys.stderr.isatty()):
-        return [
-            run_experiment(game, plan, store, label=label, params=params)
-            for label, game, params in variants
-        ]
-    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total} games"),
-        TimeRemainingColumn(),
-        transient=True,
-    ) as bar:
-        task = bar.add_task("heuristics", total=total)
-        out = []
+    out = []
+    with games_bar("heuristics", total, enabled=progress) as bar:
         for label, game, params in variants:
-            bar.update(task, description=label)
+            if bar is not None:
+                bar.describe(label)
             out.append(
                 run_experiment(
                     game,
@@ -169,11 +157,11 @@ def _run_all(
                     store,
                     label=label,
                     params=params,
-                    on_game=lambda: bar.advance(task),
-                    on_resume=lambda n: bar.advance(task, n),
+                    on_game=(lambda: bar.advance(1)) if bar is not None else None,
+                    on_resume=bar.advance if bar is not None else None,
                 )
             )
-        return out
+    return out
 
 
 def _report(args: argparse.Namespace, results: list[Results]) -> None:
