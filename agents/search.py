@@ -129,8 +129,6 @@ def check_positive(name: str, value: float, agent: str) -> None:
         raise UsageError(f"{agent}: {name} must be positive (got {value})")
 
 
-def mover_value(standings: Sequence[float], mover: int) -> float:
-    return standings[mover]
-
-
-Evaluator = Callable[[Gamestate, int], tuple[dict[MoveKey, float] | None, Sequence[float]]]
+#: ``evaluator(state, mover) -> (priors, values)``: priors, one per legal option of the
+#: state in ``legal_options`` order, or None; a value in [0, 1] per seat.
+Evaluator = Callable[[Gamestate, int], tuple[Sequence[float] | None, Sequence[float]]]

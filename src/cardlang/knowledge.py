@@ -34,8 +34,7 @@ true state that the seat could not know (see ``Skeleton``).
 from __future__ import annotations
 
 import random
-from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -396,7 +395,3 @@ def _map_references(st: Gamestate, game: Game, fn: Any) -> bool:
 def determinize(st: Gamestate, seat: int, game: Game, rng: random.Random) -> Gamestate:
     """A full state consistent with what ``seat`` knows of ``st`` (see the module doc)."""
     return Skeleton(st, seat, game).determinize(rng)
-
-
-def known_counts(entries: Sequence[int], type_of: Sequence[str]) -> Mapping[str, int]:
-    return Counter(type_of[e] for e in entries if e >= 0)
