@@ -32,7 +32,14 @@ from hypothesis import strategies as st
 from cardlang import GameFileError, load_game
 from cardlang.encode import Encoder
 from cardlang.errors import UsageError
-from cardlang.knowledge import KnowledgeTracker, Skeleton, _map_references, determinize, sees
+from cardlang.knowledge import (
+    KnowledgeTracker,
+    Skeleton,
+    _map_references,
+    attach_knowledge,
+    determinize,
+    sees,
+)
 from cardlang.views import PlayerView, card_type, view_of
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
@@ -142,7 +149,7 @@ def indistinguishable_twin(state, seat: int, game, rng: random.Random):  # type:
     swap = {a: b, b: a}
     _map_references(twin, game, lambda c: swap.get(c, c))
     twin.log = None
-    twin.knowledge = knowledge.copy()  # what the seat knows is the same in both
+    attach_knowledge(twin, knowledge.copy())  # what the seat knows is the same in both
     return twin
 
 

@@ -134,8 +134,6 @@ class Gamemaster:
         st.pending = None
         st.options = None
         st.mover = -1
-        if st.log is None:  # a determinization's knowledge holds only until a move
-            st.knowledge = None
         st.decisions += 1
         st.steps = 0
         try:

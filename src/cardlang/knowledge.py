@@ -249,16 +249,23 @@ class KnowledgeTracker:
 
 def seat_knowledge(st: Gamestate, seat: int) -> SeatKnowledge | None:
     """What ``seat`` knows in ``st``: from the tracker of a recorded game, or the knowledge
-    a determinization was made with (still valid while nothing has been applied to it);
+    a determinization was made with (``attach_knowledge``: valid until a move is applied);
     None when neither exists."""
     if not 0 <= seat < st.nplayers:
         return None
     if st.log is not None:
         return KnowledgeTracker.of(st).seats[seat]
     known = st.knowledge
-    if isinstance(known, SeatKnowledge) and known.seat == seat:
-        return known
+    if isinstance(known, tuple) and known[0] == st.decisions and known[1].seat == seat:
+        return known[1]  # type: ignore[no-any-return]
     return None
+
+
+def attach_knowledge(st: Gamestate, knowledge: SeatKnowledge) -> None:
+    """Give an unrecorded state (a determinization) what one seat knows of it.  It holds
+    until a move is applied: it is stamped with the decision count, which every move
+    changes, so nothing on the Gamemaster's hot path has to clear it."""
+    st.knowledge = (st.decisions, knowledge)
 
 
 # ---------------------------------------------------------------- determinization
@@ -330,8 +337,8 @@ class Skeleton:
         st.options = None
         st.indexed = {}
         # the seat knows in this world what it knew in the real one (until a move is
-        # applied: Gamemaster.apply drops it), so views of it show the same
-        st.knowledge = self.knowledge
+        # applied), so views of it show the same
+        attach_knowledge(st, self.knowledge)
         return st
 
 

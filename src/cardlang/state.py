@@ -108,8 +108,9 @@ class Gamestate:
     # (indexed OWNER KIND NAME) -> (number of zones when found, the locations): zones are
     # never removed, so the answer holds while no zone is added
     indexed: dict[tuple[int, str, str], tuple[int, tuple[Any, ...]]]
-    # what each seat knows of the hidden cards (knowledge.KnowledgeTracker), made from the
-    # log when first asked for; derived data, not copied by clone()
+    # what each seat knows of the hidden cards: a knowledge.KnowledgeTracker made from
+    # the log when first asked for, or (decision count, one seat's knowledge) attached to
+    # a determinization; derived data, not copied by clone()
     knowledge: Any
 
     def __init__(self, nplayers: int, nregs: int, seed: int) -> None:
