@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cardlang.records import RunStore
@@ -102,24 +102,24 @@ def load_batch(store: RunStore, batch_id: int) -> list[GameRecord]:
 
 
 def _decisions(store: RunStore, game_id: int) -> tuple[DecisionRecord, ...]:
-    rows = store.conn.execute(
-        "SELECT idx, seat, situation, options, option_index, value, option_values, standings "
-        "FROM decisions WHERE game_id = ? ORDER BY idx",
-        (game_id,),
-    )
+    """The game's decisions as the records read them back (JSON decoded there)."""
     return tuple(
         DecisionRecord(
-            index=idx,
-            seat=seat,
-            situation=situation,
-            options=options,
-            chosen=chosen,
-            value=value,
-            option_values=tuple(json.loads(values)) if values is not None else None,
-            standings=tuple(json.loads(standings)) if standings is not None else None,
+            index=d["idx"],
+            seat=d["seat"],
+            situation=d["situation"],
+            options=d["options"],
+            chosen=d["option_index"],
+            value=d["value"],
+            option_values=_tuple_or_none(d["option_values"]),
+            standings=_tuple_or_none(d["standings"]),
         )
-        for idx, seat, situation, options, chosen, value, values, standings in rows
+        for d in store.decisions(game_id)
     )
+
+
+def _tuple_or_none(values: list[Any] | None) -> tuple[Any, ...] | None:
+    return tuple(values) if values is not None else None
 
 
 def _teams(text: str | None) -> tuple[int, ...]:
