@@ -131,8 +131,7 @@ class ISMCTSAgent:
         game = view.game
         master = game.master()
         self._prepare(game, view.nplayers)
-        history = view.history
-        root = self._root(view, history)
+        root = self._root(view)
         totals = [0.0] * view.nplayers
         self._base = None
         done = self._search(view, master, root, totals)
@@ -144,7 +143,7 @@ class ISMCTSAgent:
         chosen = root.edges.get(keys[best])
         self._kept = None
         if chosen is not None and chosen.child is not None:
-            self._kept = (view.decisions + 1, len(history), chosen.child)
+            self._kept = (view.decisions + 1, view.history_length, chosen.child)
         return best
 
     def _prepare(self, game: Game, nplayers: int) -> None:
@@ -152,7 +151,7 @@ class ISMCTSAgent:
             self._keys = MoveKeys(game)
             self._rollout = make_rollout(self.rollout_spec, nplayers, self.seed)
 
-    def _root(self, view: PlayerView, history: Sequence[tuple[Any, ...]]) -> Node:
+    def _root(self, view: PlayerView) -> Node:
         """The subtree under one's previous move, if nothing happened since that the tree
         does not account for: no one else decided, and no card came into sight and no
         location was shuffled (the tree's statistics mix every way those could go)."""
@@ -160,7 +159,7 @@ class ISMCTSAgent:
         if not self.reuse or kept is None or kept[0] != view.decisions:
             return Node()
         seat = view.seat
-        for event in history[kept[1] :]:
+        for event in view.history_since(kept[1]):  # only what happened since
             if event[0] == "shuffle" or (
                 event[0] == "move" and not sees(seat, event[2]) and sees(seat, event[3])
             ):

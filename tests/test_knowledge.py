@@ -461,3 +461,19 @@ def test_what_a_view_keeps_for_determinizing_is_the_same_in_a_twin_world(
     second = Skeleton(twin, seat, game).base
     assert first.zones == second.zones and first.card_zone == second.card_zone
     assert first.regs == second.regs and first.stack == second.stack
+
+
+def test_the_history_since_an_event_is_the_tail_of_the_history() -> None:
+    game = load_game(GAMES / "hearts.rcy")
+    master = game.master()
+    state = master.new_game(4, record=True)
+    for _ in range(9):
+        master.apply(state, 0)
+    options = master.legal_options(state)
+    live = PlayerView.live(state, 1, game, options)
+    snapshot = view_of(state, 1, game, options)
+    for view in (live, snapshot):
+        history = view.history
+        assert view.history_length == len(history) > 20
+        assert view.history_since(20) == history[20:] and view.history_since(0) == history
+    live.close()

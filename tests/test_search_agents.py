@@ -90,12 +90,12 @@ def test_ismcts_keeps_its_tree_between_its_own_consecutive_decisions() -> None:
     assert state.mover == mover
     options = master.legal_options(state)
     view = PlayerView.live(state, mover, game, options)
-    assert agent._root(view, view.history) is subtree
+    assert agent._root(view) is subtree
     view.close()
     # with reuse off, or after another player's move, the search starts afresh
     agent.reuse = False
     view = PlayerView.live(state, mover, game, options)
-    assert agent._root(view, view.history) is not subtree
+    assert agent._root(view) is not subtree
     view.close()
 
 

@@ -360,10 +360,24 @@ class PlayerView:
         """The public events so far (a recorded game only; else empty): moves, with the
         card's attributes when the player saw it leave or arrive (else None); storage
         changes; shuffles; decisions, with the option's label for the player's own."""
+        return self.history_since(0)
+
+    def history_since(self, start: int) -> tuple[tuple[Any, ...], ...]:
+        """The public events from the ``start``-th on (``history[start:]``, without
+        building the events before it)."""
         if self._st is None:
-            return self._history or ()
+            return (self._history or ())[start:]
         log = self._st.log
-        return _public_history(log, self.seat, self._st.cards) if log is not None else ()
+        if log is None:
+            return ()
+        return _public_history(log[start:], self.seat, self._st.cards)
+
+    @property
+    def history_length(self) -> int:
+        """How many public events there are so far (``len(history)``, cheaply)."""
+        if self._st is None:
+            return len(self._history or ())
+        return len(self._st.log) if self._st.log is not None else 0
 
     # ------------------------------------------------------------ the decision
     @cached_property
