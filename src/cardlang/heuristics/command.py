@@ -23,8 +23,9 @@ if TYPE_CHECKING:
     from cardlang.records import RunStore
 
 
-def add_parser(sub: Any, positive: Any, seed: Any) -> None:
-    """The ``heuristics`` subcommand's arguments (called by cli.build_parser)."""
+def add_parser(sub: Any, positive: Any, seed: Any, param_option: Any) -> None:
+    """The ``heuristics`` subcommand's arguments (called by cli.build_parser, which gives
+    its argument types and its --param option)."""
     from cardlang.heuristics import DEFAULT_AI
     from cardlang.records import DEFAULT_DB
 
@@ -61,9 +62,7 @@ def add_parser(sub: Any, positive: Any, seed: Any) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plot", metavar="DIR", help="write PNG plots and report.html here")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument(
-        "--param", action="append", metavar="NAME=VALUE", help="a game parameter (repeatable)"
-    )
+    param_option(p)
     p.add_argument(
         "--param-b",
         action="append",
