@@ -112,3 +112,31 @@ def test_the_numbers_do_not_depend_on_the_backend(tmp_path: Path) -> None:
         del out["experiment"]
         outs.append(out)
     assert outs[0] == outs[1]
+
+
+def test_an_interrupted_run_keeps_its_games_and_the_same_command_goes_on(tmp_path: Path) -> None:
+    import signal
+    import sqlite3
+    import subprocess
+    import sys
+    import time
+
+    db = tmp_path / "runs.sqlite"
+    args = [sys.executable, "-m", "cardlang", "heuristics", str(GAMES / "hearts.rcy")]
+    args += ["--games", "5000", "--designs", "random", "--db", str(db), "--quiet"]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline:  # wait until some games are recorded
+        time.sleep(0.5)
+        if db.exists():
+            with sqlite3.connect(db) as conn:
+                done = conn.execute("SELECT count(*) FROM games WHERE status = 'done'")
+                if done.fetchone()[0] > 0:
+                    break
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "the same command goes on from there" in err and "Traceback" not in err
+    with sqlite3.connect(db) as conn:
+        kept = conn.execute("SELECT count(*) FROM games WHERE status = 'done'").fetchone()[0]
+    assert 0 < kept < 5000

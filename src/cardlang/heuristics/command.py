@@ -90,6 +90,13 @@ def cmd_heuristics(args: argparse.Namespace) -> int:
     store = _open_store(args.db)
     try:
         results = _run_all(variants, plan, store, progress=not args.quiet)
+    except KeyboardInterrupt:
+        print(
+            f"cardlang: interrupted; the games finished so far are kept in {args.db}: "
+            "the same command goes on from there",
+            file=sys.stderr,
+        )
+        return 130
     finally:
         store.close()
     _report(args, results)
