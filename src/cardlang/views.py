@@ -105,7 +105,7 @@ class PlayerView:
         "_ints",
         "_strs",
         "_attrs",
-        "_option_data",
+        "_option_data",  # (options, pending choice node) of the decision, or None
         "game",
         "_knowledge",  # snapshot: the seat's knowledge (knowledge.SeatKnowledge), if recorded
         "_skeleton",  # what determinize starts from (knowledge.Skeleton), made when first needed
@@ -135,7 +135,7 @@ class PlayerView:
         self.game = game  # the rules (public): search agents simulate with them
         self._option_data = None
         if options is not None and pending is not None and game is not None:
-            self._option_data = (tuple(options), game, pending)
+            self._option_data = (tuple(options), pending)
         self._st: Gamestate | None = None
         self._knowledge: SeatKnowledge | None = None
         self._skeleton: Skeleton | None = None
@@ -170,8 +170,9 @@ class PlayerView:
         knowledge = seat_knowledge(st, seat)
         if knowledge is not None:  # keep what the seat knows, and what determinize needs
             self._knowledge = knowledge.copy()
-            if self._skeleton is None and self._option_data is not None:
-                self._skeleton = Skeleton(st, seat, self._option_data[1])
+            game = self.game
+            if self._skeleton is None and self._option_data is not None and game is not None:
+                self._skeleton = Skeleton(st, seat, game)
 
     def close(self) -> None:
         """The decision is about to be applied: stop reading the state.  A view someone
@@ -347,12 +348,12 @@ class PlayerView:
         skeleton = self._skeleton
         if skeleton is None:
             st = self._st
-            if st is None or self._option_data is None:
+            if st is None or self._option_data is None or self.game is None:
                 raise UsageError(
                     "this view cannot be determinized: it was taken without the game's "
                     "decision, or from a game that was not recorded"
                 )
-            skeleton = self._skeleton = Skeleton(st, self.seat, self._option_data[1])
+            skeleton = self._skeleton = Skeleton(st, self.seat, self.game)
         return skeleton.determinize(rng)
 
     @property
@@ -380,23 +381,34 @@ class PlayerView:
         return len(self._st.log) if self._st.log is not None else 0
 
     # ------------------------------------------------------------ the decision
+    @property
+    def choice(self) -> Any:
+        """The pending decision's choice node (its situation, branches: part of the
+        rules, not of the state), or None."""
+        return self._option_data[1] if self._option_data is not None else None
+
+    @property
+    def raw_options(self) -> tuple[Any, ...]:
+        """The options the agent was given, as the runner passes them to ``choose``."""
+        return self._option_data[0] if self._option_data is not None else ()
+
     @cached_property
     def options(self) -> tuple[OptionView, ...]:
         """The pending decision's options, as this player sees them (same order as the
         options the agent is given)."""
-        if self._option_data is None:
+        if self._option_data is None or self.game is None:
             return ()
-        options, game, pending = self._option_data
-        return tuple(self._describe(o, game, pending) for o in options)
+        options, pending = self._option_data
+        return tuple(self._describe(o, self.game, pending) for o in options)
 
     @cached_property
     def option_kinds(self) -> tuple[str | None, ...]:
         """Per option, ``OptionView.kind`` (the first bound card's KIND, or a bound
         location's top card's), computed without describing the whole option."""
-        if self._option_data is None:
+        if self._option_data is None or self.game is None:
             return ()
-        options, game, _ = self._option_data
-        card_slots, location_slots = game.card_slots, game.location_slots
+        options = self._option_data[0]
+        card_slots, location_slots = self.game.card_slots, self.game.location_slots
         st = self._st
         attrs = st.cards if st is not None else self._attrs
         zones = st.zones if st is not None else self._zones  # hidden ones: checked below

@@ -321,16 +321,13 @@ class _Keyer:
 
 
 def _pending_of(view: PlayerView) -> Any:
-    """The choice node of the decision a view shows (None if none).  Reads the view's
-    private record of its decision: the view has no public accessor for it yet."""
-    data = getattr(view, "_option_data", None)
-    return None if data is None else data[2]
+    """The choice node of the decision a view shows (None if none)."""
+    return view.choice
 
 
 def _raw_options(view: PlayerView) -> Sequence[Any]:
     """The options (tuples of steps) a view was given, in the order of ``view.options``."""
-    data = getattr(view, "_option_data", None)
-    return () if data is None else data[0]
+    return view.raw_options
 
 
 def _view_part(fork: Fork, view: PlayerView, value: Any) -> str:
