@@ -140,3 +140,14 @@ def test_an_interrupted_run_keeps_its_games_and_the_same_command_goes_on(tmp_pat
     with sqlite3.connect(db) as conn:
         kept = conn.execute("SELECT count(*) FROM games WHERE status = 'done'").fetchone()[0]
     assert 0 < kept < 5000
+
+
+def test_limits_apply_to_the_games_played(tmp_path: Path) -> None:
+    db = str(tmp_path / "runs.sqlite")
+    proc = heuristics(
+        KUHN, "--games", "10", "--designs", "random", "--max-decisions", "1", "--db", db, "--json"
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    # every game is cut off after its first decision: no completed game to measure
+    assert out["experiment"]["games"] == {"random": 10} and out["fairness"]["n"] == 0

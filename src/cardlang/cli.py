@@ -119,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from cardlang.heuristics.command import add_parser as add_heuristics
 
-    add_heuristics(sub, _positive, _seed, _param_option)
+    add_heuristics(sub, _positive, _seed, _param_option, _limit_options)
     return parser
 
 

@@ -23,9 +23,9 @@ if TYPE_CHECKING:
     from cardlang.records import RunStore
 
 
-def add_parser(sub: Any, positive: Any, seed: Any, param_option: Any) -> None:
+def add_parser(sub: Any, positive: Any, seed: Any, param_option: Any, limit_options: Any) -> None:
     """The ``heuristics`` subcommand's arguments (called by cli.build_parser, which gives
-    its argument types and its --param option)."""
+    its argument types and its --param and limit options)."""
     from cardlang.heuristics import DEFAULT_AI
     from cardlang.records import DEFAULT_DB
 
@@ -63,6 +63,7 @@ def add_parser(sub: Any, positive: Any, seed: Any, param_option: Any) -> None:
     p.add_argument("--plot", metavar="DIR", help="write PNG plots and report.html here")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     param_option(p)
+    limit_options(p)
     p.add_argument(
         "--param-b",
         action="append",
@@ -74,12 +75,14 @@ def add_parser(sub: Any, positive: Any, seed: Any, param_option: Any) -> None:
 def cmd_heuristics(args: argparse.Namespace) -> int:
     from cardlang.agents import make_agent
     from cardlang.cli import backend_choice
+    from cardlang.gamemaster import Limits
     from cardlang.heuristics.experiment import Plan
 
     variants = _variants(args)
     make_agent(args.ai, 0)  # a bad agent spec fails now, before any game is played
     backend, workers = backend_choice(args)  # the same rules as simulate's
     plan = Plan(
+        limits=Limits(args.max_decisions, args.max_steps),
         games=args.games,
         seed=args.seed,
         ai=args.ai,
