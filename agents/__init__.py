@@ -20,10 +20,10 @@ from types import ModuleType
 from typing import Any
 
 from cardlang.agents.base import Agent
-from cardlang.agents.dominion_bot import BUILTIN_BOTS, DominionBot
-from cardlang.agents.ismcts import ISMCTSAgent, MCTSAgent
-from cardlang.agents.pimc import PIMCAgent
 from cardlang.agents.random_agent import RandomAgent
+from cardlang.agents.scripted.dominion import BUILTIN_BOTS, DominionBot
+from cardlang.agents.search.ismcts import ISMCTSAgent, MCTSAgent
+from cardlang.agents.search.pimc import PIMCAgent
 from cardlang.agents.specs import AgentSpec, keyword_arguments, parse_spec, signature_of
 
 from cardlang.errors import UsageError, did_you_mean

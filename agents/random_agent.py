@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cardlang.state import MASK64, splitmix64
+from cardlang.engine.state import MASK64, splitmix64
 
 if TYPE_CHECKING:
-    from cardlang.control import Option
-    from cardlang.views import PlayerView
+    from cardlang.engine.control import Option
+    from cardlang.information.views import PlayerView
 
 
 class RandomAgent:

@@ -23,15 +23,16 @@ import random
 import sys
 from pathlib import Path
 
-from cardlang import GameFileError, load_game
 from cardlang.agents import make_agent
+
+from cardlang import GameFileError, load_game
 
 try:  # the layout by pipeline stage
     from cardlang.information.vocabulary import option_key
     from cardlang.runs.play import play_game
 except ImportError:  # the flat layout before it
-    from cardlang.runner import play_game  # type: ignore[no-redef]
-    from cardlang.vocabulary import option_key  # type: ignore[no-redef]
+    from cardlang.information.vocabulary import option_key  # type: ignore[no-redef]
+    from cardlang.runs.play import play_game  # type: ignore[no-redef]
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "cardstock"
@@ -42,7 +43,10 @@ AGENT_RUNS = [
     ("games/dominion.rcy", ["bigmoney", "bmu"]),
     ("games/dominion.rcy", ["smithy", "double-witch"]),
     ("games/dominion.rcy", ["pimc:determinizations=2:rollout=bmu", "bmu"]),
-    ("games/hearts.rcy", ["ismcts:iterations=30", "random", "pimc:determinizations=2", "mcts:iterations=20"]),
+    (
+        "games/hearts.rcy",
+        ["ismcts:iterations=30", "random", "pimc:determinizations=2", "mcts:iterations=20"],
+    ),
     ("games/kuhn_poker.rcy", ["ismcts:iterations=40", "pimc:determinizations=3"]),
 ]
 

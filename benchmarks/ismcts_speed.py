@@ -188,8 +188,8 @@ def play_cardlang(master: Any, spec: str, n_games: int, seed: int) -> Run:
     """``n_games`` games from root seed ``seed``, the ISMCTS seat rotating."""
     from cardlang.agents import make_agent
 
-    from cardlang.runner import play_game
-    from cardlang.simulate import agent_seeds, game_seeds
+    from cardlang.runs.play import play_game
+    from cardlang.runs.simulate import agent_seeds, game_seeds
 
     run = Run(n_games)
     start = time.perf_counter()

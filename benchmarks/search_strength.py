@@ -22,7 +22,7 @@ What it measures
 
 Seeds
     Game g of a row is dealt with seed S + g; the agent in seat p gets
-    ``cardlang.simulate.agent_seeds(S + g, players)[p]``, as ``cardlang simulate`` seeds
+    ``cardlang.runs.simulate.agent_seeds(S + g, players)[p]``, as ``cardlang simulate`` seeds
     them.  (Not the game's own seed: the game and the random agent both draw from
     SplitMix64, so an agent seeded with the deal's seed plays "random" moves correlated
     with the deal; over 1,000 Kuhn games a random player seeded so won 46% and lost
@@ -54,8 +54,8 @@ from typing import Any
 from cardlang.agents import make_agent
 
 from cardlang import load_game
-from cardlang.runner import play_game
-from cardlang.simulate import agent_seeds
+from cardlang.runs.play import play_game
+from cardlang.runs.simulate import agent_seeds
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ROOT / "games"

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from cardlang import Gamemaster, Gamestate, load_game
-from cardlang.gamemaster import GameResult
+from cardlang.engine.gamemaster import GameResult
 
 
 def play_random(

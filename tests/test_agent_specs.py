@@ -18,7 +18,7 @@ from cardlang.agents import BUILTIN_AGENTS, agent_parameters, make_agent, parse_
 from conftest import GAMES
 from helpers import run_cli
 
-from cardlang.cli import main
+from cardlang.cli.main import main
 from cardlang.errors import UsageError
 
 KUHN = str(GAMES / "kuhn_poker.rcy")

@@ -20,13 +20,13 @@ import pytest
 from conftest import GAMES, ROOT
 
 from cardlang import load_game
-from cardlang.backends import CHUNK_MAX, check_backend, chunk_size, open_backend
-from cardlang.cli import main
+from cardlang.cli.main import main
+from cardlang.engine.gamemaster import GameResult
 from cardlang.errors import UsageError
-from cardlang.gamemaster import GameResult
-from cardlang.records import RunStore
-from cardlang.runner import AgentError
-from cardlang.simulate import BatchSummary, run_batch
+from cardlang.runs.backends import CHUNK_MAX, check_backend, chunk_size, open_backend
+from cardlang.runs.play import AgentError
+from cardlang.runs.records import RunStore
+from cardlang.runs.simulate import BatchSummary, run_batch
 
 DOMINION = str(GAMES / "dominion.rcy")
 HEARTS = str(GAMES / "hearts.rcy")
@@ -440,7 +440,7 @@ def test_ray_missing_is_a_usage_error_that_says_what_to_install(
 
 def test_backend_and_workers_choices(capsys: pytest.CaptureFixture[str]) -> None:
     """--workers K > 1 alone means the process backend; its summary is the serial one."""
-    from cardlang.cli import backend_choice, build_parser
+    from cardlang.cli.main import backend_choice, build_parser
 
     def choice(*args: str) -> tuple[str, int | None]:
         return backend_choice(build_parser().parse_args(["simulate", KUHN, *args]))

@@ -8,7 +8,7 @@ import pytest
 from conftest import GAMES
 from helpers import run_cli
 
-from cardlang.cli import main
+from cardlang.cli.main import main
 
 HEARTS = str(GAMES / "hearts.rcy")
 KUHN = str(GAMES / "kuhn_poker.rcy")

@@ -15,7 +15,7 @@ from conftest import CORPUS_BROKEN, corpus_games, own_games
 from helpers import assert_conserved, play_random
 
 from cardlang import GameFileError, load_game
-from cardlang.simulate import run_batch
+from cardlang.runs.simulate import run_batch
 
 GAME_FILES = own_games() + corpus_games()
 IDS = [f"{p.parent.name}/{p.stem}" for p in GAME_FILES]

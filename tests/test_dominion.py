@@ -26,10 +26,10 @@ from conftest import GAMES
 from helpers import assert_conserved
 
 from cardlang import load_game
+from cardlang.engine.game import Game
 from cardlang.errors import UsageError
-from cardlang.game import Game
-from cardlang.simulate import play_game, run_batch
-from cardlang.views import view_of
+from cardlang.information.views import view_of
+from cardlang.runs.simulate import play_game, run_batch
 
 DOMINION = GAMES / "dominion.rcy"
 

@@ -1,4 +1,4 @@
-"""Encoders (cardlang.encode): fixed layouts per situation, masks over the vocabulary,
+"""Encoders (cardlang.information.encode): fixed layouts per situation, masks over the vocabulary,
 batches, and no leak of hidden cards."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from conftest import CORPUS, GAMES
 from helpers import run_cli
 
 from cardlang import load_game
-from cardlang.encode import Encoder
-from cardlang.views import PlayerView, view_of
-from cardlang.vocabulary import Vocabulary
+from cardlang.information.encode import Encoder
+from cardlang.information.views import PlayerView, view_of
+from cardlang.information.vocabulary import Vocabulary
 
 DOMINION = GAMES / "dominion.rcy"
 

@@ -13,9 +13,9 @@ import random
 import pytest
 from helpers import load_text, play_random
 
+from cardlang.engine.state import CALL
 from cardlang.errors import GameFileError
-from cardlang.state import CALL
-from cardlang.views import view_of
+from cardlang.information.views import view_of
 
 DECK = "(deck (RANK (A, B, C)) (SUIT (X, Y)))"  # cards 0..5: A-X A-Y B-X B-Y C-X C-Y
 

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from cardlang import Game, GameFileError, load_game
-from cardlang.forms import KEYWORDS
+from cardlang.language.forms import KEYWORDS
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "cardstock"

@@ -12,8 +12,8 @@ from cardlang.agents import make_agent
 from conftest import GAMES, own_games
 
 from cardlang import load_game
-from cardlang.simulate import agent_seeds, play_game
-from cardlang.transcript import render_transcript
+from cardlang.runs.simulate import agent_seeds, play_game
+from cardlang.runs.transcript import render_transcript
 
 GOLDEN = GAMES.parent / "tests" / "golden"
 SEED = 12345

@@ -30,9 +30,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cardlang import GameFileError, load_game
-from cardlang.encode import Encoder
 from cardlang.errors import UsageError
-from cardlang.knowledge import (
+from cardlang.information.encode import Encoder
+from cardlang.information.knowledge import (
     KnowledgeTracker,
     Skeleton,
     _map_references,
@@ -40,7 +40,7 @@ from cardlang.knowledge import (
     determinize,
     sees,
 )
-from cardlang.views import PlayerView, card_type, view_of
+from cardlang.information.views import PlayerView, card_type, view_of
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 FILES = own_games() + corpus_games()[1::4]
@@ -431,7 +431,7 @@ class _Determinizer:
 
 
 def test_the_runner_records_a_game_whose_agent_needs_knowledge() -> None:
-    from cardlang.runner import play_game
+    from cardlang.runs.play import play_game
 
     game = load_game(GAMES / "hearts.rcy")
     agents = [_Determinizer() for _ in range(game.nplayers)]

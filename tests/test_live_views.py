@@ -5,7 +5,7 @@ from __future__ import annotations
 from conftest import GAMES
 
 from cardlang import load_game
-from cardlang.simulate import play_game
+from cardlang.runs.simulate import play_game
 
 
 class Keeper:
@@ -51,7 +51,7 @@ def test_a_kept_view_shows_the_state_as_it_was_at_its_decision() -> None:
 
 
 def test_a_view_not_kept_is_closed_without_a_copy(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from cardlang.views import PlayerView
+    from cardlang.information.views import PlayerView
 
     copies = []
     original = PlayerView._snapshot
@@ -72,7 +72,7 @@ def test_a_view_not_kept_is_closed_without_a_copy(monkeypatch) -> None:  # type:
 
 
 def test_live_and_snapshot_views_answer_alike() -> None:
-    from cardlang.views import PlayerView, view_of
+    from cardlang.information.views import PlayerView, view_of
 
     game = load_game(GAMES / "dominion.rcy")
     master = game.master()

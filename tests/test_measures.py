@@ -17,8 +17,8 @@ from dataclasses import replace
 
 import pytest
 
-from cardlang.heuristics.data import DecisionRecord, GameRecord
-from cardlang.heuristics.measures import (
+from cardlang.analysis.data import DecisionRecord, GameRecord
+from cardlang.analysis.measures import (
     DESIGNS,
     MEASURES,
     Estimate,
@@ -539,7 +539,7 @@ def test_a_single_game_has_a_value_but_no_bootstrap_interval() -> None:
 def test_partners_who_win_together_are_not_a_draw() -> None:
     from dataclasses import replace
 
-    from cardlang.heuristics.measures import MEASURES
+    from cardlang.analysis.measures import MEASURES
 
     base = _partnership_game()
     assert MEASURES["drawishness"].compute([base]).value == 0.0
@@ -548,7 +548,7 @@ def test_partners_who_win_together_are_not_a_draw() -> None:
 
 
 def _partnership_game():  # type: ignore[no-untyped-def]
-    from cardlang.heuristics.data import GameRecord
+    from cardlang.analysis.data import GameRecord
 
     return GameRecord(
         id=1,

@@ -8,7 +8,7 @@ from cardlang.agents import make_agent
 from conftest import GAMES
 
 from cardlang import load_game
-from cardlang.simulate import run_batch
+from cardlang.runs.simulate import run_batch
 
 ROOT = GAMES.parent
 

@@ -19,9 +19,9 @@ from conftest import CORPUS, GAMES, ROOT
 from helpers import run_cli
 
 from cardlang import load_game
-from cardlang.cli import main
-from cardlang.records import SCHEMA_VERSION, RunStore
-from cardlang.simulate import run_batch
+from cardlang.cli.main import main
+from cardlang.runs.records import SCHEMA_VERSION, RunStore
+from cardlang.runs.simulate import run_batch
 
 DOMINION = str(GAMES / "dominion.rcy")
 HEARTS = str(GAMES / "hearts.rcy")

@@ -15,13 +15,13 @@ from cardlang.agents import make_agent
 from conftest import GAMES
 from helpers import run_cli
 
-import cardlang.vocabulary
+import cardlang.information.vocabulary
 from cardlang import load_game
-from cardlang.cli import main
+from cardlang.cli.main import main
 from cardlang.errors import UsageError
-from cardlang.runner import AgentError, Decision, play_game
-from cardlang.simulate import agent_seeds
-from cardlang.vocabulary import Vocabulary
+from cardlang.information.vocabulary import Vocabulary
+from cardlang.runs.play import AgentError, Decision, play_game
+from cardlang.runs.simulate import agent_seeds
 
 DOMINION = GAMES / "dominion.rcy"
 CRAZY = GAMES / "crazy_eights.rcy"
@@ -148,7 +148,7 @@ def test_a_vector_with_no_legal_entry_fails_naming_agent_and_situation(
     game = load_game(KUHN)
     agents = [Strengths(game, 0), Strengths(game, 1)]
     # no vocabulary entry names a legal option any more
-    monkeypatch.setattr(cardlang.vocabulary, "option_key", lambda *a: "NOT-IN-VOCABULARY")
+    monkeypatch.setattr(cardlang.information.vocabulary, "option_key", lambda *a: "NOT-IN-VOCABULARY")
     with pytest.raises(AgentError) as info:
         play_game(game.master(), agents, 3, names=["net-a", "net-b"])
     text = str(info.value)
@@ -182,7 +182,7 @@ PLUGIN = textwrap.dedent(
     from dataclasses import dataclass
 
     import numpy as np
-    from cardlang.vocabulary import Vocabulary
+    from cardlang.information.vocabulary import Vocabulary
 
 
     @dataclass

@@ -7,16 +7,16 @@ import random
 from pathlib import Path
 
 import pytest
-from cardlang.agents.ismcts import ISMCTSAgent, MCTSAgent, Node
-from cardlang.agents.pimc import PIMCAgent
 from cardlang.agents.random_agent import RandomAgent
+from cardlang.agents.search.ismcts import ISMCTSAgent, MCTSAgent, Node
+from cardlang.agents.search.pimc import PIMCAgent
 from helpers import load_text
 from test_knowledge import indistinguishable_twin
 
 from cardlang import load_game
 from cardlang.errors import UsageError
-from cardlang.runner import play_game
-from cardlang.views import PlayerView, view_of
+from cardlang.information.views import PlayerView, view_of
+from cardlang.runs.play import play_game
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 

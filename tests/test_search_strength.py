@@ -34,16 +34,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cardlang.agents.ismcts import ISMCTSAgent
-from cardlang.agents.pimc import PIMCAgent
 from cardlang.agents.random_agent import RandomAgent
+from cardlang.agents.search.ismcts import ISMCTSAgent
+from cardlang.agents.search.pimc import PIMCAgent
 from conftest import CORPUS, GAMES
 from test_kuhn_value import all_deals
 
 from cardlang import load_game
-from cardlang.game import Game
-from cardlang.runner import play_game
-from cardlang.simulate import agent_seeds
+from cardlang.engine.game import Game
+from cardlang.runs.play import play_game
+from cardlang.runs.simulate import agent_seeds
 
 SEED = 1000
 Pair = tuple[float, float]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from helpers import game_text, load_text, play_random
 
-from cardlang import collections_ops as ops
-from cardlang.gamemaster import Limits
+from cardlang.engine import collections as ops
+from cardlang.engine.gamemaster import Limits
 
 
 def run_to_end(text: str, seed: int = 1, limits: Limits | None = None):  # type: ignore[no-untyped-def]

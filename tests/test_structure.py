@@ -8,11 +8,11 @@ import inspect
 
 import pytest
 
-from cardlang import ast
-from cardlang.checker import Checker
-from cardlang.compile_expr import ExprCompiler
-from cardlang.compile_stmt import StmtCompiler
-from cardlang.parser import grammar_text
+from cardlang.compiler.expressions import ExprCompiler
+from cardlang.compiler.statements import StmtCompiler
+from cardlang.language import ast
+from cardlang.language.checker import Checker
+from cardlang.language.parser import grammar_text
 
 NOT_STANDALONE = {
     ast.Node,
@@ -98,7 +98,7 @@ def test_a_game_file_is_data_not_code(payload: str) -> None:
 
 
 def test_generated_code_sees_only_allowed_builtins() -> None:
-    from cardlang.compile_expr import _HELPERS
+    from cardlang.engine.runtime import RUNTIME
 
-    allowed = set(_HELPERS["__builtins__"])
+    allowed = set(RUNTIME["__builtins__"])
     assert "__import__" not in allowed and "open" not in allowed and "eval" not in allowed

@@ -17,11 +17,11 @@ import pytest
 from conftest import GAMES
 
 from cardlang import load_game
-from cardlang.cli import main
+from cardlang.cli.main import main
 from cardlang.errors import UsageError
-from cardlang.records import SCHEMA_VERSION, RunStore, read_decisions
-from cardlang.runner import AgentError, Decision, DecisionTrace, play_game
-from cardlang.simulate import wilson_interval
+from cardlang.runs.play import AgentError, Decision, DecisionTrace, play_game
+from cardlang.runs.records import SCHEMA_VERSION, RunStore, read_decisions
+from cardlang.runs.simulate import wilson_interval
 
 KUHN = str(GAMES / "kuhn_poker.rcy")
 HEARTS = str(GAMES / "hearts.rcy")
@@ -31,7 +31,7 @@ HEARTS = str(GAMES / "hearts.rcy")
 #: from the decision itself, so that what is read back can be checked exactly.
 TRACER = textwrap.dedent(
     """
-    from cardlang.runner import DecisionTrace
+    from cardlang.runs.play import DecisionTrace
 
 
     def values_for(options):
@@ -146,7 +146,7 @@ def test_the_fast_loop_keeps_no_trace_and_the_traced_loop_does() -> None:
     [
         (DecisionTrace((0.5,), (0.5, 0.5)), "1 option values and 2 standings"),
         (DecisionTrace((0.5, 0.5), (0.5,)), "2 option values and 1 standings"),
-        ({"values": [0.5, 0.5]}, "last_trace is a dict, expected a cardlang.runner.DecisionTrace"),
+        ({"values": [0.5, 0.5]}, "last_trace is a dict, expected a cardlang.runs.play.DecisionTrace"),
     ],
 )
 def test_a_trace_that_does_not_fit_the_decision_is_the_agents_error(

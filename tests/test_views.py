@@ -8,7 +8,7 @@ from __future__ import annotations
 from conftest import GAMES
 
 from cardlang import load_game
-from cardlang.views import view_of
+from cardlang.information.views import view_of
 
 
 def test_a_view_shows_own_hand_public_piles_and_only_sizes_of_hidden_ones() -> None:

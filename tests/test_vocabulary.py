@@ -1,4 +1,4 @@
-"""Situations and the action vocabulary (cardlang.vocabulary): stable names for every
+"""Situations and the action vocabulary (cardlang.information.vocabulary): stable names for every
 decision and option of a game, derived from its rules, never leaking hidden cards."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from helpers import load_text
 
 from cardlang import load_game
 from cardlang.errors import GameFileError
-from cardlang.views import view_of
-from cardlang.vocabulary import Vocabulary, option_key
+from cardlang.information.views import view_of
+from cardlang.information.vocabulary import Vocabulary, option_key
 
 DOMINION = GAMES / "dominion.rcy"
 
@@ -253,7 +253,7 @@ def test_the_caches_do_not_keep_games_alive() -> None:
     import gc
     import weakref
 
-    from cardlang.encode import Encoder
+    from cardlang.information.encode import Encoder
 
     game = load_game(GAMES / "kuhn_poker.rcy")
     Encoder.of(game)

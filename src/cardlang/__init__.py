@@ -8,10 +8,11 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from cardlang.compiler.load import load_game
+from cardlang.engine.game import Game  # noqa: E402
+from cardlang.engine.gamemaster import Gamemaster, GameResult, Limits  # noqa: E402
+from cardlang.engine.state import Gamestate  # noqa: E402
 from cardlang.errors import GameFileError, RuleError  # noqa: E402
-from cardlang.game import Game, load_game  # noqa: E402
-from cardlang.gamemaster import Gamemaster, GameResult, Limits  # noqa: E402
-from cardlang.state import Gamestate  # noqa: E402
 
 __all__ = [
     "Game",

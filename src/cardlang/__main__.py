@@ -2,6 +2,6 @@
 
 import sys
 
-from cardlang.cli import main
+from cardlang.cli.main import main
 
 sys.exit(main())

@@ -13,7 +13,7 @@ import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from cardlang.ast import Span
+from cardlang.language.ast import Span
 
 
 @dataclass(frozen=True)

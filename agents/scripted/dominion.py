@@ -1,0 +1,485 @@
+"""Scripted Dominion bots: buy rules as data, and sensible answers to every card's question.
+
+A bot is a TOML file (the built-in ones are in agents/bots/):
+
+    name = "bmu"
+    play = ["SMITHY"]                               # Actions to play first, in order
+    buy = [
+        { card = "PROVINCE", if = "money > 18" },   # tried in order: the first rule whose
+        { card = "GOLD" },                          # card is on offer and affordable and
+        { card = "SILVER" },                        # whose condition holds is bought
+    ]
+
+Conditions are small expressions (Python syntax, nothing else allowed) over what the
+player knows: ``money`` (the coins of all Treasures it owns), ``treasures`` and ``cards``
+(how many it owns), ``coins``, ``buys``, ``actions`` (this turn), ``turn`` (its turns so
+far), ``players``, ``empty_piles``, ``count(CARD)`` (how many of CARD it owns) and
+``left(CARD)`` (cards left in CARD's Supply pile).  Card names are written bare.
+
+The bot plays games/dominion.rcy: it recognises the decisions by their situation names
+and reads owned-card counts from the per-kind storages the game keeps.  Decisions that
+the buy rules do not cover (Militia discards, Moat reveals, Chapel trashing, ...) get
+fixed, reasonable answers, documented at each handler below.
+"""
+
+from __future__ import annotations
+
+import ast as pyast
+import operator
+import re
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cache, cached_property, lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cardlang.errors import UsageError
+
+if TYPE_CHECKING:
+    from cardlang.information.views import OptionView, PlayerView
+
+BOTS_PACKAGE = "cardlang.agents.scripted.bots"
+
+
+# ---------------------------------------------------------------- conditions
+
+_BINARY = {
+    pyast.Add: operator.add,
+    pyast.Sub: operator.sub,
+    pyast.Mult: operator.mul,
+    pyast.Div: operator.truediv,
+    pyast.FloorDiv: operator.floordiv,
+    pyast.Mod: operator.mod,
+}
+_COMPARE = {
+    pyast.Lt: operator.lt,
+    pyast.LtE: operator.le,
+    pyast.Gt: operator.gt,
+    pyast.GtE: operator.ge,
+    pyast.Eq: operator.eq,
+    pyast.NotEq: operator.ne,
+}
+VARIABLES = ("money", "treasures", "cards", "coins", "buys", "actions", "turn", "players")
+VARIABLES += ("empty_piles",)
+FUNCTIONS = ("count", "left")
+
+Condition = Callable[["Facts"], Any]
+_CARD_NAME = re.compile(r"\b[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+\b")
+_HYPHEN = "__"
+
+
+def _card_name(python_name: str) -> str:
+    return python_name.replace(_HYPHEN, "-")
+
+
+def compile_condition(text: str, where: str) -> Condition:
+    """A condition string -> a function of the bot's facts.  Raises UsageError."""
+    # card names may hold hyphens (COUNCIL-ROOM): make them one Python name first
+    python_text = _CARD_NAME.sub(lambda m: m.group(0).replace("-", _HYPHEN), text)
+    try:
+        tree = pyast.parse(python_text, mode="eval").body
+    except SyntaxError as err:
+        raise UsageError(f"{where}: cannot read condition {text!r}: {err.msg}") from None
+    return _compile(tree, text, where)
+
+
+def _compile(node: pyast.AST, text: str, where: str) -> Condition:  # noqa: C901
+    def bad(what: str) -> UsageError:
+        return UsageError(f"{where}: {what} in condition {text!r}")
+
+    if isinstance(node, pyast.Constant) and isinstance(node.value, int | float):
+        value = node.value
+        return lambda f: value
+    if isinstance(node, pyast.Name):
+        name = node.id
+        if name.isupper():  # a card name
+            card_name = _card_name(name)
+            return lambda f: card_name
+        if name not in VARIABLES:
+            raise bad(f"unknown name '{name}' (known: {', '.join(VARIABLES)})")
+        return lambda f: getattr(f, name)
+    if isinstance(node, pyast.BinOp) and type(node.op) in _BINARY:
+        op = _BINARY[type(node.op)]
+        left, right = _compile(node.left, text, where), _compile(node.right, text, where)
+        return lambda f: op(left(f), right(f))
+    if isinstance(node, pyast.UnaryOp) and isinstance(node.op, pyast.Not | pyast.USub):
+        inner = _compile(node.operand, text, where)
+        if isinstance(node.op, pyast.Not):
+            return lambda f: not inner(f)
+        return lambda f: -inner(f)
+    if isinstance(node, pyast.BoolOp):
+        parts = [_compile(v, text, where) for v in node.values]
+        if isinstance(node.op, pyast.And):
+            return lambda f: all(p(f) for p in parts)
+        return lambda f: any(p(f) for p in parts)
+    if isinstance(node, pyast.Compare) and all(type(o) in _COMPARE for o in node.ops):
+        first = _compile(node.left, text, where)
+        rest = [
+            (_COMPARE[type(o)], _compile(c, text, where))
+            for o, c in zip(node.ops, node.comparators, strict=True)
+        ]
+
+        def compare(f: Facts) -> bool:
+            left = first(f)
+            for op, right_fn in rest:
+                right = right_fn(f)
+                if not op(left, right):
+                    return False
+                left = right
+            return True
+
+        return compare
+    if isinstance(node, pyast.Call) and isinstance(node.func, pyast.Name):
+        fname = node.func.id
+        if fname not in FUNCTIONS or len(node.args) != 1 or node.keywords:
+            raise bad(f"unknown function '{fname}' (known: count(CARD), left(CARD))")
+        arg = node.args[0]
+        if not (isinstance(arg, pyast.Name) and arg.id.isupper()):
+            raise bad(f"{fname}() takes a card name, like {fname}(GOLD)")
+        card = _card_name(arg.id)
+        return lambda f: getattr(f, fname)(card)
+    raise bad(f"'{pyast.unparse(node)}' is not allowed")
+
+
+# ---------------------------------------------------------------- what the bot knows
+
+
+class Facts:
+    """What the deciding player knows, read from its view (computed on first use)."""
+
+    def __init__(self, view: PlayerView, piles: dict[tuple[int, str, str], str]) -> None:
+        self.view = view
+        self.me = view.seat
+        self._piles = piles  # supply pile -> kind, remembered when the pile was seen
+
+    def count(self, kind: str) -> int:
+        return self.view.storage(self.me, kind)
+
+    def left(self, kind: str) -> int:
+        for key, pile_kind in self._piles.items():
+            if pile_kind == kind:
+                return self.view.size(*key)
+        return 0
+
+    @cached_property
+    def _owned(self) -> list[tuple[Mapping[str, Any], int]]:
+        kinds = self.view.kinds
+        return [(kinds[k], self.count(k)) for k in kinds]
+
+    @cached_property
+    def money(self) -> int:
+        return sum(a["COINS"] * n for a, n in self._owned if "TREASURE" in a["TYPES"])
+
+    @cached_property
+    def treasures(self) -> int:
+        return sum(n for a, n in self._owned if "TREASURE" in a["TYPES"])
+
+    @cached_property
+    def cards(self) -> int:
+        return sum(n for _, n in self._owned)
+
+    @property
+    def coins(self) -> int:
+        return self.view.storage(self.me, "COINS")
+
+    @property
+    def buys(self) -> int:
+        return self.view.storage(self.me, "BUYS")
+
+    @property
+    def actions(self) -> int:
+        return self.view.storage(self.me, "ACTIONS")
+
+    @property
+    def turn(self) -> int:
+        return self.view.storage(self.me, "TURNS")
+
+    @property
+    def players(self) -> int:
+        return self.view.nplayers
+
+    @property
+    def empty_piles(self) -> int:
+        return sum(1 for key in self._piles if self.view.size(*key) == 0)
+
+
+# ---------------------------------------------------------------- card judgement
+
+
+def is_a(attrs: Mapping[str, Any] | None, card_type: str) -> bool:
+    return attrs is not None and card_type in attrs.get("TYPES", ())
+
+
+def keep_value(attrs: Mapping[str, Any] | None) -> float:
+    """How much a card in hand is worth keeping: Curses and pure Victory cards least."""
+    if attrs is None:
+        return 0.0
+    if is_a(attrs, "CURSE"):
+        return -2.0
+    if is_a(attrs, "VICTORY") and not is_a(attrs, "TREASURE") and not is_a(attrs, "ACTION"):
+        return -1.0
+    if is_a(attrs, "TREASURE"):
+        return 1.5 * attrs.get("COINS", 0)
+    return float(attrs.get("COST", 0))
+
+
+def trash_value(attrs: Mapping[str, Any] | None) -> float:
+    """How much a card is worth owning: Curses least, then by cost."""
+    if attrs is None:
+        return 0.0
+    return -1.0 if is_a(attrs, "CURSE") else float(attrs.get("COST", 0))
+
+
+# ---------------------------------------------------------------- the bot
+
+
+@dataclass(frozen=True)
+class BuyRule:
+    card: str
+    condition: Condition | None
+    text: str
+
+
+class DominionBot:
+    """A priority bot for games/dominion.rcy (see the module docstring)."""
+
+    needs_view = True
+
+    def __init__(self, name: str, buy: list[BuyRule], play: list[str], seed: int = 0) -> None:
+        self.name = name
+        self.buy_rules = buy
+        self.play_order = play
+        self._piles: dict[tuple[int, str, str], str] = {}
+        self.handlers: dict[str, Callable[[PlayerView, Facts], int]] = {
+            "ACTION-PHASE": self.play_action,
+            "THRONE-ROOM-PLAY": self.play_action,
+            "BUY-PHASE": self.buy,
+            "WORKSHOP-GAIN": self.gain,
+            "REMODEL-GAIN": self.gain,
+            "ARTISAN-GAIN": self.gain,
+            "MINE-GAIN": self.gain,
+            "MILITIA-DISCARD": self.discard_worst,
+            "POACHER-DISCARD": self.discard_worst,
+            "BUREAUCRAT-TOPDECK": self.discard_worst,
+            "CELLAR-DISCARD": self.discard_junk,
+            "CHAPEL-TRASH": self.trash_junk,
+            "REMODEL-TRASH": self.trash_cheapest,
+            "BANDIT-TRASH": self.trash_cheapest,
+            "MINE-TRASH": self.mine_trash,
+            "MONEYLENDER-TRASH": self.accept,
+            "MOAT-REVEAL": self.accept,
+            "VASSAL-PLAY": self.accept,
+            "HARBINGER-TOPDECK": self.harbinger,
+            "LIBRARY-SKIP": self.library,
+            "SENTRY-SORT": self.sentry_sort,
+            "SENTRY-ORDER": self.discard_worst,  # the best card goes back last, on top
+            "ARTISAN-TOPDECK": self.artisan_topdeck,
+        }
+
+    # ------------------------------------------------------------ loading
+    @classmethod
+    def from_toml(cls, text: str, where: str, seed: int = 0) -> DominionBot:
+        name, rules, play = _parse_bot(text, where)
+        return cls(name, list(rules), list(play), seed)
+
+    @classmethod
+    def from_file(cls, path: str | Path, seed: int = 0) -> DominionBot:
+        p = Path(path)
+        try:
+            text = p.read_text(encoding="utf-8")
+        except OSError as err:
+            raise UsageError(f"cannot read bot file {p}: {err.strerror}") from None
+        return cls.from_toml(text, str(p), seed)
+
+    @classmethod
+    def builtin(cls, name: str, seed: int = 0) -> DominionBot:
+        return cls.from_toml(_builtin_text(name), name, seed)
+
+    # ------------------------------------------------------------ deciding
+    def choose(self, view: PlayerView, options: list[Any]) -> int:
+        self._remember_piles(view)
+        handler = self.handlers.get(view.situation or "", self.first)
+        return handler(view, Facts(view, self._piles))
+
+    def _remember_piles(self, view: PlayerView) -> None:
+        """Which kind each Supply pile holds, learnt at the first decision (every pile
+        is full then) so that an emptied pile is still known."""
+        if self._piles:
+            return
+        for key in view.locations():
+            if key[0] == -1 and key[2].startswith("SUPPLY"):
+                top = view.top(*key)
+                if top is not None:
+                    self._piles[key] = top["KIND"]
+
+    # Each handler returns the index of the chosen option.
+    def first(self, view: PlayerView, facts: Facts) -> int:
+        return 0
+
+    def _decline(self, view: PlayerView) -> int:
+        """The option that binds no card: end the phase, stop, don't."""
+        for i, kind in enumerate(view.option_kinds):
+            if kind is None:
+                return i
+        return 0
+
+    def play_action(self, view: PlayerView, facts: Facts) -> int:
+        """Actions listed under ``play`` first, in order; else any Action, the dearest
+        first (a Throne Room last); else end the phase."""
+        kinds = view.option_kinds
+        for wanted in self.play_order:
+            if wanted in kinds:
+                return kinds.index(wanted)
+        options = view.options
+        best, best_rank = None, None
+        for i, o in enumerate(options):
+            card = _card(o)
+            if card is None:
+                continue
+            rank = (o.kind != "THRONE-ROOM", card.get("COST", 0))
+            if best_rank is None or rank > best_rank:
+                best, best_rank = i, rank
+        return best if best is not None else self._decline(view)
+
+    def _by_rules(self, view: PlayerView, facts: Facts) -> int | None:
+        kinds = view.option_kinds
+        for rule in self.buy_rules:
+            if rule.card in kinds and (rule.condition is None or rule.condition(facts)):
+                return kinds.index(rule.card)  # the first option offering it
+        return None
+
+    def buy(self, view: PlayerView, facts: Facts) -> int:
+        """The first buy rule that applies; none: end the turn."""
+        chosen = self._by_rules(view, facts)
+        return chosen if chosen is not None else self._decline(view)
+
+    def gain(self, view: PlayerView, facts: Facts) -> int:
+        """A gain (Workshop, Remodel, Mine, Artisan): the buy rules, else the dearest card
+        that is not a Curse."""
+        chosen = self._by_rules(view, facts)
+        if chosen is not None:
+            return chosen
+        return _best(view.options, lambda o: trash_value(_card(o)))
+
+    def discard_worst(self, view: PlayerView, facts: Facts) -> int:
+        """Curses and Victory cards first, then the least useful."""
+        return _best(view.options, lambda o: -keep_value(_card(o)))
+
+    def discard_junk(self, view: PlayerView, facts: Facts) -> int:
+        """Cellar: discard Curses and Victory cards, then stop."""
+        junk = [i for i, o in enumerate(view.options) if keep_value(_card(o)) < 0]
+        return junk[0] if junk else self._decline(view)
+
+    def trash_junk(self, view: PlayerView, facts: Facts) -> int:
+        """Chapel: trash Curses and Estates, then stop."""
+        for wanted in ("CURSE", "ESTATE"):
+            for i, o in enumerate(view.options):
+                if o.kind == wanted:
+                    return i
+        return self._decline(view)
+
+    def trash_cheapest(self, view: PlayerView, facts: Facts) -> int:
+        return _best(view.options, lambda o: -trash_value(_card(o)))
+
+    def mine_trash(self, view: PlayerView, facts: Facts) -> int:
+        """Mine: upgrade a Copper, else a Silver; a Gold stays."""
+        for wanted in ("COPPER", "SILVER"):
+            for i, o in enumerate(view.options):
+                if o.kind == wanted:
+                    return i
+        return self._decline(view)
+
+    def accept(self, view: PlayerView, facts: Facts) -> int:
+        """A 'may' worth taking (reveal Moat, play with Vassal, Moneylender): the first
+        branch of the choice, which does it."""
+        for i, o in enumerate(view.options):
+            if o.branch == 0:
+                return i
+        return 0
+
+    def harbinger(self, view: PlayerView, facts: Facts) -> int:
+        """Put the best Treasure or Action from the discard pile back, if one is worth it."""
+        best = _best(view.options, lambda o: keep_value(_card(o)))
+        return best if keep_value(_card(view.options[best])) >= 3 else self._decline(view)
+
+    def library(self, view: PlayerView, facts: Facts) -> int:
+        """Set an Action aside when no Action is left to play it; else keep it."""
+        wanted = 0 if facts.actions == 0 else 1
+        for i, o in enumerate(view.options):
+            if o.branch == wanted:
+                return i
+        return 0
+
+    def sentry_sort(self, view: PlayerView, facts: Facts) -> int:
+        """Trash Curses, Estates and Coppers, discard other Victory cards, keep the rest.
+        The game file's branches: 0 trash, 1 discard, 2 keep."""
+        for i, o in enumerate(view.options):
+            card = _card(o)
+            fate = 2
+            if o.kind in ("CURSE", "ESTATE", "COPPER"):
+                fate = 0
+            elif keep_value(card) < 0:
+                fate = 1
+            if o.branch == fate:
+                return i
+        return 0
+
+    def artisan_topdeck(self, view: PlayerView, facts: Facts) -> int:
+        """Put back an Action (no Action is left to play it), else the weakest Treasure,
+        else anything but a Victory card if possible."""
+
+        def rank(o: OptionView) -> float:
+            card = _card(o)
+            if is_a(card, "ACTION"):
+                return 100 + keep_value(card)
+            if is_a(card, "TREASURE"):
+                return 50 - keep_value(card)
+            return keep_value(card)
+
+        return _best(view.options, rank)
+
+
+@lru_cache(maxsize=64)
+def _parse_bot(text: str, where: str) -> tuple[str, tuple[BuyRule, ...], tuple[str, ...]]:
+    """A bot file's name, buy rules and play order (each text is parsed once)."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise UsageError(f"{where}: not valid TOML: {err}") from None
+    unknown = set(data) - {"name", "buy", "play"}
+    if unknown:
+        raise UsageError(f"{where}: unknown keys {sorted(unknown)} (known: name, buy, play)")
+    rules = []
+    for i, rule in enumerate(data.get("buy", [])):
+        if not isinstance(rule, dict) or "card" not in rule or set(rule) - {"card", "if"}:
+            raise UsageError(f'{where}: buy rule {i + 1} must be {{ card = "NAME", if = "..." }}')
+        text_if = rule.get("if")
+        condition = compile_condition(text_if, f"{where}, buy rule {i + 1}") if text_if else None
+        rules.append(BuyRule(str(rule["card"]).upper(), condition, text_if or ""))
+    play = [str(p).upper() for p in data.get("play", [])]
+    return str(data.get("name", Path(where).stem)), tuple(rules), tuple(play)
+
+
+@cache
+def _builtin_text(name: str) -> str:
+    return resources.files(BOTS_PACKAGE).joinpath(f"{name}.toml").read_text("utf-8")
+
+
+def _card(option: OptionView) -> Mapping[str, Any] | None:
+    """The attributes of the first card an option binds (a pile's top card for a pile)."""
+    return option.card
+
+
+def _best(options: tuple[OptionView, ...], score: Callable[[OptionView], float]) -> int:
+    """The index of the highest-scoring option (the first one on ties)."""
+    best, best_score = 0, None
+    for i, o in enumerate(options):
+        s = score(o)
+        if best_score is None or s > best_score:
+            best, best_score = i, s
+    return best
+
+
+BUILTIN_BOTS = ("bigmoney", "bmu", "smithy", "double-witch")

@@ -1,0 +1,10 @@
+"""Search agents: they play any game through determinizations of their view.
+
+``common`` holds what they share (rollout policies, move keys), ``budget`` the one search
+budget contract (iterations or seconds), ``evaluator`` the one evaluator interface
+(priors and values) that rollouts and networks implement; ``ismcts`` (ISMCTS and MCTS)
+and ``pimc`` are the agents.
+
+May import: ``cardlang.agents.base`` and ``cardlang.agents.registry`` (rollout policies
+named by spec), ``cardlang.information``, ``cardlang.engine`` and ``cardlang.errors``.
+"""

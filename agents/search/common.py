@@ -1,0 +1,134 @@
+"""What the search agents (ISMCTS, MCTS, PIMC) share: rollouts, rewards, move keys.
+
+Search agents work on any game through their view only: each simulation starts from
+``view.determinize(rng)``, a full state consistent with what the player knows (see
+docs/information.md), so no search can act on a hidden card it has not seen.  They need
+the game's event log for that, and say so with ``needs_knowledge = True`` (the runner then
+records the game).
+
+Rewards are standings (``Gamemaster.standings``): per seat, the share of the other seats
+it finishes ahead of, a tie counting half, in [0, 1].  A rollout cut short by the rollout
+cap is scored as the game stands then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from cardlang.engine.state import MASK64, RUNNING, Gamestate, splitmix64
+from cardlang.errors import UsageError
+from cardlang.information.knowledge import sees
+
+if TYPE_CHECKING:
+    from cardlang.engine.game import Game
+    from cardlang.engine.gamemaster import Gamemaster
+
+#: Decisions a rollout may take before it is scored as the game stands (per rollout).
+DEFAULT_ROLLOUT_CAP = 1_000
+
+MoveKey = tuple[Any, ...]
+
+
+class RandomRollout:
+    """Plays uniformly random moves to the end (or the cap): the default rollout policy.
+    Its own SplitMix64 stream, no views: the fast path of every search."""
+
+    def __init__(self, seed: int) -> None:
+        self.state = seed & MASK64
+
+    def play(self, master: Gamemaster, st: Gamestate, cap: int) -> None:
+        legal, apply = master.legal_options, master.apply
+        x = self.state
+        limit = st.decisions + cap
+        while st.status == RUNNING and st.decisions < limit:
+            options = legal(st)
+            x, z = splitmix64(x)
+            apply(st, (z * len(options)) >> 64)
+        self.state = x
+
+
+class AgentRollout:
+    """Plays the rollouts with other agents (one per seat, e.g. ``bigmoney``), each given a
+    live view as in a real game."""
+
+    def __init__(self, spec: str, nplayers: int, seed: int) -> None:
+        from cardlang.agents import make_agent  # the registry imports this module
+
+        self.spec = spec
+        self.agents = [make_agent(spec, seed + p) for p in range(nplayers)]
+
+    def play(self, master: Gamemaster, st: Gamestate, cap: int) -> None:
+        from cardlang.runs.play import ask, resolve_choice
+
+        game = master.game
+        limit = st.decisions + cap
+        while st.status == RUNNING and st.decisions < limit:
+            options = master.legal_options(st)
+            agent = self.agents[st.mover]
+            choice = ask(agent, getattr(agent, "needs_view", True), st, game, options)
+            if type(choice) is not int:
+                choice = resolve_choice(game, st, options, choice, self.spec)[0]
+            master.apply(st, choice)
+
+
+def make_rollout(spec: str, nplayers: int, seed: int) -> RandomRollout | AgentRollout:
+    if spec == "random":
+        return RandomRollout(seed)
+    return AgentRollout(spec, nplayers, seed)
+
+
+class MoveKeys:
+    """Names a decision's options the same way in every determinization: the condact
+    (its first action) and what the option binds, a card by its type.  Options with one
+    name are the same move for search (two Coppers in hand).  Computed on determinized
+    states, which hold nothing the searching player does not know."""
+
+    def __init__(self, game: Game) -> None:
+        self.card_slots = game.card_slots
+        self._types: dict[int, str] = {}  # id of a card's attributes -> its type
+
+    def keys(self, st: Gamestate, options: Sequence[Any]) -> list[MoveKey]:
+        return [self.key(st, o) for o in options]
+
+    def key(self, st: Gamestate, option: Any) -> MoveKey:
+        parts: list[Any] = []
+        mover = st.mover
+        for fn, arg in option:
+            if fn is None:
+                slot, value = arg[0], arg[1]
+                if slot in self.card_slots and value is not None:
+                    # a card the mover cannot see is "?" in every world, the real one too
+                    seen = sees(mover, st.card_zone[value])
+                    parts.append(self._type(st.cards[value]) if seen else "?")
+                else:
+                    parts.append(value if not isinstance(value, list) else tuple(value))
+            else:
+                parts.append(id(arg))  # the action's node: which condact, which step
+        return tuple(parts)
+
+    def _type(self, attrs: Any) -> str:
+        found = self._types.get(id(attrs))
+        if found is None:
+            from cardlang.information.views import card_type
+
+            found = self._types[id(attrs)] = card_type(attrs)
+        return found
+
+
+def first_index_by_key(keys: Sequence[MoveKey]) -> dict[MoveKey, int]:
+    """Each move key -> the first option with it."""
+    found: dict[MoveKey, int] = {}
+    for i, k in enumerate(keys):
+        found.setdefault(k, i)
+    return found
+
+
+def check_positive(name: str, value: float, agent: str) -> None:
+    if value <= 0:
+        raise UsageError(f"{agent}: {name} must be positive (got {value})")
+
+
+#: ``evaluator(state, mover) -> (priors, values)``: priors, one per legal option of the
+#: state in ``legal_options`` order, or None; a value in [0, 1] per seat.
+Evaluator = Callable[[Gamestate, int], tuple[Sequence[float] | None, Sequence[float]]]

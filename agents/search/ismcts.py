@@ -1,0 +1,307 @@
+"""ISMCTS (information-set Monte Carlo tree search, single observer) and plain MCTS.
+
+SO-ISMCTS (Cowling, Powley and Whitehouse, 2012): one tree for the searching player,
+whose root is its information set; every iteration deals a fresh determinization of the
+player's view (``view.determinize``) and walks the tree with it.  An edge is a move key
+(agents/search.py: the condact and the card types it binds, as the mover sees them in that
+determinization), so an opponent's move is named by what they played, and a move legal in
+only some determinizations is a separate edge with its own *availability* count: UCB uses
+``ln(availability)`` in place of the parent's visits, so rarely available moves are not
+starved nor favoured.  Selection is UCT (``c``); a leaf is expanded by one untried move,
+then a rollout (random by default, or any agent) plays to the end, and every edge on the
+path adds the standing of the seat that moved there (n players, general sum).
+
+An optional ``evaluator`` (a neural network later) replaces rollouts: called on the
+determinized state at the leaf, it returns priors over the legal options (or None) and a
+value per seat; with priors, selection is PUCT (``Q + c * P * sqrt(A) / (1 + N)``).
+
+The tree is kept between decisions when the player decides again right after its own
+move (a Dominion turn, passing three cards one by one): the subtree under the move it
+made becomes the new root.  After anyone else's move it starts afresh (the moves of
+others are not all visible to it).
+
+``MCTSAgent`` is the same search on a single determinization per decision: exact MCTS
+for games without hidden information (the determinization is then the state itself).
+
+Each decision leaves a trace (``last_trace``): per option its mean value for the mover,
+and each seat's mean standing over the iterations.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from cardlang.agents.search.common import (
+    DEFAULT_ROLLOUT_CAP,
+    Evaluator,
+    MoveKey,
+    MoveKeys,
+    check_positive,
+    first_index_by_key,
+    make_rollout,
+)
+
+from cardlang.engine.state import RUNNING, Gamestate
+from cardlang.errors import UsageError
+from cardlang.information.knowledge import sees
+from cardlang.runs.play import DecisionTrace
+
+if TYPE_CHECKING:
+    from cardlang.engine.game import Game
+    from cardlang.engine.gamemaster import Gamemaster
+    from cardlang.information.views import PlayerView
+
+
+class Edge:
+    __slots__ = ("visits", "total", "available", "prior", "child")
+
+    def __init__(self, prior: float = 0.0) -> None:
+        self.visits = 0
+        self.total = 0.0  # sum of the mover's rewards through this edge
+        self.available = 0  # iterations in which this move was legal here
+        self.prior = prior
+        self.child: Node | None = None
+
+
+class Node:
+    __slots__ = ("edges", "priored")
+
+    def __init__(self) -> None:
+        self.edges: dict[MoveKey, Edge] = {}
+        self.priored = False
+
+
+class ISMCTSAgent:
+    """Single-observer ISMCTS with UCT; see the module docstring."""
+
+    name = "ismcts"
+    needs_knowledge = True  # it determinizes: the runner records the game
+
+    def __init__(
+        self,
+        iterations: int = 200,
+        c: float = 0.7,
+        time: float = 0.0,
+        rollout: str = "random",
+        cap: int = DEFAULT_ROLLOUT_CAP,
+        reuse: bool = True,
+        margin: float = 0.0,
+        evaluator: Evaluator | None = None,
+        seed: int = 0,
+    ) -> None:
+        """``iterations`` per decision, or with ``time`` > 0 as many as fit in that many
+        seconds; ``c`` the exploration constant (rewards are in [0, 1]); ``rollout`` the
+        rollout policy (an agent name); ``cap`` decisions per rollout before it is scored
+        as the game stands; ``reuse`` keeps the tree between one's own consecutive
+        decisions; ``margin`` (0 to 1) the weight of the score margin in the reward
+        (``Gamemaster.score_shares``): with it a lost position still has better and worse
+        moves (losing by less)."""
+        check_positive("iterations", iterations, self.name)
+        check_positive("c", c, self.name)
+        check_positive("cap", cap, self.name)
+        self.iterations = iterations
+        self.c = c
+        self.seconds = time
+        self.rollout_spec = rollout
+        self.cap = cap
+        self.reuse = reuse
+        if not 0.0 <= margin <= 1.0:
+            raise UsageError(f"{self.name}: margin must be between 0 and 1 (got {margin})")
+        self.margin = margin
+        self.evaluator = evaluator
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.last_trace: DecisionTrace | None = None
+        self._rollout: Any = None
+        self._keys: MoveKeys | None = None
+        # to reuse: (the decision count it is for, history length then, the subtree)
+        self._kept: tuple[int, int, Node] | None = None
+        self._base: Gamestate | None = None  # MCTS: this decision's one determinization
+
+    # ------------------------------------------------------------ deciding
+    def choose(self, view: PlayerView, options: Sequence[Any]) -> int:
+        if len(options) == 1:
+            self.last_trace = DecisionTrace((None,), ())
+            self._kept = None
+            return 0
+        game = view.game
+        master = game.master()
+        self._prepare(game, view.nplayers)
+        root = self._root(view)
+        totals = [0.0] * view.nplayers
+        self._base = None
+        done = self._search(view, master, root, totals)
+        # the real options, named as in the simulations (their cards are the same ids)
+        assert self._keys is not None
+        keys = self._keys.keys(self._world(view), options)
+        best = self._best(root, keys)
+        self._trace(root, keys, totals, done)
+        chosen = root.edges.get(keys[best])
+        self._kept = None
+        if chosen is not None and chosen.child is not None:
+            self._kept = (view.decisions + 1, view.history_length, chosen.child)
+        return best
+
+    def _prepare(self, game: Game, nplayers: int) -> None:
+        if self._keys is None:  # once per agent: agents play one game each
+            self._keys = MoveKeys(game)
+            self._rollout = make_rollout(self.rollout_spec, nplayers, self.seed)
+
+    def _root(self, view: PlayerView) -> Node:
+        """The subtree under one's previous move, if nothing happened since that the tree
+        does not account for: no one else decided, and no card came into sight and no
+        location was shuffled (the tree's statistics mix every way those could go)."""
+        kept = self._kept
+        if not self.reuse or kept is None or kept[0] != view.decisions:
+            return Node()
+        seat = view.seat
+        for event in view.history_since(kept[1]):  # only what happened since
+            if event[0] == "shuffle" or (
+                event[0] == "move" and not sees(seat, event[2]) and sees(seat, event[3])
+            ):
+                return Node()
+        return kept[2]
+
+    def _search(self, view: PlayerView, master: Gamemaster, root: Node, totals: list[float]) -> int:
+        deadline = time.perf_counter() + self.seconds if self.seconds > 0 else None
+        done = 0
+        while True:
+            if deadline is not None:
+                if time.perf_counter() >= deadline and done > 0:
+                    break
+            elif done >= self.iterations:
+                break
+            standings = self._iterate(master, self._world(view), root)
+            for p, r in enumerate(standings):
+                totals[p] += r
+            done += 1
+        return done
+
+    def _world(self, view: PlayerView) -> Gamestate:
+        """The determinization an iteration plays in: a fresh one each time."""
+        return view.determinize(self.rng)
+
+    def _iterate(self, master: Gamemaster, st: Gamestate, root: Node) -> Sequence[float]:
+        keys_of = self._keys
+        assert keys_of is not None
+        path: list[tuple[Edge, int]] = []
+        node = root
+        expanded = False
+        value: Sequence[float] | None = None
+        while st.status == RUNNING:
+            options = master.legal_options(st)
+            keys = keys_of.keys(st, options)
+            index_of = first_index_by_key(keys)
+            if self.evaluator is not None and not node.priored:
+                value = self._add_priors(node, st, keys)
+            for k in index_of:
+                edge = node.edges.get(k)
+                if edge is not None:
+                    edge.available += 1
+            untried = [k for k in index_of if k not in node.edges or node.edges[k].visits == 0]
+            if untried:
+                key = untried[int(self.rng.random() * len(untried))]
+                edge = node.edges.get(key)
+                if edge is None:
+                    edge = node.edges[key] = Edge()
+                    edge.available = 1
+                expanded = True
+            else:
+                key = self._select(node, index_of)
+                edge = node.edges[key]
+            path.append((edge, st.mover))
+            master.apply(st, index_of[key])
+            if expanded:
+                break
+            if edge.child is None:
+                edge.child = Node()
+            node = edge.child
+            value = None
+        rewards, standings = self._leaf_value(master, st, value if not expanded else None)
+        for edge, mover in path:
+            edge.visits += 1
+            edge.total += rewards[mover]
+        return standings  # what the trace's standings average
+
+    def _select(self, node: Node, index_of: dict[MoveKey, int]) -> MoveKey:
+        c = self.c
+        best_key, best_score = None, -math.inf
+        for key in index_of:
+            e = node.edges[key]
+            mean = e.total / e.visits
+            if node.priored:
+                score = mean + c * e.prior * math.sqrt(e.available) / (1 + e.visits)
+            else:
+                score = mean + c * math.sqrt(math.log(e.available) / e.visits)
+            if score > best_score:
+                best_key, best_score = key, score
+        assert best_key is not None
+        return best_key
+
+    def _add_priors(self, node: Node, st: Gamestate, keys: list[MoveKey]) -> Sequence[float]:
+        assert self.evaluator is not None
+        priors, value = self.evaluator(st, st.mover)
+        if priors is not None:
+            for k, p in zip(keys, priors, strict=True):
+                edge = node.edges.get(k)
+                if edge is None:
+                    edge = node.edges[k] = Edge(p)
+                else:
+                    edge.prior = max(edge.prior, p)
+            node.priored = True
+        return value
+
+    def _leaf_value(
+        self, master: Gamemaster, st: Gamestate, value: Sequence[float] | None
+    ) -> tuple[Sequence[float], Sequence[float]]:
+        """(the reward each seat backs up, its standing): equal unless ``margin`` mixes
+        the score margin into the reward; traces report standings."""
+        if st.status == RUNNING and self.evaluator is not None:
+            values = self.evaluator(st, st.mover)[1]
+            return values, values
+        if st.status == RUNNING:
+            self._rollout.play(master, st, self.cap)
+        standings = master.standings(st)
+        if not self.margin:
+            return standings, standings
+        m = self.margin
+        shares = master.score_shares(st)
+        rewards = [(1 - m) * s + m * x for s, x in zip(standings, shares, strict=True)]
+        return rewards, standings
+
+    # ------------------------------------------------------------ the answer
+    def _best(self, root: Node, keys: list[MoveKey]) -> int:
+        """The most visited move (ties: the better mean, then the first option)."""
+        best, best_rank = 0, (-1, -math.inf)
+        for i, k in enumerate(keys):
+            e = root.edges.get(k)
+            rank = (e.visits, e.total / e.visits) if e is not None and e.visits else (0, -math.inf)
+            if rank > best_rank:
+                best, best_rank = i, rank
+        return best
+
+    def _trace(self, root: Node, keys: list[MoveKey], totals: list[float], done: int) -> None:
+        values: list[float | None] = []
+        for k in keys:
+            e = root.edges.get(k)
+            values.append(e.total / e.visits if e is not None and e.visits else None)
+        self.last_trace = DecisionTrace(
+            tuple(values), tuple(t / done for t in totals) if done else ()
+        )
+
+
+class MCTSAgent(ISMCTSAgent):
+    """UCT on one determinization per decision: plain MCTS where nothing is hidden."""
+
+    name = "mcts"
+
+    def _world(self, view: PlayerView) -> Gamestate:
+        if self._base is None:  # one determinization per decision
+            self._base = view.determinize(self.rng)
+        st = self._base.clone()
+        st.rng = self.rng.getrandbits(64)  # the future's chance events still vary
+        return st

@@ -1,0 +1,201 @@
+"""``cardlang heuristics FILE [FILE_B]``: play the experiments, measure, report.
+
+Pipeline position: the command-line face of heuristics/experiment.py and report.py.
+One file: its measures with intervals.  Two variants (two files, or one file with
+``--param`` and ``--param-b`` settings): both, side by side, with the difference and
+whether it is significant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cardlang.errors import UsageError
+from cardlang.language.params import parse_param_args
+
+if TYPE_CHECKING:
+    from cardlang.analysis.experiment import Plan, Results
+    from cardlang.engine.game import Game
+    from cardlang.runs.records import RunStore
+
+
+def add_parser(sub: Any, positive: Any, seed: Any, param_option: Any, limit_options: Any) -> None:
+    """The ``heuristics`` subcommand's arguments (called by cli.build_parser, which gives
+    its argument types and its --param and limit options)."""
+    from cardlang.analysis import DEFAULT_AI
+    from cardlang.runs.records import DEFAULT_DB
+
+    p = sub.add_parser(
+        "heuristics",
+        help="measure a game's quality (fairness, drama, ...) from batches of games",
+        description="Play the games the measures need (all random; one AI against random "
+        "players; all AI), record them, and measure fairness, drama, decisiveness, balance, "
+        "branching and more, with 95% intervals. Two files (or --param-b) compare variants.",
+    )
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("file_b", metavar="FILE_B", nargs="?", help="a variant to compare with")
+    p.add_argument("--games", type=positive, default=100, help="games per design (100)")
+    p.add_argument("--ai", default=DEFAULT_AI, help=f"the AI agent spec ({DEFAULT_AI})")
+    p.add_argument("--seed", type=seed, default=0, help="root seed (0)")
+    p.add_argument(
+        "--db",
+        default=str(DEFAULT_DB),
+        metavar="FILE",
+        help=f"the records file games are kept in and reused from ({DEFAULT_DB.as_posix()})",
+    )
+    p.add_argument("--workers", type=positive, default=None, help="workers (default: every core)")
+    p.add_argument(
+        "--backend",
+        choices=("serial", "process", "ray"),
+        default=None,
+        help="where games are played: serial, or process (with --workers > 1) or ray",
+    )
+    p.add_argument(
+        "--designs",
+        default="random,ai_vs_random,ai",
+        help="which experiments to run, comma separated (all three)",
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--plot", metavar="DIR", help="write PNG plots and report.html here")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    param_option(p)
+    limit_options(p)
+    p.add_argument(
+        "--param-b",
+        action="append",
+        metavar="NAME=VALUE",
+        help="compare with the same file under these parameter values (repeatable)",
+    )
+
+
+def cmd_heuristics(args: argparse.Namespace) -> int:
+    from cardlang.agents import make_agent
+    from cardlang.analysis.experiment import Plan
+    from cardlang.cli.main import backend_choice
+    from cardlang.engine.gamemaster import Limits
+
+    variants = _variants(args)
+    make_agent(args.ai, 0)  # a bad agent spec fails now, before any game is played
+    backend, workers = backend_choice(args)  # the same rules as simulate's
+    plan = Plan(
+        limits=Limits(args.max_decisions, args.max_steps),
+        games=args.games,
+        seed=args.seed,
+        ai=args.ai,
+        designs=_designs(args.designs),
+        backend=backend,
+        workers=workers,
+    )
+    store = _open_store(args.db)
+    try:
+        results = _run_all(variants, plan, store, progress=not args.quiet)
+    except KeyboardInterrupt:
+        print(
+            f"cardlang: interrupted; the games finished so far are kept in {args.db}: "
+            "the same command goes on from there",
+            file=sys.stderr,
+        )
+        return 130
+    finally:
+        store.close()
+    _report(args, results)
+    return 0
+
+
+def _variants(args: argparse.Namespace) -> list[tuple[str, Game, dict[str, str]]]:
+    """(label, game, params) for A, and for B when comparing."""
+    from cardlang.compiler.load import load_game
+
+    params = parse_param_args(args.param)
+    a = (_label(args.file, params), load_game(args.file, params=params), params)
+    if args.file_b and args.param_b:
+        raise UsageError("compare either two files or one file under --param-b, not both")
+    if args.file_b:
+        return [a, (_label(args.file_b, params), load_game(args.file_b, params=params), params)]
+    if args.param_b:
+        params_b = {**params, **parse_param_args(args.param_b)}
+        return [a, (_label(args.file, params_b), load_game(args.file, params=params_b), params_b)]
+    return [a]
+
+
+def _label(path: str, params: dict[str, str]) -> str:
+    settings = " ".join(f"{k}={v}" for k, v in sorted(params.items()))
+    return f"{Path(path).name}" + (f" ({settings})" if settings else "")
+
+
+def _designs(text: str) -> tuple[str, ...]:
+    from cardlang.analysis.measures import DESIGNS
+
+    chosen = tuple(d.strip() for d in text.split(",") if d.strip())
+    unknown = [d for d in chosen if d not in DESIGNS]
+    if unknown or not chosen:
+        raise UsageError(
+            f"unknown design {', '.join(unknown) or '(none)'}: choose from {', '.join(DESIGNS)}"
+        )
+    return chosen
+
+
+def _open_store(path: str) -> RunStore:
+    from cardlang.runs.records import RunStore
+
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    return RunStore.open(path)
+
+
+def _run_all(
+    variants: list[tuple[str, Game, dict[str, str]]], plan: Plan, store: RunStore, *, progress: bool
+) -> list[Results]:
+    """Each variant's experiments, with one progress bar over every game to play."""
+    from cardlang.analysis.experiment import run_experiment
+    from cardlang.runs.progress import games_bar
+
+    total = len(variants) * len(plan.designs) * plan.games
+    out = []
+    with games_bar("heuristics", total, enabled=progress) as bar:
+        for label, game, params in variants:
+            if bar is not None:
+                bar.describe(label)
+            out.append(
+                run_experiment(
+                    game,
+                    plan,
+                    store,
+                    label=label,
+                    params=params,
+                    on_game=(lambda: bar.advance(1)) if bar is not None else None,
+                    on_resume=bar.advance if bar is not None else None,
+                )
+            )
+    return out
+
+
+def _report(args: argparse.Namespace, results: list[Results]) -> None:
+    from rich.console import Console
+
+    from cardlang.analysis import report
+
+    console = Console()
+    if len(results) == 2:
+        diffs = report.differences(results[0], results[1], seed=args.seed)
+        if args.json:
+            print(json.dumps(report.comparison_json(results[0], results[1], diffs), indent=2))
+        else:
+            report.print_comparison(console, results[0], results[1], diffs)
+    elif args.json:
+        print(json.dumps(report.to_json(results[0]), indent=2))
+    else:
+        report.print_results(console, results[0])
+    stored = sum(r.stored for r in results)
+    if stored:
+        played = sum(r.played for r in results)
+        print(
+            f"cardlang: {stored} games reused from {args.db}, {played} played now",
+            file=sys.stderr,
+        )
+    if args.plot:
+        written = report.write_plots(Path(args.plot), results)
+        print(f"cardlang: wrote {', '.join(str(p) for p in written)}", file=sys.stderr)

@@ -1,0 +1,9 @@
+"""The compiler: a checked game to a runnable ``Game``.
+
+Holds the expression compiler (``expressions``: each expression to one generated Python
+function), the statement compiler (``statements``: actions, control nodes, option
+listers) and ``load`` (``load_game``: parse, check and compile in one call).
+
+May import: ``cardlang.engine`` (the run-time library and control nodes it targets, the
+``Game`` it builds), ``cardlang.language`` and ``cardlang.errors``.
+"""

@@ -1,0 +1,114 @@
+"""Loading a game: the pipeline from text to a ``Game``, behind ``load_game``.
+
+    text --parser--> AST --params--> AST --checker--> CheckedGame --compilers--> Game
+
+Pipeline position: the last step of the compiler layer; it may import the language and
+the engine (the ``Game`` it builds), never what plays or looks at games.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cardlang.compiler.expressions import ExprCompiler, Fn
+from cardlang.compiler.statements import StmtCompiler
+from cardlang.engine.control import Action
+from cardlang.engine.game import Game
+from cardlang.engine.state import Gamestate
+from cardlang.errors import Diagnostic, GameFileError, SourceFile, UsageError
+from cardlang.language import ast
+from cardlang.language.checker import CheckedGame, check, static_int
+from cardlang.language.params import apply_params
+from cardlang.language.parser import parse
+
+
+def read_source(path: str | Path) -> SourceFile:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise UsageError(f"no such game file: {path}") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise UsageError(f"cannot read {path}: {err}") from None
+    return SourceFile(str(path), text)
+
+
+def load_game(
+    path: str | Path | None = None,
+    *,
+    text: str | None = None,
+    name: str = "<game>",
+    params: Mapping[str, str] | None = None,
+) -> Game:
+    """Parse, check and compile a game file (or ``text``).  Raises GameFileError.
+
+    ``params`` overrides declared constants by name (see params.py).
+    """
+    if text is not None:
+        source = SourceFile(name, text.lstrip("\ufeff"))
+    elif path is not None:
+        source = read_source(path)
+    else:
+        raise UsageError("load_game needs a path or text")
+    tree, warnings = parse(source)
+    tree = apply_params(tree, params or {})
+    checked = check(tree, source)
+    diagnostics = warnings + checked.diagnostics
+    if any(d.severity == "error" for d in diagnostics):
+        raise GameFileError(source, diagnostics)
+    return compile_game(checked, [d for d in diagnostics if d.severity == "warning"])
+
+
+def compile_game(checked: CheckedGame, warnings: list[Diagnostic]) -> Game:
+    tree = checked.game
+    first = tree.setup.body[0]
+    assert isinstance(first, ast.CreatePlayers)
+    declared = {d.var: d for d in tree.declares}
+
+    def lookup(var: str) -> Any:
+        d = declared.get(var)
+        return None if d is None else _DeclaredBinding(d)
+
+    nplayers = static_int(first.count, lookup)
+    assert nplayers is not None
+    exprs = ExprCompiler(checked, nplayers)
+    stmts = StmtCompiler(checked, exprs)
+    return Game(
+        source=checked.source,
+        ast=tree,
+        checked=checked,
+        nplayers=nplayers,
+        n_registers=checked.n_slots,
+        setup_actions=_declared_values(checked, exprs)
+        + [stmts.action(item) for item in tree.setup.body],
+        program=stmts.block(tree.body, tree.span),
+        scoring=exprs.value(tree.scoring.value),
+        scoring_mode=tree.scoring.mode,
+        tiebreaks=[(mode, exprs.value(node)) for mode, node in tree.scoring.tiebreaks],
+        warnings=warnings,
+    )
+
+
+def _declared_values(checked: CheckedGame, exprs: ExprCompiler) -> list[Action]:
+    """Actions that evaluate the declared values once, in order, as the game starts."""
+    actions: list[Action] = []
+    for d in checked.game.declares:
+        slot = checked.declare_slots.get(id(d))
+        if slot is not None:
+            actions.append(_store(slot, exprs.value(d.value)))
+    return actions
+
+
+def _store(slot: int, value: Fn) -> Action:
+    def store(st: Gamestate) -> None:
+        st.regs[slot] = value(st)
+
+    return store
+
+
+@dataclass
+class _DeclaredBinding:
+    declare: ast.Declare

@@ -1,0 +1,113 @@
+"""``Game``: the compiled rules that an engine plays.
+
+Built by the compiler (``cardlang.compiler.load``); read by every engine, view and agent.
+A ``Game`` is immutable once built: the closures of the setup and the flow, the scoring
+function, and static tables (number of players, register count, variable types).  All
+mutable data lives in ``Gamestate`` values; the ``Gamemaster`` drives them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from cardlang.engine.control import Action, Option, Seq
+from cardlang.engine.gamemaster import Gamemaster, Limits
+from cardlang.engine.runtime import Fn
+from cardlang.engine.state import Gamestate, describe_owner
+from cardlang.errors import Diagnostic, SourceFile
+from cardlang.language import ast
+from cardlang.language import types as T
+from cardlang.language.checker import CheckedGame
+from cardlang.language.kinds import card_name
+from cardlang.language.statics import kind_attribute_tables
+
+
+@dataclass(eq=False)
+class Game:
+    source: SourceFile
+    ast: ast.Game
+    checked: CheckedGame
+    nplayers: int
+    n_registers: int
+    setup_actions: list[Action]
+    program: Seq
+    scoring: Fn
+    scoring_mode: str
+    # further (mode, score) pairs that break ties, in order
+    tiebreaks: list[tuple[str, Fn]] = field(default_factory=list)
+    warnings: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return Path(self.source.name).stem
+
+    def master(self, limits: Limits | None = None) -> Gamemaster:
+        return Gamemaster(self, limits)
+
+    # ------------------------------------------------------------ describing
+    @cached_property
+    def kind_attributes(self) -> Mapping[str, Mapping[str, Any]]:
+        """Card kind name -> its attributes (read-only), as every card of it has them."""
+        tables = kind_attribute_tables(self.checked)
+        return MappingProxyType({k: MappingProxyType(v) for k, v in tables.items()})
+
+    @cached_property
+    def card_slots(self) -> frozenset[int]:
+        """The registers that hold a card (for describing options)."""
+        return frozenset(s for s, t in self.checked.slot_types.items() if t == T.CARD)
+
+    @cached_property
+    def location_slots(self) -> frozenset[int]:
+        """The registers that hold a location (for describing options)."""
+        types = (T.LOC, T.MEMLOC)
+        return frozenset(s for s, t in self.checked.slot_types.items() if t in types)
+
+    @property
+    def situations(self) -> dict[str, str]:
+        """Situation name -> its text for people, as the game file declares them."""
+        return self.checked.situations
+
+    def card_name(self, st: Gamestate, card: int | None) -> str:
+        if card is None:
+            return "(none)"
+        return card_name(st.cards[card])
+
+    def describe_value(self, st: Gamestate, value: Any, type_: str) -> str:
+        if type_ == T.CARD:
+            return self.card_name(st, value)
+        if type_ == T.PLAYER:
+            return f"P{value}"
+        if type_ == T.TEAM:
+            return f"team {value}"
+        if type_ in (T.LOC, T.MEMLOC):  # a location: its name, and an open one's top card
+            cards = st.zones.get(value, ())
+            top = ""
+            if value[1] == "vloc":
+                top = f" (top {self.card_name(st, cards[-1])})" if cards else " (empty)"
+            return self.describe_location(value) + top
+        if isinstance(value, list | tuple):
+            return "[" + ", ".join(self.card_name(st, c) for c in value) + "]"
+        return str(value)
+
+    def describe_option(self, st: Gamestate, option: Option) -> str:
+        """'C=Q SPADES: move 'C (top ...)' -- the bindings, then the actions' source."""
+        binds, acts = [], []
+        for fn, arg in option:
+            if fn is None:
+                slot, value, var = arg
+                type_ = self.checked.slot_types.get(slot, T.ANY)
+                binds.append(f"'{var}={self.describe_value(st, value, type_)}")
+            else:
+                acts.append(self.source.snippet(arg.span))
+        label = ", ".join(binds)
+        text = "; ".join(acts)
+        return f"{label}: {text}" if label else text
+
+    def describe_location(self, key: tuple[int, str, str]) -> str:
+        owner, kind, name = key
+        return f"{describe_owner(owner)}.{name}" + ("" if kind == "vloc" else f"({kind})")

@@ -1,0 +1,378 @@
+"""The Gamemaster: the one place that enforces a game's rules while it is played.
+
+Pipeline position: last.  It owns a compiled ``Game`` and drives ``Gamestate`` values:
+``new_game`` runs the setup and advances to the first decision, ``legal_options`` lists
+the options of the pending decision without changing the state, ``apply`` plays one of
+them (and refuses anything else) and advances to the next decision or the end.
+
+The flow is kept as an explicit stack of frames in the state (state.py), so a game can
+stop at any decision, however deep in stages, loops and conditionals, be cloned and go on.
+Frames:  [SEQ, Seq, next index]  [STAGE, StageNode, current, queued, started, outer,
+is_team, player]  [LOOP, LoopNode, elements, next index]  [REPEAT, RepeatNode, left]
+[CALL, saved registers, low, high] and, at the bottom, a ROOT frame that holds the
+game-level player cycle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from cardlang.engine.control import Option, list_options, run_option
+from cardlang.engine.state import (
+    CALL,
+    COMPLETED,
+    CUTOFF,
+    F_COUNTED,
+    F_CUR,
+    F_OUTER,
+    F_QUEUED,
+    F_STARTED,
+    FAILED,
+    LOOP,
+    REPEAT,
+    ROOT,
+    RUNNING,
+    SEQ,
+    STAGE,
+    WHILE,
+    Gamestate,
+    cycle_size,
+    set_current,
+)
+from cardlang.errors import RuleError, UsageError
+
+if TYPE_CHECKING:
+    from cardlang.engine.game import Game
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds that make every game end.  A game stopped by one is a *cutoff*, not a result.
+
+    ``max_decisions``: decisions in one game.  ``max_steps``: steps (actions, stage passes)
+    in a row without a decision, which catches flows that loop for ever.
+    """
+
+    max_decisions: int = 5_000
+    max_steps: int = 200_000
+
+
+@dataclass(frozen=True)
+class GameResult:
+    seed: int
+    end_reason: str  # "completed", "failed", "cutoff:decisions", "cutoff:steps"
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]  # 1 is first; equal scores (and tie-breaks) share a rank
+    credits: tuple[float, ...]  # a win shared by k seats gives each 1/k; 0 unless completed
+    winners: tuple[int, ...]
+    decisions: int
+    turns: int
+    team_of: tuple[int, ...] = ()
+    error: RuleError | None = None
+    tiebreak_scores: tuple[tuple[int, ...], ...] = ()  # per seat, the tie-break values
+
+    @property
+    def completed(self) -> bool:
+        return self.end_reason == COMPLETED
+
+    @property
+    def is_tie(self) -> bool:
+        return self.completed and len(self.winners) > 1
+
+
+class Gamemaster:
+    def __init__(self, game: Game, limits: Limits | None = None) -> None:
+        self.game = game
+        self.limits = limits or Limits()
+
+    # ------------------------------------------------------------ the public API
+    def new_game(self, seed: int, *, record: bool = False) -> Gamestate:
+        """A new game: setup done, advanced to the first decision (or to its end)."""
+        game = self.game
+        st = Gamestate(game.nplayers, game.n_registers, seed)
+        if record:
+            st.log = []
+        st.stack.append([ROOT, None, 0, None, True, -1, False, 0, False])
+        st.stage_idx = 0
+        try:
+            for action in game.setup_actions:
+                action(st)
+        except (RuleError, RecursionError) as err:
+            self._fail(st, err)
+            return st
+        st.stack.append([SEQ, game.program, 0])
+        self.advance(st)
+        return st
+
+    def legal_options(self, st: Gamestate) -> list[Option]:
+        """The options of the pending decision; the state is not changed."""
+        if st.is_over:
+            return []
+        if st.options is None:
+            st.options = list_options(st.pending, st)
+        return st.options  # type: ignore[no-any-return]
+
+    def apply(self, st: Gamestate, choice: Option | int) -> None:
+        """Play one legal option (by index or object) and advance to the next decision."""
+        if st.status != RUNNING:
+            raise UsageError(f"the game is over ({st.end_reason}); no move can be applied")
+        options = st.options if st.options is not None else self.legal_options(st)
+        if type(choice) is int:
+            if not 0 <= choice < len(options):
+                raise UsageError(f"option {choice} is not legal: there are {len(options)} options")
+            option = options[choice]
+        else:
+            if not any(choice is o for o in options):
+                raise UsageError(f"{choice!r} is not a legal option of this decision")
+            option = choice
+        if st.log is not None:
+            label = self.game.describe_option(st, option)
+            situation = st.pending.situation if st.pending is not None else "CHOICE"
+            st.log.append(("decision", st.mover, label, st.turns, situation))
+        st.pending = None
+        st.options = None
+        st.mover = -1
+        st.decisions += 1
+        st.steps = 0
+        try:
+            run_option(st, option)
+        except (RuleError, RecursionError) as err:
+            self._fail(st, err)
+            return
+        self.advance(st)
+        # A game that ends right after its last allowed decision is complete, not cut off.
+        if st.status == RUNNING and st.decisions >= self.limits.max_decisions:
+            self._cutoff(st, "decisions")
+
+    def result(self, st: Gamestate) -> GameResult:
+        if not st.is_over:
+            raise UsageError("the game is not over yet")
+        n = st.nplayers
+        keys = st.scores or [(0,) * (1 + len(self.game.tiebreaks))] * n
+        scores = tuple(k[0] for k in keys)
+        keyed = self._smaller_is_better(keys)
+        ranks = tuple(1 + sum(1 for other in keyed if other < mine) for mine in keyed)
+        winners: tuple[int, ...] = ()
+        credits = tuple(0.0 for _ in range(n))
+        if st.status == COMPLETED:
+            winners = tuple(p for p in range(n) if ranks[p] == 1)
+            credits = tuple(1.0 / len(winners) if p in winners else 0.0 for p in range(n))
+        return GameResult(
+            seed=st.seed,
+            end_reason=st.end_reason,
+            scores=scores,
+            tiebreak_scores=tuple(tuple(k[1:]) for k in keys),
+            ranks=ranks,
+            credits=credits,
+            winners=winners,
+            decisions=st.decisions,
+            turns=st.turns,
+            team_of=tuple(st.team_of),
+            error=st.error,
+        )
+
+    def standings(self, st: Gamestate) -> tuple[float, ...]:
+        """Each seat's standing in [0, 1]: 1 ahead of everyone, 0 behind everyone, a tie
+        counting half (the share of the other seats it beats).  For a game over, from its
+        result; for a game still running (a search's rollout cut short), from the scores
+        as they stand now.  A failed game stands everyone at 0.5.  The reward of the search
+        agents (agents/search.py)."""
+        n = st.nplayers
+        if st.status == FAILED or n < 2:
+            return (0.5,) * n if st.status == FAILED else (1.0,) * n
+        if st.status == RUNNING:
+            try:
+                keys = self._scores(st)
+            except RuleError:
+                return (0.5,) * n
+        else:
+            keys = st.scores or [(0,) * (1 + len(self.game.tiebreaks))] * n
+        keyed = self._smaller_is_better(keys)
+        return tuple(
+            (sum(1 for o in keyed if o > mine) + 0.5 * (sum(1 for o in keyed if o == mine) - 1))
+            / (n - 1)
+            for mine in keyed
+        )
+
+    def signed_score(self, st: Gamestate, seat: int) -> int:
+        """A seat's score as it stands (final once the game is over), negated when the
+        game's scoring is ``min``: larger is better either way."""
+        return self.signed_scores(st)[seat]
+
+    def signed_scores(self, st: Gamestate) -> tuple[int, ...]:
+        """Every seat's ``signed_score`` (all 0 when the scores cannot be computed)."""
+        if st.scores is not None:
+            scores = [k[0] for k in st.scores]
+        else:
+            try:
+                scores = [k[0] for k in self._scores(st)]
+            except RuleError:
+                return (0,) * st.nplayers
+        sign = -1 if self.game.scoring_mode == "min" else 1
+        return tuple(sign * x for x in scores)
+
+    def score_shares(self, st: Gamestate) -> tuple[float, ...]:
+        """Each seat's score placed between the lowest (0) and the highest (1) score at the
+        table; 0.5 each when all are equal.  Scale-free, so a search can add it to
+        standings as a margin term in any game."""
+        scores = self.signed_scores(st)
+        low, high = min(scores), max(scores)
+        if high == low:
+            return (0.5,) * len(scores)
+        return tuple((x - low) / (high - low) for x in scores)
+
+    def _smaller_is_better(self, keys: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
+        """Per seat (score, tie-breaks...) turned so that smaller is better: what is
+        maximised is negated; tuples then compare as the tie-breaks say, in order."""
+        modes = [self.game.scoring_mode] + [mode for mode, _ in self.game.tiebreaks]
+        return [tuple(v if m == "min" else -v for v, m in zip(k, modes, strict=True)) for k in keys]
+
+    # ------------------------------------------------------------ the flow
+    def advance(self, st: Gamestate) -> None:
+        """Run the flow until a decision with options is pending or the game ends."""
+        try:
+            self._run_flow(st)
+            if st.pending is not None and st.status == RUNNING:
+                options = st.options = list_options(st.pending, st)
+                if not options:
+                    raise RuleError(
+                        f"no legal option for player {st.mover}: every option of this "
+                        "choice is ruled out",
+                        st.pending.span,
+                    )
+        except (RuleError, RecursionError) as err:
+            self._fail(st, err)
+
+    def _run_flow(self, st: Gamestate) -> None:
+        stack = st.stack
+        max_steps = self.limits.max_steps
+        while st.pending is None:
+            frame = stack[-1]
+            kind = frame[0]
+            if kind == SEQ:
+                runners = frame[1].runners
+                i = frame[2]
+                if i == len(runners):
+                    stack.pop()
+                    continue
+                frame[2] = i + 1
+                st.steps += 1
+                if st.steps > max_steps:
+                    self._cutoff(st, "steps")
+                    return
+                runners[i](st)
+            elif kind == STAGE:
+                self._stage_pass(st, frame)
+                st.steps += 1
+                if st.steps > max_steps:
+                    self._cutoff(st, "steps")
+                    return
+            elif kind == LOOP:
+                elements = frame[2]
+                i = frame[3]
+                if i == len(elements):
+                    stack.pop()
+                    continue
+                frame[3] = i + 1
+                st.regs[frame[1].slot] = elements[i]
+                frame[1].body.enter(st)
+            elif kind == REPEAT:
+                if frame[2] <= 0:
+                    stack.pop()
+                    continue
+                frame[2] -= 1
+                frame[1].body.enter(st)
+            elif kind == WHILE:
+                if not frame[1].condition(st):
+                    stack.pop()
+                    continue
+                st.steps += 1
+                if st.steps > max_steps:
+                    self._cutoff(st, "steps")
+                    return
+                frame[1].body.enter(st)
+            elif kind == CALL:
+                st.regs[frame[2] : frame[3]] = frame[1]
+                stack.pop()
+            else:
+                assert kind == ROOT
+                self._finish(st)
+                return
+
+    def _stage_pass(self, st: Gamestate, frame: list[Any]) -> None:
+        """At a stage frame: end it, or advance its cycle and start the next pass.
+
+        The end condition is checked before every pass; the cycle advances between
+        passes, never after the last one.
+        """
+        node = frame[1]
+        if node.end(st):
+            st.stage_idx = frame[5]
+            st.stack.pop()
+            return
+        if frame[F_STARTED]:
+            queued = frame[F_QUEUED]
+            set_current(
+                frame, queued if queued is not None else (frame[F_CUR] + 1) % cycle_size(st, frame)
+            )
+            frame[F_QUEUED] = None
+        frame[F_STARTED] = True
+        # A turn is a pass of a stage during which no nested stage makes a pass: count
+        # this pass, and uncount the enclosing stage's pass, which is not a turn after all.
+        st.turns += 1
+        frame[F_COUNTED] = True
+        outer = st.stack[frame[F_OUTER]]
+        if outer[F_COUNTED]:
+            outer[F_COUNTED] = False
+            st.turns -= 1
+        st.stack.append([SEQ, node.body, 0])
+
+    # ------------------------------------------------------------ endings
+    def _finish(self, st: Gamestate) -> None:
+        st.status = COMPLETED
+        st.end_reason = COMPLETED
+        try:
+            st.scores = self._scores(st)
+        except RuleError as err:
+            self._fail(st, err)
+
+    def _scores(self, st: Gamestate) -> list[tuple[int, ...]]:
+        """Per seat: the score, then each tie-break value."""
+        root = st.stack[0]
+        saved_idx, saved_cur = st.stage_idx, root[F_CUR]
+        st.stage_idx = 0
+        scores = []
+        for p in range(st.nplayers):
+            set_current(root, p)
+            scores.append(
+                (self.game.scoring(st), *(tiebreak(st) for _, tiebreak in self.game.tiebreaks))
+            )
+        set_current(root, saved_cur)
+        st.stage_idx = saved_idx
+        return scores
+
+    def _fail(self, st: Gamestate, err: RuleError | RecursionError) -> None:
+        if isinstance(err, RecursionError):  # a safety net: the language bounds its nesting
+            err = RuleError("the game nests calls or loops too deeply for Python's stack")
+        err.turn = st.turns
+        err.seed = st.seed
+        err.source = self.game.source
+        st.status = FAILED
+        st.end_reason = FAILED
+        st.error = err
+        st.pending = None
+        st.options = None
+        st.mover = -1
+
+    def _cutoff(self, st: Gamestate, which: str) -> None:
+        st.status = CUTOFF
+        st.end_reason = f"{CUTOFF}:{which}"
+        st.pending = None
+        st.options = None
+        st.mover = -1
+        try:
+            st.scores = self._scores(st)
+        except RuleError:
+            st.scores = None

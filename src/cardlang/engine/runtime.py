@@ -1,0 +1,320 @@
+"""The run-time library of generated code: the helpers compiled expressions and
+statements call, and the globals they run with.
+
+Pipeline position: engine.  The compiler (``cardlang.compiler``) emits Python source that
+names these helpers (``_top(z)``, ``_best(st, cards, pm, True)`` ...); the code runs with
+``RUNTIME`` as its globals, so these names and an allow-list of builtins are all it can
+reach.  Each helper is what one form needs when it cannot be inline code: it may raise a
+``RuleError`` at a span, or draw from the game's RNG.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import islice
+from typing import Any
+
+from cardlang.engine import collections as ops
+from cardlang.engine.points import EMPTY_POINTS, PointMap
+from cardlang.engine.state import (
+    Gamestate,
+    current_player,
+    current_team,
+    next_in_cycle,
+    next_player,
+    previous_in_cycle,
+    previous_player,
+    rand_below,
+)
+from cardlang.errors import RuleError
+from cardlang.language import ast
+
+Fn = Callable[[Gamestate], Any]
+EMPTY: tuple[int, ...] = ()
+
+
+# ---------------------------------------------------------------- helpers
+# Called from generated code for the forms that need statements or may raise.
+
+
+def _top(z: Sequence[Any]) -> Any:
+    return z[-1] if z else None
+
+
+def _bottom(z: Sequence[Any]) -> Any:
+    return z[0] if z else None
+
+
+def _nth(z: Sequence[Any], i: int, span: ast.Span) -> Any:
+    if i < 0:
+        raise RuleError(f"position {i} is negative", span)
+    return z[i] if i < len(z) else None
+
+
+def _top_n(z: Sequence[Any], n: int) -> Sequence[Any]:
+    return z[-n:] if n > 0 and z else EMPTY
+
+
+def _bottom_n(z: Sequence[Any], n: int) -> Sequence[Any]:
+    return z[:n] if n > 0 and z else EMPTY
+
+
+def _best(st: Gamestate, cards: Sequence[int], pm: PointMap, want_max: bool) -> Any:
+    if not cards:
+        return None
+    table = st.cards
+    scores = [pm.score(table[c]) for c in cards]
+    target = max(scores) if want_max else min(scores)
+    tied = [c for c, s in zip(cards, scores, strict=True) if s == target]
+    # CardStock breaks ties non-uniformly; we draw uniformly from the game's RNG.
+    return tied[0] if len(tied) == 1 else tied[rand_below(st, len(tied))]
+
+
+def _sum(st: Gamestate, cards: Sequence[int], pm: PointMap) -> int:
+    table = st.cards
+    return sum(pm.score(table[c]) for c in cards)
+
+
+def _score(st: Gamestate, card: Any, pm: PointMap) -> int:
+    return 0 if card is None else pm.score(st.cards[card])
+
+
+def _scorer(st: Gamestate, pm: PointMap) -> Callable[[int], int]:
+    table = st.cards
+    return lambda c: pm.score(table[c])
+
+
+def _nth_player(st: Gamestate, i: int, span: ast.Span) -> int:
+    if not 0 <= i < st.nplayers:
+        raise RuleError(f"there is no player {i} (players are 0..{st.nplayers - 1})", span)
+    return i
+
+
+def _nth_team(st: Gamestate, i: int, span: ast.Span) -> int:
+    if not 0 <= i < len(st.teams):
+        raise RuleError(f"there is no team {i}", span)
+    return i
+
+
+def _relative_team(st: Gamestate, step: int) -> int:
+    frame = st.stack[st.stage_idx]
+    if frame[6]:  # a team stage cycles over teams
+        return next_in_cycle(st) if step > 0 else previous_in_cycle(st)
+    return (st.team_of[frame[2]] + step) % len(st.teams)
+
+
+def _owner_of(st: Gamestate, card: Any, span: ast.Span) -> int:
+    if card is None:
+        raise RuleError("(owner ...) of a card in an empty location", span)
+    owner: int = st.card_zone[card][0]
+    if owner < 0:
+        raise RuleError("(owner ...) of a card that no player holds", span)
+    return owner
+
+
+def _other_players(st: Gamestate) -> list[int]:
+    me = current_player(st)
+    return [p for p in range(st.nplayers) if p != me]
+
+
+def _other_teams(st: Gamestate) -> list[int]:
+    mine = current_team(st)
+    return [t for t in range(len(st.teams)) if t != mine]
+
+
+def _gather(parts: Sequence[tuple[bool, Sequence[Any]]]) -> list[Sequence[int]]:
+    out: list[Sequence[int]] = []
+    for nested, value in parts:
+        if nested:
+            out.extend(value)
+        else:
+            out.append(value)
+    return out
+
+
+def _flatten(groups: Sequence[Sequence[int]]) -> list[int]:
+    return [c for group in groups for c in group]
+
+
+def _subsets(cards: Sequence[int], span: ast.Span) -> list[tuple[int, ...]]:
+    if len(cards) > ops.MAX_SUBSET_CARDS:
+        raise RuleError(
+            f"(subsets ...) of {len(cards)} cards would make {2 ** len(cards)} collections; "
+            f"the limit is {ops.MAX_SUBSET_CARDS} cards ({2**ops.MAX_SUBSET_CARDS} subsets)",
+            span,
+        )
+    return ops.subsets(cards)
+
+
+def _random(st: Gamestate, lo: int, hi: int, span: ast.Span) -> int:
+    if hi < lo:
+        raise RuleError(f"(random {lo} .. {hi}) is an empty range", span)
+    return lo + rand_below(st, hi - lo + 1)
+
+
+def _divide(op: str, x: int, y: int, span: ast.Span) -> int:
+    """Integer division and remainder as CardStock's C# does them: truncating toward zero."""
+    if y == 0:
+        raise RuleError(f"({op} {x} 0): division by zero", span)
+    quotient = abs(x) // abs(y) * (1 if (x >= 0) == (y >= 0) else -1)
+    return quotient if op == "//" else x - quotient * y
+
+
+def _same_card(a: Any, b: Any) -> bool:
+    return a is not None and a == b
+
+
+def _power(base: int, exp: int, span: ast.Span) -> int:
+    if exp < 0 or exp > 64:
+        raise RuleError(f"exponent {exp} is outside 0..64", span)
+    return base**exp
+
+
+def _score_extreme(st: Gamestate, cards: Sequence[int], pm: PointMap, want_max: bool) -> int:
+    """Highest (lowest) score in a collection; -1 (2147483647) when it is empty, as in
+    CardStock."""
+    if not cards:
+        return -1 if want_max else 2147483647
+    table = st.cards
+    scores = [pm.score(table[c]) for c in cards]
+    return max(scores) if want_max else min(scores)
+
+
+def _indexed(st: Gamestate, owner: int, kind: str, name: str) -> tuple[Any, ...]:
+    """The locations NAME 0, NAME 1, ... of an owner that exist, by index."""
+    key = (owner, kind, name)
+    zones = st.zones
+    cached = st.indexed.get(key)
+    if cached is not None:
+        seen, found = cached
+        if seen == len(zones):
+            return found
+        # Zones are never removed and a dict keeps insertion order: only the zones made
+        # since the last look can be new members.
+        new = _indexed_members(islice(zones, seen, None), owner, kind, name)
+        if new:
+            found = _in_index_order({**dict(_with_index(found, name)), **new})
+    else:
+        found = _in_index_order(_indexed_members(zones, owner, kind, name))
+    st.indexed[key] = (len(zones), found)
+    return found
+
+
+def _indexed_members(
+    keys: Iterable[tuple[int, str, str]], owner: int, kind: str, name: str
+) -> dict[int, tuple[int, str, str]]:
+    """Among ``keys``, the locations NAME (index 0) and NAME#i of owner and kind, by index."""
+    prefix = name + "#"
+    found = {}
+    for key in keys:
+        if key[0] == owner and key[1] == kind:
+            zname = key[2]
+            if zname == name:
+                found[0] = key
+            elif zname.startswith(prefix) and zname[len(prefix) :].isdigit():
+                found[int(zname[len(prefix) :])] = key
+    return found
+
+
+def _with_index(found: tuple[tuple[int, str, str], ...], name: str) -> Iterator[tuple[int, Any]]:
+    for key in found:
+        zname = key[2]
+        yield (0 if zname == name else int(zname[len(name) + 1 :])), key
+
+
+def _in_index_order(found: dict[int, tuple[int, str, str]]) -> tuple[Any, ...]:
+    return tuple(found[i] for i in sorted(found))
+
+
+#: Bounds that keep one action from running for ever (a game's flow is bounded by the
+#: Gamemaster's limits; these bound what happens inside a single action).
+MAX_RANGE = 1_000_000
+MAX_REPEAT = 1_000_000
+
+
+def _range(low: int, high: int, span: ast.Span) -> range:
+    if high - low + 1 > MAX_RANGE:
+        raise RuleError(f"(range {low} .. {high}) has more than {MAX_RANGE} numbers", span)
+    return range(low, high + 1)
+
+
+def repeat_count(count: int, span: ast.Span) -> int:
+    """A repeat count checked against MAX_REPEAT (negative counts repeat zero times)."""
+    if count > MAX_REPEAT:
+        raise RuleError(f"(repeat {count} ...) repeats more than {MAX_REPEAT} times", span)
+    return max(count, 0)
+
+
+def _att(st: Gamestate, card: Any, key: str) -> str:
+    return "" if card is None else st.cards[card].get(key, "")
+
+
+def _attr(st: Gamestate, card: Any, key: str, default: Any, span: ast.Span) -> Any:
+    if card is None:
+        raise RuleError(f"(attr {key} ...) of a card in an empty location", span)
+    return st.cards[card].get(key, default)
+
+
+def _total(st: Gamestate, cards: Sequence[int], key: str) -> int:
+    attrs = st.cards
+    return sum(attrs[c].get(key, 0) for c in cards)
+
+
+def _top_attr(z: Sequence[int], cards: Any, key: str, default: Any, span: ast.Span) -> Any:
+    """(attr KEY (top LOCATION)) in one call."""
+    if not z:
+        raise RuleError(f"(attr {key} ...) of a card in an empty location", span)
+    return cards[z[-1]].get(key, default)
+
+
+def _others(st: Gamestate, player: int) -> list[int]:
+    n = st.nplayers
+    return [(player + k) % n for k in range(1, n)]
+
+
+def _tri(n: int) -> int:
+    return n * (n + 1) // 2
+
+
+def _location_name(base: str, index: int) -> str:
+    return f"{base}#{index}" if index else base
+
+
+RUNTIME: dict[str, Any] = {
+    name: value for name, value in globals().items() if name.startswith("_") and callable(value)
+}
+# Generated code may use these builtins and nothing else (defence in depth: no name from
+# a game file ever reaches the generated text except through repr).
+RUNTIME["__builtins__"] = {
+    name: getattr(builtins, name)
+    for name in (
+        "len",
+        "range",
+        "tuple",
+        "list",
+        "any",
+        "all",
+        "sum",
+        "max",
+        "min",
+        "abs",
+        "sorted",
+        "zip",
+        "True",
+        "False",
+        "None",
+    )
+}
+RUNTIME.update(
+    repeat_count=repeat_count,
+    current_player=current_player,
+    current_team=current_team,
+    next_player=next_player,
+    previous_player=previous_player,
+    ops=ops,
+    EMPTY=EMPTY,
+    EMPTY_POINTS=EMPTY_POINTS,
+)
+
+

@@ -1,0 +1,404 @@
+"""What each player knows about where the hidden cards are, and determinizations.
+
+Pipeline position: beside the Gamemaster, in the trusted core.  A ``KnowledgeTracker``
+reads the event log a Gamestate keeps when it is recorded (``new_game(record=True)``):
+every creation, move (with the position the card took), shuffle and remembered card.
+From it, it keeps for every seat the *entries* of every location, aligned with the
+location's cards: the card's id where the seat knows which card lies there, else a token
+of a *pool*.
+
+A pool is a group of cards whose joint composition the seat knows but whose places it does
+not: its *members* (card ids, or tokens of older pools) are spread, uniformly at random as
+far as the seat can tell, over its *places* (the pool's tokens, in locations or in newer
+pools' member lists; always as many places as members).  The rules of the events:
+
+* a card created is known to everyone, where it lies (the rules say what is created, in
+  what order);
+* a card moved keeps its entry: a hidden card moved between locations hidden from the seat
+  stays a token of the same pool, a known card stays known; a card that lands in, or
+  leaves, a location the seat sees becomes known (its token is *revealed*: the card leaves
+  its pool, and if it came through an older pool's token held inside this one, that pool
+  too);
+* shuffling a location the seat does not see makes one new pool of its entries (known
+  cards and tokens alike): the seat still knows what is in the location, not where;
+* a remembered card (mem locations are open) becomes known to everyone where it lies.
+
+So a card seen and then put into a hidden location stays known there (a revealed card
+put onto a deck), an opponent's hand and deck are dealt only from the cards that went in
+(in Dominion: only from the cards that opponent owns), and a card seen in a trick is never
+dealt back into a hand.  ``determinize`` deals each pool's members into its places at
+random, oldest pool first, and builds a full Gamestate from that; it reads nothing of the
+true state that the seat could not know (see ``Skeleton``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from cardlang.engine.state import CALL, LOOP, MASK64, Gamestate
+from cardlang.errors import UsageError
+from cardlang.language import types as T
+
+if TYPE_CHECKING:
+    from cardlang.engine.game import Game
+
+ZoneKey = tuple[int, str, str]
+_OPEN = ("vloc", "mem")
+
+
+def sees(viewer: int, key: ZoneKey) -> bool:
+    """Whether seat ``viewer`` sees the cards of location ``key`` (see views.can_see)."""
+    return key[1] in _OPEN or (key[1] == "iloc" and key[0] == viewer >= 0)
+
+
+def is_token(entry: int) -> bool:
+    return entry < 0
+
+
+def token_of(pool: int) -> int:
+    """The entry that stands for an unknown member of ``pool`` (negative: never an id)."""
+    return -1 - pool
+
+
+def pool_of(token: int) -> int:
+    return -1 - token
+
+
+class SeatKnowledge:
+    """One seat's knowledge: per location its entries, and the pools' members."""
+
+    __slots__ = ("seat", "entries", "members", "pool_of_card")
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        self.entries: dict[ZoneKey, list[int]] = {}
+        self.members: list[list[int]] = []  # per pool: card ids and older pools' tokens
+        self.pool_of_card: dict[int, int] = {}  # a card id -> the pool listing it
+
+    def copy(self) -> SeatKnowledge:
+        other = SeatKnowledge(self.seat)
+        other.entries = {k: v[:] for k, v in self.entries.items()}
+        other.members = [m[:] for m in self.members]
+        other.pool_of_card = dict(self.pool_of_card)
+        return other
+
+    # ------------------------------------------------------------ events
+    def new_pool(self, members: list[int]) -> int:
+        pool = len(self.members)
+        self.members.append(members)
+        for m in members:
+            if m >= 0:
+                self.pool_of_card[m] = pool
+        return pool
+
+    def shuffle(self, key: ZoneKey) -> None:
+        entries = self.entries.get(key)
+        if not entries or len(entries) < 2:
+            return
+        if is_token(entries[0]) and len(set(entries)) == 1:
+            pool = pool_of(entries[0])
+            if len(self.members[pool]) == len(entries):  # the whole pool is here already
+                return
+        pool = self.new_pool(list(entries))
+        self.entries[key] = [token_of(pool)] * len(entries)
+
+    def reveal(self, token: int, card: int) -> None:
+        """The unknown member behind ``token`` is ``card``: take it out of the pools."""
+        pool = pool_of(token)
+        members = self.members[pool]
+        if self.pool_of_card.get(card) == pool:
+            members.remove(card)
+            del self.pool_of_card[card]
+            return
+        target = self.pool_of_card.get(card)
+        for i, m in enumerate(members):
+            if is_token(m) and target is not None and self._reaches(pool_of(m), target):
+                del members[i]
+                self.reveal(m, card)
+                return
+        raise AssertionError(f"card {card} cannot come from pool {pool}")  # a tracker bug
+
+    def _reaches(self, pool: int, target: int) -> bool:
+        if pool == target:
+            return True
+        if pool < target:  # members are older than the pool holding them
+            return False
+        return any(is_token(m) and self._reaches(pool_of(m), target) for m in self.members[pool])
+
+    # ------------------------------------------------------------ reading
+    def expected_types(self, key: ZoneKey, type_of: Sequence[str]) -> dict[str, float]:
+        """Expected number of cards of each type in a location (known cards count 1)."""
+        out: dict[str, float] = {}
+        tokens: dict[int, int] = {}  # pool -> how many of its places are here
+        for e in self.entries.get(key, ()):
+            if e >= 0:
+                t = type_of[e]
+                out[t] = out.get(t, 0.0) + 1.0
+            else:
+                tokens[e] = tokens.get(e, 0) + 1
+        cache: dict[int, dict[str, float]] = {}
+        for token, count in tokens.items():
+            for t, share in self._pool_distribution(pool_of(token), type_of, cache).items():
+                out[t] = out.get(t, 0.0) + count * share
+        return out
+
+    def _pool_distribution(
+        self, pool: int, type_of: Sequence[str], cache: dict[int, dict[str, float]]
+    ) -> dict[str, float]:
+        """The type of one unknown member of ``pool``: a probability per type."""
+        found = cache.get(pool)
+        if found is not None:
+            return found
+        members = self.members[pool]
+        dist: dict[str, float] = {}
+        weight = 1.0 / len(members) if members else 0.0
+        for m in members:
+            if m >= 0:
+                dist[type_of[m]] = dist.get(type_of[m], 0.0) + weight
+            else:
+                for t, p in self._pool_distribution(pool_of(m), type_of, cache).items():
+                    dist[t] = dist.get(t, 0.0) + weight * p
+        cache[pool] = dist
+        return dist
+
+
+class KnowledgeTracker:
+    """Every seat's knowledge, brought up to date from a recorded game's event log."""
+
+    __slots__ = ("seats", "zones", "where", "next_card", "cursor")
+
+    def __init__(self, nplayers: int) -> None:
+        self.seats = [SeatKnowledge(p) for p in range(nplayers)]
+        self.zones: dict[ZoneKey, list[int]] = {}  # the true locations, replayed
+        self.where: dict[int, ZoneKey] = {}
+        self.next_card = 0
+        self.cursor = 0
+
+    @classmethod
+    def of(cls, st: Gamestate) -> KnowledgeTracker:
+        """The state's tracker, up to date (made on first use, then kept on the state)."""
+        if st.log is None:
+            raise UsageError(
+                "knowledge of hidden cards needs a recorded game: new_game(..., record=True) "
+                "(the runner records games whose agents ask for it: needs_knowledge = True)"
+            )
+        tracker = st.knowledge
+        if tracker is None or len(tracker.seats) != st.nplayers:
+            tracker = st.knowledge = cls(st.nplayers)
+        tracker.update(st.log)
+        return tracker  # type: ignore[no-any-return]
+
+    def update(self, log: Sequence[tuple[Any, ...]]) -> None:
+        for i in range(self.cursor, len(log)):
+            event = log[i]
+            kind = event[0]
+            if kind == "move":
+                self._move(event[1], event[2], event[3], event[4])
+            elif kind == "create":
+                self._create(event[1], event[2])
+            elif kind == "shuffle":
+                self._shuffle(event[1], event[2])
+            elif kind == "remember":
+                self._remember(event[1])
+        self.cursor = len(log)
+
+    def _create(self, count: int, key: ZoneKey) -> None:
+        ids = range(self.next_card, self.next_card + count)
+        self.next_card += count
+        self.zones.setdefault(key, []).extend(ids)
+        for c in ids:
+            self.where[c] = key
+        for seat in self.seats:
+            seat.entries.setdefault(key, []).extend(ids)
+
+    def _move(self, card: int, src: ZoneKey, dst: ZoneKey, at: int) -> None:
+        z = self.zones[src]
+        i = len(z) - 1 if z[-1] == card else z.index(card)
+        del z[i]
+        self.zones.setdefault(dst, []).insert(at, card)
+        self.where[card] = dst
+        for seat in self.seats:
+            entry = seat.entries[src].pop(i)
+            if entry < 0 and (sees(seat.seat, dst) or sees(seat.seat, src)):
+                seat.reveal(entry, card)
+                entry = card
+            seat.entries.setdefault(dst, []).insert(at, entry)
+
+    def _shuffle(self, key: ZoneKey, order: tuple[int, ...]) -> None:
+        self.zones[key] = list(order)
+        for seat in self.seats:
+            if sees(seat.seat, key):
+                seat.entries[key] = list(order)
+            else:
+                seat.shuffle(key)
+
+    def _remember(self, card: int) -> None:
+        key = self.where.get(card)
+        if key is None:
+            return
+        i = self.zones[key].index(card)
+        for seat in self.seats:
+            entry = seat.entries[key][i]
+            if entry < 0:
+                seat.reveal(entry, card)
+                seat.entries[key][i] = card
+
+
+def seat_knowledge(st: Gamestate, seat: int) -> SeatKnowledge | None:
+    """What ``seat`` knows in ``st``: from the tracker of a recorded game, or the knowledge
+    a determinization was made with (``attach_knowledge``: valid until a move is applied);
+    None when neither exists."""
+    if not 0 <= seat < st.nplayers:
+        return None
+    if st.log is not None:
+        return KnowledgeTracker.of(st).seats[seat]
+    known = st.knowledge
+    if isinstance(known, tuple) and known[0] == st.decisions and known[1].seat == seat:
+        return known[1]  # type: ignore[no-any-return]
+    return None
+
+
+def attach_knowledge(st: Gamestate, knowledge: SeatKnowledge) -> None:
+    """Give an unrecorded state (a determinization) what one seat knows of it.  It holds
+    until a move is applied: it is stamped with the decision count, which every move
+    changes, so nothing on the Gamemaster's hot path has to clear it."""
+    st.knowledge = (st.decisions, knowledge)
+
+
+# ---------------------------------------------------------------- determinization
+
+
+@dataclass(frozen=True)
+class SlotRef:
+    """A reference (a variable, a loop's list) to the card at a place the seat cannot
+    identify: resolved to whatever card a determinization deals there."""
+
+    key: ZoneKey
+    index: int
+
+
+class Skeleton:
+    """A state as one seat may know it: the true state's public parts, every hidden
+    place replaced by the seat's entry, references to unidentified cards replaced by
+    ``SlotRef``s, no RNG.  ``determinize`` fills it in.  Built from the true state once;
+    it holds nothing the seat could not know."""
+
+    def __init__(self, st: Gamestate, seat: int, game: Game) -> None:
+        found = seat_knowledge(st, seat)
+        if found is None:
+            KnowledgeTracker.of(st)  # raises the explanation
+            raise UsageError(f"seat {seat} does not play this game")
+        knowledge = found.copy()
+        self.seat = seat
+        self.game = game
+        self.knowledge = knowledge
+        log, st.log = st.log, None  # not copied: the skeleton keeps no history
+        try:
+            base = st.clone()
+        finally:
+            st.log = log
+        base.rng = 0
+        base.options = None
+        refs: dict[int, SlotRef] = {}  # true id of an unidentified card -> its place
+        for key, cards in st.zones.items():
+            if key[1] == "mem" or sees(seat, key):
+                continue
+            entries = knowledge.entries.get(key, [])  # made empty, without an event
+            if len(entries) != len(cards):
+                raise AssertionError(f"knowledge of {key} is out of step with the game")
+            for i, (c, e) in enumerate(zip(cards, entries, strict=True)):
+                if e < 0:
+                    refs[c] = SlotRef(key, i)
+                    base.card_zone[c] = None  # type: ignore[call-overload]  # dealt later
+            base.zones[key] = list(entries)
+        self.has_refs = _map_references(base, game, lambda c: refs.get(c, c))
+        self.base = base
+        self.places = _places(knowledge)
+
+    def determinize(self, rng: random.Random) -> Gamestate:
+        st = self.base.clone()
+        zones, card_zone = st.zones, st.card_zone
+        members = [m[:] for m in self.knowledge.members]
+        # oldest pool first: a pool's members may be places of older pools
+        for pool, cards in enumerate(members):
+            rng.shuffle(cards)
+            for (where, i), card in zip(self.places[pool], cards, strict=True):
+                if isinstance(where, int):
+                    members[where][i] = card
+                else:
+                    zones[where][i] = card
+                    card_zone[card] = where
+        if self.has_refs:
+            _map_references(st, self.game, lambda c: _resolve(c, st))
+        st.rng = rng.getrandbits(64) & MASK64
+        st.options = None
+        st.indexed = {}
+        # the seat knows in this world what it knew in the real one (until a move is
+        # applied), so views of it show the same
+        attach_knowledge(st, self.knowledge)
+        return st
+
+
+def _resolve(value: Any, st: Gamestate) -> Any:
+    if isinstance(value, SlotRef):
+        return st.zones[value.key][value.index]
+    return value
+
+
+def _places(knowledge: SeatKnowledge) -> list[list[tuple[Any, int]]]:
+    """Per pool, its places: (location key, index) in a location, (pool, index) in a newer
+    pool's member list."""
+    places: list[list[tuple[Any, int]]] = [[] for _ in knowledge.members]
+    for key, entries in knowledge.entries.items():
+        for i, e in enumerate(entries):
+            if e < 0:
+                places[pool_of(e)].append((key, i))
+    for q, pool_members in enumerate(knowledge.members):
+        for i, m in enumerate(pool_members):
+            if m < 0:
+                places[pool_of(m)].append((q, i))
+    for pool, pool_places in enumerate(places):
+        if len(pool_places) != len(knowledge.members[pool]):
+            raise AssertionError(f"pool {pool} is out of step")  # a tracker bug
+    return places
+
+
+def _map_references(st: Gamestate, game: Game, fn: Any) -> bool:
+    """Apply ``fn`` to every card id the flow refers to: card variables (and collections
+    of cards), loops over cards, saved registers of calls.  Says whether anything
+    changed."""
+    types = game.checked.slot_types
+    changed = False
+
+    def mapped(slot: int, value: Any) -> Any:
+        nonlocal changed
+        t = types.get(slot)
+        if value is None:
+            return value
+        if t == T.CARD:
+            new = fn(value)
+        elif t == T.CARDS and isinstance(value, tuple | list):
+            new = tuple(fn(c) for c in value)
+        else:
+            return value
+        changed = changed or new != value
+        return new
+
+    st.regs = [mapped(slot, v) for slot, v in enumerate(st.regs)]
+    for frame in st.stack:
+        if frame[0] == LOOP and types.get(frame[1].slot) == T.CARD:
+            new = tuple(fn(c) for c in frame[2])
+            changed = changed or new != frame[2]
+            frame[2] = new
+        elif frame[0] == CALL:
+            low = frame[2]
+            frame[1] = [mapped(low + i, v) for i, v in enumerate(frame[1])]
+    return changed
+
+
+def determinize(st: Gamestate, seat: int, game: Game, rng: random.Random) -> Gamestate:
+    """A full state consistent with what ``seat`` knows of ``st`` (see the module doc)."""
+    return Skeleton(st, seat, game).determinize(rng)

@@ -1,0 +1,513 @@
+"""PlayerView: what one player may know of a game in progress, and nothing more.
+
+Pipeline position: between the Gamestate and the agents.  Agents receive a view, never
+the state.  A view shows the cards of every location the player may see (vloc: everyone;
+iloc: its owning player; mem: everyone, it holds references to cards already shown),
+only the size of the others (hloc, other players' and the game's iloc), every storage
+(storages are public in RECYCLE), the player cycle and the counters, and the pending
+decision: its situation and what each option binds.  Every accessor returns copies or
+read-only proxies; nothing it returns leads to hidden cards.
+
+``view_of`` takes a snapshot.  The runner uses a *live* view instead, which reads the
+state only while the agent decides and is closed before the decision is applied (a view
+the agent kept becomes a snapshot then): most views are never copied at all.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from cardlang.engine.state import Gamestate, current_player
+from cardlang.errors import UsageError
+from cardlang.information.knowledge import SeatKnowledge, Skeleton, seat_knowledge
+from cardlang.language.kinds import card_type
+
+if TYPE_CHECKING:
+    from cardlang.engine.game import Game
+
+ZoneKey = tuple[int, str, str]
+Attributes = Mapping[str, Any]
+
+_NO_CARDS: tuple[Attributes, ...] = ()
+_OPEN = ("vloc", "mem")  # location kinds everyone sees
+
+
+def can_see(viewer: int, key: ZoneKey) -> bool:
+    """Whether ``viewer`` (a seat, or -1 for an onlooker who sees public zones) sees the cards."""
+    owner, kind, _ = key
+    return kind in _OPEN or (kind == "iloc" and owner == viewer >= 0)
+
+
+@dataclass(frozen=True)
+class OptionView:
+    """One option of the pending decision, as the player who makes it sees it.
+
+    ``branch``: which condact of the choice (0-based, in the order of the game file) the
+    option comes from.  ``bindings``: each variable the option binds, in order, with its
+    value as the chooser may know it: a card's attributes (None when the card lies where
+    the chooser cannot see it), a location's key, a seat, a string or an integer.
+    ``cards``: the attributes of each bound card, or of each bound location's top card
+    (None where unseen); ``kinds``: their KIND, the handle bots use.  ``actions``: the
+    source text of the option's actions.
+    """
+
+    branch: int
+    bindings: tuple[tuple[str, Any], ...]
+    cards: tuple[Attributes | None, ...]
+    kinds: tuple[str | None, ...]
+    action_nodes: tuple[Any, ...] = field(repr=False, default=())
+    source: Any = field(repr=False, default=None)
+
+    @property
+    def actions(self) -> tuple[str, ...]:
+        """The source text of each of the option's actions."""
+        return tuple(self.source.snippet(n.span) for n in self.action_nodes)
+
+    @property
+    def card(self) -> Attributes | None:
+        """The first bound card (or top card of a bound location) the chooser sees."""
+        return next((c for c in self.cards if c is not None), None)
+
+    @property
+    def kind(self) -> str | None:
+        """The first bound card kind (what is bought, played, discarded ...), if any."""
+        return next((k for k in self.kinds if k is not None), None)
+
+
+class PlayerView:
+    """What ``seat`` may know now.  Read-only; see the module docstring.
+
+    ``view_of`` takes a snapshot at once.  The runner instead makes a *live* view
+    (``PlayerView.live``), which reads the state only while the agent decides, and calls
+    ``close()`` before the decision is applied: a view the agent kept is then turned
+    into a snapshot, so it never shows anything later; one it did not keep costs no copy.
+    Either way every accessor returns copies, never the state's own objects.
+    """
+
+    __slots__ = (
+        "seat",
+        "nplayers",
+        "current_player",
+        "decisions",
+        "turns",
+        "situation",
+        "situation_text",
+        "kinds",
+        "_st",  # the live state, or None for a snapshot
+        "_zones",  # snapshot: visible location -> card ids
+        "_hidden",  # snapshot: hidden location -> size
+        "_ints",
+        "_strs",
+        "_attrs",
+        "_option_data",  # (options, pending choice node) of the decision, or None
+        "game",
+        "_knowledge",  # snapshot: the seat's knowledge (knowledge.SeatKnowledge), if recorded
+        "_skeleton",  # what determinize starts from (knowledge.Skeleton), made when first needed
+        "_history",  # snapshot: the public history
+        "__dict__",  # cached properties
+    )
+
+    def __init__(
+        self,
+        st: Gamestate,
+        seat: int,
+        game: Game | None = None,
+        options: Sequence[Any] | None = None,
+        *,
+        live: bool = False,
+    ) -> None:
+        self.seat = seat
+        self.nplayers = st.nplayers
+        self.current_player = current_player(st) if st.stack else 0
+        self.decisions = st.decisions
+        self.turns = st.turns
+        pending = st.pending
+        self.situation: str | None = pending.situation if pending is not None else None
+        texts = game.situations if game is not None else {}
+        self.situation_text = texts.get(self.situation or "", self.situation or "")
+        self.kinds: Mapping[str, Attributes] = game.kind_attributes if game else {}
+        self.game = game  # the rules (public): search agents simulate with them
+        self._option_data = None
+        if options is not None and pending is not None and game is not None:
+            self._option_data = (tuple(options), pending)
+        self._st: Gamestate | None = None
+        self._knowledge: SeatKnowledge | None = None
+        self._skeleton: Skeleton | None = None
+        self._history: tuple[tuple[Any, ...], ...] | None = None
+        if live:
+            self._st = st
+        else:
+            self._snapshot(st)
+
+    @classmethod
+    def live(cls, st: Gamestate, seat: int, game: Game, options: Sequence[Any]) -> PlayerView:
+        """A view that reads the state until ``close()`` (for the runner)."""
+        return cls(st, seat, game, options, live=True)
+
+    def _snapshot(self, st: Gamestate) -> None:
+        zones: dict[ZoneKey, tuple[int, ...]] = {}
+        hidden: dict[ZoneKey, int] = {}
+        seat = self.seat
+        for key, cards in st.zones.items():
+            kind = key[1]  # can_see, inlined: this runs for every zone
+            if kind in _OPEN or (kind == "iloc" and key[0] == seat >= 0):
+                zones[key] = tuple(cards)
+            else:
+                hidden[key] = len(cards)
+        self._zones = zones
+        self._hidden = hidden
+        self._ints = dict(st.ints)
+        self._strs = dict(st.strs)
+        self._attrs = tuple(st.cards)  # the game's cards; only visible ones are reachable
+        if st.log is not None:
+            self._history = _public_history(st.log, seat, st.cards)
+        knowledge = seat_knowledge(st, seat)
+        if knowledge is not None:  # keep what the seat knows, and what determinize needs
+            self._knowledge = knowledge.copy()
+            game = self.game
+            if self._skeleton is None and self._option_data is not None and game is not None:
+                self._skeleton = Skeleton(st, seat, game)
+
+    def close(self) -> None:
+        """The decision is about to be applied: stop reading the state.  A view someone
+        still holds becomes a snapshot of the state as it was."""
+        st = self._st
+        if st is None:
+            return
+        # the caller's variable, this call's ``self`` and getrefcount's own argument
+        if sys.getrefcount(self) > 3:
+            self._snapshot(st)
+        self._st = None
+
+    # ------------------------------------------------------------ locations
+    def _ids(self, key: ZoneKey) -> tuple[int, ...] | None:
+        """A location's card ids if the player sees it (() when it does not exist),
+        None if it is hidden."""
+        st = self._st
+        if st is not None:
+            z = st.zones.get(key)
+            if z is None:
+                return ()
+            return tuple(z) if can_see(self.seat, key) else None
+        ids = self._zones.get(key)
+        if ids is not None:
+            return ids
+        return None if key in self._hidden else ()
+
+    def _top_id(self, key: ZoneKey) -> int | None:
+        """The top card of a visible location (None if empty or hidden), uncopied."""
+        st = self._st
+        if st is not None:
+            z = st.zones.get(key)
+            return z[-1] if z and can_see(self.seat, key) else None
+        ids = self._zones.get(key)
+        return ids[-1] if ids else None
+
+    def _attributes(self, card: int) -> Attributes:
+        cards = self._st.cards if self._st is not None else self._attrs
+        return MappingProxyType(cards[card])
+
+    def cards(self, owner: int, kind: str, name: str) -> tuple[Attributes, ...] | None:
+        """The cards of a location the player sees, bottom first (None if hidden)."""
+        ids = self._ids((owner, kind, name))
+        return None if ids is None else tuple(self._attributes(c) for c in ids)
+
+    def size(self, owner: int, kind: str, name: str) -> int:
+        key = (owner, kind, name)
+        st = self._st
+        if st is not None:
+            return len(st.zones.get(key, ()))
+        ids = self._zones.get(key)
+        return len(ids) if ids is not None else self._hidden.get(key, 0)
+
+    def top(self, owner: int, kind: str, name: str) -> Attributes | None:
+        """The top card of a visible location (None if it is empty or hidden)."""
+        top = self._top_id((owner, kind, name))
+        return None if top is None else self._attributes(top)
+
+    def locations(self) -> list[ZoneKey]:
+        """Every location that exists, visible or not."""
+        if self._st is not None:
+            return list(self._st.zones)
+        return [*self._zones, *self._hidden]
+
+    @property
+    def hidden_sizes(self) -> Mapping[ZoneKey, int]:
+        """The size of every location the player does not see."""
+        st = self._st
+        if st is None:
+            return MappingProxyType(self._hidden)
+        return MappingProxyType(
+            {k: len(z) for k, z in st.zones.items() if not can_see(self.seat, k)}
+        )
+
+    @property
+    def ints(self) -> Mapping[tuple[int, str], int]:
+        """Every integer storage (storages are public)."""
+        return MappingProxyType(dict(self._st.ints) if self._st is not None else self._ints)
+
+    @property
+    def strs(self) -> Mapping[tuple[int, str], str]:
+        return MappingProxyType(dict(self._st.strs) if self._st is not None else self._strs)
+
+    @property
+    def visible(self) -> Mapping[ZoneKey, tuple[Attributes, ...]]:
+        """Every visible location's cards (attribute mappings), bottom first."""
+        keys = self.locations()
+        visible = {}
+        for k in keys:
+            ids = self._ids(k)
+            if ids is not None:
+                visible[k] = tuple(self._attributes(c) for c in ids)
+        return MappingProxyType(visible)
+
+    def storage(self, owner: int, name: str) -> int:
+        """An integer storage (0 when never set)."""
+        ints = self._st.ints if self._st is not None else self._ints
+        return ints.get((owner, name), 0)
+
+    # ------------------------------------------------------------ knowledge
+    def _seat_knowledge(self) -> SeatKnowledge | None:
+        st = self._st
+        if st is None:
+            return self._knowledge
+        return seat_knowledge(st, self.seat)
+
+    def known_cards(self, owner: int, kind: str, name: str) -> tuple[Attributes | None, ...]:
+        """Per card of a location, bottom first: its attributes where the player knows
+        which card lies there (every card of a location it sees; in a recorded game also
+        a hidden card it saw go there), else None."""
+        key = (owner, kind, name)
+        ids = self._ids(key)
+        if ids is not None:
+            return tuple(self._attributes(c) for c in ids)
+        knowledge = self._seat_knowledge()
+        if knowledge is None:
+            return (None,) * self.size(owner, kind, name)
+        entries = knowledge.entries.get(key, ())
+        return tuple(self._attributes(e) if e >= 0 else None for e in entries)
+
+    def zone_knowledge(self, owner: int, kind: str, name: str) -> ZoneKnowledge:
+        """What the player knows of a location's contents, by card type (``card_type``):
+        ``known``, the cards it knows are there; ``expected``, the expected number of each
+        type (known cards count 1, an unknown card its pool's odds; see knowledge.py).
+        Without a recorded game, an unknown card is taken to be any card the player does
+        not see, all equally likely."""
+        key = (owner, kind, name)
+        ids = self._ids(key)
+        if ids is not None:
+            known = Counter(card_type(self._attributes(c)) for c in ids)
+            return ZoneKnowledge(len(ids), known, {t: float(n) for t, n in known.items()})
+        size = self.size(owner, kind, name)
+        knowledge = self._seat_knowledge()
+        types = self._card_types()
+        if knowledge is None:
+            return ZoneKnowledge(size, {}, self._unseen_odds(size, types))
+        entries = knowledge.entries.get(key, ())
+        known = Counter(types[e] for e in entries if e >= 0)
+        return ZoneKnowledge(size, known, knowledge.expected_types(key, types))
+
+    def _card_types(self) -> list[str]:
+        """``card_type`` of every card id, computed once per view (a live view's game may
+        create cards while the agent decides only if the agent applies moves: it cannot)."""
+        cached = self.__dict__.get("_types")
+        cards = self._st.cards if self._st is not None else self._attrs
+        if cached is not None and len(cached) == len(cards):
+            return cached  # type: ignore[no-any-return]
+        memo: dict[int, str] = {}
+        out = []
+        for a in cards:
+            t = memo.get(id(a))
+            if t is None:
+                t = memo[id(a)] = card_type(a)
+            out.append(t)
+        self.__dict__["_types"] = out
+        return out
+
+    def _unseen_odds(self, size: int, types: Sequence[str]) -> dict[str, float]:
+        seen: set[int] = set()
+        for k in self.locations():
+            ids = self._ids(k)
+            if ids is not None and k[1] != "mem":
+                seen.update(ids)
+        unseen = Counter(t for c, t in enumerate(types) if c not in seen)
+        total = sum(unseen.values())
+        return {t: size * n / total for t, n in unseen.items()} if total else {}
+
+    def determinize(self, rng: random.Random) -> Gamestate:
+        """A full Gamestate consistent with everything this player knows: every card it
+        sees or knows stays where it is, every other card is dealt at random among the
+        places the player cannot tell apart (see knowledge.py).  Needs a recorded game
+        (``new_game(..., record=True)``) and the decision's options in the view."""
+        skeleton = self._skeleton
+        if skeleton is None:
+            st = self._st
+            if st is None or self._option_data is None or self.game is None:
+                raise UsageError(
+                    "this view cannot be determinized: it was taken without the game's "
+                    "decision, or from a game that was not recorded"
+                )
+            skeleton = self._skeleton = Skeleton(st, self.seat, self.game)
+        return skeleton.determinize(rng)
+
+    @property
+    def history(self) -> tuple[tuple[Any, ...], ...]:
+        """The public events so far (a recorded game only; else empty): moves, with the
+        card's attributes when the player saw it leave or arrive (else None); storage
+        changes; shuffles; decisions, with the option's label for the player's own."""
+        return self.history_since(0)
+
+    def history_since(self, start: int) -> tuple[tuple[Any, ...], ...]:
+        """The public events from the ``start``-th on (``history[start:]``, without
+        building the events before it)."""
+        if self._st is None:
+            return (self._history or ())[start:]
+        log = self._st.log
+        if log is None:
+            return ()
+        return _public_history(log[start:], self.seat, self._st.cards)
+
+    @property
+    def history_length(self) -> int:
+        """How many public events there are so far (``len(history)``, cheaply)."""
+        if self._st is None:
+            return len(self._history or ())
+        return len(self._st.log) if self._st.log is not None else 0
+
+    # ------------------------------------------------------------ the decision
+    @property
+    def choice(self) -> Any:
+        """The pending decision's choice node (its situation, branches: part of the
+        rules, not of the state), or None."""
+        return self._option_data[1] if self._option_data is not None else None
+
+    @property
+    def raw_options(self) -> tuple[Any, ...]:
+        """The options the agent was given, as the runner passes them to ``choose``."""
+        return self._option_data[0] if self._option_data is not None else ()
+
+    @cached_property
+    def options(self) -> tuple[OptionView, ...]:
+        """The pending decision's options, as this player sees them (same order as the
+        options the agent is given)."""
+        if self._option_data is None or self.game is None:
+            return ()
+        options, pending = self._option_data
+        return tuple(self._describe(o, self.game, pending) for o in options)
+
+    @cached_property
+    def option_kinds(self) -> tuple[str | None, ...]:
+        """Per option, ``OptionView.kind`` (the first bound card's KIND, or a bound
+        location's top card's), computed without describing the whole option."""
+        if self._option_data is None or self.game is None:
+            return ()
+        options = self._option_data[0]
+        card_slots, location_slots = self.game.card_slots, self.game.location_slots
+        st = self._st
+        attrs = st.cards if st is not None else self._attrs
+        zones = st.zones if st is not None else self._zones  # hidden ones: checked below
+        seat = self.seat
+        kinds: list[str | None] = []
+        for option in options:
+            kind = None
+            for fn, arg in option:
+                if fn is not None:
+                    continue
+                slot = arg[0]
+                if slot in location_slots:
+                    key = arg[1]
+                    z = zones.get(key)
+                    # can_see, inlined (a bound location's top card: hot)
+                    if z and (key[1] in _OPEN or (key[1] == "iloc" and key[0] == seat >= 0)):
+                        kind = attrs[z[-1]].get("KIND")
+                        break
+                elif slot in card_slots and self._sees_card(arg[1]):
+                    kind = attrs[arg[1]].get("KIND")
+                    break
+            kinds.append(kind)
+        return tuple(kinds)
+
+    def _sees_card(self, card: int) -> bool:
+        st = self._st
+        if st is not None:
+            return can_see(self.seat, st.card_zone[card])
+        return card in self._visible_ids
+
+    @cached_property
+    def _visible_ids(self) -> frozenset[int]:
+        return frozenset(c for ids in self._zones.values() for c in ids)
+
+    def _describe(self, option: Sequence[Any], game: Game, pending: Any) -> OptionView:
+        bindings: list[tuple[str, Any]] = []
+        cards: list[Attributes | None] = []
+        actions: list[Any] = []
+        slot_types = game.checked.slot_types
+        for fn, arg in option:
+            if fn is not None:
+                actions.append(arg)
+                continue
+            slot, value, var = arg
+            t = slot_types.get(slot)
+            if t == "card":
+                attrs = self._attributes(value) if self._sees_card(value) else None
+                bindings.append((var, attrs))
+                cards.append(attrs)
+            elif t in ("location", "mem location"):
+                bindings.append((var, value))
+                cards.append(self.top(*value))
+            else:
+                bindings.append((var, value))
+        return OptionView(
+            branch=pending.branch_of(actions[0] if actions else None),
+            bindings=tuple(bindings),
+            cards=tuple(cards),
+            kinds=tuple(c.get("KIND") if c is not None else None for c in cards),
+            action_nodes=tuple(actions),
+            source=game.source,
+        )
+
+
+@dataclass(frozen=True)
+class ZoneKnowledge:
+    """What a player knows of one location's contents, by card type."""
+
+    size: int
+    known: Mapping[str, int]  # cards it knows are there
+    expected: Mapping[str, float]  # expected number of each type; sums to ``size``
+
+
+def _public_history(
+    log: Sequence[tuple[Any, ...]], seat: int, cards: Sequence[Mapping[str, Any]]
+) -> tuple[tuple[Any, ...], ...]:
+    out: list[tuple[Any, ...]] = []
+    for event in log:
+        kind = event[0]
+        if kind == "move":
+            _, card, src, dst, at = event
+            seen = can_see(seat, src) or can_see(seat, dst)
+            out.append(("move", MappingProxyType(cards[card]) if seen else None, src, dst, at))
+        elif kind == "remember":
+            out.append(("remember", MappingProxyType(cards[event[1]]), event[2]))
+        elif kind == "shuffle":
+            out.append(("shuffle", event[1]))
+        elif kind == "decision":
+            _, mover, label, turn, situation = event
+            out.append(("decision", mover, label if mover == seat else None, turn, situation))
+        else:  # create, set: public as they are
+            out.append(event)
+    return tuple(out)
+
+
+def view_of(
+    st: Gamestate, seat: int, game: Game | None = None, options: Sequence[Any] | None = None
+) -> PlayerView:
+    """A snapshot of what ``seat`` may know; with ``game`` and the pending decision's
+    ``options`` it also describes the options (``PlayerView.options``)."""
+    return PlayerView(st, seat, game, options)

@@ -1,0 +1,113 @@
+"""Game parameters: a game's declared constants, overridden from the command line.
+
+``(declare 4 'NUMP)`` makes NUMP a parameter with default 4: ``--param nump=3`` (names
+are case-insensitive) plays the game with 3.  An integer, a string or a string list
+(``--param suits=HEARTS,SPADES``) can be overridden; the new value must have the type of
+the default.  Overriding happens on the AST, before checking, so everything that depends
+on a constant (the number of players above all) sees the new value.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping
+
+from cardlang.errors import UsageError, did_you_mean
+from cardlang.language import ast
+
+_NAME = re.compile(r"[A-Z][A-Z0-9]*(-[A-Z0-9]+)*")
+
+
+def parse_param_args(args: list[str] | None) -> dict[str, str]:
+    """``["nump=3", "suits=A,B"]`` -> ``{"NUMP": "3", "SUITS": "A,B"}``."""
+    params: dict[str, str] = {}
+    for arg in args or []:
+        name, sep, value = arg.partition("=")
+        if not sep or not name.strip():
+            raise UsageError(f"--param needs NAME=VALUE, got {arg!r}")
+        params[name.strip().upper()] = value.strip()
+    return params
+
+
+def apply_params(game: ast.Game, params: Mapping[str, str]) -> ast.Game:
+    """The game with the named declared constants replaced by the given values."""
+    if not params:
+        return game
+    declared = {d.var: d for d in game.declares}
+    for name in params:
+        if name not in declared:
+            hint = did_you_mean(name, declared)
+            known = ", ".join(sorted(declared)) or "none"
+            raise UsageError(
+                f"this game declares no parameter {name}"
+                + (f" ({hint})" if hint else f" (its parameters: {known})")
+            )
+    declares = tuple(
+        dataclasses.replace(d, value=_literal(d, params[d.var])) if d.var in params else d
+        for d in game.declares
+    )
+    for d in declares:
+        allowed = allowed_values(d)
+        if d.var in params and allowed is not None and not is_allowed(d.value, allowed):
+            raise UsageError(
+                f"parameter {d.var}: {params[d.var]!r} is not allowed: "
+                f"the game allows {describe_allowed(allowed)}"
+            )
+    return dataclasses.replace(game, declares=declares)
+
+
+def allowed_values(d: ast.Declare) -> range | tuple[str, ...] | None:
+    """What ``(declare VALUE 'VAR ALLOWED)`` allows: a range of integers or names; None
+    when nothing is declared (or the declaration is not a literal one)."""
+    a = d.allowed
+    if isinstance(a, ast.Range) and isinstance(a.low, ast.IntLiteral):
+        if isinstance(a.high, ast.IntLiteral):
+            return range(a.low.value, a.high.value + 1)
+    if isinstance(a, ast.StrList):
+        return a.values
+    return None
+
+
+def describe_allowed(allowed: range | tuple[str, ...]) -> str:
+    if isinstance(allowed, range):
+        return f"{allowed.start} to {allowed.stop - 1}"
+    return "one of " + ", ".join(allowed)
+
+
+def is_allowed(value: ast.Node, allowed: range | tuple[str, ...]) -> bool:
+    if isinstance(value, ast.IntLiteral):
+        return value.value in allowed
+    if isinstance(value, ast.NameLiteral):
+        return value.value in allowed
+    if isinstance(value, ast.StrList):
+        return all(v in allowed for v in value.values)
+    return True  # not a literal: nothing to check before the game runs
+
+
+def _literal(declare: ast.Declare, text: str) -> ast.Node:
+    default, span = declare.value, declare.value.span
+    if isinstance(default, ast.IntLiteral):
+        if not text.isdigit():
+            raise UsageError(
+                f"parameter {declare.var} is a whole number (default {default.value}); got {text!r}"
+            )
+        return ast.IntLiteral(int(text), span=span)
+    if isinstance(default, ast.NameLiteral):
+        return ast.NameLiteral(_name(declare, text), span=span)
+    if isinstance(default, ast.StrList):
+        values = tuple(_name(declare, v.strip()) for v in text.split(","))
+        return ast.StrList(values, span=span)
+    raise UsageError(
+        f"parameter {declare.var} is not a number, a name or a list of names, "
+        "so it cannot be set from the command line"
+    )
+
+
+def _name(declare: ast.Declare, text: str) -> str:
+    value = text.upper()
+    if not _NAME.fullmatch(value):
+        raise UsageError(
+            f"parameter {declare.var}: {text!r} is not a name (letters, digits and hyphens)"
+        )
+    return value

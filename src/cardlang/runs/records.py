@@ -1,0 +1,654 @@
+"""Durable records of games in one SQLite file: batches planned up front, resumable.
+
+Pipeline position: beside the runner.  ``cardlang simulate --db FILE`` plans a batch
+(one ``games`` row per game, with its seed and its seats' agents) before playing anything,
+then writes each finished game (its row, every decision and every seat's result) in one
+transaction.  A run killed at any moment, even with SIGKILL, loses at most the game in
+flight; running the same command again finds the batch by its identity (``BatchSpec.key``)
+and plays only the games still planned.  ``cardlang transcript --db FILE --game ID``
+replays a stored game from its seed and stored option indices (records keep no state:
+the same seed and the same choices give the same game).
+
+The standard library's sqlite3, WAL journal (readers never block the writer), synchronous
+NORMAL (a commit survives the process being killed; only a power cut can lose the last
+ones).  The ``meta`` table names the application and the schema version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cardlang.errors import CardlangError, UsageError
+
+if TYPE_CHECKING:
+    from cardlang.engine.game import Game
+    from cardlang.engine.gamemaster import GameResult
+    from cardlang.engine.state import Gamestate
+    from cardlang.runs.play import Decision
+
+APPLICATION = "cardlang-runs"
+SCHEMA_VERSION = 2
+#: Where ``cardlang simulate --keep`` stores its records, under the working directory.
+DEFAULT_DB = Path("cardlang-runs") / "runs.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS batches (
+    id INTEGER PRIMARY KEY,
+    key TEXT NOT NULL UNIQUE,
+    game_path TEXT NOT NULL,
+    game_file TEXT NOT NULL,
+    game_sha256 TEXT NOT NULL,
+    params TEXT NOT NULL,
+    root_seed INTEGER NOT NULL,
+    games INTEGER NOT NULL,
+    agents TEXT NOT NULL,
+    rotate_seats INTEGER NOT NULL,
+    max_decisions INTEGER NOT NULL,
+    max_steps INTEGER NOT NULL,
+    created TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    batch_id INTEGER NOT NULL REFERENCES batches(id),
+    idx INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    agents TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'planned',
+    started TEXT,
+    ended TEXT,
+    end_reason TEXT,
+    decisions INTEGER,
+    turns INTEGER,
+    team_of TEXT,
+    error_kind TEXT,
+    error TEXT,
+    UNIQUE (batch_id, idx)
+);
+CREATE INDEX IF NOT EXISTS games_by_status ON games (batch_id, status, idx);
+CREATE TABLE IF NOT EXISTS decisions (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    idx INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    situation TEXT NOT NULL,
+    action_key TEXT NOT NULL,
+    option_index INTEGER NOT NULL,
+    options INTEGER NOT NULL,
+    illegal INTEGER NOT NULL,
+    illegal_keys TEXT,
+    seconds REAL NOT NULL,
+    value REAL,
+    option_values TEXT,
+    standings TEXT,
+    PRIMARY KEY (game_id, idx)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS results (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seat INTEGER NOT NULL,
+    agent TEXT NOT NULL,
+    score INTEGER,
+    rank INTEGER,
+    credit REAL NOT NULL,
+    tiebreaks TEXT,
+    PRIMARY KEY (game_id, seat)
+) WITHOUT ROWID;
+"""
+
+#: Schema changes that an older file is brought through, in order: version -> statements
+#: that make it the next version.  Version 2 adds the search agents' traces to
+#: ``decisions`` (NULL in games recorded before: they were never estimated).
+_MIGRATIONS: dict[int, tuple[str, ...]] = {
+    1: (
+        "ALTER TABLE decisions ADD COLUMN value REAL",
+        "ALTER TABLE decisions ADD COLUMN option_values TEXT",
+        "ALTER TABLE decisions ADD COLUMN standings TEXT",
+    ),
+}
+_DECISION_COLUMNS = (
+    "game_id, idx, seat, situation, action_key, option_index, options, illegal, "
+    "illegal_keys, seconds, value, option_values, standings"
+)
+
+_PAGE = 1000  # planned games read at a time, so a huge batch is never held in memory
+
+
+def now() -> str:
+    """A timestamp for the records: UTC, ISO 8601, milliseconds."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def file_sha256(text: str) -> str:
+    """The hash that ties records to the exact text of a game file."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class BatchSpec:
+    """What identifies a batch: the same command on the same game text is the same batch.
+
+    The game file's path (as given, and absolute) is kept for people and for replay,
+    but is not part of the identity (the hash is).  Limits are: they decide which games
+    are cut off.
+    """
+
+    game_path: str
+    game_file: str
+    game_sha256: str
+    params: dict[str, str]
+    root_seed: int
+    games: int
+    agents: tuple[str, ...]
+    rotate_seats: bool
+    max_decisions: int
+    max_steps: int
+
+    def key(self) -> str:
+        identity = asdict(self)
+        del identity["game_path"], identity["game_file"]
+        identity["agents"] = list(self.agents)
+        text = json.dumps(identity, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class PlannedGame:
+    """A game of a batch not played yet: everything needed to play it."""
+
+    id: int
+    idx: int
+    seed: int
+    agents: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A finished game as the batch summary counts it, from a result or from the records."""
+
+    end_reason: str
+    decisions: int
+    turns: int
+    credits: tuple[float, ...]
+    winners: tuple[int, ...]
+    team_of: tuple[int, ...] = ()
+    error_kind: str | None = None
+    error_text: str | None = None  # the rule error as rendered (several lines)
+
+    @property
+    def completed(self) -> bool:
+        return self.end_reason == "completed"
+
+    @classmethod
+    def of(cls, result: GameResult) -> Outcome:
+        error = result.error
+        return cls(
+            end_reason=result.end_reason,
+            decisions=result.decisions,
+            turns=result.turns,
+            credits=result.credits,
+            winners=result.winners,
+            team_of=result.team_of,
+            error_kind=error.kind() if error is not None else None,
+            error_text=error.render() if error is not None else None,
+        )
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """One game row with its batch's settings: what replaying it needs."""
+
+    id: int
+    batch_id: int
+    idx: int
+    seed: int
+    agents: tuple[str, ...]
+    status: str
+    end_reason: str | None
+    game_path: str  # as the simulate command named it
+    game_file: str  # absolute, to find it from anywhere
+    game_sha256: str
+    params: dict[str, str]
+    max_decisions: int
+    max_steps: int
+
+
+class RunStore:
+    """An open records database.  ``RunStore.open`` checks that it is one of ours."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self.conn = conn
+        self.path = path
+
+    # ------------------------------------------------------------ opening
+    @classmethod
+    def open(cls, path: str | Path, *, create: bool = True) -> RunStore:
+        """Open (and with ``create``, make) a records file; a clear UsageError otherwise."""
+        p = Path(path)
+        if p.is_dir():
+            raise UsageError(f"{p} is a directory; --db needs a file, e.g. {p / 'runs.sqlite'}")
+        if not create and not p.is_file():
+            raise UsageError(f"no such records database: {p}")
+        if create and not p.parent.is_dir():
+            raise UsageError(f"cannot create {p}: the directory {p.parent} does not exist")
+        try:
+            conn = sqlite3.connect(p, isolation_level=None, timeout=60)
+        except sqlite3.Error as err:
+            raise UsageError(f"cannot open {p}: {err}") from None
+        try:
+            store = cls(conn, p)
+            store._check_or_create(create)
+        except BaseException:
+            conn.close()
+            raise
+        return store
+
+    def _check_or_create(self, create: bool) -> None:
+        """Refuse a file that is not cardlang's records; lay out the schema in a new one."""
+        try:
+            tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master")}
+        except sqlite3.DatabaseError as err:
+            raise UsageError(f"{self.path} is not a cardlang records database ({err})") from None
+        if not tables:
+            if not create:
+                raise UsageError(f"{self.path} is an empty file, not a cardlang records database")
+            self._create()
+            tables.add("meta")
+        meta = self._meta() if "meta" in tables else {}
+        if meta.get("application") != APPLICATION:
+            raise UsageError(
+                f"{self.path} is an SQLite database but not cardlang's records "
+                "(no cardlang meta table); choose another file"
+            )
+        version = int(meta.get("schema_version", "0"))
+        if version in _MIGRATIONS:
+            self._migrate(version)
+        elif version != SCHEMA_VERSION:
+            raise UsageError(
+                f"{self.path} holds records of schema version {version}; this cardlang "
+                f"reads versions 1 to {SCHEMA_VERSION} (a newer cardlang wrote it?)"
+            )
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn.execute("PRAGMA foreign_keys=ON")
+
+    def _create(self) -> None:
+        from cardlang import __version__
+
+        with self.transaction():
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    self.conn.execute(statement)
+            self.conn.executemany(
+                "INSERT OR IGNORE INTO meta VALUES (?, ?)",
+                [
+                    ("application", APPLICATION),
+                    ("schema_version", str(SCHEMA_VERSION)),
+                    ("created", now()),
+                    ("created_by", f"cardlang {__version__}"),
+                ],
+            )
+
+    def _migrate(self, found: int) -> None:
+        """Bring an older file up to this schema, in one transaction: columns are only
+        added, so what it held reads as before (and its games replay as before).  The
+        version is read again under the write lock: another process may have just
+        upgraded the file."""
+        try:
+            with self.transaction() as conn:
+                version = int(self._meta().get("schema_version", "0"))
+                while version in _MIGRATIONS:
+                    for statement in _MIGRATIONS[version]:
+                        conn.execute(statement)
+                    version += 1
+                conn.execute(
+                    "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(version),)
+                )
+        except sqlite3.Error as err:  # read-only, locked, ...: say what was attempted
+            raise UsageError(
+                f"{self.path} holds records of schema version {found}; upgrading it to "
+                f"version {SCHEMA_VERSION} failed: {err}"
+            ) from None
+
+    def _meta(self) -> dict[str, str]:
+        return {k: v for k, v in self.conn.execute("SELECT key, value FROM meta")}
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; it takes the write lock at once (BEGIN IMMEDIATE), so
+        two processes on one file queue instead of failing half-way."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    # ------------------------------------------------------------ batches
+    def plan(
+        self, spec: BatchSpec, planner: Callable[[], Iterable[tuple[int, Sequence[str]]]]
+    ) -> tuple[int, bool]:
+        """The batch's id, and whether it is new.  A new batch gets one planned game per
+        ``(seed, seat agents)`` that ``planner`` yields, all in the same transaction, so a
+        batch is either fully planned or absent."""
+        key = spec.key()
+        with self.transaction() as conn:
+            row = conn.execute("SELECT id FROM batches WHERE key = ?", (key,)).fetchone()
+            if row is not None:
+                return int(row[0]), False
+            cur = conn.execute(
+                "INSERT INTO batches (key, game_path, game_file, game_sha256, params, "
+                "root_seed, games, agents, rotate_seats, max_decisions, max_steps, created) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    key,
+                    spec.game_path,
+                    spec.game_file,
+                    spec.game_sha256,
+                    json.dumps(spec.params, sort_keys=True),
+                    spec.root_seed,
+                    spec.games,
+                    json.dumps(list(spec.agents)),
+                    int(spec.rotate_seats),
+                    spec.max_decisions,
+                    spec.max_steps,
+                    now(),
+                ),
+            )
+            batch_id = int(cur.lastrowid or 0)
+            conn.executemany(
+                "INSERT INTO games (batch_id, idx, seed, agents) VALUES (?, ?, ?, ?)",
+                (
+                    (batch_id, idx, seed, json.dumps(list(agents)))
+                    for idx, (seed, agents) in enumerate(planner())
+                ),
+            )
+        return batch_id, True
+
+    def count(self, batch_id: int, status: str) -> int:
+        """How many of the batch's games are 'planned' or 'done'."""
+        row = self.conn.execute(
+            "SELECT count(*) FROM games WHERE batch_id = ? AND status = ?", (batch_id, status)
+        ).fetchone()
+        return int(row[0])
+
+    def pending(self, batch_id: int) -> Iterator[PlannedGame]:
+        """The batch's games still to play, in order, read a page at a time (the caller
+        writes between pages, so no cursor stays open across writes)."""
+        last = -1
+        while True:
+            rows = self.conn.execute(
+                "SELECT id, idx, seed, agents FROM games WHERE batch_id = ? AND "
+                "status = 'planned' AND idx > ? ORDER BY idx LIMIT ?",
+                (batch_id, last, _PAGE),
+            ).fetchall()
+            if not rows:
+                return
+            for game_id, idx, seed, agents in rows:
+                yield PlannedGame(game_id, idx, seed, tuple(json.loads(agents)))
+            last = rows[-1][1]
+
+    def finished(self, batch_id: int) -> Iterator[tuple[tuple[str, ...], Outcome]]:
+        """The batch's finished games in order: each seat's agent, and the outcome."""
+        rows = self.conn.execute(
+            "SELECT g.id, g.agents, g.end_reason, g.decisions, g.turns, g.team_of, "
+            "g.error_kind, g.error, r.credit, r.rank FROM games g JOIN results r "
+            "ON r.game_id = g.id WHERE g.batch_id = ? AND g.status = 'done' "
+            "ORDER BY g.idx, r.seat",
+            (batch_id,),
+        )
+        for _, group in itertools.groupby(rows, key=lambda r: r[0]):
+            seats = list(group)
+            first = seats[0]
+            completed = first[2] == "completed"
+            yield (
+                tuple(json.loads(first[1])),
+                Outcome(
+                    end_reason=first[2],
+                    decisions=first[3],
+                    turns=first[4],
+                    credits=tuple(float(r[8]) for r in seats),
+                    winners=tuple(s for s, r in enumerate(seats) if completed and r[9] == 1),
+                    team_of=tuple(json.loads(first[5])) if first[5] else (),
+                    error_kind=first[6],
+                    error_text=first[7],
+                ),
+            )
+
+    # ------------------------------------------------------------ games
+    def save(
+        self,
+        game: PlannedGame,
+        result: GameResult,
+        trace: Sequence[Decision],
+        started: str,
+        ended: str,
+    ) -> bool:
+        """Write one finished game, its decisions and its results in one transaction.
+
+        False (and nothing written) if the game is already done: another process on the
+        same batch finished it first.
+        """
+        outcome = Outcome.of(result)
+        failed = result.end_reason == "failed"
+        with self.transaction() as conn:
+            cur = conn.execute(
+                "UPDATE games SET status = 'done', started = ?, ended = ?, end_reason = ?, "
+                "decisions = ?, turns = ?, team_of = ?, error_kind = ?, error = ? "
+                "WHERE id = ? AND status = 'planned'",
+                (
+                    started,
+                    ended,
+                    result.end_reason,
+                    result.decisions,
+                    result.turns,
+                    json.dumps(list(result.team_of)) if result.team_of else None,
+                    outcome.error_kind,
+                    outcome.error_text,
+                    game.id,
+                ),
+            )
+            if cur.rowcount == 0:
+                return False
+            conn.executemany(
+                f"INSERT INTO decisions ({_DECISION_COLUMNS}) VALUES ({', '.join('?' * 13)})",
+                (_decision_row(game.id, i, d) for i, d in enumerate(trace)),
+            )
+            conn.executemany(
+                "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    (
+                        game.id,
+                        seat,
+                        game.agents[seat],
+                        None if failed else result.scores[seat],
+                        None if failed else result.ranks[seat],
+                        result.credits[seat],
+                        _tiebreaks(result, seat),
+                    )
+                    for seat in range(len(result.scores))
+                ),
+            )
+        return True
+
+    def game(self, game_id: int) -> StoredGame:
+        """A stored game by id, with its batch's settings."""
+        row = self.conn.execute(
+            "SELECT g.id, g.batch_id, g.idx, g.seed, g.agents, g.status, g.end_reason, "
+            "b.game_path, b.game_file, b.game_sha256, b.params, b.max_decisions, b.max_steps "
+            "FROM games g JOIN batches b ON b.id = g.batch_id WHERE g.id = ?",
+            (game_id,),
+        ).fetchone()
+        if row is None:
+            last = self.conn.execute("SELECT max(id) FROM games").fetchone()[0]
+            known = f"its games are 1-{last}" if last else "it holds no games"
+            raise UsageError(f"no game {game_id} in {self.path} ({known})")
+        gid, batch_id, idx, seed, agents, status, end_reason, path, file, sha, params, md, ms = row
+        return StoredGame(
+            id=gid,
+            batch_id=batch_id,
+            idx=idx,
+            seed=seed,
+            agents=tuple(json.loads(agents)),
+            status=status,
+            end_reason=end_reason,
+            game_path=path,
+            game_file=file,
+            game_sha256=sha,
+            params=json.loads(params),
+            max_decisions=md,
+            max_steps=ms,
+        )
+
+    def choices(self, game_id: int) -> list[tuple[int, int, int]]:
+        """A game's moves in order: (seat, option index, number of options)."""
+        return self.conn.execute(
+            "SELECT seat, option_index, options FROM decisions WHERE game_id = ? ORDER BY idx",
+            (game_id,),
+        ).fetchall()
+
+    def decisions(self, game_id: int) -> list[dict[str, Any]]:
+        """A game's decisions in order, as dicts (see ``read_decisions``)."""
+        cursor = self.conn.execute(
+            f"SELECT {_DECISION_COLUMNS} FROM decisions WHERE game_id = ? ORDER BY idx",
+            (game_id,),
+        )
+        names = [column[0] for column in cursor.description]
+        return [_decision_dict(dict(zip(names, row, strict=True))) for row in cursor]
+
+    def listing(self) -> list[tuple[Any, ...]]:
+        """One row per game for ``cardlang transcript --db FILE``: id, batch, index in
+        batch, seed, status, end reason, decisions, agents, scores."""
+        return self.conn.execute(
+            "SELECT g.id, g.batch_id, g.idx, g.seed, g.status, g.end_reason, g.decisions, "
+            "g.agents, (SELECT group_concat(coalesce(r.score, '-'), ' ') FROM "
+            "(SELECT score FROM results WHERE game_id = g.id ORDER BY seat) r), b.game_path "
+            "FROM games g JOIN batches b ON b.id = g.batch_id ORDER BY g.id"
+        ).fetchall()
+
+
+def _decision_row(game_id: int, idx: int, d: Decision) -> tuple[Any, ...]:
+    """One ``decisions`` row.  A trace's values are JSON lists (null where the agent
+    formed no estimate; a non-finite number counts as none, so the text stays JSON);
+    ``value`` repeats the chosen option's, for SQL that needs no JSON."""
+    illegal = json.dumps(d.illegal) if d.illegal else None
+    row: tuple[Any, ...] = (game_id, idx, d.seat, d.situation, d.action_key, d.option_index)
+    row += (d.options, len(d.illegal), illegal, d.seconds)
+    if d.trace is None:
+        return row + (None, None, None)
+    values = [_finite(v) for v in d.trace.option_values]
+    standings = [_finite(v) for v in d.trace.standings]
+    return row + (
+        values[d.option_index],
+        json.dumps(values),
+        json.dumps(standings) if standings else None,
+    )
+
+
+def _decision_dict(row: dict[str, Any]) -> dict[str, Any]:
+    """A stored decision with its JSON columns decoded (None stays None)."""
+    row["illegal_keys"] = json.loads(row["illegal_keys"]) if row["illegal_keys"] else []
+    for column in ("option_values", "standings"):
+        row[column] = json.loads(row[column]) if row[column] is not None else None
+    return row
+
+
+def read_decisions(db: str | Path | RunStore, game_id: int) -> list[dict[str, Any]]:
+    """The recorded decisions of game ``game_id``, in order, one dict per decision:
+    ``idx``, ``seat``, ``situation``, ``action_key``, ``option_index``, ``options``,
+    ``illegal`` and ``illegal_keys`` (a list), ``seconds``, and the agent's trace where
+    it left one (else None): ``value`` (the chosen option's estimated value for the
+    mover), ``option_values`` (one per option, None where not estimated) and
+    ``standings`` (each seat's estimated standing in [0, 1]).
+
+    ``db`` is a records file or an open ``RunStore``.  The measures of decisions
+    (heuristics) are computed from these.
+    """
+    if isinstance(db, RunStore):
+        return db.decisions(game_id)
+    with RunStore.open(db, create=False) as store:
+        store.game(game_id)  # a clear error for a game the file does not hold
+        return store.decisions(game_id)
+
+
+def _finite(value: float | None) -> float | None:
+    return None if value is None or not math.isfinite(value) else float(value)
+
+
+def _tiebreaks(result: GameResult, seat: int) -> str | None:
+    values = result.tiebreak_scores[seat] if result.tiebreak_scores else ()
+    return json.dumps(list(values)) if values else None
+
+
+class ReplayError(CardlangError):
+    """A recorded game does not replay: the records and the game no longer agree."""
+
+
+def replay_game(
+    game: Game, stored: StoredGame, choices: Sequence[tuple[int, int, int]]
+) -> tuple[GameResult, Gamestate]:
+    """Play a recorded game again from its seed with its recorded option indices.
+
+    No agent is asked: the same seed and the same choices give the same game.  Each
+    step checks that the recorded seat moves among as many options as were recorded, so
+    records that no longer fit the game (a changed file replayed with --force) stop with
+    a clear error instead of a different game.
+    """
+    from cardlang.engine.gamemaster import Limits
+
+    master = game.master(Limits(stored.max_decisions, stored.max_steps))
+    st = master.new_game(stored.seed, record=True)
+    for n, (seat, index, count) in enumerate(choices, 1):
+        options = master.legal_options(st)
+        if st.is_over or st.mover != seat or len(options) != count:
+            now_text = "the game is over" if st.is_over else f"P{st.mover} has {len(options)}"
+            raise ReplayError(
+                f"game {stored.id} does not replay: at decision {n} the records say P{seat} "
+                f"chose among {count} options, but {now_text}"
+            )
+        master.apply(st, index)
+    if not st.is_over:
+        raise ReplayError(f"game {stored.id} does not replay: it goes on after its records end")
+    return master.result(st), st
+
+
+def load_recorded_game(stored: StoredGame, path: str | None = None) -> tuple[Game, bool]:
+    """The game a recorded game was played with, and whether its text is the recorded one.
+
+    ``path`` (a user's FILE) wins; otherwise the recorded absolute path, then the path as
+    the simulate command gave it.  The game keeps the recorded name, so its transcript
+    reads as ``cardlang transcript`` printed it then.
+    """
+    from cardlang.compiler.load import load_game, read_source
+
+    if path is not None:
+        source = read_source(path)
+    else:
+        found = [p for p in (stored.game_file, stored.game_path) if Path(p).is_file()]
+        if not found:
+            raise UsageError(
+                f"the game file of game {stored.id} ({stored.game_file}) is gone; give its "
+                "path: cardlang transcript FILE --db DB --game ID"
+            )
+        source = read_source(found[0])
+    name = source.name if path is not None else stored.game_path
+    game = load_game(text=source.text, name=name, params=stored.params)
+    return game, file_sha256(source.text) == stored.game_sha256
