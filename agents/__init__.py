@@ -1,147 +1,51 @@
-"""Agent implementations, installed as ``cardlang.agents``.
+"""Agents: the players of cardlang games, installed as ``cardlang.agents``.
 
-``make_agent(spec, seed)`` builds an agent from a command-line spec: a built-in name
-(``random``, the Dominion bots ``bigmoney``, ``bmu``, ``smithy``, ``double-witch``),
-``path/to/bot.toml`` for a Dominion priority bot written as data, or
-``path/to/file.py:ClassName`` for a user's agent class (a plugin: any class with a
-``choose(view, options)`` method; see base.py for what it may return).
+- ``base``: the agent contract (``choose``, declared ``Capabilities``, ``DecisionTrace``);
+- ``loop``: the one play loop (ask, resolve the answer, apply);
+- ``random_agent``: uniformly random play;
+- ``specs`` and ``registry``: agent specs (``ismcts:iterations=500``) to agents;
+- ``search/``: ISMCTS, MCTS and PIMC, with one budget contract and one evaluator interface;
+- ``scripted/``: rule-based bots whose strategy is data (the Dominion bots).
+
+May import: ``cardlang.information``, ``cardlang.engine``, ``cardlang.language`` and
+``cardlang.errors``; never ``cardlang.runs`` or above.  A new built-in agent is a class
+in one of these modules, added to the table below.
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
-import inspect
-import sys
-from collections.abc import Callable
-from functools import cache, partial
-from pathlib import Path
-from types import ModuleType
-from typing import Any
+from functools import partial
 
-from cardlang.agents.base import Agent
+from cardlang.agents.base import Agent, Capabilities, DecisionTrace
 from cardlang.agents.random_agent import RandomAgent
+from cardlang.agents.registry import (
+    BUILTIN_AGENTS,
+    FILE_AGENTS,
+    agent_parameters,
+    make_agent,
+)
 from cardlang.agents.scripted.dominion import BUILTIN_BOTS, DominionBot
 from cardlang.agents.search.ismcts import ISMCTSAgent, MCTSAgent
 from cardlang.agents.search.pimc import PIMCAgent
-from cardlang.agents.specs import AgentSpec, keyword_arguments, parse_spec, signature_of
+from cardlang.agents.specs import AgentSpec, parse_spec
 
-from cardlang.errors import UsageError, did_you_mean
-
-BUILTIN_AGENTS: dict[str, Callable[..., Any]] = {
-    "random": RandomAgent,
-    "pimc": PIMCAgent,
-    "ismcts": ISMCTSAgent,
-    "mcts": MCTSAgent,
-    **{name: partial(DominionBot.builtin, name) for name in BUILTIN_BOTS},
-}
-
-
-def make_agent(spec: str, seed: int) -> Any:
-    """An agent for one seat.  ``seed`` seeds its own randomness.
-
-    ``spec`` may add ``key=value`` parameters after colons (``ismcts:iterations=500``,
-    ``my.py:MyAgent:depth=3``); they become keyword arguments of the agent's constructor,
-    converted to the types it declares (specs.py).  A bare built-in name takes the
-    shortest path, since a batch makes fresh agents for every game.
-    """
-    factory = BUILTIN_AGENTS.get(spec)
-    if factory is not None:
-        return factory(seed=seed)
-    if spec.endswith(".py"):
-        raise UsageError(f"agent '{spec}' names a file but no class: write {spec}:ClassName")
-    parsed = parse_spec(spec)
-    factory = _factory(parsed)
-    signature = signature_of(factory)
-    kwargs = keyword_arguments(parsed, signature)
-    if signature.takes_seed:
-        kwargs["seed"] = seed
-    if not (parsed.is_plugin or parsed.params):
-        return factory(**kwargs)
-    try:
-        return factory(**kwargs)
-    except UsageError:
-        raise
-    except Exception as err:  # the user's constructor, or a value it refuses: report it
-        raise UsageError(f"cannot create agent {spec}: {type(err).__name__}: {err}") from err
-
-
-def agent_parameters(spec: str) -> list[str]:
-    """What the agent of ``spec`` takes, one line per parameter (name, type, default):
-    for help texts and error messages."""
-    signature = signature_of(_factory(parse_spec(spec)))
-    return [p.describe() for p in signature.params.values()]
-
-
-def _factory(spec: AgentSpec) -> Callable[..., Any]:
-    """What builds the agent a spec names: a built-in's factory, a bot file's loader or
-    a plugin's class."""
-    head = spec.head
-    if spec.is_plugin:
-        return _plugin_class(head)
-    if head.endswith(".toml"):  # a Dominion priority bot written as data
-        return _bot_file(head)
-    factory = BUILTIN_AGENTS.get(head)
-    if factory is None:
-        hint = did_you_mean(head, BUILTIN_AGENTS) or f"known agents: {', '.join(BUILTIN_AGENTS)}"
-        raise UsageError(f"unknown agent '{head}' ({hint}; your own: path/to/file.py:ClassName)")
-    return factory
-
-
-@cache
-def _bot_file(path: str) -> Callable[..., Any]:
-    """One loader per bot file (the file is read for each agent: a changed file
-    counts), kept so that its signature is looked up once."""
-    return partial(DominionBot.from_file, path)
-
-
-def _plugin_class(head: str) -> type:
-    """``path/to/file.py:ClassName``: the user's class.  Every mistake is a UsageError
-    naming it."""
-    path_text, class_name = head.rsplit(":", 1)
-    if not class_name.isidentifier():
-        raise UsageError(f"agent '{head}': expected path/to/file.py:ClassName after the ':'")
-    module = _plugin_module(Path(path_text))
-    cls = getattr(module, class_name, None)
-    if cls is None:
-        classes = [n for n, v in vars(module).items() if inspect.isclass(v)]
-        hint = did_you_mean(class_name, classes) or f"its classes: {', '.join(classes) or 'none'}"
-        raise UsageError(f"{path_text} has no class {class_name} ({hint})")
-    if not inspect.isclass(cls) or not callable(getattr(cls, "choose", None)):
-        raise UsageError(f"{class_name} in {path_text} has no choose(view, options) method")
-    return cls
-
-
-@cache
-def _plugin_module(path: Path) -> ModuleType:
-    """The user's agent file, executed once per process however many games use it.
-
-    It is registered in ``sys.modules`` under a name unique to its path, as Python's own
-    imports do, so dataclasses and pickling in it work.
-    """
-    if not path.is_file():
-        raise UsageError(f"agent file not found: {path}")
-    name = "cardlang_user_agent_" + hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]
-    module_spec = importlib.util.spec_from_file_location(name, path)
-    if module_spec is None or module_spec.loader is None:
-        raise UsageError(f"cannot load agent file {path} (is it a Python file?)")
-    module = importlib.util.module_from_spec(module_spec)
-    sys.modules[name] = module
-    try:
-        module_spec.loader.exec_module(module)
-    except Exception as err:  # a syntax error, a failed import, ...: the user's to fix
-        del sys.modules[name]
-        where = f" (line {err.lineno})" if isinstance(err, SyntaxError) else ""
-        raise UsageError(
-            f"cannot load agent file {path}{where}: {type(err).__name__}: {err}"
-        ) from err
-    return module
-
+BUILTIN_AGENTS.update(
+    {
+        "random": RandomAgent,
+        "pimc": PIMCAgent,
+        "ismcts": ISMCTSAgent,
+        "mcts": MCTSAgent,
+        **{name: partial(DominionBot.builtin, name) for name in BUILTIN_BOTS},
+    }
+)
+FILE_AGENTS[".toml"] = lambda path: partial(DominionBot.from_file, path)
 
 __all__ = [
     "Agent",
     "AgentSpec",
     "BUILTIN_AGENTS",
+    "Capabilities",
+    "DecisionTrace",
     "RandomAgent",
     "agent_parameters",
     "make_agent",

@@ -1,25 +1,40 @@
-"""The agent interface: a player gets a view and the legal options and picks one.
+"""The agent contract: what an agent is, what it declares, and what it may answer.
 
-Agents never receive a Gamestate; ``view`` (cardlang.information.views.PlayerView) is all they know.
-``choose`` answers in one of three ways (the runner, cardlang.runs.play, plays them all):
+Pipeline position: the bottom of ``cardlang.agents``; everything that plays agents (the
+play loop in ``loop.py``, search rollouts, batches in ``cardlang.runs``) relies on this
+and nothing else.  An agent is any object with
+
+- ``name``: what tables and error messages call it;
+- ``capabilities``: a ``Capabilities`` value on the class, declaring what it needs from
+  the runner (a view; knowledge of hidden cards).  An agent without one gets the
+  defaults: a view, no knowledge;
+- ``choose(view, options)``: its move, given a ``PlayerView`` (cardlang.information.views,
+  all it knows; never a ``Gamestate``) and the legal options.
+
+``choose`` answers in one of three ways (``loop.resolve_choice`` plays them all):
 
 - the index of an option in ``options`` (an ``int``): the fast path, what scripted and
   search agents return;
 - one of the ``options`` themselves;
 - a selection-strength vector: one float per entry of the situation's action vocabulary
-  (``cardlang.information.vocabulary.Vocabulary.of(game).keys(situation)``), as a neural network
-  outputs it.  The runner tries the entries from the strongest down and plays the first
-  that names a legal option; each entry tried before it is recorded as an illegal
-  attempt.  A vector with no legal entry at all is an error of the agent.
+  (``Vocabulary.of(game).keys(situation)``, cardlang.information.vocabulary), as a
+  neural network outputs it.  The runner tries the entries from the strongest down and
+  plays the first that names a legal option; each entry tried before it is recorded as
+  an illegal attempt.  A vector with no legal entry at all is an error of the agent.
 
-An agent with ``needs_view = False`` gets ``None`` for the view (the runner then builds
-none: the random agent is faster so).
+An agent that estimates values (the search agents) sets its ``last_trace`` attribute to
+a ``DecisionTrace`` in ``choose``: what it estimated, kept with the decision in the
+records (the raw material of the heuristics).  The runner clears it before each question,
+so a trace is never carried over from an earlier decision.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
+
+from cardlang.errors import UsageError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -28,12 +43,72 @@ if TYPE_CHECKING:
     from cardlang.information.views import PlayerView
 
 
+@dataclass(frozen=True)
+class Capabilities:
+    """What an agent needs from the runner, declared on its class.
+
+    ``view``: it reads its ``PlayerView`` (False: ``choose`` gets None and no view is
+    built, the random agent's fast path).  ``knowledge``: it reads what it knows of hidden
+    cards or determinizes (``view.determinize``), so the runner records the game's event
+    log, which the knowledge tracker replays.
+    """
+
+    view: bool = True
+    knowledge: bool = False
+
+
+#: What an agent that declares nothing gets.
+DEFAULT_CAPABILITIES = Capabilities()
+
+
 @runtime_checkable
 class Agent(Protocol):
+    """The agent interface (see the module docstring)."""
+
     name: str
+    capabilities: ClassVar[Capabilities]
 
     def choose(
         self, view: PlayerView, options: list[Option]
     ) -> int | Option | Sequence[float] | np.ndarray:
         """The chosen option: its index, itself, or a strength per vocabulary entry."""
         ...
+
+
+def capabilities_of(agent: Any) -> Capabilities:
+    """An agent's declared capabilities.  Agents written before ``capabilities`` existed
+    said ``needs_view = False`` or ``needs_knowledge = True``; those are still read."""
+    declared = getattr(agent, "capabilities", None)
+    if isinstance(declared, Capabilities):
+        return declared
+    view = getattr(agent, "needs_view", True)
+    knowledge = getattr(agent, "needs_knowledge", False)
+    if view is True and knowledge is False:
+        return DEFAULT_CAPABILITIES
+    return Capabilities(view=bool(view), knowledge=bool(knowledge))
+
+
+def agent_label(agent: Any) -> str:
+    """What error messages call an agent: its ``name``, else its class."""
+    return str(getattr(agent, "name", None) or type(agent).__name__)
+
+
+class AgentError(UsageError):
+    """An agent answered something the runner cannot play; the message names the agent."""
+
+
+@dataclass(frozen=True)
+class DecisionTrace:
+    """What an agent estimated at one decision (the raw material of heuristics).
+
+    ``option_values``: per option of the decision, in the order the agent was given them,
+    the estimated value for the mover (its expected standing in [0, 1], see
+    ``cardlang.agents.search.rewards.standings``), None where the agent formed no
+    estimate.  ``standings``: per seat, its estimated standing in [0, 1], or empty where
+    it estimated none.  An agent that keeps traces sets its ``last_trace`` attribute to
+    one of these in ``choose``; a recorded game (``play_game(..., trace=...)``,
+    ``simulate --db``) keeps it with the decision.
+    """
+
+    option_values: tuple[float | None, ...]
+    standings: tuple[float, ...]

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from cardlang.agents.base import Capabilities
+
 from cardlang.engine.state import MASK64, splitmix64
 
 if TYPE_CHECKING:
@@ -17,7 +19,7 @@ if TYPE_CHECKING:
 
 class RandomAgent:
     name = "random"
-    needs_view = False  # the runner may skip building a view for it
+    capabilities = Capabilities(view=False)  # the runner builds no view for it
 
     def __init__(self, seed: int = 0) -> None:
         self._state = seed & MASK64

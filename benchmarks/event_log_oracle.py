@@ -31,8 +31,8 @@ try:  # the layout by pipeline stage
     from cardlang.information.vocabulary import option_key
     from cardlang.runs.play import play_game
 except ImportError:  # the flat layout before it
-    from cardlang.information.vocabulary import option_key  # type: ignore[no-redef]
-    from cardlang.runs.play import play_game  # type: ignore[no-redef]
+    from cardlang.runner import play_game  # type: ignore[no-redef]
+    from cardlang.vocabulary import option_key  # type: ignore[no-redef]
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "cardstock"

@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from cardlang.agents import make_agent
+from cardlang.agents.search.rewards import standings
 
 from cardlang import load_game
 from cardlang.runs.play import play_game
@@ -275,7 +276,7 @@ def play(row: Row, seed: int) -> tuple[int, list[tuple[int, Any, float]]]:
         agents = [make(row.opponent, seeds[p]) for p in range(players)]
         agents[seat] = make(row.agent, seeds[seat])
         result, st = play_game(master, agents, s)
-        games.append((seat, result, master.standings(st)[seat]))
+        games.append((seat, result, standings(master, st)[seat]))
     return players, games
 
 

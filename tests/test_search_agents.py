@@ -10,6 +10,7 @@ import pytest
 from cardlang.agents.random_agent import RandomAgent
 from cardlang.agents.search.ismcts import ISMCTSAgent, MCTSAgent, Node
 from cardlang.agents.search.pimc import PIMCAgent
+from cardlang.agents.search.rewards import score_shares, signed_scores
 from helpers import load_text
 from test_knowledge import indistinguishable_twin
 
@@ -157,12 +158,12 @@ def test_mcts_plays_a_game_and_bad_parameters_are_refused() -> None:
 
 def test_score_shares_place_each_seat_between_the_lowest_and_highest_score() -> None:
     game, master, state = hearts_midgame(1, 3)
-    assert master.score_shares(state) == (0.5,) * 4  # nothing scored yet: all equal
+    assert score_shares(master, state) == (0.5,) * 4  # nothing scored yet: all equal
     rng = random.Random(1)
     while not state.is_over:
         master.apply(state, rng.randrange(len(master.legal_options(state))))
-    shares = master.score_shares(state)
-    signed = master.signed_scores(state)  # Hearts scores are minimised: negated
+    shares = score_shares(master, state)
+    signed = signed_scores(master, state)  # Hearts scores are minimised: negated
     assert signed == tuple(-s for s in master.result(state).scores)
     best, worst = signed.index(max(signed)), signed.index(min(signed))
     assert shares[best] == 1.0 and shares[worst] == 0.0

@@ -37,6 +37,7 @@ import pytest
 from cardlang.agents.random_agent import RandomAgent
 from cardlang.agents.search.ismcts import ISMCTSAgent
 from cardlang.agents.search.pimc import PIMCAgent
+from cardlang.agents.search.rewards import standings
 from conftest import CORPUS, GAMES
 from test_kuhn_value import all_deals
 
@@ -73,7 +74,7 @@ def play_rotating(game: Game, searcher: Callable[[int], Any], games: int) -> lis
         result, st = play_game(master, agents, seed)
         assert result.completed, f"game {seed} did not complete: {result.end_reason}"
         outcomes.append(
-            Outcome(result.credits[seat], master.standings(st)[seat], result.scores[seat])
+            Outcome(result.credits[seat], standings(master, st)[seat], result.scores[seat])
         )
     return outcomes
 

@@ -35,6 +35,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cardlang.agents.base import Capabilities
+
 from cardlang.errors import UsageError
 
 if TYPE_CHECKING:
@@ -245,7 +247,7 @@ class BuyRule:
 class DominionBot:
     """A priority bot for games/dominion.rcy (see the module docstring)."""
 
-    needs_view = True
+    capabilities = Capabilities(view=True)
 
     def __init__(self, name: str, buy: list[BuyRule], play: list[str], seed: int = 0) -> None:
         self.name = name

@@ -1,24 +1,29 @@
-"""What the search agents (ISMCTS, MCTS, PIMC) share: rollouts, rewards, move keys.
+"""What the search agents (ISMCTS, MCTS, PIMC) share: rollout policies and move keys.
 
 Search agents work on any game through their view only: each simulation starts from
 ``view.determinize(rng)``, a full state consistent with what the player knows (see
 docs/information.md), so no search can act on a hidden card it has not seen.  They need
-the game's event log for that, and say so with ``needs_knowledge = True`` (the runner then
-records the game).
+the game's event log for that, and declare ``Capabilities(knowledge=True)`` (the runner
+then records the game).  They simulate with ``view.master()``: the game's rules under the
+real game's limits (``--max-decisions``, ``--max-steps``).
 
-Rewards are standings (``Gamemaster.standings``): per seat, the share of the other seats
-it finishes ahead of, a tie counting half, in [0, 1].  A rollout cut short by the rollout
-cap is scored as the game stands then.
+Rewards are standings (rewards.py): per seat, the share of the other seats it finishes
+ahead of, a tie counting half, in [0, 1].  A rollout cut short by the rollout cap is
+scored as the game stands then.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from cardlang.agents.loop import play_out
+from cardlang.agents.registry import make_agent
 
 from cardlang.engine.state import MASK64, RUNNING, Gamestate, splitmix64
 from cardlang.errors import UsageError
 from cardlang.information.knowledge import sees
+from cardlang.language.kinds import card_type
 
 if TYPE_CHECKING:
     from cardlang.engine.game import Game
@@ -49,30 +54,26 @@ class RandomRollout:
 
 
 class AgentRollout:
-    """Plays the rollouts with other agents (one per seat, e.g. ``bigmoney``), each given a
-    live view as in a real game."""
+    """Plays the rollouts with other agents (one per seat, e.g. ``bigmoney``), through
+    the one play loop (cardlang.agents.loop), each agent given a live view as in a real
+    game."""
 
     def __init__(self, spec: str, nplayers: int, seed: int) -> None:
-        from cardlang.agents import make_agent  # the registry imports this module
-
         self.spec = spec
         self.agents = [make_agent(spec, seed + p) for p in range(nplayers)]
+        self.labels = [spec] * nplayers
 
     def play(self, master: Gamemaster, st: Gamestate, cap: int) -> None:
-        from cardlang.runs.play import ask, resolve_choice
-
-        game = master.game
-        limit = st.decisions + cap
-        while st.status == RUNNING and st.decisions < limit:
-            options = master.legal_options(st)
-            agent = self.agents[st.mover]
-            choice = ask(agent, getattr(agent, "needs_view", True), st, game, options)
-            if type(choice) is not int:
-                choice = resolve_choice(game, st, options, choice, self.spec)[0]
-            master.apply(st, choice)
+        play_out(master, st, self.agents, self.labels, cap=cap)
 
 
-def make_rollout(spec: str, nplayers: int, seed: int) -> RandomRollout | AgentRollout:
+class Rollout(Protocol):
+    """A rollout policy: plays ``st`` on for at most ``cap`` decisions."""
+
+    def play(self, master: Gamemaster, st: Gamestate, cap: int) -> None: ...
+
+
+def make_rollout(spec: str, nplayers: int, seed: int) -> Rollout:
     if spec == "random":
         return RandomRollout(seed)
     return AgentRollout(spec, nplayers, seed)
@@ -110,8 +111,6 @@ class MoveKeys:
     def _type(self, attrs: Any) -> str:
         found = self._types.get(id(attrs))
         if found is None:
-            from cardlang.information.views import card_type
-
             found = self._types[id(attrs)] = card_type(attrs)
         return found
 
@@ -127,8 +126,3 @@ def first_index_by_key(keys: Sequence[MoveKey]) -> dict[MoveKey, int]:
 def check_positive(name: str, value: float, agent: str) -> None:
     if value <= 0:
         raise UsageError(f"{agent}: {name} must be positive (got {value})")
-
-
-#: ``evaluator(state, mover) -> (priors, values)``: priors, one per legal option of the
-#: state in ``legal_options`` order, or None; a value in [0, 1] per seat.
-Evaluator = Callable[[Gamestate, int], tuple[Sequence[float] | None, Sequence[float]]]

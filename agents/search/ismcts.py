@@ -11,9 +11,12 @@ starved nor favoured.  Selection is UCT (``c``); a leaf is expanded by one untri
 then a rollout (random by default, or any agent) plays to the end, and every edge on the
 path adds the standing of the seat that moved there (n players, general sum).
 
-An optional ``evaluator`` (a neural network later) replaces rollouts: called on the
-determinized state at the leaf, it returns priors over the legal options (or None) and a
-value per seat; with priors, selection is PUCT (``Q + c * P * sqrt(A) / (1 + N)``).
+A leaf is valued by an evaluator (evaluator.py): by default a ``RolloutEvaluator``
+(the rollout policy, then standings); a given ``evaluator`` (a neural network) replaces
+it, called on the determinized state at the leaf: it returns priors over the legal
+options (or None) and a value per seat; with priors, selection is PUCT (``Q + c * P *
+sqrt(A) / (1 + N)``).  The budget (budget.py) is ``iterations`` simulations per decision,
+or as many as fit in ``time`` seconds.
 
 The tree is kept between decisions when the player decides again right after its own
 move (a Dominion turn, passing three cards one by one): the subtree under the move it
@@ -31,24 +34,30 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from cardlang.agents.base import Capabilities, DecisionTrace
+from cardlang.agents.search.budget import Budget
 from cardlang.agents.search.common import (
     DEFAULT_ROLLOUT_CAP,
-    Evaluator,
     MoveKey,
     MoveKeys,
     check_positive,
     first_index_by_key,
     make_rollout,
 )
+from cardlang.agents.search.evaluator import (
+    Evaluator,
+    EvaluatorFunction,
+    RolloutEvaluator,
+    as_evaluator,
+    terminal_value,
+)
 
 from cardlang.engine.state import RUNNING, Gamestate
 from cardlang.errors import UsageError
 from cardlang.information.knowledge import sees
-from cardlang.runs.play import DecisionTrace
 
 if TYPE_CHECKING:
     from cardlang.engine.game import Game
@@ -79,7 +88,7 @@ class ISMCTSAgent:
     """Single-observer ISMCTS with UCT; see the module docstring."""
 
     name = "ismcts"
-    needs_knowledge = True  # it determinizes: the runner records the game
+    capabilities = Capabilities(knowledge=True)  # it determinizes: the game is recorded
 
     def __init__(
         self,
@@ -90,7 +99,7 @@ class ISMCTSAgent:
         cap: int = DEFAULT_ROLLOUT_CAP,
         reuse: bool = True,
         margin: float = 0.0,
-        evaluator: Evaluator | None = None,
+        evaluator: Evaluator | EvaluatorFunction | None = None,
         seed: int = 0,
     ) -> None:
         """``iterations`` per decision, or with ``time`` > 0 as many as fit in that many
@@ -99,24 +108,22 @@ class ISMCTSAgent:
         as the game stands; ``reuse`` keeps the tree between one's own consecutive
         decisions; ``margin`` (0 to 1) the weight of the score margin in the reward
         (``Gamemaster.score_shares``): with it a lost position still has better and worse
-        moves (losing by less)."""
-        check_positive("iterations", iterations, self.name)
+        moves (losing by less).  ``evaluator`` replaces the rollouts (evaluator.py)."""
+        self.budget = Budget(iterations, time)
+        self.budget.check(self.name)
         check_positive("c", c, self.name)
         check_positive("cap", cap, self.name)
-        self.iterations = iterations
         self.c = c
-        self.seconds = time
         self.rollout_spec = rollout
         self.cap = cap
         self.reuse = reuse
         if not 0.0 <= margin <= 1.0:
             raise UsageError(f"{self.name}: margin must be between 0 and 1 (got {margin})")
         self.margin = margin
-        self.evaluator = evaluator
+        self.evaluator: Evaluator | None = as_evaluator(evaluator) if evaluator else None
         self.seed = seed
         self.rng = random.Random(seed)
         self.last_trace: DecisionTrace | None = None
-        self._rollout: Any = None
         self._keys: MoveKeys | None = None
         # to reuse: (the decision count it is for, history length then, the subtree)
         self._kept: tuple[int, int, Node] | None = None
@@ -129,7 +136,7 @@ class ISMCTSAgent:
             self._kept = None
             return 0
         game = view.game
-        master = game.master()
+        master = view.master()
         self._prepare(game, view.nplayers)
         root = self._root(view)
         totals = [0.0] * view.nplayers
@@ -149,7 +156,9 @@ class ISMCTSAgent:
     def _prepare(self, game: Game, nplayers: int) -> None:
         if self._keys is None:  # once per agent: agents play one game each
             self._keys = MoveKeys(game)
-            self._rollout = make_rollout(self.rollout_spec, nplayers, self.seed)
+            if self.evaluator is None:
+                rollout = make_rollout(self.rollout_spec, nplayers, self.seed)
+                self.evaluator = RolloutEvaluator(rollout, self.cap, self.margin)
 
     def _root(self, view: PlayerView) -> Node:
         """The subtree under one's previous move, if nothing happened since that the tree
@@ -167,37 +176,29 @@ class ISMCTSAgent:
         return kept[2]
 
     def _search(self, view: PlayerView, master: Gamemaster, root: Node, totals: list[float]) -> int:
-        deadline = time.perf_counter() + self.seconds if self.seconds > 0 else None
         done = 0
-        while True:
-            if deadline is not None:
-                if time.perf_counter() >= deadline and done > 0:
-                    break
-            elif done >= self.iterations:
-                break
+        for done in self.budget.spend():  # noqa: B007 (the count is the answer)
             standings = self._iterate(master, self._world(view), root)
             for p, r in enumerate(standings):
                 totals[p] += r
-            done += 1
-        return done
+        return done + 1
 
     def _world(self, view: PlayerView) -> Gamestate:
         """The determinization an iteration plays in: a fresh one each time."""
         return view.determinize(self.rng)
 
     def _iterate(self, master: Gamemaster, st: Gamestate, root: Node) -> Sequence[float]:
-        keys_of = self._keys
-        assert keys_of is not None
+        keys_of, evaluator = self._keys, self.evaluator
+        assert keys_of is not None and evaluator is not None
         path: list[tuple[Edge, int]] = []
         node = root
         expanded = False
-        value: Sequence[float] | None = None
         while st.status == RUNNING:
             options = master.legal_options(st)
             keys = keys_of.keys(st, options)
             index_of = first_index_by_key(keys)
-            if self.evaluator is not None and not node.priored:
-                value = self._add_priors(node, st, keys)
+            if evaluator.gives_priors and not node.priored:
+                self._add_priors(master, node, st, keys)
             for k in index_of:
                 edge = node.edges.get(k)
                 if edge is not None:
@@ -220,8 +221,7 @@ class ISMCTSAgent:
             if edge.child is None:
                 edge.child = Node()
             node = edge.child
-            value = None
-        rewards, standings = self._leaf_value(master, st, value if not expanded else None)
+        rewards, standings = self._leaf_value(master, st)
         for edge, mover in path:
             edge.visits += 1
             edge.total += rewards[mover]
@@ -242,9 +242,12 @@ class ISMCTSAgent:
         assert best_key is not None
         return best_key
 
-    def _add_priors(self, node: Node, st: Gamestate, keys: list[MoveKey]) -> Sequence[float]:
+    def _add_priors(
+        self, master: Gamemaster, node: Node, st: Gamestate, keys: list[MoveKey]
+    ) -> None:
+        """The evaluator's priors on the edges of ``node`` (PUCT from then on)."""
         assert self.evaluator is not None
-        priors, value = self.evaluator(st, st.mover)
+        priors = self.evaluator.evaluate(master, st).priors
         if priors is not None:
             for k, p in zip(keys, priors, strict=True):
                 edge = node.edges.get(k)
@@ -253,25 +256,19 @@ class ISMCTSAgent:
                 else:
                     edge.prior = max(edge.prior, p)
             node.priored = True
-        return value
 
     def _leaf_value(
-        self, master: Gamemaster, st: Gamestate, value: Sequence[float] | None
+        self, master: Gamemaster, st: Gamestate
     ) -> tuple[Sequence[float], Sequence[float]]:
         """(the reward each seat backs up, its standing): equal unless ``margin`` mixes
-        the score margin into the reward; traces report standings."""
-        if st.status == RUNNING and self.evaluator is not None:
-            values = self.evaluator(st, st.mover)[1]
-            return values, values
+        the score margin into the reward; traces report standings.  A finished game is
+        scored as it ended; a running one by the evaluator."""
+        assert self.evaluator is not None
         if st.status == RUNNING:
-            self._rollout.play(master, st, self.cap)
-        standings = master.standings(st)
-        if not self.margin:
-            return standings, standings
-        m = self.margin
-        shares = master.score_shares(st)
-        rewards = [(1 - m) * s + m * x for s, x in zip(standings, shares, strict=True)]
-        return rewards, standings
+            _, values, standings = self.evaluator.evaluate(master, st)
+        else:
+            _, values, standings = terminal_value(master, st, self.margin)
+        return values, standings
 
     # ------------------------------------------------------------ the answer
     def _best(self, root: Node, keys: list[MoveKey]) -> int:

@@ -1,10 +1,11 @@
 """PIMC: perfect-information Monte Carlo over determinizations (CardStock's PIPMC player).
 
-At each decision: deal ``determinizations`` worlds consistent with the view
+At each decision: deal ``determinizations`` worlds (the search budget, budget.py: or as
+many as fit in ``time`` seconds) consistent with the view
 (``view.determinize``); in each, try every option and play ``rollouts`` rollouts after
 it (random moves by default, or any agent as the rollout policy); pick the option with
 the best mean, by standing (``by=rank``: the share of the other seats one finishes ahead
-of, see ``Gamemaster.standings``) or by the mover's own score (``by=score``, for solo
+of, see rewards.py) or by the mover's own score (``by=score``, for solo
 games and score-chasing). Every option is tried in the same worlds, so the comparison is
 between moves, not between deals.
 
@@ -19,6 +20,8 @@ import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from cardlang.agents.base import Capabilities, DecisionTrace
+from cardlang.agents.search.budget import Budget
 from cardlang.agents.search.common import (
     DEFAULT_ROLLOUT_CAP,
     MoveKeys,
@@ -26,10 +29,10 @@ from cardlang.agents.search.common import (
     first_index_by_key,
     make_rollout,
 )
+from cardlang.agents.search.rewards import signed_score, standings
 
 from cardlang.engine.state import MASK64, RUNNING, Gamestate
 from cardlang.errors import UsageError
-from cardlang.runs.play import DecisionTrace
 
 if TYPE_CHECKING:
     from cardlang.engine.gamemaster import Gamemaster
@@ -38,7 +41,7 @@ if TYPE_CHECKING:
 
 class PIMCAgent:
     name = "pimc"
-    needs_knowledge = True  # it determinizes: the runner records the game
+    capabilities = Capabilities(knowledge=True)  # it determinizes: the game is recorded
 
     def __init__(
         self,
@@ -47,14 +50,18 @@ class PIMCAgent:
         cap: int = DEFAULT_ROLLOUT_CAP,
         by: str = "rank",
         rollout: str = "random",
+        time: float = 0.0,
         seed: int = 0,
     ) -> None:
-        check_positive("determinizations", determinizations, self.name)
+        """``determinizations`` per decision, or with ``time`` > 0 as many as fit in that
+        many seconds; ``rollouts`` per option in each; ``cap`` decisions per rollout;
+        ``by`` rank or score; ``rollout`` the rollout policy (an agent name)."""
+        self.budget = Budget(determinizations, time)
+        self.budget.check(self.name, "determinizations")
         check_positive("rollouts", rollouts, self.name)
         check_positive("cap", cap, self.name)
         if by not in ("rank", "score"):
             raise UsageError(f"pimc: by must be rank or score (got {by!r})")
-        self.determinizations = determinizations
         self.rollouts = rollouts
         self.cap = cap
         self.by = by
@@ -70,17 +77,17 @@ class PIMCAgent:
             self.last_trace = DecisionTrace((None,), ())
             return 0
         game = view.game
-        master = game.master()
+        master = view.master()
         if self._keys is None:
             self._keys = MoveKeys(game)
             self._rollout = make_rollout(self.rollout_spec, view.nplayers, self.seed)
         seat = view.seat
         n = view.nplayers
         sums: dict[Any, list[float]] = {}  # move key -> [sum of values, count]
-        standings = [0.0] * n
+        seat_totals = [0.0] * n
         played = 0
         real_keys: list[Any] = []
-        for d in range(self.determinizations):
+        for d in self.budget.spend():
             world = view.determinize(self.rng)
             if d == 0:  # the real options, named as in the worlds (same card ids)
                 real_keys = self._keys.keys(world, options)
@@ -95,7 +102,7 @@ class PIMCAgent:
                     acc[0] += value
                     acc[1] += 1
                     for p in range(n):
-                        standings[p] += outcome[p]
+                        seat_totals[p] += outcome[p]
                     played += 1
         means = [sums[k][0] / sums[k][1] if k in sums else None for k in real_keys]
         # the best mean; equal means (common with small budgets) are broken at random,
@@ -103,7 +110,7 @@ class PIMCAgent:
         top = max(_or_worst(m) for m in means)
         best = self.rng.choice([i for i, m in enumerate(means) if _or_worst(m) == top])
         values = means if self.by == "rank" else [None] * len(options)
-        self.last_trace = DecisionTrace(tuple(values), tuple(s / played for s in standings))
+        self.last_trace = DecisionTrace(tuple(values), tuple(s / played for s in seat_totals))
         return best
 
     def _rollout_after(
@@ -116,10 +123,10 @@ class PIMCAgent:
         master.apply(st, option)
         if st.status == RUNNING:
             self._rollout.play(master, st, self.cap)
-        outcome = master.standings(st)
+        outcome = standings(master, st)
         if self.by == "rank":
             return outcome[seat], outcome
-        return master.signed_score(st, seat), outcome
+        return signed_score(master, st, seat), outcome
 
 
 def _or_worst(value: float | None) -> float:

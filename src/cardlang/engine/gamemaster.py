@@ -173,55 +173,15 @@ class Gamemaster:
             error=st.error,
         )
 
-    def standings(self, st: Gamestate) -> tuple[float, ...]:
-        """Each seat's standing in [0, 1]: 1 ahead of everyone, 0 behind everyone, a tie
-        counting half (the share of the other seats it beats).  For a game over, from its
-        result; for a game still running (a search's rollout cut short), from the scores
-        as they stand now.  A failed game stands everyone at 0.5.  The reward of the search
-        agents (agents/search.py)."""
-        n = st.nplayers
-        if st.status == FAILED or n < 2:
-            return (0.5,) * n if st.status == FAILED else (1.0,) * n
-        if st.status == RUNNING:
-            try:
-                keys = self._scores(st)
-            except RuleError:
-                return (0.5,) * n
-        else:
-            keys = st.scores or [(0,) * (1 + len(self.game.tiebreaks))] * n
-        keyed = self._smaller_is_better(keys)
-        return tuple(
-            (sum(1 for o in keyed if o > mine) + 0.5 * (sum(1 for o in keyed if o == mine) - 1))
-            / (n - 1)
-            for mine in keyed
-        )
+    def current_scores(self, st: Gamestate) -> list[tuple[int, ...]]:
+        """Per seat, (score, tie-break values...) as the scoring says now, whatever the
+        game's status (a running game's scoring may raise ``RuleError``)."""
+        return self._scores(st)
 
-    def signed_score(self, st: Gamestate, seat: int) -> int:
-        """A seat's score as it stands (final once the game is over), negated when the
-        game's scoring is ``min``: larger is better either way."""
-        return self.signed_scores(st)[seat]
-
-    def signed_scores(self, st: Gamestate) -> tuple[int, ...]:
-        """Every seat's ``signed_score`` (all 0 when the scores cannot be computed)."""
-        if st.scores is not None:
-            scores = [k[0] for k in st.scores]
-        else:
-            try:
-                scores = [k[0] for k in self._scores(st)]
-            except RuleError:
-                return (0,) * st.nplayers
-        sign = -1 if self.game.scoring_mode == "min" else 1
-        return tuple(sign * x for x in scores)
-
-    def score_shares(self, st: Gamestate) -> tuple[float, ...]:
-        """Each seat's score placed between the lowest (0) and the highest (1) score at the
-        table; 0.5 each when all are equal.  Scale-free, so a search can add it to
-        standings as a margin term in any game."""
-        scores = self.signed_scores(st)
-        low, high = min(scores), max(scores)
-        if high == low:
-            return (0.5,) * len(scores)
-        return tuple((x - low) / (high - low) for x in scores)
+    def ranking_keys(self, keys: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
+        """Per seat (score, tie-breaks...) turned so that smaller is better: what is
+        maximised is negated; tuples then compare as the tie-breaks say, in order."""
+        return self._smaller_is_better(keys)
 
     def _smaller_is_better(self, keys: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
         """Per seat (score, tie-breaks...) turned so that smaller is better: what is

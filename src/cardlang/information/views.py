@@ -16,14 +16,15 @@ the agent kept becomes a snapshot then): most views are never copied at all.
 from __future__ import annotations
 
 import random
-import sys
+import weakref
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from cardlang.engine.gamemaster import Gamemaster, Limits
 from cardlang.engine.state import Gamestate, current_player
 from cardlang.errors import UsageError
 from cardlang.information.knowledge import SeatKnowledge, Skeleton, seat_knowledge
@@ -36,6 +37,9 @@ ZoneKey = tuple[int, str, str]
 Attributes = Mapping[str, Any]
 
 _NO_CARDS: tuple[Attributes, ...] = ()
+T = TypeVar("T")
+DEFAULT_LIMITS = Limits()
+
 _OPEN = ("vloc", "mem")  # location kinds everyone sees
 
 
@@ -84,10 +88,10 @@ class OptionView:
 class PlayerView:
     """What ``seat`` may know now.  Read-only; see the module docstring.
 
-    ``view_of`` takes a snapshot at once.  The runner instead makes a *live* view
-    (``PlayerView.live``), which reads the state only while the agent decides, and calls
-    ``close()`` before the decision is applied: a view the agent kept is then turned
-    into a snapshot, so it never shows anything later; one it did not keep costs no copy.
+    ``view_of`` takes a snapshot at once.  The runner instead consults an agent through a
+    *live* view (``consult``), which reads the state only while the agent decides: a view
+    the agent kept is then closed, turned into a snapshot, so it never shows anything
+    later; one it did not keep costs no copy.
     Either way every accessor returns copies, never the state's own objects.
     """
 
@@ -108,10 +112,12 @@ class PlayerView:
         "_attrs",
         "_option_data",  # (options, pending choice node) of the decision, or None
         "game",
+        "limits",  # the real game's limits, which a search's simulations keep to
         "_knowledge",  # snapshot: the seat's knowledge (knowledge.SeatKnowledge), if recorded
         "_skeleton",  # what determinize starts from (knowledge.Skeleton), made when first needed
         "_history",  # snapshot: the public history
         "__dict__",  # cached properties
+        "__weakref__",  # consult() finds out whether an agent kept the view
     )
 
     def __init__(
@@ -122,6 +128,7 @@ class PlayerView:
         options: Sequence[Any] | None = None,
         *,
         live: bool = False,
+        limits: Limits | None = None,
     ) -> None:
         self.seat = seat
         self.nplayers = st.nplayers
@@ -134,6 +141,7 @@ class PlayerView:
         self.situation_text = texts.get(self.situation or "", self.situation or "")
         self.kinds: Mapping[str, Attributes] = game.kind_attributes if game else {}
         self.game = game  # the rules (public): search agents simulate with them
+        self.limits = limits or DEFAULT_LIMITS
         self._option_data = None
         if options is not None and pending is not None and game is not None:
             self._option_data = (tuple(options), pending)
@@ -147,9 +155,23 @@ class PlayerView:
             self._snapshot(st)
 
     @classmethod
-    def live(cls, st: Gamestate, seat: int, game: Game, options: Sequence[Any]) -> PlayerView:
-        """A view that reads the state until ``close()`` (for the runner)."""
-        return cls(st, seat, game, options, live=True)
+    def live(
+        cls,
+        st: Gamestate,
+        seat: int,
+        game: Game,
+        options: Sequence[Any],
+        limits: Limits | None = None,
+    ) -> PlayerView:
+        """A view that reads the state until ``close()`` (for the runner; see ``consult``)."""
+        return cls(st, seat, game, options, live=True, limits=limits)
+
+    def master(self) -> Gamemaster:
+        """A Gamemaster of this game under the real game's limits, for simulations (a
+        search must not play on where the game itself would have been cut off)."""
+        if self.game is None:
+            raise UsageError("this view was made without its game: it cannot simulate")
+        return self.game.master(self.limits)
 
     def _snapshot(self, st: Gamestate) -> None:
         zones: dict[ZoneKey, tuple[int, ...]] = {}
@@ -176,14 +198,13 @@ class PlayerView:
                 self._skeleton = Skeleton(st, seat, game)
 
     def close(self) -> None:
-        """The decision is about to be applied: stop reading the state.  A view someone
-        still holds becomes a snapshot of the state as it was."""
+        """The decision is about to be applied: stop reading the state, and become a
+        snapshot of the state as it was (for whoever still holds this view).  ``consult``
+        calls it only for a view that someone kept."""
         st = self._st
         if st is None:
             return
-        # the caller's variable, this call's ``self`` and getrefcount's own argument
-        if sys.getrefcount(self) > 3:
-            self._snapshot(st)
+        self._snapshot(st)
         self._st = None
 
     # ------------------------------------------------------------ locations
@@ -511,3 +532,30 @@ def view_of(
     """A snapshot of what ``seat`` may know; with ``game`` and the pending decision's
     ``options`` it also describes the options (``PlayerView.options``)."""
     return PlayerView(st, seat, game, options)
+
+
+def consult(
+    choose: Callable[[PlayerView, Sequence[Any]], T],
+    st: Gamestate,
+    seat: int,
+    game: Game,
+    options: Sequence[Any],
+    limits: Limits | None = None,
+) -> T:
+    """``choose(view, options)`` with a live view of ``st`` for ``seat`` (``limits``: the
+    game's, for the view's ``master()``).
+
+    When it returns (or raises), the view is closed if anyone still holds it (the agent
+    kept it, or a traceback does), so it never shows a later state; a view no one kept is
+    simply dropped, at no cost.  A weak reference tells the two apart once this function
+    has let go of its own.
+    """
+    view = PlayerView.live(st, seat, game, options, limits)
+    try:
+        return choose(view, options)
+    finally:
+        held = weakref.ref(view)
+        del view
+        kept = held()
+        if kept is not None:
+            kept.close()

@@ -1,0 +1,154 @@
+"""The play loop: ask the mover's agent, turn its answer into a legal option, apply it.
+
+Pipeline position: agents, above the engine and the information layer.  This is the one
+loop that plays agents, used for whole games (``cardlang.runs.play.play_game``, which
+adds the new game, the result and the records) and for search rollouts played by agents
+(``search.common.AgentRollout``, which stops after a number of decisions).  Only the
+engine protocol is used: ``legal_options``, ``apply``, and the state's ``status``,
+``mover`` and ``decisions``.
+
+An answer that is not a plain ``int`` leaves the fast path (``resolve_choice``): an option
+object is found among the options; a strength vector is ranked (``rank_vector``), each
+entry that names no legal option being an illegal attempt; anything else, or a vector
+with no legal entry, is an ``AgentError`` naming the agent and the situation.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from cardlang.agents.base import AgentError, capabilities_of
+
+from cardlang.engine.state import RUNNING, Gamestate
+from cardlang.information.views import consult
+from cardlang.information import vocabulary
+
+if TYPE_CHECKING:
+    from cardlang.engine.game import Game
+    from cardlang.engine.gamemaster import Gamemaster
+
+#: ``observer(st, options, index, illegal, seconds, agent, label)``: told of every move
+#: before it is applied (``index`` may still be out of range: the observer may refuse it).
+Observer = Callable[[Gamestate, Sequence[Any], int, tuple[str, ...], float, Any, str], None]
+
+
+def play_out(
+    master: Gamemaster,
+    st: Gamestate,
+    agents: Sequence[Any],
+    labels: Sequence[str],
+    *,
+    cap: int | None = None,
+    observer: Observer | None = None,
+) -> None:
+    """Play ``st`` on with one agent per seat until the game ends, or until ``cap`` more
+    decisions were taken.  ``labels`` name the agents in error messages; ``observer``, if
+    given, is told of every move (and each agent is then timed, and its ``last_trace``
+    cleared before it is asked)."""
+    wants_view = [capabilities_of(agent).view for agent in agents]
+    legal_options, apply, game = master.legal_options, master.apply, master.game
+    limit = st.decisions + cap if cap is not None else None
+    clock = time.perf_counter
+    while st.status == RUNNING and (limit is None or st.decisions < limit):
+        options = legal_options(st)
+        mover = st.mover
+        agent = agents[mover]
+        if observer is not None:
+            if getattr(agent, "last_trace", None) is not None:
+                agent.last_trace = None
+            start = clock()
+        choice = ask(agent, wants_view[mover], st, master, options)
+        illegal: tuple[str, ...] = ()
+        if type(choice) is not int:
+            choice, illegal = resolve_choice(game, st, options, choice, labels[mover])
+        if observer is not None:
+            observer(st, options, choice, illegal, clock() - start, agent, labels[mover])
+        apply(st, choice)
+
+
+def ask(
+    agent: Any, wants_view: bool, st: Gamestate, master: Gamemaster, options: Sequence[Any]
+) -> Any:
+    """The mover's agent's answer, given a live view of the state (or None if it wants
+    no view)."""
+    if not wants_view:
+        return agent.choose(None, options)
+    return consult(agent.choose, st, st.mover, master.game, options, master.limits)
+
+
+def resolve_choice(
+    game: Game, st: Gamestate, options: Sequence[Any], choice: Any, agent: str
+) -> tuple[int, tuple[str, ...]]:
+    """The index of the option an agent's answer picks, and its illegal attempts.
+
+    Called for every answer that is not a plain ``int``: a numpy integer, an option
+    object, or a strength vector.  Anything else is the agent's error.
+    """
+    if isinstance(choice, bool):
+        raise AgentError(f"agent {agent!r} returned {choice!r}: {_EXPECTED}")
+    if isinstance(choice, int | np.integer):
+        return int(choice), ()
+    for i, option in enumerate(options):
+        if option is choice:
+            return i, ()
+    if isinstance(choice, tuple) and choice in options:  # an equal copy of an option
+        return options.index(choice), ()
+    vector = _as_vector(choice)
+    if vector is None:
+        shown = repr(choice)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise AgentError(f"agent {agent!r} returned {shown}: {_EXPECTED}")
+    return rank_vector(game, st, options, vector, agent)
+
+
+_EXPECTED = (
+    "expected an option index, one of the options, or a vector of selection strengths "
+    "over the situation's action vocabulary"
+)
+
+
+def _as_vector(choice: Any) -> np.ndarray | None:
+    """A one-dimensional float array, if ``choice`` is a sequence of numbers."""
+    if not isinstance(choice, np.ndarray | list | tuple):
+        return None
+    try:
+        vector = np.asarray(choice, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    return vector if vector.ndim == 1 else None
+
+
+def rank_vector(
+    game: Game, st: Gamestate, options: Sequence[Any], vector: np.ndarray, agent: str
+) -> tuple[int, tuple[str, ...]]:
+    """Try the vocabulary entries in descending strength; play the first legal one.
+
+    Entries of equal strength are tried in vocabulary order; NaN counts as the weakest.
+    Several options may share one key (two copies of a card): the first one is played.
+    """
+    vocab = vocabulary.Vocabulary.of(game)
+    situation = vocab.situation_of(st)
+    keys = vocab.keys(situation)
+    if vector.shape != (len(keys),):
+        raise AgentError(
+            f"agent {agent!r} returned {vector.size} strengths in situation {situation}, "
+            f"whose vocabulary has {len(keys)} entries"
+        )
+    seat = st.mover
+    legal: dict[str, int] = {}
+    for i, option in enumerate(options):
+        legal.setdefault(vocabulary.option_key(game, st, option, seat), i)
+    illegal: list[str] = []
+    for j in np.argsort(-vector, kind="stable"):
+        key = keys[j]
+        index = legal.get(key)
+        if index is not None:
+            return index, tuple(illegal)
+        illegal.append(key)
+    raise AgentError(
+        f"agent {agent!r}: no entry of its strength vector is a legal move in situation "
+        f"{situation} (legal: {', '.join(sorted(legal)) or 'none'})"
+    )
