@@ -63,8 +63,17 @@ _COMPARE = {
     pyast.Eq: operator.eq,
     pyast.NotEq: operator.ne,
 }
-VARIABLES = ("money", "treasures", "cards", "coins", "buys", "actions", "turn", "players")
-VARIABLES += ("empty_piles",)
+VARIABLES: tuple[str, ...] = (
+    "money",
+    "treasures",
+    "cards",
+    "coins",
+    "buys",
+    "actions",
+    "turn",
+    "players",
+    "empty_piles",
+)
 FUNCTIONS = ("count", "left")
 
 Condition = Callable[["Facts"], Any]
@@ -241,7 +250,6 @@ def trash_value(attrs: Mapping[str, Any] | None) -> float:
 class BuyRule:
     card: str
     condition: Condition | None
-    text: str
 
 
 class DominionBot:
@@ -459,7 +467,7 @@ def _parse_bot(text: str, where: str) -> tuple[str, tuple[BuyRule, ...], tuple[s
             raise UsageError(f'{where}: buy rule {i + 1} must be {{ card = "NAME", if = "..." }}')
         text_if = rule.get("if")
         condition = compile_condition(text_if, f"{where}, buy rule {i + 1}") if text_if else None
-        rules.append(BuyRule(str(rule["card"]).upper(), condition, text_if or ""))
+        rules.append(BuyRule(str(rule["card"]).upper(), condition))
     play = [str(p).upper() for p in data.get("play", [])]
     return str(data.get("name", Path(where).stem)), tuple(rules), tuple(play)
 

@@ -135,8 +135,8 @@ class ISMCTSAgent:
             self.last_trace = DecisionTrace((None,), ())
             self._kept = None
             return 0
-        game = view.game
         master = view.master()
+        game = master.game
         self._prepare(game, view.nplayers)
         root = self._root(view)
         totals = [0.0] * view.nplayers

@@ -76,8 +76,8 @@ class PIMCAgent:
         if len(options) == 1:
             self.last_trace = DecisionTrace((None,), ())
             return 0
-        game = view.game
         master = view.master()
+        game = master.game
         if self._keys is None:
             self._keys = MoveKeys(game)
             self._rollout = make_rollout(self.rollout_spec, view.nplayers, self.seed)

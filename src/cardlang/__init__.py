@@ -2,17 +2,25 @@
 
 The facade: ``load_game(path)`` parses, checks and compiles a game file into a ``Game``;
 ``game.master()`` gives its ``Gamemaster``, which plays ``Gamestate`` values.
+
+The package is layered by pipeline stage, each layer importing only those below it
+(checked by the tests with import-linter; see docs/internals.md):
+
+    cli -> analysis -> runs -> agents -> information -> compiler -> engine -> language -> errors
 """
 
 from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from cardlang import _moved
 from cardlang.compiler.load import load_game
-from cardlang.engine.game import Game  # noqa: E402
-from cardlang.engine.gamemaster import Gamemaster, GameResult, Limits  # noqa: E402
-from cardlang.engine.state import Gamestate  # noqa: E402
-from cardlang.errors import GameFileError, RuleError  # noqa: E402
+from cardlang.engine.game import Game
+from cardlang.engine.gamemaster import Gamemaster, GameResult, Limits
+from cardlang.engine.state import Gamestate
+from cardlang.errors import GameFileError, RuleError
+
+_moved.install()  # the flat layout's module paths still import, with a warning
 
 __all__ = [
     "Game",

@@ -1,10 +1,15 @@
 """User-facing errors: positioned diagnostics for game files, rule errors at run time.
 
+Pipeline position: the bottom of the package; every layer imports it and it imports no
+other cardlang module.  It holds source positions (``Span``, ``SourceFile``), message
+rendering with a caret, and the did-you-mean helpers.
+
 Every stage of the pipeline reports problems in a game file as ``Diagnostic`` values
 (collected, never raised one by one); ``GameFileError`` carries all of them out of
 ``load_game``.  ``RuleError`` is what the interpreter raises when a game breaks its own
 rules while playing (a choice with no option, a move from an empty location); the
-Gamemaster catches it and ends that game as failed.  ``InternalError`` marks our bugs.
+Gamemaster catches it and ends that game as failed.  Anything else that escapes is a
+bug of ours: the CLI reports it as an internal error (a traceback with ``--debug``).
 """
 
 from __future__ import annotations
@@ -13,7 +18,21 @@ import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from cardlang.language.ast import Span
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A region of a source file: 1-based line and column of its first and last character."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    start_pos: int = 0
+    end_pos: int = 0
+
+    @staticmethod
+    def unknown() -> Span:
+        return Span(0, 0, 0, 0)
 
 
 @dataclass(frozen=True)
@@ -131,10 +150,6 @@ class RuleError(CardlangError):
 
     def __str__(self) -> str:
         return self.render()
-
-
-class InternalError(CardlangError):
-    """A bug in cardlang itself, not in the game file."""
 
 
 class UsageError(CardlangError):

@@ -10,21 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-
-@dataclass(frozen=True, slots=True)
-class Span:
-    """A region of a source file: 1-based line and column of its first and last character."""
-
-    line: int
-    column: int
-    end_line: int
-    end_column: int
-    start_pos: int = 0
-    end_pos: int = 0
-
-    @staticmethod
-    def unknown() -> Span:
-        return Span(0, 0, 0, 0)
+from cardlang.errors import Span
 
 
 @dataclass(frozen=True, slots=True)

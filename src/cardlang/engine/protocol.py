@@ -1,0 +1,83 @@
+"""The engine protocol: what everything above the engine needs from one.
+
+Pipeline position: engine.  The runner (cardlang.runs.play), the play loop
+(cardlang.agents.loop), views and knowledge (cardlang.information), search agents and the
+records use an engine only through these two protocols, so that a second engine (the
+native one) can take the Python engine's place without the rest changing.  The Python
+engine implements them with ``Gamemaster`` and ``Gamestate``; a test checks that it does.
+
+An engine (``Engine``) plays one compiled ``Game`` under ``Limits``:
+
+| call                         | what it does                                              |
+| ---------------------------- | --------------------------------------------------------- |
+| ``new_game(seed, record=)``  | a new state: setup run, advanced to the first decision     |
+| ``legal_options(st)``        | the pending decision's options, in a fixed order; the     |
+|                              | state is not changed                                       |
+| ``apply(st, choice)``        | play one option (index or option), advance to the next    |
+|                              | decision; anything else is refused (``UsageError``)        |
+| ``result(st)``               | a finished game's ``GameResult`` (scores, ranks, credits) |
+| ``current_scores(st)``       | (score, tie-breaks...) per seat as they stand (rewards)    |
+| ``ranking_keys(keys)``       | those keys turned so that smaller is better               |
+
+A state (``EngineState``) is plain data that any layer may read but only its engine
+writes: where the flow is (``status``, ``mover``, ``decisions``, ``turns``), the events
+so far (``log``, kept when the game was made with ``record=True``), the board (``zones``:
+location key -> card ids, bottom first; ``card_zone``; ``cards``: each card's
+attributes; ``ints`` and ``strs``: storages), and ``clone()``, an independent copy in
+time linear in its size.  Limits: a game that runs past ``Limits.max_decisions`` or
+``max_steps`` ends as a cut-off, never with a result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from cardlang.engine.game import Game
+    from cardlang.engine.gamemaster import GameResult, Limits
+
+ZoneKey = tuple[int, str, str]  # (owner, kind, name): owner -1 the game, a seat, -2 - team
+
+
+@runtime_checkable
+class EngineState(Protocol):
+    """A game in progress, as every layer above the engine reads it."""
+
+    status: str  # "running", "completed", "failed", "cutoff"
+    mover: int  # the seat whose decision is pending, -1 when none is
+    decisions: int
+    turns: int
+    nplayers: int
+    seed: int
+    log: list[tuple[Any, ...]] | None  # the event log, if recorded
+    zones: Mapping[ZoneKey, list[int]]
+    card_zone: Sequence[ZoneKey]
+    cards: Sequence[Mapping[str, Any]]
+    ints: Mapping[tuple[int, str], int]
+    strs: Mapping[tuple[int, str], str]
+
+    @property
+    def is_over(self) -> bool: ...
+
+    def clone(self) -> Any: ...
+
+
+@runtime_checkable
+class Engine(Protocol):
+    """Plays one compiled game: the calls of the table in the module docstring."""
+
+    game: Game
+    limits: Limits
+
+    def new_game(self, seed: int, *, record: bool = False) -> Any: ...
+
+    def legal_options(self, st: Any) -> Sequence[Any]: ...
+
+    def apply(self, st: Any, choice: Any) -> None: ...
+
+    def result(self, st: Any) -> GameResult: ...
+
+    def current_scores(self, st: Any) -> list[tuple[int, ...]]: ...
+
+    def ranking_keys(self, keys: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]: ...
