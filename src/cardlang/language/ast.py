@@ -1,9 +1,10 @@
 """The abstract syntax tree of cardlang: frozen dataclasses, one per grammar rule.
 
 Pipeline position: parser.py builds these from Lark's parse tree; checker.py types and
-checks them; compiler.py turns them into closures.  Every node carries a ``span`` so that
-any later stage can point at the source.  The docstring of each class shows its surface
-form.  The order of the classes follows the sections of grammar/cardlang.lark.
+checks them; the compilers (cardlang.compiler) turn them into closures.  Every node
+carries a ``span`` so that any later stage can point at the source.  The docstring of
+each class shows its surface form.  The order of the classes follows the sections of
+grammar/cardlang.lark.
 """
 
 from __future__ import annotations

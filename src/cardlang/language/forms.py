@@ -1,4 +1,9 @@
-"""The surface shape of every form, in one place (messages, docs and did-you-mean use it)."""
+"""The surface shape of every form, in one place (messages, docs and did-you-mean use it).
+
+Pipeline position: data for the first stage.  syntax_errors.py names the shape of the
+form being written from ``FORM_SIGNATURES`` and matches a misspelt keyword against
+``KEYWORDS``.  Imports nothing.
+"""
 
 from __future__ import annotations
 

@@ -11,6 +11,10 @@ cards ``DECK``.  Two names, deliberately different, both defined here and nowher
 - a card's *name* (``card_name``) tells one card apart for people and in event logs
   (decisions, transcripts): its KIND, else every attribute value, the deck's name
   included ("A SPADES RED").  Event logs are pinned byte for byte, so this stays.
+
+Pipeline position: in the language layer, below every stage that names a card (the
+checker and statics here; the engine, the compilers, the views and the agents above).
+Imports nothing of cardlang's.
 """
 
 from __future__ import annotations

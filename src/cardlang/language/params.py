@@ -5,6 +5,10 @@ are case-insensitive) plays the game with 3.  An integer, a string or a string l
 (``--param suits=HEARTS,SPADES``) can be overridden; the new value must have the type of
 the default.  Overriding happens on the AST, before checking, so everything that depends
 on a constant (the number of players above all) sees the new value.
+
+Pipeline position: between the parser and the checker: compiler/load.py applies the
+values (``apply_params``) to the parsed AST before checking; the checker asks here which
+values a declaration allows.  Imports ``cardlang.errors`` and the AST.
 """
 
 from __future__ import annotations

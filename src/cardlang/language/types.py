@@ -3,6 +3,9 @@
 A type is a short string.  Collections know their element type; a few types are
 sub-types of others (a location is a card collection; an integer storage reads as an
 integer).  Nothing here runs a game.
+
+Pipeline position: beside the checker, which infers them (checker.py); every stage after
+it reads them (statics.py, the compilers, the engine and the encoders).  Imports nothing.
 """
 
 from __future__ import annotations
