@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 import pytest
-from conftest import CORPUS, GAMES
+from conftest import CORPUS, GAMES, needs_corpus
 from helpers import run_cli
 
 from cardlang import load_game
@@ -137,7 +137,7 @@ def test_encoding_never_depends_on_hidden_cards(dominion) -> None:  # type: igno
     assert _assert_invariant_under_determinization(dominion, games=2, every=7) > 20
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="the CardStock corpus is absent")
+@needs_corpus
 @pytest.mark.parametrize("name", ["GoFish2", "Hearts4", "GolfSix2"])
 def test_corpus_encodings(name: str) -> None:
     game = load_game(CORPUS / f"{name}.rcy")
@@ -190,7 +190,7 @@ def test_describe_tables() -> None:
     assert "0:PILE=<location>" in out and "SUPPLY:PROVINCE" in out
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="the CardStock corpus is absent")
+@needs_corpus
 def test_describe_an_unnamed_choice() -> None:
     proc = run_cli("describe", str(CORPUS / "GoFish2.rcy"), "--json")
     assert proc.returncode == 0, proc.stderr

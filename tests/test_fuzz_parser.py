@@ -1,33 +1,29 @@
 """Robustness: mangled game files give a compiled Game or positioned diagnostics, never a crash.
 
-Valid game texts (games/*.rcy and, when the folder is there, ../shared/cardstock/*.rcy)
-are mutated by hypothesis: tokens deleted, duplicated, swapped or replaced by random
-names, keywords and numbers; parentheses deleted or inserted; whole forms swapped;
-the text truncated or spliced with junk.  ``load_game(text=...)`` must then either
-compile the game or raise ``GameFileError`` whose diagnostics all point into the file
-(line >= 1, column >= 1) and render.  Any other exception is a bug in cardlang.
+Valid game texts (games/*.rcy and, when it is there, the CardStock corpus: the folder
+../shared/cardstock or $CARDLANG_CORPUS) are mutated by hypothesis: tokens deleted,
+duplicated, swapped or replaced by random names, keywords and numbers; parentheses
+deleted or inserted; whole forms swapped; the text truncated or spliced with junk.
+``load_game(text=...)`` must then either compile the game or raise ``GameFileError``
+whose diagnostics all point into the file (line >= 1, column >= 1) and render.  Any
+other exception is a bug in cardlang.
 """
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
+from conftest import ROOT, corpus_games
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from cardlang import Game, GameFileError, load_game
 from cardlang.language.forms import KEYWORDS
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "cardstock"
-
 
 def _sources() -> list[str]:
-    paths = sorted((ROOT / "games").glob("*.rcy"))
-    if CORPUS.is_dir():
-        paths += sorted(CORPUS.glob("*.rcy"))
+    paths = sorted((ROOT / "games").glob("*.rcy")) + corpus_games()
     return [p.read_text(encoding="utf-8-sig") for p in paths]
 
 

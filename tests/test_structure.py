@@ -3,8 +3,15 @@ class has a checker rule and a compiler; agents import from the installed packag
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
+import gc
 import inspect
+import os
+import random
+import sys
+import types
+from pathlib import Path
 
 import pytest
 
@@ -71,30 +78,104 @@ def test_agents_are_part_of_the_installed_package() -> None:
     assert make_agent("random", 1).choose(None, [object(), object()]) in (0, 1)
 
 
+#: Names Python would act on, as a game file may spell them (upper-case words).
+PYTHON_WORDS = {"EVAL", "OPEN", "EXEC", "IMPORT-OS", "BUILTINS", "SYSTEM", "COMPILE"}
+FORBIDDEN = {"__import__", "open", "eval", "exec", "compile", "getattr", "globals", "vars"}
+
+
+def _game_text(body: str) -> str:
+    return f"""(game (setup (create players 2) (create deck (game vloc S) (deck (R (A, B)))))
+ (do ({body}))
+ (scoring max 0))"""
+
+
+def _generated_functions() -> list:  # type: ignore[type-arg]
+    """Every live function compiled from generated code (``<cardlang ...>`` sources)."""
+    return [
+        o
+        for o in gc.get_objects()
+        if isinstance(o, types.FunctionType) and o.__code__.co_filename.startswith("<cardlang")
+    ]
+
+
+def _names(code: types.CodeType) -> set[str]:
+    """The global and attribute names a code object (and its nested code) looks up."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _names(const)
+    return names
+
+
 @pytest.mark.parametrize(
     "payload",
     [
-        "__import__('os').system('true')",
+        "__import__('os').system('touch {sentinel}')",
         "(set (game str X) __IMPORT__)",
-        "(set (game str X) 'A\\'); import os; (\\'')",
+        "(set (game str X) 'A\\'); open('{sentinel}', 'w'); (\\'')",
         '(set (game str X) "os")',
-        "(cardatt (open '/etc/passwd') 'C)",
+        "(cardatt (open '{sentinel}' 'w') 'C)",
     ],
 )
-def test_a_game_file_is_data_not_code(payload: str) -> None:
-    """Nothing in a .rcy file can run Python: names are upper-case words and enter the
-    generated code only through repr(); anything else is a syntax error."""
+def test_python_in_a_game_file_is_rejected(payload: str, tmp_path: Path) -> None:
+    """Python text in a .rcy file is a positioned syntax error, and never runs."""
     from cardlang import GameFileError, load_game
 
-    text = f"""(game (setup (create players 2) (create deck (game vloc S) (deck (R (A, B)))))
- (do ({payload}))
- (scoring max 0))"""
-    try:
-        game = load_game(text=text, name="payload.rcy")
-    except GameFileError:
-        return
-    # if it parsed, it must be inert: playing it touches nothing but the game state
-    game.master().new_game(1)
+    sentinel = tmp_path / "SENTINEL"
+    with pytest.raises(GameFileError) as caught:
+        load_game(text=_game_text(payload.format(sentinel=sentinel)), name="payload.rcy")
+    assert caught.value.errors
+    assert all(d.span.line >= 1 and d.span.column >= 1 for d in caught.value.errors)
+    assert not sentinel.exists()
+
+
+def test_a_game_file_is_data_not_code(tmp_path: Path) -> None:
+    """Nothing in a .rcy file can run Python: names are upper-case words and enter the
+    generated code only through repr().  A game whose names are Python's words (and whose
+    comment holds a Python statement) loads, plays, and touches nothing but its state; the
+    generated code names none of its words and cannot reach __import__, open or eval."""
+    from cardlang import load_game
+
+    sentinel = tmp_path / "SENTINEL"
+    body = f"""
+ ;; '); __import__('os').system('touch {sentinel}'); open('{sentinel}', 'w'); ('
+ (set (game str EVAL) OPEN)
+ (set (game str IMPORT-OS) (cardatt R (top (game vloc S))))
+ (inc (game sto EXEC) 3)
+ (set (game str COMPILE) SYSTEM)
+ (move (top (game vloc S)) (top (game vloc BUILTINS)))"""
+    builtins_before = dict(vars(builtins))
+    game = load_game(text=_game_text(body), name="payload.rcy")
+    master = game.master()
+    st = master.new_game(1)
+    rng = random.Random(1)
+    while not st.is_over:
+        master.apply(st, rng.randrange(len(master.legal_options(st))))
+
+    # the words were data: they ended up as values and keys of the game state
+    assert st.status == "completed"
+    assert st.strs[(-1, "EVAL")] == "OPEN" and st.strs[(-1, "COMPILE")] == "SYSTEM"
+    assert st.strs[(-1, "IMPORT-OS")] in ("A", "B") and st.ints[(-1, "EXEC")] == 3
+    assert len(st.zones[(-1, "vloc", "BUILTINS")]) == 1
+    # ... and had no effect outside it
+    assert not sentinel.exists(), "the comment's Python ran"
+    assert dict(vars(builtins)) == builtins_before, "playing the game changed builtins"
+
+    generated = _generated_functions()
+    assert generated, "no generated code found (is its filename still '<cardlang ...>'?)"
+    for fn in generated:
+        names = _names(fn.__code__)
+        assert not names & PYTHON_WORDS, f"a game's name became code: {names & PYTHON_WORDS}"
+        assert not names & FORBIDDEN, f"generated code names {names & FORBIDDEN}"
+        allowed = fn.__globals__["__builtins__"]
+        assert isinstance(allowed, dict), "generated code sees the whole builtins module"
+        assert not set(allowed) & FORBIDDEN, f"generated code may call {set(allowed) & FORBIDDEN}"
+        reachable = {id(v) for v in [*fn.__globals__.values(), *allowed.values()]}
+        for name in FORBIDDEN:
+            assert id(getattr(builtins, name)) not in reachable, f"{name} is in reach"
+        assert (
+            id(builtins) not in reachable and id(os) not in reachable and id(sys) not in reachable
+        )
 
 
 def test_generated_code_sees_only_allowed_builtins() -> None:
