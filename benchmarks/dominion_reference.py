@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from cardlang import load_game
-from cardlang.runs.simulate import BatchSummary, run_batch
+from cardlang.runs.simulate import run_batch
+from cardlang.runs.statistics import BatchSummary
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = ROOT / "games" / "dominion.rcy"

@@ -25,8 +25,9 @@ from cardlang.engine.gamemaster import GameResult
 from cardlang.errors import UsageError
 from cardlang.runs.backends import CHUNK_MAX, check_backend, chunk_size, open_backend
 from cardlang.runs.play import AgentError
-from cardlang.runs.records import RunStore
-from cardlang.runs.simulate import BatchSummary, run_batch
+from cardlang.runs.simulate import BatchInterrupted, run_batch
+from cardlang.runs.statistics import BatchSummary
+from cardlang.runs.store import RunStore
 
 DOMINION = str(GAMES / "dominion.rcy")
 HEARTS = str(GAMES / "hearts.rcy")
@@ -86,17 +87,20 @@ def record(
             raise KeyboardInterrupt
 
     with RunStore.open(db) as store:
-        summary = run_batch(
-            load_game(path, params=params),
-            games=games,
-            seed=11,
-            agent_specs=agents,
-            store=store,
-            params=params,
-            on_game=on_game,
-            backend=backend,
-            workers=workers,
-        )
+        try:
+            summary = run_batch(
+                load_game(path, params=params),
+                games=games,
+                seed=11,
+                agent_specs=agents,
+                store=store,
+                params=params,
+                on_game=on_game,
+                backend=backend,
+                workers=workers,
+            )
+        except BatchInterrupted as stop:  # the Ctrl-C of ``stop``: the games played so far
+            summary = stop.summary
     return summary, seen
 
 
@@ -440,7 +444,8 @@ def test_ray_missing_is_a_usage_error_that_says_what_to_install(
 
 def test_backend_and_workers_choices(capsys: pytest.CaptureFixture[str]) -> None:
     """--workers K > 1 alone means the process backend; its summary is the serial one."""
-    from cardlang.cli.main import backend_choice, build_parser
+    from cardlang.cli.main import build_parser
+    from cardlang.cli.options import backend_choice
 
     def choice(*args: str) -> tuple[str, int | None]:
         return backend_choice(build_parser().parse_args(["simulate", KUHN, *args]))

@@ -20,8 +20,8 @@ from helpers import run_cli
 
 from cardlang import load_game
 from cardlang.cli.main import main
-from cardlang.runs.records import SCHEMA_VERSION, RunStore
 from cardlang.runs.simulate import run_batch
+from cardlang.runs.store import SCHEMA_VERSION, RunStore
 
 DOMINION = str(GAMES / "dominion.rcy")
 HEARTS = str(GAMES / "hearts.rcy")

@@ -20,8 +20,8 @@ from cardlang import load_game
 from cardlang.cli.main import main
 from cardlang.errors import UsageError
 from cardlang.runs.play import AgentError, Decision, DecisionTrace, play_game
-from cardlang.runs.records import SCHEMA_VERSION, RunStore, read_decisions
-from cardlang.runs.simulate import wilson_interval
+from cardlang.runs.statistics import wilson_interval
+from cardlang.runs.store import SCHEMA_VERSION, RunStore, read_decisions
 
 KUHN = str(GAMES / "kuhn_poker.rcy")
 HEARTS = str(GAMES / "hearts.rcy")

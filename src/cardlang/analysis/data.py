@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cardlang.runs.records import RunStore
+    from cardlang.runs.store import RunStore
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from cardlang.analysis.measures import DESIGNS, MEASURES, Estimate, seat_win_rat
 if TYPE_CHECKING:
     from cardlang.engine.game import Game
     from cardlang.engine.gamemaster import Limits
-    from cardlang.runs.records import RunStore
+    from cardlang.runs.store import RunStore
 
 
 @dataclass(frozen=True)

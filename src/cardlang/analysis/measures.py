@@ -37,7 +37,7 @@ from functools import partial
 import numpy as np
 
 from cardlang.analysis.data import DecisionRecord, GameRecord
-from cardlang.runs.simulate import wilson_interval
+from cardlang.runs.statistics import wilson_interval
 
 #: The three designs of experiment, in the order CardStock runs them.
 DESIGNS = ("random", "ai_vs_random", "ai")

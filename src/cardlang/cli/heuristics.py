@@ -1,9 +1,13 @@
 """``cardlang heuristics FILE [FILE_B]``: play the experiments, measure, report.
 
-Pipeline position: the command-line face of heuristics/experiment.py and report.py.
-One file: its measures with intervals.  Two variants (two files, or one file with
-``--param`` and ``--param-b`` settings): both, side by side, with the difference and
-whether it is significant.
+Pipeline position: the command line (cli/), the face of cardlang.analysis (experiment.py
+and report.py).  One file: its measures with intervals.  Two variants (two files, or one
+file with ``--param`` and ``--param-b`` settings): both, side by side, with the
+difference and whether it is significant.  Ctrl-C keeps the games recorded so far (the
+same command goes on from there) and exits with 130.  ``main`` dispatches here; the
+options it shares with simulate come from options.py.
+
+May import: anything in cardlang (the command line sits above everything).
 """
 
 from __future__ import annotations
@@ -14,20 +18,30 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cardlang.cli.options import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    backend_choice,
+    limit_options,
+    param_option,
+    positive,
+    seed_option,
+)
 from cardlang.errors import UsageError
 from cardlang.language.params import parse_param_args
 
 if TYPE_CHECKING:
     from cardlang.analysis.experiment import Plan, Results
     from cardlang.engine.game import Game
-    from cardlang.runs.records import RunStore
+    from cardlang.runs.store import RunStore
+
+__all__ = ["add_parser", "cmd_heuristics"]
 
 
-def add_parser(sub: Any, positive: Any, seed: Any, param_option: Any, limit_options: Any) -> None:
-    """The ``heuristics`` subcommand's arguments (called by cli.build_parser, which gives
-    its argument types and its --param and limit options)."""
+def add_parser(sub: Any) -> None:
+    """The ``heuristics`` subcommand's arguments."""
     from cardlang.analysis import DEFAULT_AI
-    from cardlang.runs.records import DEFAULT_DB
+    from cardlang.runs.store import DEFAULT_DB
 
     p = sub.add_parser(
         "heuristics",
@@ -40,7 +54,7 @@ def add_parser(sub: Any, positive: Any, seed: Any, param_option: Any, limit_opti
     p.add_argument("file_b", metavar="FILE_B", nargs="?", help="a variant to compare with")
     p.add_argument("--games", type=positive, default=100, help="games per design (100)")
     p.add_argument("--ai", default=DEFAULT_AI, help=f"the AI agent spec ({DEFAULT_AI})")
-    p.add_argument("--seed", type=seed, default=0, help="root seed (0)")
+    seed_option(p)
     p.add_argument(
         "--db",
         default=str(DEFAULT_DB),
@@ -75,7 +89,6 @@ def add_parser(sub: Any, positive: Any, seed: Any, param_option: Any, limit_opti
 def cmd_heuristics(args: argparse.Namespace) -> int:
     from cardlang.agents import make_agent
     from cardlang.analysis.experiment import Plan
-    from cardlang.cli.main import backend_choice
     from cardlang.engine.gamemaster import Limits
 
     variants = _variants(args)
@@ -93,17 +106,17 @@ def cmd_heuristics(args: argparse.Namespace) -> int:
     store = _open_store(args.db)
     try:
         results = _run_all(variants, plan, store, progress=not args.quiet)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # run_batch's BatchInterrupted, or Ctrl-C between batches
         print(
             f"cardlang: interrupted; the games finished so far are kept in {args.db}: "
             "the same command goes on from there",
             file=sys.stderr,
         )
-        return 130
+        return EXIT_INTERRUPTED
     finally:
         store.close()
     _report(args, results)
-    return 0
+    return EXIT_OK
 
 
 def _variants(args: argparse.Namespace) -> list[tuple[str, Game, dict[str, str]]]:
@@ -140,7 +153,7 @@ def _designs(text: str) -> tuple[str, ...]:
 
 
 def _open_store(path: str) -> RunStore:
-    from cardlang.runs.records import RunStore
+    from cardlang.runs.store import RunStore
 
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     return RunStore.open(path)

@@ -2,8 +2,9 @@
 
 Pipeline position: between ``run_batch`` (simulate.py) and the runner.  ``run_batch``
 plans a batch, counts its games into the summary, writes its records and calls
-``on_game``; a backend only plays planned games (``simulate.play_planned``) and hands
-them back as ``Played`` values.
+``on_game``; a backend only plays planned games (``planned.play_planned``) and hands
+them back as ``Played`` values.  It imports planned.py, never simulate.py (which imports
+it).
 
 Why every backend gives the same results: a planned game carries its seed (derived from
 the batch's root seed) and its seats' agent specs, and a worker builds the agents and
@@ -58,8 +59,8 @@ from cardlang.errors import CardlangError, SourceFile, UsageError
 if TYPE_CHECKING:
     from cardlang.engine.gamemaster import Gamemaster, Limits
     from cardlang.language import ast
-    from cardlang.runs.records import PlannedGame
-    from cardlang.runs.simulate import Played
+    from cardlang.runs.planned import Played
+    from cardlang.runs.store import PlannedGame
 
 __all__ = [
     "BACKENDS",
@@ -145,7 +146,7 @@ class SerialBackend:
     def play(
         self, master: Gamemaster, todo: Iterable[PlannedGame], *, record: bool, games: int
     ) -> Generator[Played, None, None]:
-        from cardlang.runs.simulate import play_planned
+        from cardlang.runs.planned import play_planned
 
         for planned in todo:
             yield play_planned(master, planned, record)
@@ -191,7 +192,7 @@ class Chunk(NamedTuple):
 def play_chunk(master: Gamemaster, chunk: Iterable[PlannedGame], record: bool) -> Chunk:
     """Play a chunk's games in order; an exception ends the chunk after the games played
     before it, which still count (as in a serial run)."""
-    from cardlang.runs.simulate import play_planned
+    from cardlang.runs.planned import play_planned
 
     played: list[Played] = []
     try:
@@ -291,9 +292,10 @@ def _pool_context() -> multiprocessing.context.BaseContext:
     return context
 
 
-#: What a worker needs loaded: the batch loop, the interpreter's compilers, the agents.
+#: What a worker needs loaded: the play of planned games, the interpreter's compilers, the
+#: agents.
 _WORKER_MODULES = (
-    "cardlang.runs.simulate",
+    "cardlang.runs.planned",
     "cardlang.runs.backends",
     "cardlang.compiler.load",
     "cardlang.agents",

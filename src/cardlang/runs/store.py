@@ -1,17 +1,23 @@
 """Durable records of games in one SQLite file: batches planned up front, resumable.
 
-Pipeline position: beside the runner.  ``cardlang simulate --db FILE`` plans a batch
-(one ``games`` row per game, with its seed and its seats' agents) before playing anything,
-then writes each finished game (its row, every decision and every seat's result) in one
-transaction.  A run killed at any moment, even with SIGKILL, loses at most the game in
-flight; running the same command again finds the batch by its identity (``BatchSpec.key``)
-and plays only the games still planned.  ``cardlang transcript --db FILE --game ID``
-replays a stored game from its seed and stored option indices (records keep no state:
-the same seed and the same choices give the same game).
+Pipeline position: runs, beside the runner.  ``cardlang simulate --db FILE`` plans a
+batch (one ``games`` row per game, with its seed and its seats' agents) before playing
+anything, then writes each finished game (its row, every decision and every seat's
+result) in one transaction.  A run killed at any moment, even with SIGKILL, loses at most
+the game in flight; running the same command again finds the batch by its identity
+(``BatchSpec.key``) and plays only the games still planned.  Holds the store
+(``RunStore``: schema, migrations, planning and saving rows, reading them back), the
+values it reads and writes (``BatchSpec``, ``PlannedGame``, ``Outcome``, ``StoredGame``)
+and ``read_decisions``; replaying a stored game is replay.py's business (records keep no
+state: the same seed and the same choices give the same game).
 
 The standard library's sqlite3, WAL journal (readers never block the writer), synchronous
 NORMAL (a commit survives the process being killed; only a power cut can lose the last
 ones).  The ``meta`` table names the application and the schema version.
+
+Like all of runs/, it may import agents, information, compiler, engine, language and
+errors; it needs only the standard library and ``cardlang.errors`` at run time (the
+engine's ``GameResult`` and the runner's ``Decision`` are types here).
 """
 
 from __future__ import annotations
@@ -28,12 +34,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cardlang.errors import CardlangError, UsageError
+from cardlang.errors import UsageError
 
 if TYPE_CHECKING:
-    from cardlang.engine.game import Game
     from cardlang.engine.gamemaster import GameResult
-    from cardlang.engine.state import Gamestate
     from cardlang.runs.play import Decision
 
 APPLICATION = "cardlang-runs"
@@ -596,59 +600,3 @@ def _finite(value: float | None) -> float | None:
 def _tiebreaks(result: GameResult, seat: int) -> str | None:
     values = result.tiebreak_scores[seat] if result.tiebreak_scores else ()
     return json.dumps(list(values)) if values else None
-
-
-class ReplayError(CardlangError):
-    """A recorded game does not replay: the records and the game no longer agree."""
-
-
-def replay_game(
-    game: Game, stored: StoredGame, choices: Sequence[tuple[int, int, int]]
-) -> tuple[GameResult, Gamestate]:
-    """Play a recorded game again from its seed with its recorded option indices.
-
-    No agent is asked: the same seed and the same choices give the same game.  Each
-    step checks that the recorded seat moves among as many options as were recorded, so
-    records that no longer fit the game (a changed file replayed with --force) stop with
-    a clear error instead of a different game.
-    """
-    from cardlang.engine.gamemaster import Limits
-
-    master = game.master(Limits(stored.max_decisions, stored.max_steps))
-    st = master.new_game(stored.seed, record=True)
-    for n, (seat, index, count) in enumerate(choices, 1):
-        options = master.legal_options(st)
-        if st.is_over or st.mover != seat or len(options) != count:
-            now_text = "the game is over" if st.is_over else f"P{st.mover} has {len(options)}"
-            raise ReplayError(
-                f"game {stored.id} does not replay: at decision {n} the records say P{seat} "
-                f"chose among {count} options, but {now_text}"
-            )
-        master.apply(st, index)
-    if not st.is_over:
-        raise ReplayError(f"game {stored.id} does not replay: it goes on after its records end")
-    return master.result(st), st
-
-
-def load_recorded_game(stored: StoredGame, path: str | None = None) -> tuple[Game, bool]:
-    """The game a recorded game was played with, and whether its text is the recorded one.
-
-    ``path`` (a user's FILE) wins; otherwise the recorded absolute path, then the path as
-    the simulate command gave it.  The game keeps the recorded name, so its transcript
-    reads as ``cardlang transcript`` printed it then.
-    """
-    from cardlang.compiler.load import load_game, read_source
-
-    if path is not None:
-        source = read_source(path)
-    else:
-        found = [p for p in (stored.game_file, stored.game_path) if Path(p).is_file()]
-        if not found:
-            raise UsageError(
-                f"the game file of game {stored.id} ({stored.game_file}) is gone; give its "
-                "path: cardlang transcript FILE --db DB --game ID"
-            )
-        source = read_source(found[0])
-    name = source.name if path is not None else stored.game_path
-    game = load_game(text=source.text, name=name, params=stored.params)
-    return game, file_sha256(source.text) == stored.game_sha256

@@ -1,0 +1,137 @@
+"""What the commands of the command line share: exit codes, argument types, options.
+
+Pipeline position: the command line (cli/), below every command module and ``main``: each
+command module builds its subcommand's arguments from these (``--param``, ``--seed``,
+``--max-decisions``/``--max-steps``, ``--backend``/``--workers``) and reads them back
+with the same rules (``backend_choice``), and reports errors the same way
+(``print_error``, the exit codes).  It imports no command module, so commands and
+``main`` import it without a cycle.
+
+May import: anything in cardlang (the command line sits above everything).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+__all__ = [
+    "EXIT_ERROR",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "backend_choice",
+    "backend_options",
+    "limit_options",
+    "param_option",
+    "positive",
+    "print_error",
+    "seed",
+    "seed_option",
+]
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+#: Ctrl-C: what a shell reports for a process ended by SIGINT (128 + 2).
+EXIT_INTERRUPTED = 130
+
+
+def print_error(message: object) -> None:
+    """A one-line error on stderr, as every command reports one (no traceback)."""
+    print(f"cardlang: error: {message}", file=sys.stderr)
+
+
+# ---------------------------------------------------------------- argument types
+
+
+def _whole_number(text: str, what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+
+
+def positive(text: str) -> int:
+    """A whole number >= 1 (games, workers, limits, a game id)."""
+    value = _whole_number(text, "a whole number")
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
+    return value
+
+
+def seed(text: str) -> int:
+    """A seed: a whole number >= 0."""
+    if _whole_number(text, "an integer seed") < 0:
+        raise argparse.ArgumentTypeError("the seed must be >= 0")
+    return int(text)
+
+
+# ---------------------------------------------------------------- options
+
+
+def param_option(p: argparse.ArgumentParser) -> None:
+    """--param NAME=VALUE (repeatable): the constants a game declares."""
+    p.add_argument(
+        "--param",
+        action="append",
+        metavar="NAME=VALUE",
+        help="override a constant the game declares, e.g. --param nump=3 (repeatable)",
+    )
+
+
+def seed_option(
+    p: argparse.ArgumentParser, *, default: int | None = 0, text: str = "root seed (0)"
+) -> None:
+    """--seed N: a batch's root seed (default 0), or one game's seed."""
+    p.add_argument("--seed", type=seed, default=default, help=text)
+
+
+def limit_options(p: argparse.ArgumentParser) -> None:
+    """--max-decisions and --max-steps: when a game is cut off (the engine's Limits)."""
+    from cardlang.engine.gamemaster import Limits
+
+    p.add_argument(
+        "--max-decisions",
+        type=positive,
+        default=Limits.max_decisions,
+        help=f"cut a game off after this many decisions ({Limits.max_decisions})",
+    )
+    p.add_argument(
+        "--max-steps",
+        type=positive,
+        default=Limits.max_steps,
+        help=f"cut a game off after this many steps without a decision ({Limits.max_steps})",
+    )
+
+
+def backend_options(p: argparse.ArgumentParser) -> None:
+    """--backend and --workers: what plays the games (results are the same whatever)."""
+    from cardlang.runs.backends import BACKENDS, RAY_INSTALL
+
+    p.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default=None,
+        help="serial: in this process (the default); process: in local worker processes; "
+        f"ray: as Ray tasks on a cluster or a local Ray ({RAY_INSTALL}). The results are "
+        "the same whatever plays the games",
+    )
+    p.add_argument(
+        "--workers",
+        type=positive,
+        default=None,
+        metavar="K",
+        help="worker processes (process: every core; ray: every CPU of the cluster); "
+        "--workers K > 1 alone means --backend process",
+    )
+
+
+def backend_choice(args: argparse.Namespace) -> tuple[str, int | None]:
+    """The backend and worker count that --backend and --workers ask for (None: every
+    core), checked: a usage error before any game is played, Ray missing included."""
+    from cardlang.runs.backends import check_backend
+
+    backend, workers = args.backend, args.workers
+    if backend is None:
+        backend = "process" if workers is not None and workers > 1 else "serial"
+    check_backend(backend, workers)
+    return backend, workers

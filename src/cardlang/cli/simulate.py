@@ -1,0 +1,245 @@
+"""``cardlang simulate FILE``: play many games and summarise them.
+
+Pipeline position: the command line (cli/), above the batches of cardlang.runs: the game
+is loaded, its agents checked, and ``run_batch`` plays the games (with a progress bar on
+a terminal, on the backend --backend/--workers choose, recorded with --db or --keep);
+the summary is printed as tables (wins per seat, strength per agent, turns) or as JSON.
+Ctrl-C still prints the summary of the games finished, then exits with 130.  ``main``
+dispatches here.
+
+May import: anything in cardlang (the command line sits above everything).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from cardlang.cli.options import (
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    backend_choice,
+    backend_options,
+    limit_options,
+    param_option,
+    positive,
+    seed_option,
+)
+from cardlang.language.params import parse_param_args
+
+__all__ = ["add_parser", "cmd_simulate"]
+
+
+def add_parser(sub: Any) -> None:
+    """The ``simulate`` subcommand's arguments."""
+    sim = sub.add_parser("simulate", help="play many games and summarise them")
+    sim.add_argument("file", metavar="FILE")
+    sim.add_argument("--games", type=positive, default=100, help="games to play (100)")
+    seed_option(sim)
+    sim.add_argument(
+        "--agents",
+        default=None,
+        help="one agent for all seats or one per seat, comma separated "
+        "(random, pimc, ismcts, mcts, bigmoney, bmu, smithy, double-witch; a bot file "
+        "path/to/bot.toml; or path/to/file.py:ClassName); parameters follow colons as "
+        "key=value: ismcts:iterations=500:c=0.7,random",
+    )
+    sim.add_argument(
+        "--rotate-seats",
+        action="store_true",
+        help="rotate the agents through the seats from game to game (default: fixed seats)",
+    )
+    sim.add_argument("--json", action="store_true", help="print one JSON object")
+    sim.add_argument("--quiet", action="store_true", help="no progress bar")
+    param_option(sim)
+    limit_options(sim)
+    _records_options(sim)
+    backend_options(sim)
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from cardlang.agents import make_agent
+    from cardlang.compiler.load import load_game
+    from cardlang.engine.gamemaster import Limits
+    from cardlang.runs.simulate import BatchInterrupted, parse_agent_specs
+
+    params = parse_param_args(args.param)
+    game = load_game(args.file, params=params)
+    specs = parse_agent_specs(args.agents, game.nplayers)
+    for spec in set(specs):
+        make_agent(spec, 0)  # fail fast on a bad agent name, before any game is played
+    batch = {
+        "games": args.games,
+        "seed": args.seed,
+        "agent_specs": specs,
+        "limits": Limits(args.max_decisions, args.max_steps),
+        "rotate_seats": args.rotate_seats,
+        "params": params,
+    }
+    batch["backend"], batch["workers"] = backend_choice(args)
+    store = _open_records(args)
+    try:
+        summary = _run_simulation(game, batch, store, progress=not args.quiet)
+    except BatchInterrupted as stop:  # Ctrl-C: the games finished so far are summarised
+        summary = stop.summary
+    finally:
+        if store is not None:
+            store.close()
+    if args.json:
+        print(json.dumps(summary.to_json(), indent=2))
+    else:
+        _print_summary(summary)
+    if summary.stored:
+        print(
+            f"cardlang: batch {summary.batch_id} of {summary.db} resumed: "
+            f"{summary.stored} games were recorded by earlier runs, "
+            f"{summary.games - summary.stored} played now; the summary covers them all",
+            file=sys.stderr,
+        )
+    if summary.games < summary.planned:
+        resume = " (rerun the same command to resume)" if store is not None else ""
+        print(
+            f"cardlang: interrupted after {summary.games} of {summary.planned} games "
+            f"(the summary covers those){resume}",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+    return EXIT_ERROR if summary.failed else EXIT_OK  # a rule error is a failed run
+
+
+def _records_options(p: argparse.ArgumentParser) -> None:
+    from cardlang.runs.store import DEFAULT_DB
+
+    where = p.add_mutually_exclusive_group()
+    where.add_argument(
+        "--db",
+        metavar="FILE",
+        help="record every game, decision and result in this SQLite file; running the "
+        "same command again resumes the batch (finished games are not played again)",
+    )
+    where.add_argument(
+        "--keep",
+        action="store_true",
+        help=f"like --db ./{DEFAULT_DB.as_posix()} (the directory is made if missing)",
+    )
+
+
+def _open_records(args: argparse.Namespace) -> Any:
+    """The RunStore that --db or --keep names, or None."""
+    from cardlang.runs.store import DEFAULT_DB, RunStore
+
+    if args.keep:
+        DEFAULT_DB.parent.mkdir(parents=True, exist_ok=True)
+        return RunStore.open(DEFAULT_DB)
+    return RunStore.open(args.db) if args.db else None
+
+
+def _run_simulation(game: Any, batch: dict[str, Any], store: Any, *, progress: bool) -> Any:
+    """run_batch, with a progress bar on a terminal (games of a resumed batch that are
+    already recorded count as done)."""
+    from cardlang.runs.progress import games_bar
+    from cardlang.runs.simulate import run_batch
+
+    with games_bar(game.name, batch["games"], enabled=progress) as bar:
+        if bar is None:
+            return run_batch(game, store=store, **batch)
+        return run_batch(
+            game,
+            store=store,
+            on_game=lambda r: bar.advance(1),
+            on_resume=bar.advance,
+            **batch,
+        )
+
+
+def _print_summary(s: Any) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    table = Table(title=f"{s.game}: {s.games} games", show_header=False, title_justify="left")
+    table.add_column("what", style="bold")
+    table.add_column("value", justify="right")
+    table.add_row("games", str(s.games))
+    table.add_row("completed", str(s.completed))
+    table.add_row("failed", str(s.failed))
+    cut = str(s.cutoff)
+    if s.cutoff_reasons:
+        reasons = ", ".join(f"{k.split(':')[-1]}: {v}" for k, v in s.cutoff_reasons.items())
+        cut += f" ({reasons})"
+    table.add_row("cut off by limits", cut)
+    table.add_row("ties", str(s.ties))
+    table.add_row("mean decisions / game", f"{s.mean_decisions:.1f}")
+    per_player = s.mean_turns / max(1, len(s.wins))
+    table.add_row("mean turns / game", f"{s.mean_turns:.1f} ({per_player:.1f} per player)")
+    stats = s.turns_stats()
+    if stats:
+        table.add_row(
+            "turns (completed games)",
+            f"mean {stats['mean']:.2f}, sd {stats['sd']:.2f}, median {stats['median']:g}, "
+            f"range {stats['min']:g}-{stats['max']:g}",
+        )
+    table.add_row("games / second", f"{s.games_per_second:.1f}")
+    if s.db is not None:
+        played = s.games - s.stored
+        table.add_row("recorded in", f"{s.db}, batch {s.batch_id}")
+        table.add_row("played now / from earlier runs", f"{played} / {s.stored}")
+    console.print(table)
+    seats = Table(title="wins per seat (a shared win counts 1/k)", title_justify="left")
+    seats.add_column("seat")
+    seats.add_column("agent")
+    seats.add_column("wins", justify="right")
+    seats.add_column("share of completed", justify="right")
+    for seat, wins in enumerate(s.wins):
+        share = wins / s.completed if s.completed else 0.0
+        agent = "rotated" if s.rotate_seats else s.agents[seat]
+        seats.add_row(f"P{seat}", agent, f"{wins:.2f}", f"{share:.1%}")
+    console.print(seats)
+    _print_strength(console, s)
+    if len(s.turns_histogram) > 1 and len(s.wins) == 1:  # solo: the distribution of turns
+        _print_turns_histogram(console, s.turns_histogram)
+    if s.errors:
+        console.print("[bold red]first error of each kind:[/]")
+        for e in s.errors:
+            console.print("  " + e, markup=False, highlight=False)
+
+
+def _print_strength(console: Any, s: Any) -> None:
+    """Win share per agent with its 95% interval, when the seats' agents differ."""
+    from rich.table import Table
+
+    strength = s.strength()
+    if not strength:
+        return
+    even = 1 / max(1, len(s.wins))
+    table = Table(
+        title=f"strength per agent: win share per seat (even: {even:.0%}), 95% interval",
+        caption="completed games; a shared win counts 1/k; Wilson score interval",
+        caption_justify="left",
+        title_justify="left",
+    )
+    for name in ("agent", "games", "seats", "wins", "win share", "95% interval"):
+        table.add_column(name, justify="left" if name == "agent" else "right")
+    for spec, row in strength.items():
+        table.add_row(
+            spec,
+            str(row["games"]),
+            str(row["seats"]),
+            f"{row['credits']:.2f}",
+            f"{row['share']:.1%}",
+            f"{row['ci_low']:.1%} - {row['ci_high']:.1%}",
+        )
+    console.print(table)
+
+
+def _print_turns_histogram(console: Any, histogram: dict[int, int]) -> None:
+    total = sum(histogram.values())
+    peak = max(histogram.values())
+    console.print("turns taken (completed games)")
+    for turns in range(min(histogram), max(histogram) + 1):
+        n = histogram.get(turns, 0)
+        bar = "#" * max(1 if n else 0, round(40 * n / peak))
+        console.print(f"  {turns:4d} {n / total:6.1%} {bar}", markup=False, highlight=False)

@@ -1,0 +1,127 @@
+"""``cardlang transcript FILE``: one game move by move, or a recorded game replayed.
+
+Pipeline position: the command line (cli/), above cardlang.runs: a game is played from
+its seed with the agents of --agents and rendered move by move (runs/transcript.py);
+with ``--db FILE --game ID`` a game recorded by ``simulate --db`` is replayed from its
+seed and recorded choices (runs/replay.py), and ``--db FILE`` alone lists the recorded
+games.  ``main`` dispatches here.
+
+May import: anything in cardlang (the command line sits above everything).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from cardlang.cli.options import EXIT_OK, limit_options, param_option, positive, seed_option
+from cardlang.errors import UsageError
+from cardlang.language.params import parse_param_args
+
+__all__ = ["add_parser", "cmd_transcript"]
+
+
+def add_parser(sub: Any) -> None:
+    """The ``transcript`` subcommand's arguments."""
+    tr = sub.add_parser(
+        "transcript",
+        help="play one game and show it move by move, or replay a recorded one (--db)",
+    )
+    tr.add_argument("file", metavar="FILE", nargs="?", help="the game file (with --db: optional)")
+    seed_option(tr, default=None, text="the game's seed (0)")
+    tr.add_argument("--agents", default=None, help="as for simulate")
+    param_option(tr)
+    limit_options(tr)
+    _replay_options(tr)
+
+
+def cmd_transcript(args: argparse.Namespace) -> int:
+    from cardlang.agents import make_agent
+    from cardlang.compiler.load import load_game
+    from cardlang.engine.gamemaster import Limits
+    from cardlang.runs.planned import agent_seeds
+    from cardlang.runs.play import play_game
+    from cardlang.runs.simulate import parse_agent_specs
+    from cardlang.runs.transcript import render_transcript
+
+    if args.db is not None:
+        return _replay_recorded(args)
+    if args.game is not None or args.force:
+        raise UsageError("--game and --force replay a recorded game: they need --db FILE")
+    if args.file is None:
+        raise UsageError("transcript needs a game FILE (or --db FILE --game ID)")
+    seed = 0 if args.seed is None else args.seed
+    game = load_game(args.file, params=parse_param_args(args.param))
+    specs = parse_agent_specs(args.agents, game.nplayers)
+    seeds = agent_seeds(seed, len(specs))
+    agents = [make_agent(spec, s) for spec, s in zip(specs, seeds, strict=True)]
+    master = game.master(Limits(args.max_decisions, args.max_steps))
+    result, st = play_game(master, agents, seed, record=True)
+    print(render_transcript(game, st, result, specs))
+    return EXIT_OK
+
+
+def _replay_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--db",
+        metavar="FILE",
+        help="replay a game recorded by 'simulate --db' with its recorded seed, agents, "
+        "parameters and limits (without --game: list the recorded games)",
+    )
+    p.add_argument("--game", type=positive, metavar="ID", help="the recorded game to replay")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replay even if the game file changed since the game was recorded",
+    )
+
+
+def _replay_recorded(args: argparse.Namespace) -> int:
+    """Replay a recorded game from its seed and recorded choices (no agent is asked), or
+    list the recorded games.  The game file must be the recorded text unless --force."""
+    from cardlang.runs.replay import load_recorded_game, replay_game
+    from cardlang.runs.store import RunStore
+    from cardlang.runs.transcript import render_transcript
+
+    if args.seed is not None or args.agents or args.param:
+        raise UsageError(
+            "--db replays a recorded game with its own seed, agents and parameters: "
+            "leave out --seed, --agents and --param"
+        )
+    with RunStore.open(args.db, create=False) as store:
+        if args.game is None:
+            _print_listing(store)
+            return EXIT_OK
+        stored = store.game(args.game)
+        choices = store.choices(stored.id)
+    if stored.status != "done":
+        raise UsageError(
+            f"game {stored.id} of {args.db} has not been played yet: its batch was "
+            "interrupted; run the same simulate command again to finish it"
+        )
+    game, same_text = load_recorded_game(stored, args.file)
+    if not same_text:
+        change = (
+            f"{game.source.name} has changed since game {stored.id} was recorded "
+            f"(its SHA-256 differs from the recorded {stored.game_sha256[:12]}...)"
+        )
+        if not args.force:
+            raise UsageError(f"{change}; pass --force to replay it anyway")
+        print(f"cardlang: warning: {change}", file=sys.stderr)
+    result, st = replay_game(game, stored, choices)
+    print(render_transcript(game, st, result, list(stored.agents)))
+    return EXIT_OK
+
+
+def _print_listing(store: Any) -> None:
+    """One line per recorded game: what --game takes, and enough to pick one."""
+    rows = store.listing()
+    print(f"{store.path}: {len(rows)} games")
+    print(f"{'id':>6} {'batch':>5} {'#':>5} {'seed':>20}  {'end':<17} {'dec':>5}  agents: scores")
+    for gid, batch, idx, seed, status, end, decisions, agents, scores, _ in rows:
+        end = end or status
+        agents_text = ",".join(json.loads(agents))
+        tail = f"{agents_text}: {scores}" if scores else agents_text
+        print(f"{gid:>6} {batch:>5} {idx:>5} {seed:>20}  {end:<17} {decisions or 0:>5}  {tail}")
