@@ -219,10 +219,18 @@ def test_the_flat_layouts_import_paths_still_work_and_name_the_new_ones() -> Non
         "from cardlang.game import Game, load_game\n"
         "from cardlang.agents.ismcts import ISMCTSAgent\n"
         "from cardlang.views import view_of\n"
+        "from cardlang.records import RunStore, replay_game\n"
         "print(play_game.__module__, ISMCTSAgent.__module__, view_of.__module__)\n"
+        "print(RunStore.__module__, replay_game.__module__, Game.__module__, load_game.__module__)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0] == "cardlang.runner has moved to cardlang.runs.play: import it from there"
+    assert lines[0] == (
+        "cardlang.runner has moved to cardlang.runs.play and cardlang.agents.loop and "
+        "cardlang.agents.base: import it from there"
+    )
     assert lines[1] == "cardlang.runs.play cardlang.agents.search.ismcts cardlang.information.views"
+    assert lines[2] == (
+        "cardlang.runs.store cardlang.runs.replay cardlang.engine.game cardlang.compiler.load"
+    )

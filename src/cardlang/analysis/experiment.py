@@ -99,8 +99,8 @@ def run_experiment(
         )
         results.stored += summary.stored
         results.played += summary.games - summary.stored
-        if summary.games < summary.planned:  # Ctrl-C: measure nothing half-played
-            raise KeyboardInterrupt
+        # Ctrl-C ends run_batch with BatchInterrupted (a KeyboardInterrupt): nothing
+        # half-played is measured, and the recorded games stay for the next run
         assert summary.batch_id is not None
         results.games[design] = load_batch(store, summary.batch_id)
         results.seat_wins[design] = seat_win_rates(results.games[design])

@@ -8,7 +8,7 @@ contract: ``cardlang.agents.base``).
 
 Without a trace nothing but the loop runs (the Dominion speed benchmark measures it);
 with a trace (a list) every move also becomes a ``Decision`` for the SQLite records
-(cardlang.runs.records), which needs the vocabulary's situation and action keys, and keeps
+(cardlang.runs.store), which needs the vocabulary's situation and action keys, and keeps
 what a search agent estimated at each of its decisions (its ``last_trace``, a
 ``DecisionTrace``).
 """
@@ -38,7 +38,7 @@ __all__ = [
 
 
 class Decision(NamedTuple):
-    """One move as the records keep it (see records.py, table ``decisions``)."""
+    """One move as the records keep it (see store.py, table ``decisions``)."""
 
     seat: int
     situation: str
