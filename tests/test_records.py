@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CORPUS, GAMES, ROOT
+from conftest import CORPUS, GAMES, ROOT, needs_corpus
 from helpers import run_cli
 
 from cardlang import load_game
@@ -485,7 +485,7 @@ def test_bad_records_input_never_shows_a_traceback(tmp_path: Path) -> None:
     assert "not a cardlang records database" in proc.stderr
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="CardStock corpus absent")
+@needs_corpus
 def test_corpus_game_records_and_replays(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
