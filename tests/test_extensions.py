@@ -13,7 +13,7 @@ import random
 import pytest
 from helpers import load_text, play_random
 
-from cardlang.engine.state import CALL
+from cardlang.engine.frames import CALL
 from cardlang.errors import GameFileError
 from cardlang.information.views import view_of
 

@@ -1,6 +1,6 @@
 """Expressions to functions: every checked expression becomes ``f(state) -> value``.
 
-Pipeline position: after the checker; compile_stmt.py calls ``ExprCompiler`` for the
+Pipeline position: compiler, after the checker; statements.py calls ``ExprCompiler`` for the
 expressions inside actions.  Names are resolved here, once: a variable bound by a
 statement becomes a register read, a variable bound inside an expression (filter, any,
 all) becomes a local of a comprehension, a declared constant is compiled in place, a
@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from cardlang.engine.frames import F_PLAYER
 from cardlang.engine.runtime import (
     RUNTIME,
     Fn,
@@ -315,7 +316,8 @@ class ExprCompiler:
     # ------------------------------------------------------------ owners
     def c_PlayerRef(self, n: ast.PlayerRef) -> str:
         if n.which == "current":
-            return "st.stack[st.stage_idx][7]"  # state.current_player, inlined
+            # state.current_player, inlined (the field's number is written into the text)
+            return f"st.stack[st.stage_idx][{F_PLAYER}]"
         if n.which == "next":
             return "next_player(st)"
         if n.which == "previous":

@@ -1,7 +1,7 @@
 """Statements to runnable pieces: generated actions, control nodes and option listers.
 
-Pipeline position: after the checker, beside compile_expr.py; it builds the structures of
-control.py, which gamemaster.py runs.
+Pipeline position: compiler, after the checker, beside expressions.py; it builds the
+structures of cardlang.engine.control, which the Gamemaster runs.
 
 A statement that cannot reach a decision compiles to one action: generated Python for
 blocks, guards, loops, storage updates, moves and calls, closures for the rest.  A
@@ -38,11 +38,10 @@ from cardlang.engine.control import (
     Steps,
     WhileNode,
 )
+from cardlang.engine.frames import F_CUR, F_QUEUED, F_TEAM
 from cardlang.engine.points import PointMap
 from cardlang.engine.runtime import MAX_REPEAT, Fn, repeat_count
 from cardlang.engine.state import (
-    F_CUR,
-    F_QUEUED,
     Gamestate,
     cycle_size,
     next_in_cycle,
@@ -683,7 +682,7 @@ class StmtCompiler:
 
             def target(st: Gamestate) -> Any:  # a player; its team in a team stage
                 frame = st.stack[st.stage_idx]
-                return st.team_of[player(st)] if frame[6] else player(st)
+                return st.team_of[player(st)] if frame[F_TEAM] else player(st)
 
         queue = n.mode == "next"
 

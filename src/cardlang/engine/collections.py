@@ -1,8 +1,10 @@
 """Pure functions on card collections: set operations, sorting, runs, tuples, subsets.
 
-Pipeline position: compile_expr.py calls these with already-evaluated sequences of card
-ids and a scoring function.  Collections are sequences ordered bottom first, top last; a
-collection of collections is a list of such sequences.
+Pipeline position: engine, part of the run-time library: generated code (written by
+cardlang.compiler.expressions) calls these as ``ops.NAME`` (runtime.py puts the module in
+its globals) with already-evaluated sequences of card ids and a scoring function.
+Collections are sequences ordered bottom first, top last; a collection of collections is
+a list of such sequences.
 """
 
 from __future__ import annotations

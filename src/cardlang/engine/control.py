@@ -1,8 +1,8 @@
 """What the Gamemaster runs: control nodes, procedures at run time, and options.
 
 Pipeline position: engine.  The compiler (compiler/statements.py) builds these from the
-checked AST; gamemaster.py steps
-through them with the frame stack kept in the Gamestate (state.py).
+checked AST; gamemaster.py steps through them with the frame stack kept in the Gamestate
+(state.py; the frames' layouts are in frames.py).
 
 A statement that cannot reach a decision is an ``Atomic`` action that runs it whole.  A
 statement that can (a choice, a stage, or anything holding one) is a control node whose
@@ -17,18 +17,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from cardlang.engine.runtime import Fn, repeat_count
-from cardlang.engine.state import (
+from cardlang.engine.frames import (
     CALL,
+    F_CALL_DEPTH,
     F_CUR,
+    F_KIND,
+    F_TEAM,
     LOOP,
     REPEAT,
     SEQ,
     STAGE,
     WHILE,
-    Gamestate,
-    current_player,
 )
+from cardlang.engine.runtime import Fn, repeat_count
+from cardlang.engine.state import Gamestate, current_player
 from cardlang.errors import RuleError
 from cardlang.language import ast
 from cardlang.language.checker import Procedure
@@ -80,7 +82,7 @@ class Seq(Control):
         self.runners = [i.run if isinstance(i, Atomic) else i.enter for i in self.items]
 
     def enter(self, st: Gamestate) -> None:
-        st.stack.append([SEQ, self, 0])
+        st.stack.append([SEQ, self, 0])  # frames.py: [SEQ, seq, next]
 
 
 @dataclass(eq=False)
@@ -94,7 +96,8 @@ class StageNode(Control):
         outer = st.stack[st.stage_idx]
         player = current_player(st)
         # A team stage cycles over teams and leaves the current player as it was.
-        cur = (outer[F_CUR] if outer[6] else st.team_of[player]) if self.is_team else player
+        cur = (outer[F_CUR] if outer[F_TEAM] else st.team_of[player]) if self.is_team else player
+        # frames.py: [STAGE, node, current, queued, started, outer, is_team, player, counted]
         st.stack.append([STAGE, self, cur, None, False, st.stage_idx, self.is_team, player, False])
         st.stage_idx = len(st.stack) - 1
 
@@ -189,7 +192,7 @@ class CallNode(Control):
                     self.span,
                 )
             low, high = info.slots
-            st.stack.append([CALL, regs[low:high], low, high, depth])
+            st.stack.append([CALL, regs[low:high], low, high, depth])  # see frames.py
         for slot, v in zip(info.param_slots, values, strict=True):
             regs[slot] = v
         body.enter(st)
@@ -226,7 +229,7 @@ class LoopNode(Control):
     span: ast.Span
 
     def enter(self, st: Gamestate) -> None:
-        st.stack.append([LOOP, self, tuple(self.items(st)), 0])
+        st.stack.append([LOOP, self, tuple(self.items(st)), 0])  # [LOOP, node, items, next]
 
 
 @dataclass(eq=False)
@@ -238,7 +241,7 @@ class WhileNode(Control):
     span: ast.Span
 
     def enter(self, st: Gamestate) -> None:
-        st.stack.append([WHILE, self])
+        st.stack.append([WHILE, self])  # [WHILE, node]
 
 
 @dataclass(eq=False)
@@ -248,6 +251,7 @@ class RepeatNode(Control):
     span: ast.Span
 
     def enter(self, st: Gamestate) -> None:
+        # frames.py: [REPEAT, node, left]
         st.stack.append([REPEAT, self, repeat_count(self.count(st), self.span)])
 
 
@@ -310,6 +314,6 @@ def _call_depth(stack: list[list[Any]]) -> int:
     """How many calls of recursive procedures are open on the frame stack (the nearest
     CALL frame records its depth)."""
     for frame in reversed(stack):
-        if frame[0] == CALL:
-            return frame[4]  # type: ignore[no-any-return]
+        if frame[F_KIND] == CALL:
+            return frame[F_CALL_DEPTH]  # type: ignore[no-any-return]
     return 0

@@ -1,9 +1,12 @@
 """``Game``: the compiled rules that an engine plays.
 
+Pipeline position: engine, its top: it imports gamemaster.py (``Game.master()``), which
+reads a game only through its ``Rules`` protocol and so does not import this module.
 Built by the compiler (``cardlang.compiler.load``); read by every engine, view and agent.
 A ``Game`` is immutable once built: the closures of the setup and the flow, the scoring
-function, and static tables (number of players, register count, variable types).  All
-mutable data lives in ``Gamestate`` values; the ``Gamemaster`` drives them.
+function, and static tables (number of players, register count, variable types), with
+the labels of options and values for people.  All mutable data lives in ``Gamestate``
+values; the ``Gamemaster`` drives them.
 """
 
 from __future__ import annotations
@@ -46,7 +49,8 @@ class Game:
     def name(self) -> str:
         return Path(self.source.name).stem
 
-    def master(self, limits: Limits | None = None) -> Gamemaster:
+    def master(self, limits: Limits | None = None) -> Gamemaster[Game]:
+        """A Gamemaster that plays this game (under ``limits``, else the defaults)."""
         return Gamemaster(self, limits)
 
     # ------------------------------------------------------------ describing

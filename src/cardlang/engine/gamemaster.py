@@ -1,50 +1,89 @@
 """The Gamemaster: the one place that enforces a game's rules while it is played.
 
-Pipeline position: last.  It owns a compiled ``Game`` and drives ``Gamestate`` values:
-``new_game`` runs the setup and advances to the first decision, ``legal_options`` lists
-the options of the pending decision without changing the state, ``apply`` plays one of
-them (and refuses anything else) and advances to the next decision or the end.
+Pipeline position: engine, the top of it (with game.py, which makes Gamemasters).  It
+owns a compiled game and drives ``Gamestate`` values: ``new_game`` runs the setup and
+advances to the first decision, ``legal_options`` lists the options of the pending
+decision without changing the state, ``apply`` plays one of them (and refuses anything
+else) and advances to the next decision or the end.
 
-The flow is kept as an explicit stack of frames in the state (state.py), so a game can
-stop at any decision, however deep in stages, loops and conditionals, be cloned and go on.
-Frames:  [SEQ, Seq, next index]  [STAGE, StageNode, current, queued, started, outer,
-is_team, player]  [LOOP, LoopNode, elements, next index]  [REPEAT, RepeatNode, left]
-[CALL, saved registers, low, high] and, at the bottom, a ROOT frame that holds the
-game-level player cycle.
+The flow is kept as an explicit stack of frames in the state, so a game can stop at any
+decision, however deep in stages, loops and calls, be cloned and go on.  frames.py gives
+the layout of every kind of frame: SEQ (a block), STAGE, LOOP, REPEAT, WHILE, CALL (the
+registers a recursive procedure's call restores when its body is done) and, at the
+bottom, ROOT (the game-level player cycle).
+
+It reads the game through the ``Rules`` protocol (``engine.game.Game`` implements it), so
+that this module does not import game.py, which imports it for ``Game.master()``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Generic, Protocol, TypeVar, cast
 
-from cardlang.engine.control import Option, list_options, run_option
-from cardlang.engine.state import (
+from cardlang.engine.control import Action, Option, Seq, list_options, run_option
+from cardlang.engine.frames import (
     CALL,
-    COMPLETED,
-    CUTOFF,
+    F_CALL_HIGH,
+    F_CALL_LOW,
+    F_CALL_SAVED,
     F_COUNTED,
     F_CUR,
+    F_KIND,
+    F_LOOP_ITEMS,
+    F_LOOP_NEXT,
+    F_NODE,
     F_OUTER,
     F_QUEUED,
+    F_REPEAT_LEFT,
+    F_SEQ_NEXT,
     F_STARTED,
-    FAILED,
     LOOP,
     REPEAT,
     ROOT,
-    RUNNING,
     SEQ,
     STAGE,
     WHILE,
+)
+from cardlang.engine.runtime import Fn
+from cardlang.engine.state import (
+    COMPLETED,
+    CUTOFF,
+    FAILED,
+    RUNNING,
     Gamestate,
     cycle_size,
     set_current,
 )
-from cardlang.errors import RuleError, UsageError
+from cardlang.errors import RuleError, SourceFile, UsageError
 
-if TYPE_CHECKING:
-    from cardlang.engine.game import Game
+
+class Rules(Protocol):
+    """What the Gamemaster reads of a compiled game: ``engine.game.Game`` implements it."""
+
+    @property
+    def source(self) -> SourceFile: ...
+    @property
+    def nplayers(self) -> int: ...
+    @property
+    def n_registers(self) -> int: ...
+    @property
+    def setup_actions(self) -> list[Action]: ...
+    @property
+    def program(self) -> Seq: ...
+    @property
+    def scoring(self) -> Fn: ...
+    @property
+    def scoring_mode(self) -> str: ...  # "max" or "min"
+    @property
+    def tiebreaks(self) -> list[tuple[str, Fn]]: ...  # (mode, score) pairs, in order
+
+    def describe_option(self, st: Gamestate, option: Option) -> str: ...
+
+
+#: The game a Gamemaster plays: ``Game.master()`` gives a ``Gamemaster[Game]``.
+G = TypeVar("G", bound=Rules)
 
 
 @dataclass(frozen=True)
@@ -82,8 +121,10 @@ class GameResult:
         return self.completed and len(self.winners) > 1
 
 
-class Gamemaster:
-    def __init__(self, game: Game, limits: Limits | None = None) -> None:
+class Gamemaster(Generic[G]):
+    """Plays one compiled game under ``limits`` (see the module docstring)."""
+
+    def __init__(self, game: G, limits: Limits | None = None) -> None:
         self.game = game
         self.limits = limits or Limits()
 
@@ -94,6 +135,7 @@ class Gamemaster:
         st = Gamestate(game.nplayers, game.n_registers, seed)
         if record:
             st.log = []
+        # frames.py: [ROOT, None, current, queued, started, outer, is_team, player, counted]
         st.stack.append([ROOT, None, 0, None, True, -1, False, 0, False])
         st.stage_idx = 0
         try:
@@ -102,7 +144,7 @@ class Gamemaster:
         except (RuleError, RecursionError) as err:
             self._fail(st, err)
             return st
-        st.stack.append([SEQ, game.program, 0])
+        st.stack.append([SEQ, game.program, 0])  # [SEQ, seq, next]
         self.advance(st)
         return st
 
@@ -112,7 +154,7 @@ class Gamemaster:
             return []
         if st.options is None:
             st.options = list_options(st.pending, st)
-        return st.options  # type: ignore[no-any-return]
+        return st.options
 
     def apply(self, st: Gamestate, choice: Option | int) -> None:
         """Play one legal option (by index or object) and advance to the next decision."""
@@ -126,7 +168,7 @@ class Gamemaster:
         else:
             if not any(choice is o for o in options):
                 raise UsageError(f"{choice!r} is not a legal option of this decision")
-            option = choice
+            option = cast(Option, choice)  # one of the options: not an int
         if st.log is not None:
             label = self.game.describe_option(st, option)
             situation = st.pending.situation if st.pending is not None else "CHOICE"
@@ -210,14 +252,14 @@ class Gamemaster:
         max_steps = self.limits.max_steps
         while st.pending is None:
             frame = stack[-1]
-            kind = frame[0]
+            kind = frame[F_KIND]
             if kind == SEQ:
-                runners = frame[1].runners
-                i = frame[2]
+                runners = frame[F_NODE].runners
+                i = frame[F_SEQ_NEXT]
                 if i == len(runners):
                     stack.pop()
                     continue
-                frame[2] = i + 1
+                frame[F_SEQ_NEXT] = i + 1
                 st.steps += 1
                 if st.steps > max_steps:
                     self._cutoff(st, "steps")
@@ -230,31 +272,31 @@ class Gamemaster:
                     self._cutoff(st, "steps")
                     return
             elif kind == LOOP:
-                elements = frame[2]
-                i = frame[3]
+                elements = frame[F_LOOP_ITEMS]
+                i = frame[F_LOOP_NEXT]
                 if i == len(elements):
                     stack.pop()
                     continue
-                frame[3] = i + 1
-                st.regs[frame[1].slot] = elements[i]
-                frame[1].body.enter(st)
+                frame[F_LOOP_NEXT] = i + 1
+                st.regs[frame[F_NODE].slot] = elements[i]
+                frame[F_NODE].body.enter(st)
             elif kind == REPEAT:
-                if frame[2] <= 0:
+                if frame[F_REPEAT_LEFT] <= 0:
                     stack.pop()
                     continue
-                frame[2] -= 1
-                frame[1].body.enter(st)
+                frame[F_REPEAT_LEFT] -= 1
+                frame[F_NODE].body.enter(st)
             elif kind == WHILE:
-                if not frame[1].condition(st):
+                if not frame[F_NODE].condition(st):
                     stack.pop()
                     continue
                 st.steps += 1
                 if st.steps > max_steps:
                     self._cutoff(st, "steps")
                     return
-                frame[1].body.enter(st)
-            elif kind == CALL:
-                st.regs[frame[2] : frame[3]] = frame[1]
+                frame[F_NODE].body.enter(st)
+            elif kind == CALL:  # the body is done: restore the caller's registers
+                st.regs[frame[F_CALL_LOW] : frame[F_CALL_HIGH]] = frame[F_CALL_SAVED]
                 stack.pop()
             else:
                 assert kind == ROOT
@@ -267,9 +309,9 @@ class Gamemaster:
         The end condition is checked before every pass; the cycle advances between
         passes, never after the last one.
         """
-        node = frame[1]
+        node = frame[F_NODE]
         if node.end(st):
-            st.stage_idx = frame[5]
+            st.stage_idx = frame[F_OUTER]
             st.stack.pop()
             return
         if frame[F_STARTED]:
@@ -287,7 +329,7 @@ class Gamemaster:
         if outer[F_COUNTED]:
             outer[F_COUNTED] = False
             st.turns -= 1
-        st.stack.append([SEQ, node.body, 0])
+        st.stack.append([SEQ, node.body, 0])  # the pass: [SEQ, seq, next]
 
     # ------------------------------------------------------------ endings
     def _finish(self, st: Gamestate) -> None:
@@ -300,7 +342,7 @@ class Gamemaster:
 
     def _scores(self, st: Gamestate) -> list[tuple[int, ...]]:
         """Per seat: the score, then each tie-break value."""
-        root = st.stack[0]
+        root = st.stack[0]  # the ROOT frame, at the bottom
         saved_idx, saved_cur = st.stage_idx, root[F_CUR]
         st.stage_idx = 0
         scores = []

@@ -3,6 +3,10 @@
 A card's score is the sum of every award whose conditions all match the card's
 attributes.  A point map is immutable once made (``set`` makes a new one), so the score
 of each distinct card is computed once and cached.
+
+Pipeline position: engine, part of the run-time library: compiled actions make point maps
+(setting a point storage), the state's ``points`` storages hold them, and generated code
+scores cards with them.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from itertools import islice
 from typing import Any
 
 from cardlang.engine import collections as ops
+from cardlang.engine.frames import F_CUR, F_TEAM
 from cardlang.engine.points import EMPTY_POINTS, PointMap
 from cardlang.engine.state import (
     Gamestate,
@@ -99,9 +100,9 @@ def _nth_team(st: Gamestate, i: int, span: ast.Span) -> int:
 
 def _relative_team(st: Gamestate, step: int) -> int:
     frame = st.stack[st.stage_idx]
-    if frame[6]:  # a team stage cycles over teams
+    if frame[F_TEAM]:  # a team stage cycles over teams
         return next_in_cycle(st) if step > 0 else previous_in_cycle(st)
-    return (st.team_of[frame[2]] + step) % len(st.teams)
+    return (st.team_of[frame[F_CUR]] + step) % len(st.teams)
 
 
 def _owner_of(st: Gamestate, card: Any, span: ast.Span) -> int:

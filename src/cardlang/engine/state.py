@@ -1,39 +1,41 @@
 """The Gamestate: plain data, cheap to clone, holding everything a game in progress is.
 
-Pipeline position: the compiled closures (compile_expr, compile_stmt) read and write it;
-the Gamemaster (gamemaster.py) drives it.  Nothing in here knows any game's rules.
+Pipeline position: engine, at the bottom (it imports only frames.py and cardlang.errors).
+The compiled closures and generated code (cardlang.compiler) read and write it; the
+Gamemaster (gamemaster.py) drives it.  Nothing in here knows any game's rules.  It also
+holds the helpers of the current stage's cycle and the game's random stream.
 
-Layout
-- ``zones``: location key -> list of card ids, bottom first, top last.  A key is
+Layout (the slots, by role)
+- board: ``zones``: location key -> list of card ids, bottom first, top last.  A key is
   ``(owner, kind, name)`` with owner -1 for the game, a seat number for a player, and
   ``-2 - t`` for team t; kind is one of "vloc", "iloc", "hloc", "mem".  Zones are made on
-  first write; reading a missing zone sees it empty.
-- ``card_zone[c]``: the key of the real location holding card c (mem zones hold
-  references only and are not tracked here).  ``cards[c]``: card c's attributes.
-- ``ints``, ``strs``, ``points``: storages keyed by ``(owner, name)``.
-- ``regs``: variable registers (the checker gives every binding site its own slot).
-- ``stack``: the control stack, a list of small lists (frames); see gamemaster.py.
-- ``rng``: the state of a SplitMix64 generator: one integer, so cloning is free.
+  first write; reading a missing zone sees it empty.  ``card_zone[c]``: the key of the
+  real location holding card c (mem zones hold references only and are not tracked
+  here).  ``cards[c]``: card c's attributes.  ``ints``, ``strs``, ``points``: storages
+  keyed by ``(owner, name)``.  ``regs``: variable registers (the checker gives every
+  binding site its own slot).  ``nplayers``, ``teams``, ``team_of``: the seats and teams.
+- chance: ``rng``: the state of a SplitMix64 generator, one integer, so cloning is free;
+  ``seed``: the game's seed.
+- flow: ``stack``: the control stack, a list of frames (small lists; their layouts are in
+  frames.py); ``stage_idx``: the index of the innermost stage frame; ``pending``,
+  ``options``, ``mover``: the decision waiting, if any; ``decisions``, ``steps``,
+  ``turns``: counters.
+- outcome: ``status``, ``end_reason``, ``error``, ``scores``.
+- record: ``log``: the event log, when the game is recorded.
+- caches: derived from the rest, never needed to play: ``indexed`` (copied by
+  ``clone()``), and what the seats know of the hidden cards, which
+  cardlang.information.knowledge keeps here (``tracker``, ``attached``; not copied).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from cardlang.engine.frames import F_CUR, F_NODE, F_PLAYER, F_QUEUED, F_TEAM
+from cardlang.errors import RuleError
+
 GAME_OWNER = -1
 MASK64 = (1 << 64) - 1
-
-# Frame kinds on the control stack.
-SEQ, STAGE, LOOP, REPEAT, ROOT, WHILE, CALL = range(7)
-# A CALL frame, [CALL, saved registers, low, high], restores a recursive procedure's
-# registers regs[low:high] when its body is done.
-# Stage and root frame fields:
-#   [kind, node, current, queued, started, outer_stage, is_team, player, counted]
-# ``current`` and ``queued`` are seats, or teams in a team stage; ``player`` is the
-# current player: the same as ``current`` in a player stage, and in a team stage the
-# player it started with.  Change ``current`` through set_current() only.  ``counted``
-# says the current pass is counted as a turn (see Gamemaster._stage_pass).
-F_NODE, F_CUR, F_QUEUED, F_STARTED, F_OUTER, F_TEAM, F_PLAYER, F_COUNTED = 1, 2, 3, 4, 5, 6, 7, 8
 
 # Game status.
 RUNNING, COMPLETED, FAILED, CUTOFF = "running", "completed", "failed", "cutoff"
@@ -51,6 +53,7 @@ class Gamestate:
     """One game in progress.  Plain data; ``clone()`` copies it in linear time."""
 
     __slots__ = (
+        # board
         "zones",
         "card_zone",
         "cards",
@@ -58,28 +61,35 @@ class Gamestate:
         "strs",
         "points",
         "regs",
-        "stack",
-        "stage_idx",
         "nplayers",
         "teams",
         "team_of",
+        # chance
         "rng",
         "seed",
+        # flow
+        "stack",
+        "stage_idx",
+        "pending",
+        "options",
+        "mover",
         "decisions",
         "steps",
         "turns",
+        # outcome
         "status",
         "end_reason",
         "error",
-        "pending",
-        "options",
-        "log",
-        "mover",
         "scores",
+        # record
+        "log",
+        # caches
         "indexed",
-        "knowledge",
+        "tracker",
+        "attached",
     )
 
+    # ------------------------------------------------------------ board
     zones: dict[tuple[int, str, str], list[int]]
     card_zone: list[tuple[int, str, str]]
     cards: list[dict[str, Any]]  # a deck card: names; a kind card: also numbers, lists
@@ -87,33 +97,42 @@ class Gamestate:
     strs: dict[tuple[int, str], str]
     points: dict[tuple[int, str], Any]
     regs: list[Any]
-    stack: list[list[Any]]
-    stage_idx: int
     nplayers: int
-    teams: list[tuple[int, ...]]
-    team_of: list[int]
+    teams: list[tuple[int, ...]]  # team t's seats
+    team_of: list[int]  # seat -> its team
+    # ------------------------------------------------------------ chance
     rng: int
     seed: int
-    decisions: int
-    steps: int
-    turns: int
-    status: str
-    end_reason: str
-    error: Any
-    pending: Any  # the choice node waiting for a decision, or None
-    options: Any  # cached legal options of the pending decision, or None
-    log: list[tuple[Any, ...]] | None  # events, when a transcript is being recorded
+    # ------------------------------------------------------------ flow
+    stack: list[list[Any]]  # frames: see frames.py
+    stage_idx: int
+    pending: Any  # the control.ChoiceNode waiting for a decision, or None
+    options: list[tuple[tuple[Any, Any], ...]] | None  # its legal options, once listed
     mover: int  # the seat that makes the pending decision, -1 when none
+    decisions: int
+    steps: int  # steps since the last decision (bounded by Limits.max_steps)
+    turns: int
+    # ------------------------------------------------------------ outcome
+    status: str  # RUNNING, COMPLETED, FAILED or CUTOFF
+    end_reason: str  # "" while running, else the status, or "cutoff:decisions"/"cutoff:steps"
+    error: RuleError | None  # why a failed game failed
     scores: list[tuple[int, ...]] | None  # per seat (score, tie-breaks...), once over
+    # ------------------------------------------------------------ record
+    log: list[tuple[Any, ...]] | None  # events, when a transcript is being recorded
+    # ------------------------------------------------------------ caches
     # (indexed OWNER KIND NAME) -> (number of zones when found, the locations): zones are
     # never removed, so the answer holds while no zone is added
     indexed: dict[tuple[int, str, str], tuple[int, tuple[Any, ...]]]
-    # what each seat knows of the hidden cards: a knowledge.KnowledgeTracker made from
-    # the log when first asked for, or (decision count, one seat's knowledge) attached to
-    # a determinization; derived data, not copied by clone()
-    knowledge: Any
+    # What the seats know of the hidden cards, kept here by cardlang.information.knowledge
+    # (the engine never reads these, and may not import that layer: hence ``object``):
+    # ``tracker``: a recorded game's KnowledgeTracker, made from the log when first asked
+    # for, else None; ``attached``: an AttachedKnowledge, what one seat knows of a
+    # determinization (it holds until a move is applied), else None.
+    tracker: object
+    attached: object
 
     def __init__(self, nplayers: int, nregs: int, seed: int) -> None:
+        # board
         self.zones = {}
         self.card_zone = []
         self.cards = []
@@ -121,30 +140,37 @@ class Gamestate:
         self.strs = {}
         self.points = {}
         self.regs = [None] * nregs
-        self.stack = []
-        self.stage_idx = 0
         self.nplayers = nplayers
         self.teams = [(p,) for p in range(nplayers)]
         self.team_of = list(range(nplayers))
-        self.seed = seed
+        # chance
         self.rng = seed & MASK64
+        self.seed = seed
+        # flow
+        self.stack = []
+        self.stage_idx = 0
+        self.pending = None
+        self.options = None
+        self.mover = -1
         self.decisions = 0
         self.steps = 0
         self.turns = 0
+        # outcome
         self.status = RUNNING
         self.end_reason = ""
         self.error = None
-        self.pending = None
-        self.options = None
-        self.log = None
-        self.mover = -1
         self.scores = None
+        # record
+        self.log = None
+        # caches
         self.indexed = {}
-        self.knowledge = None
+        self.tracker = None
+        self.attached = None
 
     def clone(self) -> Gamestate:
         """An independent copy: later changes to either never show in the other."""
         c = object.__new__(Gamestate)
+        # board
         c.zones = {k: v[:] for k, v in self.zones.items()}
         c.card_zone = self.card_zone[:]
         c.cards = self.cards[:]  # attribute dicts are immutable and shared
@@ -152,26 +178,32 @@ class Gamestate:
         c.strs = self.strs.copy()
         c.points = self.points.copy()  # point maps are immutable and shared
         c.regs = self.regs[:]
-        c.stack = [f[:] for f in self.stack]
-        c.stage_idx = self.stage_idx
         c.nplayers = self.nplayers
         c.teams = self.teams[:]
         c.team_of = self.team_of[:]
+        # chance
         c.rng = self.rng
         c.seed = self.seed
+        # flow
+        c.stack = [f[:] for f in self.stack]
+        c.stage_idx = self.stage_idx
+        c.pending = self.pending
+        c.options = self.options  # immutable once listed
+        c.mover = self.mover
         c.decisions = self.decisions
         c.steps = self.steps
         c.turns = self.turns
+        # outcome
         c.status = self.status
         c.end_reason = self.end_reason
         c.error = self.error
-        c.pending = self.pending
-        c.options = self.options  # immutable once listed
-        c.log = None if self.log is None else self.log[:]
-        c.mover = self.mover
         c.scores = self.scores
+        # record
+        c.log = None if self.log is None else self.log[:]
+        # caches (what the seats know is derived from the log, or belongs to this state)
         c.indexed = self.indexed.copy()
-        c.knowledge = None
+        c.tracker = None
+        c.attached = None
         return c
 
     @property
@@ -179,12 +211,14 @@ class Gamestate:
         return self.status != RUNNING
 
     def fingerprint(self) -> tuple[Any, ...]:
-        """Everything that defines the game's position, for equality tests."""
+        """Everything that defines the game's position, for equality tests.  A frame's
+        second field (its node, which compares by identity; a CALL frame's saved
+        registers) is left out."""
         return (
             tuple(sorted((k, tuple(v)) for k, v in self.zones.items() if v)),
             tuple(sorted(self.ints.items())),
             tuple(sorted(self.strs.items())),
-            tuple(tuple(f[:1] + f[2:]) for f in self.stack),
+            tuple(tuple(f[:F_NODE] + f[F_NODE + 1 :]) for f in self.stack),
             self.rng,
             self.decisions,
             self.status,
@@ -226,7 +260,7 @@ def shuffle_in_place(st: Gamestate, items: list[Any]) -> None:
 
 def current_player(st: Gamestate) -> int:
     # Every stage frame keeps its current player in F_PLAYER (a player stage updates it
-    # with F_CUR; a team stage keeps the player it started with).
+    # with F_CUR; a team stage keeps the player it started with): see frames.py.
     return st.stack[st.stage_idx][F_PLAYER]  # type: ignore[no-any-return]
 
 

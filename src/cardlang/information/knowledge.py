@@ -36,9 +36,18 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from cardlang.engine.state import CALL, LOOP, MASK64, Gamestate
+from cardlang.engine.frames import (
+    CALL,
+    F_CALL_LOW,
+    F_CALL_SAVED,
+    F_KIND,
+    F_LOOP_ITEMS,
+    F_NODE,
+    LOOP,
+)
+from cardlang.engine.state import MASK64, Gamestate
 from cardlang.errors import UsageError
 from cardlang.language import types as T
 
@@ -179,17 +188,18 @@ class KnowledgeTracker:
 
     @classmethod
     def of(cls, st: Gamestate) -> KnowledgeTracker:
-        """The state's tracker, up to date (made on first use, then kept on the state)."""
+        """The state's tracker, up to date (made on first use, then kept on the state, in
+        its ``tracker`` slot)."""
         if st.log is None:
             raise UsageError(
                 "knowledge of hidden cards needs a recorded game: new_game(..., record=True) "
                 "(the runner records games whose agents ask for it: needs_knowledge = True)"
             )
-        tracker = st.knowledge
-        if tracker is None or len(tracker.seats) != st.nplayers:
-            tracker = st.knowledge = cls(st.nplayers)
+        tracker = st.tracker
+        if not isinstance(tracker, KnowledgeTracker) or len(tracker.seats) != st.nplayers:
+            tracker = st.tracker = cls(st.nplayers)
         tracker.update(st.log)
-        return tracker  # type: ignore[no-any-return]
+        return tracker
 
     def update(self, log: Sequence[tuple[Any, ...]]) -> None:
         for i in range(self.cursor, len(log)):
@@ -255,17 +265,29 @@ def seat_knowledge(st: Gamestate, seat: int) -> SeatKnowledge | None:
         return None
     if st.log is not None:
         return KnowledgeTracker.of(st).seats[seat]
-    known = st.knowledge
-    if isinstance(known, tuple) and known[0] == st.decisions and known[1].seat == seat:
-        return known[1]  # type: ignore[no-any-return]
+    attached = st.attached
+    if (
+        isinstance(attached, AttachedKnowledge)
+        and attached.decisions == st.decisions
+        and attached.knowledge.seat == seat
+    ):
+        return attached.knowledge
     return None
+
+
+class AttachedKnowledge(NamedTuple):
+    """What one seat knows of an unrecorded state (a determinization), kept in the
+    state's ``attached`` slot; valid while the state's decision count is ``decisions``."""
+
+    decisions: int
+    knowledge: SeatKnowledge
 
 
 def attach_knowledge(st: Gamestate, knowledge: SeatKnowledge) -> None:
     """Give an unrecorded state (a determinization) what one seat knows of it.  It holds
     until a move is applied: it is stamped with the decision count, which every move
     changes, so nothing on the Gamemaster's hot path has to clear it."""
-    st.knowledge = (st.decisions, knowledge)
+    st.attached = AttachedKnowledge(st.decisions, knowledge)
 
 
 # ---------------------------------------------------------------- determinization
@@ -388,14 +410,16 @@ def _map_references(st: Gamestate, game: Game, fn: Any) -> bool:
         return new
 
     st.regs = [mapped(slot, v) for slot, v in enumerate(st.regs)]
-    for frame in st.stack:
-        if frame[0] == LOOP and types.get(frame[1].slot) == T.CARD:
-            new = tuple(fn(c) for c in frame[2])
-            changed = changed or new != frame[2]
-            frame[2] = new
-        elif frame[0] == CALL:
-            low = frame[2]
-            frame[1] = [mapped(low + i, v) for i, v in enumerate(frame[1])]
+    for frame in st.stack:  # the layouts: cardlang.engine.frames
+        kind = frame[F_KIND]
+        if kind == LOOP and types.get(frame[F_NODE].slot) == T.CARD:
+            new = tuple(fn(c) for c in frame[F_LOOP_ITEMS])
+            changed = changed or new != frame[F_LOOP_ITEMS]
+            frame[F_LOOP_ITEMS] = new
+        elif kind == CALL:
+            low = frame[F_CALL_LOW]
+            saved = frame[F_CALL_SAVED]
+            frame[F_CALL_SAVED] = [mapped(low + i, v) for i, v in enumerate(saved)]
     return changed
 
 
