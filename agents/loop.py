@@ -23,8 +23,8 @@ import numpy as np
 from cardlang.agents.base import AgentError, capabilities_of
 
 from cardlang.engine.state import RUNNING, Gamestate
-from cardlang.information.views import consult
 from cardlang.information import vocabulary
+from cardlang.information.views import consult
 
 if TYPE_CHECKING:
     from cardlang.engine.game import Game

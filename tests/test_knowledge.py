@@ -38,9 +38,10 @@ from cardlang.information.knowledge import (
     _map_references,
     attach_knowledge,
     determinize,
-    sees,
 )
-from cardlang.information.views import PlayerView, card_type, view_of
+from cardlang.information.views import PlayerView, view_of
+from cardlang.information.visibility import can_see
+from cardlang.language.kinds import card_type
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 FILES = own_games() + corpus_games()[1::4]
@@ -118,7 +119,7 @@ def test_a_determinization_agrees_with_the_view(
         for key, cards in state.zones.items():
             got = det.zones.get(key, [])
             assert len(got) == len(cards)
-            if sees(seat, key):
+            if can_see(seat, key):
                 assert got == cards, key
             elif key[1] != "mem":
                 for i, entry in enumerate(knowledge.entries.get(key, ())):
@@ -267,7 +268,7 @@ def test_dominion_an_opponents_deck_and_hand_are_dealt_from_their_own_cards(seed
                     visible = Counter(
                         state.cards[c]["KIND"]
                         for key, z in state.zones.items()
-                        if key[0] == other and sees(viewer, key)
+                        if key[0] == other and can_see(viewer, key)
                         for c in z
                     )
                     owned = Counter(
@@ -313,7 +314,7 @@ def test_hearts_a_card_seen_in_a_trick_is_never_dealt_back_into_a_hand(seed: int
                     hand = set(det.zones.get((other, "iloc", "HAND"), []))
                     assert not hand & seen_played
                     # and only cards that lie where the viewer cannot see them
-                    assert all(not sees(viewer, state.card_zone[c]) for c in hand)
+                    assert all(not can_see(viewer, state.card_zone[c]) for c in hand)
             checked += bool(seen_played)
         master.apply(state, rng.randrange(len(options)))
     assert checked > 0
@@ -390,7 +391,7 @@ def test_a_view_gives_out_no_card_its_player_has_not_seen(seed: int) -> None:
     while not state.is_over:
         options = master.legal_options(state)
         for seat in range(state.nplayers):
-            seen[seat] |= {c for k, z in state.zones.items() if sees(seat, k) for c in z}
+            seen[seat] |= {c for k, z in state.zones.items() if can_see(seat, k) for c in z}
             allowed = {card_type(state.cards[c]) for c in seen[seat]}
             view = view_of(state, seat, game, options if seat == state.mover else None)
             assert reachable_types(view) <= allowed

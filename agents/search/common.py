@@ -22,7 +22,7 @@ from cardlang.agents.registry import make_agent
 
 from cardlang.engine.state import MASK64, RUNNING, Gamestate, splitmix64
 from cardlang.errors import UsageError
-from cardlang.information.knowledge import sees
+from cardlang.information.visibility import can_see
 from cardlang.language.kinds import card_type
 
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ class MoveKeys:
                 slot, value = arg[0], arg[1]
                 if slot in self.card_slots and value is not None:
                     # a card the mover cannot see is "?" in every world, the real one too
-                    seen = sees(mover, st.card_zone[value])
+                    seen = can_see(mover, st.card_zone[value])
                     parts.append(self._type(st.cards[value]) if seen else "?")
                 else:
                     parts.append(value if not isinstance(value, list) else tuple(value))

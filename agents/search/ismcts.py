@@ -57,7 +57,7 @@ from cardlang.agents.search.evaluator import (
 
 from cardlang.engine.state import RUNNING, Gamestate
 from cardlang.errors import UsageError
-from cardlang.information.knowledge import sees
+from cardlang.information.visibility import can_see
 
 if TYPE_CHECKING:
     from cardlang.engine.game import Game
@@ -170,7 +170,7 @@ class ISMCTSAgent:
         seat = view.seat
         for event in view.history_since(kept[1]):  # only what happened since
             if event[0] == "shuffle" or (
-                event[0] == "move" and not sees(seat, event[2]) and sees(seat, event[3])
+                event[0] == "move" and not can_see(seat, event[2]) and can_see(seat, event[3])
             ):
                 return Node()
         return kept[2]

@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from cardlang.engine.state import COMPLETED
+
 if TYPE_CHECKING:
     from cardlang.runs.store import RunStore
 
@@ -54,7 +56,7 @@ class GameRecord:
 
     @property
     def completed(self) -> bool:
-        return self.end_reason == "completed"
+        return self.end_reason == COMPLETED
 
     @property
     def winners(self) -> tuple[int, ...]:

@@ -37,6 +37,7 @@ from functools import partial
 import numpy as np
 
 from cardlang.analysis.data import DecisionRecord, GameRecord
+from cardlang.engine.state import CUTOFF
 from cardlang.runs.statistics import wilson_interval
 
 #: The three designs of experiment, in the order CardStock runs them.
@@ -422,7 +423,7 @@ def _completion(games: Sequence[GameRecord]) -> Sample:
     formula="games cut off by a limit (decisions or steps) / games played",
 )
 def _cutoffs(games: Sequence[GameRecord]) -> Sample:
-    return _share([1.0 if g.end_reason.startswith("cutoff") else 0.0 for g in games])
+    return _share([1.0 if g.end_reason.startswith(CUTOFF) else 0.0 for g in games])
 
 
 @_measure(

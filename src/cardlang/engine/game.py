@@ -4,8 +4,8 @@ Pipeline position: engine, its top: it imports gamemaster.py (``Game.master()``)
 reads a game only through its ``Rules`` protocol and so does not import this module.
 Built by the compiler (``cardlang.compiler.load``); read by every engine, view and agent.
 A ``Game`` is immutable once built: the closures of the setup and the flow, the scoring
-function, and static tables (number of players, register count, variable types), with
-the labels of options and values for people.  All mutable data lives in ``Gamestate``
+function, and static tables (number of players, register count, variable types), and the
+label of an option (from labels.py).  All mutable data lives in ``Gamestate``
 values; the ``Gamemaster`` drives them.
 """
 
@@ -20,13 +20,13 @@ from typing import Any
 
 from cardlang.engine.control import Action, Option, Seq
 from cardlang.engine.gamemaster import Gamemaster, Limits
+from cardlang.engine.labels import option_label
 from cardlang.engine.runtime import Fn
-from cardlang.engine.state import Gamestate, describe_owner
+from cardlang.engine.state import Gamestate
 from cardlang.errors import Diagnostic, SourceFile
 from cardlang.language import ast
 from cardlang.language import types as T
 from cardlang.language.checker import CheckedGame
-from cardlang.language.kinds import card_name
 from cardlang.language.statics import kind_attribute_tables
 
 
@@ -76,42 +76,6 @@ class Game:
         """Situation name -> its text for people, as the game file declares them."""
         return self.checked.situations
 
-    def card_name(self, st: Gamestate, card: int | None) -> str:
-        if card is None:
-            return "(none)"
-        return card_name(st.cards[card])
-
-    def describe_value(self, st: Gamestate, value: Any, type_: str) -> str:
-        if type_ == T.CARD:
-            return self.card_name(st, value)
-        if type_ == T.PLAYER:
-            return f"P{value}"
-        if type_ == T.TEAM:
-            return f"team {value}"
-        if type_ in (T.LOC, T.MEMLOC):  # a location: its name, and an open one's top card
-            cards = st.zones.get(value, ())
-            top = ""
-            if value[1] == "vloc":
-                top = f" (top {self.card_name(st, cards[-1])})" if cards else " (empty)"
-            return self.describe_location(value) + top
-        if isinstance(value, list | tuple):
-            return "[" + ", ".join(self.card_name(st, c) for c in value) + "]"
-        return str(value)
-
     def describe_option(self, st: Gamestate, option: Option) -> str:
-        """'C=Q SPADES: move 'C (top ...)' -- the bindings, then the actions' source."""
-        binds, acts = [], []
-        for fn, arg in option:
-            if fn is None:
-                slot, value, var = arg
-                type_ = self.checked.slot_types.get(slot, T.ANY)
-                binds.append(f"'{var}={self.describe_value(st, value, type_)}")
-            else:
-                acts.append(self.source.snippet(arg.span))
-        label = ", ".join(binds)
-        text = "; ".join(acts)
-        return f"{label}: {text}" if label else text
-
-    def describe_location(self, key: tuple[int, str, str]) -> str:
-        owner, kind, name = key
-        return f"{describe_owner(owner)}.{name}" + ("" if kind == "vloc" else f"({kind})")
+        """The option's label for people (engine/labels.py)."""
+        return option_label(self.source, self.checked.slot_types, st, option)

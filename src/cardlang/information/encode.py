@@ -21,7 +21,7 @@ Layout, in order (``cardlang describe FILE`` prints it for a game):
    read (the card a Library player may set aside, the discard pile a Crazy Eights
    player must match).
 
-Card types are the vocabulary's (``views.card_type``, the kinds and deck cards the game
+Card types are the vocabulary's (``language.kinds.card_type``, the kinds and deck cards the game
 can create), in its order.  Seats are relative to the viewer throughout; teams are by
 number.  Which locations and storages exist is read from the rules: every location and
 integer storage the game file names, with names known before the game (literals,
@@ -46,10 +46,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cardlang.engine.state import GAME_OWNER
-from cardlang.information.views import PlayerView, card_type
+from cardlang.information.views import PlayerView
 from cardlang.information.vocabulary import Vocabulary
 from cardlang.language import ast
 from cardlang.language import types as T
+from cardlang.language.kinds import card_type
 from cardlang.language.statics import StaticNames, all_nodes
 
 if TYPE_CHECKING:

@@ -49,18 +49,12 @@ from cardlang.engine.frames import (
 )
 from cardlang.engine.state import MASK64, Gamestate
 from cardlang.errors import UsageError
+from cardlang.information.visibility import ZoneKey, can_see
 from cardlang.language import types as T
 
 if TYPE_CHECKING:
     from cardlang.engine.game import Game
 
-ZoneKey = tuple[int, str, str]
-_OPEN = ("vloc", "mem")
-
-
-def sees(viewer: int, key: ZoneKey) -> bool:
-    """Whether seat ``viewer`` sees the cards of location ``key`` (see views.can_see)."""
-    return key[1] in _OPEN or (key[1] == "iloc" and key[0] == viewer >= 0)
 
 
 def is_token(entry: int) -> bool:
@@ -232,7 +226,7 @@ class KnowledgeTracker:
         self.where[card] = dst
         for seat in self.seats:
             entry = seat.entries[src].pop(i)
-            if entry < 0 and (sees(seat.seat, dst) or sees(seat.seat, src)):
+            if entry < 0 and (can_see(seat.seat, dst) or can_see(seat.seat, src)):
                 seat.reveal(entry, card)
                 entry = card
             seat.entries.setdefault(dst, []).insert(at, entry)
@@ -240,7 +234,7 @@ class KnowledgeTracker:
     def _shuffle(self, key: ZoneKey, order: tuple[int, ...]) -> None:
         self.zones[key] = list(order)
         for seat in self.seats:
-            if sees(seat.seat, key):
+            if can_see(seat.seat, key):
                 seat.entries[key] = list(order)
             else:
                 seat.shuffle(key)
@@ -326,7 +320,7 @@ class Skeleton:
         base.options = None
         refs: dict[int, SlotRef] = {}  # true id of an unidentified card -> its place
         for key, cards in st.zones.items():
-            if key[1] == "mem" or sees(seat, key):
+            if key[1] == "mem" or can_see(seat, key):
                 continue
             entries = knowledge.entries.get(key, [])  # made empty, without an event
             if len(entries) != len(cards):

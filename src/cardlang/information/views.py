@@ -28,6 +28,7 @@ from cardlang.engine.gamemaster import Gamemaster, Limits
 from cardlang.engine.state import Gamestate, current_player
 from cardlang.errors import UsageError
 from cardlang.information.knowledge import SeatKnowledge, Skeleton, seat_knowledge
+from cardlang.information.visibility import OPEN_KINDS, OWNER_KIND, can_see
 from cardlang.language.kinds import card_type
 
 if TYPE_CHECKING:
@@ -39,15 +40,6 @@ Attributes = Mapping[str, Any]
 _NO_CARDS: tuple[Attributes, ...] = ()
 T = TypeVar("T")
 DEFAULT_LIMITS = Limits()
-
-_OPEN = ("vloc", "mem")  # location kinds everyone sees
-
-
-def can_see(viewer: int, key: ZoneKey) -> bool:
-    """Whether ``viewer`` (a seat, or -1 for an onlooker who sees public zones) sees the cards."""
-    owner, kind, _ = key
-    return kind in _OPEN or (kind == "iloc" and owner == viewer >= 0)
-
 
 @dataclass(frozen=True)
 class OptionView:
@@ -179,7 +171,7 @@ class PlayerView:
         seat = self.seat
         for key, cards in st.zones.items():
             kind = key[1]  # can_see, inlined: this runs for every zone
-            if kind in _OPEN or (kind == "iloc" and key[0] == seat >= 0):
+            if kind in OPEN_KINDS or (kind == OWNER_KIND and key[0] == seat >= 0):
                 zones[key] = tuple(cards)
             else:
                 hidden[key] = len(cards)
@@ -446,7 +438,8 @@ class PlayerView:
                     key = arg[1]
                     z = zones.get(key)
                     # can_see, inlined (a bound location's top card: hot)
-                    if z and (key[1] in _OPEN or (key[1] == "iloc" and key[0] == seat >= 0)):
+                    seen = key[1] in OPEN_KINDS or (key[1] == OWNER_KIND and key[0] == seat >= 0)
+                    if z and seen:
                         kind = attrs[z[-1]].get("KIND")
                         break
                 elif slot in card_slots and self._sees_card(arg[1]):

@@ -19,7 +19,7 @@ Keys.  An option's key is ``[SITE/]BRANCH[:VAR=VALUE,...]``:
 - ``SITE`` (``LINE:COL``) only when several choices share the situation's name;
 - ``BRANCH``: which condact of the choice the option comes from (0-based);
 - one ``VAR=VALUE`` per variable an ``any`` of that condact binds, in binding order.  A
-  card is its type (``views.card_type``: its KIND, or its attribute values such as
+  card is its type (``language.kinds.card_type``: its KIND, or its attribute values such as
   ``A SPADES``), or ``?`` where the mover cannot see it; a player is a seat offset from
   the mover (``P+0`` is the mover, ``P+1`` the next seat); a team is its number ``T1``
   (a view does not show teams, and teams are not interchangeable the way seats are); a
@@ -55,7 +55,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cardlang.engine.state import GAME_OWNER, Gamestate
-from cardlang.information.views import PlayerView, can_see, card_type
+from cardlang.information.views import PlayerView
+from cardlang.information.visibility import OPEN_KINDS, OWNER_KIND, can_see
 from cardlang.language import ast
 from cardlang.language import types as T
 from cardlang.language.checker import (
@@ -63,7 +64,7 @@ from cardlang.language.checker import (
     statement_children,
     static_int,
 )
-from cardlang.language.kinds import KIND_ATTRIBUTE
+from cardlang.language.kinds import KIND_ATTRIBUTE, card_type
 from cardlang.language.statics import StaticNames, all_nodes, base_collection, may_hold
 
 if TYPE_CHECKING:
@@ -76,7 +77,6 @@ MAX_COLLECTION_KEY = 16
 #: Integers an ``any`` over a non-constant range may bind: 0 to this, exclusive.
 DEFAULT_INT_KEYS = 64
 UNSEEN = "?"
-_OPEN = ("vloc", "mem")  # location kinds everyone sees (views.can_see)
 EMPTY = "-"
 
 Attributes = Mapping[str, Any]
@@ -384,7 +384,7 @@ def _card_part(pre: str) -> PartFn:
     def card_part(st: Gamestate, card: int, seat: int) -> str:
         # views.can_see and card_type, inlined: this runs for most options of most games
         owner, kind, _ = st.card_zone[card]
-        if kind in _OPEN or (kind == "iloc" and owner == seat >= 0):
+        if kind in OPEN_KINDS or (kind == OWNER_KIND and owner == seat >= 0):
             attrs = st.cards[card]
             t = attrs.get(KIND_ATTRIBUTE)
             return pre + (t if t is not None else card_type(attrs))

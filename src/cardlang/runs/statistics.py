@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from cardlang.engine.gamemaster import GameResult
+from cardlang.engine.state import FAILED
 from cardlang.runs.store import Outcome
 
 __all__ = ["Z95", "BatchSummary", "wilson_interval"]
@@ -77,7 +78,7 @@ class BatchSummary:
             self._count_agents(result.credits, seat_agents)
             if len({_team(result, w) for w in result.winners}) > 1:
                 self.ties += 1
-        elif result.end_reason == "failed":
+        elif result.end_reason == FAILED:
             self.failed += 1
             kind = result.error_kind or "?"
             self.error_counts[kind] = self.error_counts.get(kind, 0) + 1

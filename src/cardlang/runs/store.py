@@ -34,6 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cardlang.engine.state import COMPLETED, FAILED
 from cardlang.errors import UsageError
 
 if TYPE_CHECKING:
@@ -189,7 +190,7 @@ class Outcome:
 
     @property
     def completed(self) -> bool:
-        return self.end_reason == "completed"
+        return self.end_reason == COMPLETED
 
     @classmethod
     def of(cls, result: GameResult) -> Outcome:
@@ -422,7 +423,7 @@ class RunStore:
         for _, group in itertools.groupby(rows, key=lambda r: r[0]):
             seats = list(group)
             first = seats[0]
-            completed = first[2] == "completed"
+            completed = first[2] == COMPLETED
             yield (
                 tuple(json.loads(first[1])),
                 Outcome(
@@ -452,7 +453,7 @@ class RunStore:
         same batch finished it first.
         """
         outcome = Outcome.of(result)
-        failed = result.end_reason == "failed"
+        failed = result.end_reason == FAILED
         with self.transaction() as conn:
             cur = conn.execute(
                 "UPDATE games SET status = 'done', started = ?, ended = ?, end_reason = ?, "

@@ -11,7 +11,8 @@ from typing import Any
 
 from cardlang.engine.game import Game
 from cardlang.engine.gamemaster import GameResult
-from cardlang.engine.state import Gamestate, describe_owner
+from cardlang.engine.labels import card_label, location_label
+from cardlang.engine.state import FAILED, Gamestate, describe_owner
 
 
 def render_transcript(game: Game, st: Gamestate, result: GameResult, agent_names: list[str]) -> str:
@@ -32,9 +33,9 @@ def render_transcript(game: Game, st: Gamestate, result: GameResult, agent_names
                 and events[j + 1][2:4] == event[2:4]
             ):
                 j += 1
-            src, dst = game.describe_location(event[2]), game.describe_location(event[3])
+            src, dst = location_label(event[2]), location_label(event[3])
             if j == i:
-                lines.append(f"    move {game.card_name(st, event[1])}: {src} -> {dst}")
+                lines.append(f"    move {card_label(st, event[1])}: {src} -> {dst}")
             else:
                 lines.append(f"    move {j - i + 1} cards: {src} -> {dst}")
             i = j + 1
@@ -56,11 +57,11 @@ def _render_event(game: Game, event: tuple[Any, ...]) -> str:
         _, (owner, name), value = event
         return f"    {describe_owner(owner)}.{name} = {value}"
     if kind == "create":
-        return f"    create {event[1]} cards in {game.describe_location(event[2])}"
+        return f"    create {event[1]} cards in {location_label(event[2])}"
     if kind == "remember":
-        return f"    remember card {event[1]} in {game.describe_location(event[2])}"
+        return f"    remember card {event[1]} in {location_label(event[2])}"
     if kind == "shuffle":
-        return f"    shuffle {game.describe_location(event[1])}"
+        return f"    shuffle {location_label(event[1])}"
     return f"    {event}"
 
 
@@ -74,7 +75,7 @@ def _render_result(result: GameResult) -> str:
         f"{_plural(result.turns, 'turn')}"
     )
     lines = [head]
-    if result.end_reason != "failed":
+    if result.end_reason != FAILED:
         scores = ", ".join(f"P{i} {s}" for i, s in enumerate(result.scores))
         lines.append(f"scores: {scores}" + ("" if result.completed else " (not a result)"))
     if result.winners:
