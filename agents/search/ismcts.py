@@ -3,7 +3,7 @@
 SO-ISMCTS (Cowling, Powley and Whitehouse, 2012): one tree for the searching player,
 whose root is its information set; every iteration deals a fresh determinization of the
 player's view (``view.determinize``) and walks the tree with it.  An edge is a move key
-(agents/search.py: the condact and the card types it binds, as the mover sees them in that
+(search/common.py: the condact and the card types it binds, as the mover sees them in that
 determinization), so an opponent's move is named by what they played, and a move legal in
 only some determinizations is a separate edge with its own *availability* count: UCB uses
 ``ln(availability)`` in place of the parent's visits, so rarely available moves are not

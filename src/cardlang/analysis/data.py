@@ -1,6 +1,6 @@
 """Recorded games as plain values: what every measure of game quality is computed from.
 
-Pipeline position: after the records (records.py).  ``load_batch`` reads one batch of a
+Pipeline position: after the records (runs/store.py).  ``load_batch`` reads one batch of a
 records database into ``GameRecord`` values, with each decision and the trace its agent
 left (search agents estimate, at each decision, every option's value for the mover and
 every seat's standing).  Nothing here plays a game; measures are pure functions of these.

@@ -1,6 +1,6 @@
 """The experiments behind the measures: which games to play, played or found in the records.
 
-Pipeline position: between the command (cli.py, ``cardlang heuristics``) and the batch
+Pipeline position: between the command (cli/heuristics.py, ``cardlang heuristics``) and the batch
 runner (simulate.run_batch).  Each measure names the *design* whose games it reads
 (heuristics/measures.py):
 

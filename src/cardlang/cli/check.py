@@ -14,14 +14,14 @@ import json
 import sys
 from typing import Any
 
-from cardlang.cli.options import EXIT_ERROR, EXIT_OK, param_option, print_error
-from cardlang.errors import GameFileError, UsageError
+from cardlang.cli.options import EXIT_ERROR, EXIT_OK, SubParsers, param_option, print_error
+from cardlang.errors import Diagnostic, GameFileError, UsageError
 from cardlang.language.params import parse_param_args
 
 __all__ = ["add_parser", "cmd_check"]
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: SubParsers) -> None:
     """The ``check`` subcommand's arguments."""
     check = sub.add_parser("check", help="check game files; exit 1 if any has errors")
     check.add_argument("files", nargs="+", metavar="FILE")
@@ -63,7 +63,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_ERROR if failed else EXIT_OK
 
 
-def _diag_json(d: Any) -> dict[str, Any]:
+def _diag_json(d: Diagnostic) -> dict[str, Any]:
     return {
         "severity": d.severity,
         "message": d.message,

@@ -12,15 +12,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
 
-from cardlang.cli.options import EXIT_OK, param_option
+from cardlang.cli.options import EXIT_OK, SubParsers, param_option
 from cardlang.language.params import parse_param_args
 
 __all__ = ["add_parser", "cmd_describe"]
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: SubParsers) -> None:
     """The ``describe`` subcommand's arguments."""
     desc = sub.add_parser(
         "describe",

@@ -16,11 +16,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from cardlang.cli.options import (
     EXIT_INTERRUPTED,
     EXIT_OK,
+    SubParsers,
     backend_choice,
     limit_options,
     param_option,
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
 __all__ = ["add_parser", "cmd_heuristics"]
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: SubParsers) -> None:
     """The ``heuristics`` subcommand's arguments."""
     from cardlang.analysis import DEFAULT_AI
     from cardlang.runs.store import DEFAULT_DB

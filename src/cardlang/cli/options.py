@@ -16,6 +16,7 @@ import argparse
 import sys
 
 __all__ = [
+    "SubParsers",
     "EXIT_ERROR",
     "EXIT_INTERRUPTED",
     "EXIT_OK",
@@ -29,6 +30,9 @@ __all__ = [
     "seed",
     "seed_option",
 ]
+
+#: What ``add_parser(sub)`` of each command module receives.
+SubParsers = argparse._SubParsersAction  # argparse has no public name for it
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 #: Ctrl-C: what a shell reports for a process ended by SIGINT (128 + 2).

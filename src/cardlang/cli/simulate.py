@@ -15,12 +15,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardlang.cli.options import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    SubParsers,
     backend_choice,
     backend_options,
     limit_options,
@@ -30,10 +31,17 @@ from cardlang.cli.options import (
 )
 from cardlang.language.params import parse_param_args
 
+if TYPE_CHECKING:  # imported when used: `cardlang check` loads none of it
+    from rich.console import Console
+
+    from cardlang.engine.game import Game
+    from cardlang.runs.statistics import BatchSummary
+    from cardlang.runs.store import RunStore
+
 __all__ = ["add_parser", "cmd_simulate"]
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: SubParsers) -> None:
     """The ``simulate`` subcommand's arguments."""
     sim = sub.add_parser("simulate", help="play many games and summarise them")
     sim.add_argument("file", metavar="FILE")
@@ -127,7 +135,7 @@ def _records_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _open_records(args: argparse.Namespace) -> Any:
+def _open_records(args: argparse.Namespace) -> RunStore | None:
     """The RunStore that --db or --keep names, or None."""
     from cardlang.runs.store import DEFAULT_DB, RunStore
 
@@ -137,7 +145,9 @@ def _open_records(args: argparse.Namespace) -> Any:
     return RunStore.open(args.db) if args.db else None
 
 
-def _run_simulation(game: Any, batch: dict[str, Any], store: Any, *, progress: bool) -> Any:
+def _run_simulation(
+    game: Game, batch: dict[str, Any], store: RunStore | None, *, progress: bool
+) -> BatchSummary:
     """run_batch, with a progress bar on a terminal (games of a resumed batch that are
     already recorded count as done)."""
     from cardlang.runs.progress import games_bar
@@ -155,7 +165,7 @@ def _run_simulation(game: Any, batch: dict[str, Any], store: Any, *, progress: b
         )
 
 
-def _print_summary(s: Any) -> None:
+def _print_summary(s: BatchSummary) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -207,7 +217,7 @@ def _print_summary(s: Any) -> None:
             console.print("  " + e, markup=False, highlight=False)
 
 
-def _print_strength(console: Any, s: Any) -> None:
+def _print_strength(console: Console, s: BatchSummary) -> None:
     """Win share per agent with its 95% interval, when the seats' agents differ."""
     from rich.table import Table
 
@@ -235,7 +245,7 @@ def _print_strength(console: Any, s: Any) -> None:
     console.print(table)
 
 
-def _print_turns_histogram(console: Any, histogram: dict[int, int]) -> None:
+def _print_turns_histogram(console: Console, histogram: dict[int, int]) -> None:
     total = sum(histogram.values())
     peak = max(histogram.values())
     console.print("turns taken (completed games)")

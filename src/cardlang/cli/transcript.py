@@ -14,16 +14,26 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
-from cardlang.cli.options import EXIT_OK, limit_options, param_option, positive, seed_option
+from cardlang.cli.options import (
+    EXIT_OK,
+    SubParsers,
+    limit_options,
+    param_option,
+    positive,
+    seed_option,
+)
 from cardlang.errors import UsageError
 from cardlang.language.params import parse_param_args
+
+if TYPE_CHECKING:  # imported when used
+    from cardlang.runs.store import RunStore
 
 __all__ = ["add_parser", "cmd_transcript"]
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: SubParsers) -> None:
     """The ``transcript`` subcommand's arguments."""
     tr = sub.add_parser(
         "transcript",
@@ -115,7 +125,7 @@ def _replay_recorded(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _print_listing(store: Any) -> None:
+def _print_listing(store: RunStore) -> None:
     """One line per recorded game: what --game takes, and enough to pick one."""
     rows = store.listing()
     print(f"{store.path}: {len(rows)} games")

@@ -1,10 +1,11 @@
 """``cardlang describe``: a game's situations, vector layouts and action vocabulary, for
 someone about to design a network for it.
 
-Pipeline position: around, like transcript.py; it only reads ``Encoder`` (encode.py) and
-``Vocabulary`` (vocabulary.py).  ``description`` gives the JSON object; ``print_tables``
-the same as rich tables: locations in one row each (size and per-type counts), the
-vocabulary in one row per condact (its key pattern and index range).
+Pipeline position: information, for the ``cardlang describe`` command; it only reads
+``Encoder`` (encode.py) and ``Vocabulary`` (vocabulary.py).  ``description`` gives the
+JSON object; ``print_tables`` the same as rich tables: locations in one row each (size
+and per-type counts), the vocabulary in one row per condact (its key pattern and index
+range).
 """
 
 from __future__ import annotations

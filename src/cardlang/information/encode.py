@@ -1,6 +1,6 @@
 """Encoders: a PlayerView as numbers, for neural agents.
 
-Pipeline position: after views.py and vocabulary.py, before learning agents.  From the
+Pipeline position: information, after views.py and vocabulary.py, before learning agents.  From the
 compiled game alone, each situation gets a fixed *layout*: a float32 vector whose every
 position means the same thing in every game of the ruleset (and its parameters).  A view
 encodes to ``(situation id, vector, mask)``; the mask marks the situation's vocabulary

@@ -187,7 +187,7 @@ class KnowledgeTracker:
         if st.log is None:
             raise UsageError(
                 "knowledge of hidden cards needs a recorded game: new_game(..., record=True) "
-                "(the runner records games whose agents ask for it: needs_knowledge = True)"
+                "(the runner records games whose agents declare Capabilities(knowledge=True))"
             )
         tracker = st.tracker
         if not isinstance(tracker, KnowledgeTracker) or len(tracker.seats) != st.nplayers:

@@ -1,7 +1,7 @@
 """Situations and the action vocabulary of a compiled game: stable names for decisions
 and for their options, derived from the rules alone.
 
-Pipeline position: beside the Gamemaster, before agents and encoders (encode.py).  A
+Pipeline position: information, above the engine, before agents and encoders (encode.py).  A
 learning agent needs a fixed output layout: the same index must mean the same move in
 every game of a ruleset.  Options (control.Option) are tuples of steps that vary from
 one decision to the next; this module names each by a *key* built only from what the
