@@ -21,13 +21,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import textwrap
 from pathlib import Path
+
+from bench_common import installed_layout
 
 WORKLOAD = textwrap.dedent(
     """
@@ -54,15 +55,6 @@ WORKLOAD = textwrap.dedent(
 )
 
 GAMES = {"bm": 1000, "hearts": 2000, "traced": 800, "ismcts": 200}
-
-
-def installed_layout(checkout: Path, into: Path) -> Path:
-    package = into / "cardlang"
-    ignore = shutil.ignore_patterns("__pycache__")
-    shutil.copytree(checkout / "src" / "cardlang", package, ignore=ignore)
-    shutil.copytree(checkout / "agents", package / "agents", ignore=ignore)
-    shutil.copytree(checkout / "grammar", package / "grammar", ignore=ignore)
-    return into
 
 
 def timed(layout: Path, root: Path, which: str, games: int) -> float:

@@ -10,6 +10,7 @@ import json
 import shutil
 import statistics
 import sys
+from pathlib import Path
 from typing import Any
 
 
@@ -55,3 +56,15 @@ def paired_ratios(ours: list[Any], peers: list[Any]) -> list[float]:
         for o, p in zip(ours, peers, strict=False)
         if o.games_per_second is not None
     ]
+
+
+def installed_layout(checkout: Path, into: Path) -> Path:
+    """A checkout laid out as it installs (src/cardlang with agents/ and grammar/ inside)
+    under ``into``: put ``into`` first on PYTHONPATH to import that checkout's cardlang
+    instead of the installed one."""
+    package = into / "cardlang"
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(checkout / "src" / "cardlang", package, ignore=ignore)
+    shutil.copytree(checkout / "agents", package / "agents", ignore=ignore)
+    shutil.copytree(checkout / "grammar", package / "grammar", ignore=ignore)
+    return into

@@ -6,9 +6,13 @@ option at every decision, and the result; for a few games it also plays the buil
 and search agents (whose determinizations and rollouts then count too).  It prints one
 SHA-256 per (file, run) as JSON, so two checkouts can be compared:
 
-    python benchmarks/event_log_oracle.py > before.json     # on the old code
-    python benchmarks/event_log_oracle.py > after.json      # on the new code
+    python benchmarks/event_log_oracle.py --checkout /tmp/before > before.json
+    python benchmarks/event_log_oracle.py > after.json      # this checkout
     diff before.json after.json                              # must print nothing
+
+``--checkout DIR`` runs the same games on another checkout's code (a git worktree of the
+commit before a change), laid out as it installs; the game files are always this
+checkout's, so only the code differs.
 
 Use it for any change meant to keep behaviour (refactoring, optimisation, a second
 engine).  It imports only the public facade (``load_game``, ``make_agent``, ``play_game``).
@@ -19,8 +23,11 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import random
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from cardlang.agents import make_agent
@@ -88,11 +95,27 @@ def _result(result) -> tuple:  # type: ignore[no-untyped-def]
     )
 
 
+def run_on(checkout: Path, seeds: int, agent_seeds: int) -> int:
+    """This script, run on ``checkout``'s code in a fresh interpreter."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_common import installed_layout
+
+    with tempfile.TemporaryDirectory() as tmp:
+        layout = installed_layout(checkout.resolve(), Path(tmp))
+        env = {**os.environ, "PYTHONPATH": str(layout)}
+        command = [sys.executable, __file__, "--seeds", str(seeds)]
+        command += ["--agent-seeds", str(agent_seeds)]
+        return subprocess.run(command, env=env, check=False).returncode
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=5, help="random games per file")
     parser.add_argument("--agent-seeds", type=int, default=2, help="games per agent run")
+    parser.add_argument("--checkout", type=Path, help="run another checkout's code instead")
     args = parser.parse_args()
+    if args.checkout is not None:
+        sys.exit(run_on(args.checkout, args.seeds, args.agent_seeds))
     out: dict[str, str] = {}
     for path in game_files():
         name = str(path.relative_to(ROOT.parent))
