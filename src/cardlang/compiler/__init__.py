@@ -2,7 +2,8 @@
 
 Holds the expression compiler (``expressions``: each expression to one generated Python
 function), the statement compiler (``statements``: actions, control nodes, option
-listers) and ``load`` (``load_game``: parse, check and compile in one call).
+listers; assembled from ``stmt_base``, ``control_flow``, ``moves``, ``board`` and
+``choices``) and ``load`` (``load_game``: parse, check and compile in one call).
 
 May import: ``cardlang.engine`` (the run-time library and control nodes it targets, the
 ``Game`` it builds), ``cardlang.language`` and ``cardlang.errors``.
