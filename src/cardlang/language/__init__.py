@@ -3,8 +3,10 @@
 Holds the AST (``ast``: frozen dataclasses, one per surface form, each with its span), the
 forms' signatures (``forms``), value types (``types``), the parser (``parser``: Lark
 parse tree to AST) and its syntax-error explainer (``syntax_errors``), game parameters
-(``params``), the checker (``checker``: scopes, types, arity, every mistake at once), what
-a card is called (``kinds``) and what the rules say before any game is played
+(``params``), the checker (``checker``: scopes, types, arity, every mistake at once; its
+rules in ``checker_statements`` and ``checker_expressions`` over ``checker_base``, its
+result in ``checked_game``, the rules read off the AST alone in ``ast_facts``), what a
+card is called (``kinds``) and what the rules say before any game is played
 (``statics``).
 
 May import: ``cardlang.errors`` and ``cardlang.grammar`` only.  Nothing here runs a game.

@@ -1,0 +1,86 @@
+"""Facts read off the AST alone, before or without types: the cards a deck description
+makes, the statements inside a statement, whether a statement can reach a decision, the
+value of an integer known before the game, how a (create teams ...) numbers players.
+
+Pipeline position: language layer, beside the AST; the checker uses these rules and the
+compiler and the information layer share them (through ``cardlang.language.checker``,
+which re-exports them), so that one question has one answer.  Imports only other
+language modules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+from cardlang.language import ast
+from cardlang.language.checked_game import Procedure
+
+
+def deck_cards(deck: ast.Deck) -> list[dict[str, str]]:
+    """The cards a deck description makes: the product of its top-level dimensions."""
+    cards: list[dict[str, str]] = [{}]
+    for attr in deck.attributes:
+        cards = [dict(c, **v) for c in cards for v in _dimension(attr)]
+    return cards
+
+
+def _dimension(attr: ast.Attribute) -> list[dict[str, str]]:
+    key = attr.names[0]
+    values: list[dict[str, str]] = []
+    for child in attr.children:
+        if not child.children:
+            values.extend({key: name} for name in child.names)
+            continue
+        subs: list[dict[str, str]] = [{}]
+        for sub in child.children:
+            subs = [dict(s, **v) for s in subs for v in _dimension(sub)]
+        values.extend(dict({key: child.names[0]}, **s) for s in subs)
+    return values
+
+
+def statement_children(node: ast.Node) -> list[ast.Node]:
+    """The statements directly inside a statement (not its expressions)."""
+    out: list[ast.Node] = []
+    for name in node.__dataclass_fields__:  # type: ignore[attr-defined]
+        value = getattr(node, name)
+        if isinstance(value, ast.Node):
+            out.append(value)
+        elif isinstance(value, tuple):
+            out.extend(v for v in value if isinstance(v, ast.Node))
+    return [c for c in out if type(c) in ast.STATEMENT_CLASSES]
+
+
+def reaches_decision(node: ast.Node, procedures: Mapping[str, Procedure]) -> bool:
+    """Whether running a statement can stop at a decision: it holds a choice or a stage,
+    or calls a procedure known (in ``procedures``) to reach one."""
+    if isinstance(node, ast.Choice | ast.Stage):
+        return True
+    if isinstance(node, ast.Call):
+        proc = procedures.get(node.name)
+        return proc is not None and proc.has_decision
+    return any(reaches_decision(c, procedures) for c in statement_children(node))
+
+
+def choices_in(node: ast.Node) -> Iterator[ast.Choice]:
+    """Every choice written inside a statement, nested ones included."""
+    if isinstance(node, ast.Choice):
+        yield node
+    for c in statement_children(node):
+        yield from choices_in(c)
+
+
+def one_based_teams(n: ast.CreateTeams, nplayers: int | None) -> bool:
+    """Teams listed as 1..N (newest CardStock) rather than 0..N-1 (RECYCLE 0.5.10)."""
+    listed = {p for team in n.teams for p in team}
+    return nplayers is not None and 0 not in listed and nplayers in listed
+
+
+def static_int(node: ast.Node, lookup: object) -> int | None:
+    """The value of an integer known before the game starts (a literal or a constant)."""
+    if isinstance(node, ast.IntLiteral):
+        return node.value
+    if isinstance(node, ast.Variable) and callable(lookup):
+        binding = lookup(node.name)
+        if binding is not None and binding.declare is not None:
+            return static_int(binding.declare.value, lookup)
+    return None

@@ -1,0 +1,64 @@
+"""What the checker hands on: ``CheckedGame`` (the type of every expression node, the
+register slot of every variable binding, the diagnostics, the declared card kinds and
+procedures) and ``Procedure`` (what is known of one (define ...)).
+
+Pipeline position: the checker (checker.py) fills these; the compiler, the engine and the
+information layer read them and never re-derive a type.  Plain data: imports only
+``cardlang.errors`` and the AST.  Import them from ``cardlang.language.checker``, which
+re-exports them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cardlang.errors import Diagnostic, SourceFile
+from cardlang.language import ast
+from cardlang.language import types as T
+
+
+@dataclass
+class Procedure:
+    """What the checker knows of a (define ...): its parameters' slots and types, the
+    registers its bodies use (``slots``: a contiguous range, saved around a recursive
+    call), and the card kinds that give their own body."""
+
+    node: ast.Define
+    param_slots: tuple[int, ...]
+    param_types: tuple[str, ...]
+    slots: tuple[int, int] = (0, 0)
+    hooks: dict[str, ast.KindHook] = field(default_factory=dict)
+    calls: set[str] = field(default_factory=set)  # procedures its bodies call
+    has_decision: bool = False
+    recursive: bool = False
+
+
+@dataclass
+class CheckedGame:
+    game: ast.Game
+    source: SourceFile
+    types: dict[int, str] = field(default_factory=dict)
+    slots: dict[int, int] = field(default_factory=dict)
+    declares: dict[int, ast.Declare] = field(default_factory=dict)
+    # Declared values (integers, strings, booleans, string lists) are evaluated once, at
+    # the start of a game, into these registers; declared locations and collections are
+    # names for their expression and are evaluated where they are used.
+    declare_slots: dict[int, int] = field(default_factory=dict)
+    n_slots: int = 0
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    deck_attributes: dict[str, set[str]] = field(default_factory=dict)
+    slot_types: dict[int, str] = field(default_factory=dict)
+    element_slots: set[int] = field(default_factory=set)  # bound to elements: never None
+    # attributes every card of every deck has (None until a deck is seen)
+    universal_attributes: set[str] | None = None
+    procedures: dict[str, Procedure] = field(default_factory=dict)
+    kinds: dict[str, ast.CardKind] = field(default_factory=dict)
+    kind_attribute_types: dict[str, str] = field(default_factory=dict)
+    situations: dict[str, str] = field(default_factory=dict)  # name -> text
+
+    def type_of(self, node: ast.Node) -> str:
+        return self.types.get(id(node), T.ANY)
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == "error"]
