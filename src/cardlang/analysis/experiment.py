@@ -2,7 +2,7 @@
 
 Pipeline position: between the command (cli/heuristics.py, ``cardlang heuristics``) and the batch
 runner (simulate.run_batch).  Each measure names the *design* whose games it reads
-(heuristics/measures.py):
+(analysis/measures.py):
 
 - ``random``: every seat a random player (fairness, branching, duration ...);
 - ``ai_vs_random``: one AI seat, rotating through every seat from game to game, against
