@@ -1,0 +1,71 @@
+"""The flow section of grammar/cardlang.lark: the statements that order, choose, loop
+over and guard others: ``(stage ...)``, ``(do ...)``, ``(choice ...)``, ``(while ...)``,
+``(BOOL ACTION)``, ``(any|all ...)`` as a statement and ``(let ...)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cardlang.language.ast.nodes import Node
+
+
+@dataclass(frozen=True, slots=True)
+class Stage(Node):
+    """``(stage player|team (end BOOL) BODY+)``: a loop of turns over the player or team cycle."""
+
+    kind: str
+    end: Node
+    body: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Do(Node):
+    """``(do (CONDACT*))``: run in order."""
+
+    body: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Choice(Node):
+    """``(choice [by PLAYER] (CONDACT*))``: the current player (or PLAYER) picks one of the
+    options these expand to."""
+
+    body: tuple[Node, ...]
+    chooser: Node | None = None
+    situation: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class While(Node):
+    """``(while BOOL BODY+)``: repeat BODY while BOOL holds, checked before each pass."""
+
+    condition: Node
+    body: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Guarded(Node):
+    """``(BOOL ACTION)``: the action runs (or, in a choice, is offered) only when BOOL holds."""
+
+    condition: Node
+    body: Node
+
+
+@dataclass(frozen=True, slots=True)
+class ForEach(Node):
+    """``(any|all COLLECTION 'V BODY)`` as a statement: fork options / run for every element."""
+
+    quantifier: str
+    collection: Node
+    var: str
+    body: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Let(Node):
+    """``(let VALUE 'V BODY)``: bind a local variable for BODY."""
+
+    value: Node
+    var: str
+    body: Node

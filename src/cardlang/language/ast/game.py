@@ -1,0 +1,101 @@
+"""The top of the setup section of grammar/cardlang.lark: the ``(game ...)`` root and its
+declarations, ``(declare ...)`` constants, ``(define ...)`` procedures and their
+parameters, ``(card-kind ...)`` with its attributes and hooks, ``(situation ...)``, and
+the final ``(scoring ...)``.
+
+None of these is itself a statement or an expression; the checker reads them off
+``Game`` before it checks the body.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cardlang.language.ast.nodes import Node
+from cardlang.language.ast.setup import Setup
+
+
+@dataclass(frozen=True, slots=True)
+class Declare(Node):
+    """``(declare VALUE 'VAR [ALLOWED])``: a program constant; ALLOWED (a range or a
+    list of names) is what ``--param`` may set it to."""
+
+    value: Node
+    var: str
+    allowed: Node | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Scoring(Node):
+    """``(scoring min|max INT [min|max INT]...)``: evaluated per seat with (current player)
+    bound to it; each later pair breaks ties left by the ones before."""
+
+    mode: str
+    value: Node
+    tiebreaks: tuple[tuple[str, Node], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Param(Node):
+    """``(TYPE 'VAR)``: a procedure's parameter; TYPE is player, team, card, integer,
+    string, location or cards."""
+
+    type: str
+    var: str
+
+
+@dataclass(frozen=True, slots=True)
+class Define(Node):
+    """``(define NAME ((TYPE 'VAR) ...) BODY*)``: a procedure, run by ``(call NAME ...)``.
+    When its first parameter is a card, a card kind may give its own body (kind hooks)."""
+
+    name: str
+    params: tuple[Param, ...]
+    body: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class KindAttribute(Node):
+    """``(NAME VALUE)`` in a card kind: VALUE is an integer, a name or a list of names."""
+
+    name: str
+    value: int | str | tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class KindHook(Node):
+    """``(on PROCEDURE BODY+)``: this kind's body for a procedure whose first parameter is
+    a card."""
+
+    procedure: str
+    body: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CardKind(Node):
+    """``(card-kind NAME (ATTRIBUTE VALUE)* (on PROCEDURE BODY+)*)``."""
+
+    name: str
+    attributes: tuple[KindAttribute, ...]
+    hooks: tuple[KindHook, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Situation(Node):
+    """``(situation NAME "text")``: what the decisions named NAME are about, for people."""
+
+    name: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Game(Node):
+    """``(game (declare|define|card-kind|situation ...)* (setup ...) FLOW+ (scoring ...))``."""
+
+    declares: tuple[Declare, ...]
+    setup: Setup
+    body: tuple[Node, ...]
+    scoring: Scoring
+    procedures: tuple[Define, ...] = ()
+    kinds: tuple[CardKind, ...] = ()
+    situations: tuple[Situation, ...] = ()

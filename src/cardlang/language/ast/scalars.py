@@ -1,0 +1,154 @@
+"""The rest of the expressions section of grammar/cardlang.lark: integers, strings, the
+card-kind forms (``attr``, ``total``, ``contains``, ``others``), the conditional ``if``
+and booleans.  Atoms, cards, locations, owners and collections are in ``expressions``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cardlang.language.ast.nodes import Node
+
+# ---------------------------------------------------------------- expressions: integers
+
+
+@dataclass(frozen=True, slots=True)
+class Random(Node):
+    """``(random N)`` (0..N) or ``(random A .. B)``, inclusive, from the game's RNG."""
+
+    low: Node | None
+    high: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Arith(Node):
+    """``(+|-|*|//|%|^ A B)``; ``(+ A B C ...)`` and ``(* ...)`` are folded into pairs.
+
+    ``extra`` holds operands beyond two of the other operators (an error).
+    """
+
+    op: str
+    left: Node
+    right: Node
+    extra: tuple[Node, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class UnaryInt(Node):
+    """``(tri N)`` (triangular number) or ``(fib N)`` (Fibonacci number)."""
+
+    op: str
+    operand: Node
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreExtreme(Node):
+    """``(scoremax|scoremin COLLECTION using POINTS)``: -1 / 2147483647 when empty."""
+
+    mode: str
+    collection: Node
+    points: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Size(Node):
+    """``(size COLLECTION)``."""
+
+    collection: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Sum(Node):
+    """``(sum COLLECTION using POINTS)``."""
+
+    collection: Node
+    points: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Score(Node):
+    """``(score CARD using POINTS)``."""
+
+    card: Node
+    points: Node
+
+
+# ---------------------------------------------------------------- expressions: strings
+
+
+@dataclass(frozen=True, slots=True)
+class CardAtt(Node):
+    """``(cardatt KEY CARD)``: "" when the card is missing or has no such attribute."""
+
+    key: Node
+    card: Node
+
+
+# ---------------------------------------------------------------- expressions: card kinds
+
+
+@dataclass(frozen=True, slots=True)
+class Attr(Node):
+    """``(attr NAME CARD)``: a card kind's attribute, typed by its declaration."""
+
+    name: str
+    card: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Total(Node):
+    """``(total ATTRIBUTE COLLECTION)``: the sum of a kind's integer attribute over cards."""
+
+    name: str
+    collection: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Contains(Node):
+    """``(contains LIST STRING)``: whether the list of names holds the name."""
+
+    items: Node
+    value: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Others(Node):
+    """``(others PLAYER)``: the other players in turn order, from the one after PLAYER."""
+
+    player: Node
+
+
+# ---------------------------------------------------------------- expressions: booleans
+
+
+@dataclass(frozen=True, slots=True)
+class If(Node):
+    """``(if BOOL A B)``: A when BOOL holds, else B."""
+
+    condition: Node
+    then: Node
+    otherwise: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Compare(Node):
+    """``(< > <= >= == != A B)``: integers; == and != also strings, cards, players, teams."""
+
+    op: str
+    left: Node
+    right: Node
+
+
+@dataclass(frozen=True, slots=True)
+class BoolOp(Node):
+    """``(and|or B B+)``, short-circuit."""
+
+    op: str
+    operands: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Not(Node):
+    """``(not B)``."""
+
+    operand: Node
