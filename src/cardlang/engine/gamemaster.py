@@ -194,7 +194,7 @@ class Gamemaster(Generic[G]):
         n = st.nplayers
         keys = st.scores or [(0,) * (1 + len(self.game.tiebreaks))] * n
         scores = tuple(k[0] for k in keys)
-        keyed = self._smaller_is_better(keys)
+        keyed = self.ranking_keys(keys)
         ranks = tuple(1 + sum(1 for other in keyed if other < mine) for mine in keyed)
         winners: tuple[int, ...] = ()
         credits = tuple(0.0 for _ in range(n))
@@ -215,17 +215,7 @@ class Gamemaster(Generic[G]):
             error=st.error,
         )
 
-    def current_scores(self, st: Gamestate) -> list[tuple[int, ...]]:
-        """Per seat, (score, tie-break values...) as the scoring says now, whatever the
-        game's status (a running game's scoring may raise ``RuleError``)."""
-        return self._scores(st)
-
     def ranking_keys(self, keys: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
-        """Per seat (score, tie-breaks...) turned so that smaller is better: what is
-        maximised is negated; tuples then compare as the tie-breaks say, in order."""
-        return self._smaller_is_better(keys)
-
-    def _smaller_is_better(self, keys: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
         """Per seat (score, tie-breaks...) turned so that smaller is better: what is
         maximised is negated; tuples then compare as the tie-breaks say, in order."""
         modes = [self.game.scoring_mode] + [mode for mode, _ in self.game.tiebreaks]
@@ -336,12 +326,13 @@ class Gamemaster(Generic[G]):
         st.status = COMPLETED
         st.end_reason = COMPLETED
         try:
-            st.scores = self._scores(st)
+            st.scores = self.current_scores(st)
         except RuleError as err:
             self._fail(st, err)
 
-    def _scores(self, st: Gamestate) -> list[tuple[int, ...]]:
-        """Per seat: the score, then each tie-break value."""
+    def current_scores(self, st: Gamestate) -> list[tuple[int, ...]]:
+        """Per seat, (score, tie-break values...) as the scoring says now, whatever the
+        game's status (a running game's scoring may raise ``RuleError``)."""
         root = st.stack[0]  # the ROOT frame, at the bottom
         saved_idx, saved_cur = st.stage_idx, root[F_CUR]
         st.stage_idx = 0
@@ -375,6 +366,6 @@ class Gamemaster(Generic[G]):
         st.options = None
         st.mover = -1
         try:
-            st.scores = self._scores(st)
+            st.scores = self.current_scores(st)
         except RuleError:
             st.scores = None

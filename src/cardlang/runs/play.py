@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from cardlang.agents.base import AgentError, DecisionTrace, agent_label, capabilities_of
-from cardlang.agents.loop import ask, play_out, rank_vector, resolve_choice
+from cardlang.agents.loop import play_out
 from cardlang.engine.gamemaster import Gamemaster, GameResult
 from cardlang.engine.state import Gamestate
 from cardlang.errors import UsageError
@@ -30,10 +30,7 @@ __all__ = [
     "Decision",
     "DecisionTrace",
     "agent_label",
-    "ask",
     "play_game",
-    "rank_vector",
-    "resolve_choice",
 ]
 
 
