@@ -107,7 +107,7 @@ class ISMCTSAgent:
         rollout policy (an agent name); ``cap`` decisions per rollout before it is scored
         as the game stands; ``reuse`` keeps the tree between one's own consecutive
         decisions; ``margin`` (0 to 1) the weight of the score margin in the reward
-        (``Gamemaster.score_shares``): with it a lost position still has better and worse
+        (``rewards.score_shares``): with it a lost position still has better and worse
         moves (losing by less).  ``evaluator`` replaces the rollouts (evaluator.py)."""
         self.budget = Budget(iterations, time)
         self.budget.check(self.name)
@@ -120,7 +120,8 @@ class ISMCTSAgent:
         if not 0.0 <= margin <= 1.0:
             raise UsageError(f"{self.name}: margin must be between 0 and 1 (got {margin})")
         self.margin = margin
-        self.evaluator: Evaluator | None = as_evaluator(evaluator) if evaluator else None
+        # None until the first decision, when the rollout policy is made (_prepare)
+        self.evaluator: Evaluator | None = None if evaluator is None else as_evaluator(evaluator)
         self.seed = seed
         self.rng = random.Random(seed)
         self.last_trace: DecisionTrace | None = None
