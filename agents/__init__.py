@@ -5,7 +5,9 @@
 - ``random_agent``: uniformly random play;
 - ``specs`` and ``registry``: agent specs (``ismcts:iterations=500``) to agents;
 - ``search/``: ISMCTS, MCTS and PIMC, with one budget contract and one evaluator interface;
-- ``scripted/``: rule-based bots whose strategy is data (the Dominion bots).
+- ``scripted/``: rule-based bots whose strategy is data (the Dominion bots);
+- ``neural/``: the neural agent (a set transformer with PUCT search; torch is loaded
+  only when a neural agent is made).
 
 May import: ``cardlang.information``, ``cardlang.engine``, ``cardlang.language`` and
 ``cardlang.errors``; never ``cardlang.runs`` or above.  A new built-in agent is a class
@@ -17,6 +19,7 @@ from __future__ import annotations
 from functools import partial
 
 from cardlang.agents.base import Agent, Capabilities, DecisionTrace
+from cardlang.agents.neural.agent import NeuralAgent
 from cardlang.agents.random_agent import RandomAgent
 from cardlang.agents.registry import (
     BUILTIN_AGENTS,
@@ -35,6 +38,7 @@ BUILTIN_AGENTS.update(
         "pimc": PIMCAgent,
         "ismcts": ISMCTSAgent,
         "mcts": MCTSAgent,
+        "neural": NeuralAgent,
         **{name: partial(DominionBot.builtin, name) for name in BUILTIN_BOTS},
     }
 )

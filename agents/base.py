@@ -105,10 +105,14 @@ class DecisionTrace:
     the estimated value for the mover (its expected standing in [0, 1], see
     ``cardlang.agents.search.rewards.standings``), None where the agent formed no
     estimate.  ``standings``: per seat, its estimated standing in [0, 1], or empty where
-    it estimated none.  An agent that keeps traces sets its ``last_trace`` attribute to
-    one of these in ``choose``; a recorded game (``play_game(..., trace=...)``,
-    ``simulate --db``) keeps it with the decision.
+    it estimated none.  ``policy``: per option, the probability the agent's search gave
+    it (a neural agent's visit shares: the policy target of self-play training; options
+    that are one move for the mover share it on the first of them), or None.  An agent
+    that keeps traces sets its ``last_trace`` attribute to one of these in ``choose``; a
+    recorded game (``play_game(..., trace=...)``, ``simulate --db``) keeps it with the
+    decision.
     """
 
     option_values: tuple[float | None, ...]
     standings: tuple[float, ...]
+    policy: tuple[float, ...] | None = None

@@ -172,7 +172,7 @@ def _make_version_1(db: Path) -> None:
     """Turn a records file into what schema version 1 wrote (no trace columns)."""
     conn = sqlite3.connect(db)
     try:
-        for column in ("value", "option_values", "standings"):
+        for column in ("value", "option_values", "standings", "policy"):
             conn.execute(f"ALTER TABLE decisions DROP COLUMN {column}")
         conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
         conn.commit()
@@ -191,10 +191,11 @@ def test_a_version_1_file_is_upgraded_in_place(
     summary = _simulate(capsys, *args, "--games", "3")  # resumes the batch: all recorded
     assert summary["records"]["from_db"] == 3
     with RunStore.open(db, create=False) as store:
-        assert store._meta()["schema_version"] == str(SCHEMA_VERSION) == "2"
+        assert store._meta()["schema_version"] == str(SCHEMA_VERSION) == "3"
         old = store.decisions(1)
     assert [(d["seat"], d["option_index"]) for d in old] == before
     assert all(d["value"] is None and d["option_values"] is None for d in old)
+    assert all(d["policy"] is None for d in old)
     _simulate(capsys, *args, "--games", "4")  # a new batch in the upgraded file
     assert any(d["option_values"] is not None for d in read_decisions(db, 4))
 

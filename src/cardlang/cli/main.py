@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from cardlang import __version__
-from cardlang.cli import check, describe, heuristics, simulate, transcript
+from cardlang.cli import check, describe, heuristics, simulate, train, transcript
 from cardlang.cli.options import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -40,6 +40,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "transcript": transcript.cmd_transcript,
     "describe": describe.cmd_describe,
     "heuristics": heuristics.cmd_heuristics,
+    "train": train.cmd_train,
 }
 
 
@@ -64,7 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
             "  cardlang simulate games/dominion.rcy --agents bigmoney --param players=1\n"
             "  cardlang transcript games/hearts.rcy --seed 3\n"
             "  cardlang describe games/dominion.rcy --param kingdom=random\n"
-            "  cardlang heuristics games/hearts.rcy --games 200 --plot report/\n\n"
+            "  cardlang heuristics games/hearts.rcy --games 200 --plot report/\n"
+            "  cardlang train games/kuhn_poker.rcy --out runs/kuhn --rounds 10\n\n"
             "Add --debug anywhere to see internal tracebacks."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -72,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"cardlang {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    for module in (check, simulate, transcript, describe, heuristics):
+    for module in (check, simulate, transcript, describe, heuristics, train):
         module.add_parser(sub)
     return parser
 

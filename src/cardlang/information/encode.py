@@ -157,6 +157,16 @@ class Encoder:
     def situations(self) -> tuple[str, ...]:
         return self.vocabulary.situations
 
+    @property
+    def zones(self) -> tuple[_Zone, ...]:
+        """Every location the layout has, relative to the viewer, in layout order."""
+        return tuple(self._zones)
+
+    @property
+    def storages(self) -> tuple[tuple[str, str], ...]:
+        """Every integer storage as (owner label, name), in layout order."""
+        return tuple(self._storages)
+
     def layout(self, situation: str) -> Layout:
         return self.layouts[self.vocabulary.situation_id(situation)]
 

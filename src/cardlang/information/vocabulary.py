@@ -139,6 +139,8 @@ class Vocabulary:
         self.nplayers = game.nplayers
         analysis = _Analysis(game)
         self.card_types: tuple[str, ...] = analysis.card_types
+        #: each card type -> the attributes of one card of that type (read-only use)
+        self.card_type_attributes: Mapping[str, Attributes] = dict(analysis.type_attrs)
         self.sites: tuple[Site, ...] = analysis.sites()
         self._site_at = {s.span.start_pos: s for s in self.sites}
         declared = list(game.situations)

@@ -122,10 +122,16 @@ def _checked_trace(agent: Any, options: int, seats: int, label: str) -> Decision
             f"agent {label!r}: last_trace is a {type(found).__name__}, expected a "
             "cardlang.agents.base.DecisionTrace"
         )
-    if len(found.option_values) != options or len(found.standings) not in (0, seats):
+    policy = found.policy
+    if (
+        len(found.option_values) != options
+        or len(found.standings) not in (0, seats)
+        or (policy is not None and len(policy) != options)
+    ):
         raise AgentError(
             f"agent {label!r}: its trace has {len(found.option_values)} option values and "
-            f"{len(found.standings)} standings for a decision with {options} options "
-            f"and {seats} seats"
+            f"{len(found.standings)} standings"
+            + ("" if policy is None else f" and {len(policy)} policy entries")
+            + f" for a decision with {options} options and {seats} seats"
         )
     return found

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from cardlang.runs.play import Decision
 
 APPLICATION = "cardlang-runs"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: Where ``cardlang simulate --keep`` stores its records, under the working directory.
 DEFAULT_DB = Path("cardlang-runs") / "runs.sqlite"
 
@@ -95,6 +95,7 @@ CREATE TABLE IF NOT EXISTS decisions (
     value REAL,
     option_values TEXT,
     standings TEXT,
+    policy TEXT,
     PRIMARY KEY (game_id, idx)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS results (
@@ -111,17 +112,19 @@ CREATE TABLE IF NOT EXISTS results (
 
 #: Schema changes that an older file is brought through, in order: version -> statements
 #: that make it the next version.  Version 2 adds the search agents' traces to
-#: ``decisions`` (NULL in games recorded before: they were never estimated).
+#: ``decisions`` (NULL in games recorded before: they were never estimated); version 3
+#: adds a search's move distribution (``policy``, the neural agent's training target).
 _MIGRATIONS: dict[int, tuple[str, ...]] = {
     1: (
         "ALTER TABLE decisions ADD COLUMN value REAL",
         "ALTER TABLE decisions ADD COLUMN option_values TEXT",
         "ALTER TABLE decisions ADD COLUMN standings TEXT",
     ),
+    2: ("ALTER TABLE decisions ADD COLUMN policy TEXT",),
 }
 _DECISION_COLUMNS = (
     "game_id, idx, seat, situation, action_key, option_index, options, illegal, "
-    "illegal_keys, seconds, value, option_values, standings"
+    "illegal_keys, seconds, value, option_values, standings, policy"
 )
 
 _PAGE = 1000  # planned games read at a time, so a huge batch is never held in memory
@@ -474,7 +477,7 @@ class RunStore:
             if cur.rowcount == 0:
                 return False
             conn.executemany(
-                f"INSERT INTO decisions ({_DECISION_COLUMNS}) VALUES ({', '.join('?' * 13)})",
+                f"INSERT INTO decisions ({_DECISION_COLUMNS}) VALUES ({', '.join('?' * 14)})",
                 (_decision_row(game.id, i, d) for i, d in enumerate(trace)),
             )
             conn.executemany(
@@ -558,20 +561,22 @@ def _decision_row(game_id: int, idx: int, d: Decision) -> tuple[Any, ...]:
     row: tuple[Any, ...] = (game_id, idx, d.seat, d.situation, d.action_key, d.option_index)
     row += (d.options, len(d.illegal), illegal, d.seconds)
     if d.trace is None:
-        return row + (None, None, None)
+        return row + (None, None, None, None)
     values = [_finite(v) for v in d.trace.option_values]
     standings = [_finite(v) for v in d.trace.standings]
+    policy = d.trace.policy
     return row + (
         values[d.option_index],
         json.dumps(values),
         json.dumps(standings) if standings else None,
+        json.dumps([_finite(p) for p in policy]) if policy is not None else None,
     )
 
 
 def _decision_dict(row: dict[str, Any]) -> dict[str, Any]:
     """A stored decision with its JSON columns decoded (None stays None)."""
     row["illegal_keys"] = json.loads(row["illegal_keys"]) if row["illegal_keys"] else []
-    for column in ("option_values", "standings"):
+    for column in ("option_values", "standings", "policy"):
         row[column] = json.loads(row[column]) if row[column] is not None else None
     return row
 

@@ -1,0 +1,209 @@
+"""A trained model: the network, its name table, the game it learnt, and its files (torch).
+
+Pipeline position: agents/neural.  A ``NeuralModel`` evaluates tokenized views in
+batches (``evaluate``) and is saved and loaded as a checkpoint:
+
+- a checkpoint is one ``torch.save`` file of plain data (tensors, numbers, strings,
+  lists, dicts), so it loads with ``weights_only=True``: a checkpoint cannot run code;
+- it is written atomically (a temporary file in the same folder, flushed and synced,
+  then renamed over the old one): a run killed while saving leaves the previous file
+  whole;
+- it names the game file it was trained on (its name, the SHA-256 of its text, the
+  parameters), and ``load_model`` refuses another game file with a message that says
+  both; ``other_game=True`` accepts it on purpose (a variant with new cards: they are
+  embedded from their components).
+
+A model directory (``models/dominion-solo``) holds ``model.pt`` and the model card
+``MODEL_CARD.md``; a path to a directory means its ``model.pt``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import torch
+from cardlang.agents.neural.network import NetConfig, SetTransformerNet, batch_tensors, pick_device
+
+from cardlang.errors import UsageError
+from cardlang.information.tokens import NameTable, Tokenizer, ViewTokens, collate
+
+if TYPE_CHECKING:
+    from cardlang.engine.game import Game
+
+FORMAT = "cardlang-neural/1"
+MODEL_FILE = "model.pt"
+
+
+@dataclass(frozen=True)
+class GameIdentity:
+    """The game file a model was trained on."""
+
+    name: str
+    sha256: str
+    params: Mapping[str, str] = field(default_factory=dict)
+    nplayers: int = 2
+
+    @classmethod
+    def of(cls, game: Game, params: Mapping[str, str] | None = None) -> GameIdentity:
+        return cls(game.name, game_hash(game), dict(params or {}), game.nplayers)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "sha256": self.sha256,
+            "params": dict(self.params),
+            "nplayers": self.nplayers,
+        }
+
+
+def game_hash(game: Game) -> str:
+    return hashlib.sha256(game.source.text.encode()).hexdigest()
+
+
+class NeuralModel:
+    """The network with its name table and the game it was made for."""
+
+    def __init__(
+        self,
+        config: NetConfig,
+        game: GameIdentity,
+        names: Sequence[str] = (),
+        net: SetTransformerNet | None = None,
+        device: str = "auto",
+        info: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.config = config
+        self.game = game
+        self.table = NameTable(names[1:] if names else (), capacity=config.names)
+        self.device = pick_device(device)
+        self.net = (net or SetTransformerNet(config)).to(self.device)
+        self.info: dict[str, Any] = dict(info or {})
+        self._tokenizers: dict[int, Tokenizer] = {}
+
+    # ------------------------------------------------------------ use
+    def tokenizer(self, game: Game) -> Tokenizer:
+        """The tokenizer of a game into this model's names (one per game object)."""
+        found = self._tokenizers.get(id(game))
+        if found is None or found.nplayers != game.nplayers:
+            found = self._tokenizers[id(game)] = Tokenizer(game, self.table)
+        return found
+
+    def freeze(self) -> None:
+        """Stop adding names: a name met from now on is the unknown name (play, not
+        training)."""
+        self.table.frozen = True
+
+    @torch.no_grad()
+    def evaluate(self, items: Sequence[ViewTokens]) -> tuple[list[np.ndarray], np.ndarray]:
+        """Per view: the policy over its action tokens (probabilities), and the values
+        per seat offset from the viewer ([len(items), seats])."""
+        self.net.eval()
+        batch = collate(items)
+        logits, values = self.net(**batch_tensors(batch, self.device))
+        probs = torch.softmax(logits, dim=-1).cpu().numpy()
+        out = [probs[i, : len(x.option_of)] for i, x in enumerate(items)]
+        return out, values.cpu().numpy()
+
+    @torch.no_grad()
+    def logits(self, items: Sequence[ViewTokens]) -> list[np.ndarray]:
+        self.net.eval()
+        batch = collate(items)
+        logits, _ = self.net(**batch_tensors(batch, self.device))
+        lg = logits.cpu().numpy()
+        return [lg[i, : len(x.option_of)] for i, x in enumerate(items)]
+
+    # ------------------------------------------------------------ files
+    def payload(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "config": self.config.to_dict(),
+            "game": self.game.to_dict(),
+            "names": list(self.table.names),
+            "state_dict": {k: v.detach().cpu() for k, v in self.net.state_dict().items()},
+            "info": self.info,
+        }
+
+    def save(self, path: str | Path, extra: Mapping[str, Any] | None = None) -> None:
+        data = self.payload()
+        if extra:
+            data.update(extra)
+        atomic_save(data, model_path(path))
+
+
+def model_path(path: str | Path) -> Path:
+    p = Path(path)
+    return p / MODEL_FILE if p.is_dir() or not p.suffix else p
+
+
+def atomic_save(data: Mapping[str, Any], path: Path) -> None:
+    """``torch.save`` to a temporary file beside ``path``, synced, renamed over it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            torch.save(dict(data), f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_checkpoint(path: str | Path) -> dict[str, Any]:
+    """A checkpoint's data, loaded with ``weights_only=True`` (no code runs)."""
+    file = model_path(path)
+    if not file.is_file():
+        raise UsageError(f"no model at {path} (expected a .pt file or a folder with {MODEL_FILE})")
+    try:
+        data = torch.load(file, map_location="cpu", weights_only=True)
+    except Exception as err:  # a truncated or foreign file: say so, not a traceback
+        raise UsageError(
+            f"{file} is not a readable cardlang model: {type(err).__name__}: {err}"
+        ) from err
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise UsageError(f"{file} is not a cardlang model (format {FORMAT} expected)")
+    return data
+
+
+def load_model(
+    path: str | Path,
+    game: Game | None = None,
+    *,
+    other_game: bool = False,
+    device: str = "auto",
+) -> NeuralModel:
+    """The model saved at ``path``; with ``game``, checked to be the game it learnt."""
+    data = read_checkpoint(path)
+    config = NetConfig(**data["config"])
+    identity = GameIdentity(**data["game"])
+    if game is not None:
+        check_game(identity, game, other_game, path)
+    model = NeuralModel(config, identity, data["names"], device=device, info=data.get("info"))
+    model.net.load_state_dict(data["state_dict"])
+    return model
+
+
+def check_game(identity: GameIdentity, game: Game, other_game: bool, path: str | Path) -> None:
+    if game.nplayers != identity.nplayers:
+        raise UsageError(
+            f"model {path} was trained for {identity.nplayers} player(s); this game has "
+            f"{game.nplayers} (--param players=...)"
+        )
+    if other_game:
+        return
+    digest = game_hash(game)
+    if digest != identity.sha256:
+        raise UsageError(
+            f"model {path} was trained on the game file '{identity.name}' (sha256 "
+            f"{identity.sha256[:12]}...), not on '{game.name}' (sha256 {digest[:12]}...). "
+            "To play it on a variant of that game on purpose (new cards are embedded from "
+            "their attributes), add other_game=1 to the agent spec."
+        )

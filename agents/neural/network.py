@@ -1,0 +1,127 @@
+"""The network: a set transformer from a view's tokens to a policy and a value (torch).
+
+Pipeline position: agents/neural, the only module of ``cardlang.agents`` besides
+checkpoint.py that imports torch (the optional ``neural`` extra); nothing in the core
+imports it.  Its input is a ``Batch`` of tokens (cardlang.information.tokens); see
+../shared/specs/neural.md.
+
+- **Tokens.**  A token is the sum of the embeddings of its names (its location or
+  storage, its card's components: one embedding per attribute value, so ``CARDS=1`` and
+  ``CARDS=2`` differ and a new card is the sum of values seen in training), of its
+  discrete count (per token kind, 0..12, 13+, negative), and of its continuous features
+  through a linear layer per token kind.  No position embeddings: the tokens are a set.
+- **Body.**  A transformer encoder (pre-norm, masked padding).  The state summary is the
+  mean of the token outputs beside the situation token's output.
+- **Policy.**  Each action token (the option's key: branch, bound values, cards by their
+  components) is embedded the same way; an MLP of (summary, action) gives its logit.
+  Padding and illegal actions get -inf, so softmax never chooses them.
+- **Value.**  An MLP of the summary: one output per seat offset from the viewer.  Solo
+  games: tanh, the scaled inverse game length in [-1, 1]; several seats: sigmoid, each
+  seat's expected standing in [0, 1].
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+from cardlang.information.tokens import BUCKETS, CONTINUOUS, KINDS, SITUATION, Batch
+
+
+@dataclass(frozen=True)
+class NetConfig:
+    """Sizes of the network (all configurable from ``cardlang train``)."""
+
+    names: int = 8192  # rows of the name embedding table (the NameTable's capacity)
+    width: int = 64  # d_model
+    heads: int = 4
+    layers: int = 2
+    feedforward: int = 128
+    hidden: int = 128  # MLP heads' hidden width
+    seats: int = 2  # value outputs: one per seat offset
+    solo: bool = False  # value is the scaled inverse length (tanh), not standings
+
+    def to_dict(self) -> dict[str, int | bool]:
+        return asdict(self)
+
+
+def mlp(inputs: int, hidden: int, outputs: int, layers: int = 2) -> nn.Sequential:
+    parts: list[nn.Module] = []
+    width = inputs
+    for _ in range(layers):
+        parts += [nn.Linear(width, hidden), nn.ReLU()]
+        width = hidden
+    parts.append(nn.Linear(width, outputs))
+    return nn.Sequential(*parts)
+
+
+class SetTransformerNet(nn.Module):
+    def __init__(self, config: NetConfig) -> None:
+        super().__init__()
+        self.config = config
+        d = config.width
+        self.names = nn.Embedding(config.names, d, padding_idx=0)
+        self.counts = nn.Embedding(KINDS * BUCKETS, d)
+        # one linear map of the continuous features per token kind: a one-hot of the
+        # kind times the features, through one layer
+        self.continuous = nn.Linear(KINDS * CONTINUOUS, d)
+        layer = nn.TransformerEncoderLayer(
+            d, config.heads, config.feedforward, dropout=0.0, batch_first=True, norm_first=True
+        )
+        self.body = nn.TransformerEncoder(layer, config.layers, enable_nested_tensor=False)
+        self.norm = nn.LayerNorm(d)
+        self.action = nn.Linear(d, d)
+        self.policy = mlp(3 * d, config.hidden, 1)
+        self.value = mlp(2 * d, config.hidden, config.seats)
+
+    def forward(
+        self,
+        names: torch.Tensor,
+        kinds: torch.Tensor,
+        buckets: torch.Tensor,
+        continuous: torch.Tensor,
+        token_mask: torch.Tensor,
+        action_names: torch.Tensor,
+        action_mask: torch.Tensor,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """(logits [B, A] with -inf where ``action_mask`` is False, values [B, seats])."""
+        x = self.names(names).sum(dim=2)
+        x = x + self.counts(kinds * BUCKETS + buckets)
+        onehot = nn.functional.one_hot(kinds, KINDS).to(continuous.dtype)
+        x = x + self.continuous((onehot.unsqueeze(-1) * continuous.unsqueeze(-2)).flatten(-2))
+        x = self.norm(self.body(x, src_key_padding_mask=~token_mask))
+        weights = token_mask.unsqueeze(-1).to(x.dtype)
+        mean = (x * weights).sum(1) / weights.sum(1).clamp(min=1.0)
+        situation = (x * (kinds == SITUATION).unsqueeze(-1).to(x.dtype)).sum(1)
+        summary = torch.cat([mean, situation], dim=-1)
+        actions = self.action(self.names(action_names).sum(dim=2))
+        a = actions.shape[1]
+        per_action = torch.cat([summary.unsqueeze(1).expand(-1, a, -1), actions], dim=-1)
+        logits = self.policy(per_action).squeeze(-1)
+        logits = logits.masked_fill(~action_mask, float("-inf"))
+        raw = self.value(summary)
+        values = torch.tanh(raw) if self.config.solo else torch.sigmoid(raw)
+        return logits, values
+
+
+def batch_tensors(batch: Batch, device: torch.device | str = "cpu") -> dict[str, torch.Tensor]:
+    """A numpy ``Batch`` as the network's keyword arguments."""
+    return {
+        "names": torch.from_numpy(batch.names.astype(np.int64)).to(device),
+        "kinds": torch.from_numpy(batch.kinds).to(device),
+        "buckets": torch.from_numpy(batch.buckets).to(device),
+        "continuous": torch.from_numpy(batch.continuous).to(device),
+        "token_mask": torch.from_numpy(batch.token_mask).to(device),
+        "action_names": torch.from_numpy(batch.action_names.astype(np.int64)).to(device),
+        "action_mask": torch.from_numpy(batch.action_mask).to(device),
+    }
+
+
+def pick_device(requested: str = "auto") -> torch.device:
+    """``auto``: a GPU when one is present, else the CPU."""
+    if requested == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(requested)

@@ -1,0 +1,343 @@
+"""Search with a policy-value network: PUCT over information sets (no torch here).
+
+Pipeline position: agents/neural.  The network is anything with ``tokenizer(game)`` and
+``evaluate(tokens) -> (priors per action, values per seat offset)`` (``PolicyValue``):
+the torch model of model.py, or a stand-in in tests.
+
+The search (AlphaZero's, on an ISMCTS tree; ../shared/specs/neural.md):
+
+- **One tree for the searching player**, its root the player's information set.  Every
+  iteration plays in a fresh determinization of the player's view (``view.determinize``:
+  hidden cards dealt consistently with what the player knows), and an edge is an
+  option's *key* as the mover knows it (cardlang.information.vocabulary): the same move
+  in every determinization, and the network's action token.  A move legal in only some
+  determinizations counts its *availability*, used in PUCT where AlphaZero uses the
+  parent's visits: ``Q + c * P * sqrt(available) / (1 + N)``.
+- **Expansion** evaluates the leaf with the network instead of a rollout, in
+  ``determinizations`` worlds at once: the leaf's own and others dealt afresh from the
+  root and walked down the same keys (a world where a key is not legal drops out).
+  Their views are tokenized and evaluated in one batch; the priors of each key and the
+  values are averaged.  The root is evaluated on the player's real view.
+- **Values** are per seat: each seat's expected standing in [0, 1] with several seats;
+  in a solo game the scaled inverse length (``SoloValue``) in [-1, 1].  A finished game is
+  scored by the rules, not the network.
+- **Self-play** adds Dirichlet noise to the root priors (``noise``: its weight,
+  ``alpha``) and picks the move from the visit counts with a temperature (0: the most
+  visited).  ``iterations=0`` plays the raw policy (priors, with the same temperature).
+
+The network reads only views, and the search only determinizations of the player's own
+view: no hidden card reaches either.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+from cardlang.agents.search.rewards import standings
+
+from cardlang.engine.state import COMPLETED, RUNNING, Gamestate
+from cardlang.information.tokens import Tokenizer, ViewTokens
+from cardlang.information.views import PlayerView
+from cardlang.information.vocabulary import Vocabulary
+
+if TYPE_CHECKING:
+    from cardlang.engine.game import Game
+    from cardlang.engine.gamemaster import Gamemaster
+
+
+class PolicyValue(Protocol):
+    """What the search asks of a network."""
+
+    def tokenizer(self, game: Game) -> Tokenizer: ...
+
+    def evaluate(self, items: Sequence[ViewTokens]) -> tuple[list[np.ndarray], np.ndarray]: ...
+
+
+@dataclass(frozen=True)
+class SoloValue:
+    """The value of a solo game of ``length`` turns: the inverse length, scaled so that
+    ``best`` turns (or fewer) is 1 and ``cap`` turns (or more, or a game cut off) is -1:
+    ``2 (1/L - 1/cap) / (1/best - 1/cap) - 1``.  The notes' form has ``best`` 1 (ending
+    at once); a larger ``best`` spreads the values of realistic lengths over the range."""
+
+    best: int = 1
+    cap: int = 100
+
+    def __call__(self, length: float | None) -> float:
+        if length is None or length >= self.cap:
+            return -1.0
+        length = max(length, self.best)
+        top = 1.0 / self.best - 1.0 / self.cap
+        return 2.0 * (1.0 / length - 1.0 / self.cap) / top - 1.0 if top > 0 else 1.0
+
+    def of_state(self, st: Gamestate) -> float:
+        """A finished solo game's value (a cut-off or failed game: -1)."""
+        if st.status != COMPLETED:
+            return -1.0
+        return self(game_length(st))
+
+
+def game_length(st: Gamestate) -> int:
+    """Turns, or decisions in a game without turns."""
+    return st.turns or st.decisions
+
+
+class Edge:
+    __slots__ = ("prior", "visits", "total", "available", "child")
+
+    def __init__(self, prior: float) -> None:
+        self.prior = prior
+        self.visits = 0
+        self.total = 0.0  # the mover's rewards through this edge
+        self.available = 0
+        self.child: Node | None = None
+
+
+class Node:
+    __slots__ = ("edges", "expanded", "value")
+
+    def __init__(self) -> None:
+        self.edges: dict[str, Edge] = {}
+        self.expanded = False
+        self.value = 0.0  # the mover's value at expansion: the Q of unvisited edges
+
+
+@dataclass
+class SearchResult:
+    """A decision's search: the root's action tokens, the visit count and prior of each
+    action, each seat's estimated value, and per action the mover's mean value."""
+
+    tokens: ViewTokens
+    priors: np.ndarray
+    visits: np.ndarray
+    values: tuple[float, ...]  # per seat (absolute)
+    q: list[float | None]
+    iterations: int
+
+
+class NeuralSearch:
+    def __init__(
+        self,
+        model: PolicyValue,
+        *,
+        iterations: int = 0,
+        c: float = 1.5,
+        determinizations: int = 4,
+        noise: float = 0.0,
+        alpha: float = 0.3,
+        solo: SoloValue | None = None,
+        seed: int = 0,
+    ) -> None:
+        self.model = model
+        self.iterations = iterations
+        self.c = c
+        self.determinizations = max(1, determinizations)
+        self.noise = noise
+        self.alpha = alpha
+        self.solo = solo or SoloValue()
+        self.rng = random.Random(seed)
+        self.np_rng = np.random.default_rng(seed)
+
+    # ------------------------------------------------------------ a decision
+    def run(self, view: PlayerView) -> SearchResult:
+        game = view.game
+        assert game is not None
+        tokenizer = self.model.tokenizer(game)
+        tokens = tokenizer.tokenize(view)
+        priors_list, values = self.model.evaluate([tokens])
+        priors = np.asarray(priors_list[0], dtype=np.float64)
+        if self.noise > 0 and len(priors) > 1:
+            dirichlet = self.np_rng.dirichlet([self.alpha] * len(priors))
+            priors = (1 - self.noise) * priors + self.noise * dirichlet
+        n = view.nplayers
+        root_values = self._absolute(values[0], view.seat, n)
+        root = Node()
+        root.expanded = True
+        root.value = root_values[view.seat]
+        for key, p in zip(tokens.keys, priors, strict=True):
+            root.edges[key] = Edge(float(p))
+        if self.iterations <= 0 or len(tokens.keys) == 1:
+            return SearchResult(
+                tokens, priors, np.zeros(len(priors)), root_values, [None] * len(priors), 0
+            )
+        master = view.master()
+        vocabulary = Vocabulary.of(game)
+        for _ in range(self.iterations):
+            self._iterate(view, master, vocabulary, tokenizer, root)
+        visits = np.array([root.edges[k].visits for k in tokens.keys], dtype=np.float64)
+        q = [e.total / e.visits if e.visits else None for e in (root.edges[k] for k in tokens.keys)]
+        return SearchResult(tokens, priors, visits, root_values, q, self.iterations)
+
+    def _absolute(self, relative: np.ndarray, seat: int, n: int) -> tuple[float, ...]:
+        """Values per seat offset from ``seat`` -> per seat."""
+        out = [0.0] * n
+        for j in range(n):
+            out[(seat + j) % n] = float(relative[j]) if j < len(relative) else 0.0
+        return tuple(out)
+
+    # ------------------------------------------------------------ one iteration
+    def _iterate(
+        self,
+        view: PlayerView,
+        master: Gamemaster,
+        vocabulary: Vocabulary,
+        tokenizer: Tokenizer,
+        root: Node,
+    ) -> None:
+        st = view.determinize(self.rng)
+        path: list[tuple[Edge, int]] = []
+        walked: list[str] = []
+        node = root
+        while True:
+            if st.status != RUNNING:
+                values = self._terminal(master, st)
+                break
+            options = master.legal_options(st)
+            keys = vocabulary.option_keys(st, options, st.mover)
+            first: dict[str, int] = {}
+            for i, k in enumerate(keys):
+                first.setdefault(k, i)
+            if not node.expanded:
+                if len(first) == 1:  # a forced move: no need to ask the network
+                    node.edges[keys[0]] = Edge(1.0)
+                    node.expanded = True
+                else:
+                    values = self._expand(
+                        node, view, master, vocabulary, tokenizer, st, options, walked
+                    )
+                    break
+            key = self._select(node, first)
+            edge = node.edges[key]
+            path.append((edge, st.mover))
+            walked.append(key)
+            master.apply(st, first[key])
+            if edge.child is None:
+                edge.child = Node()
+            node = edge.child
+        for edge, mover in path:
+            edge.visits += 1
+            edge.total += values[mover]
+
+    def _select(self, node: Node, first: dict[str, int]) -> str:
+        edges = node.edges
+        default = 1.0 / len(first)
+        best_key, best = "", -math.inf
+        for key in first:
+            edge = edges.get(key)
+            if edge is None:  # legal here, never seen at expansion
+                edge = edges[key] = Edge(default)
+            edge.available += 1
+            q = edge.total / edge.visits if edge.visits else node.value
+            score = q + self.c * edge.prior * math.sqrt(edge.available) / (1 + edge.visits)
+            if score > best:
+                best_key, best = key, score
+        return best_key
+
+    def _terminal(self, master: Gamemaster, st: Gamestate) -> tuple[float, ...]:
+        if st.nplayers == 1:
+            return (self.solo.of_state(st),)
+        return standings(master, st)
+
+    def _expand(
+        self,
+        node: Node,
+        view: PlayerView,
+        master: Gamemaster,
+        vocabulary: Vocabulary,
+        tokenizer: Tokenizer,
+        st: Gamestate,
+        options: Sequence[Any],
+        walked: list[str],
+    ) -> tuple[float, ...]:
+        """Evaluate the leaf in its own world and ``determinizations - 1`` others walked
+        down the same keys, in one batch; set the node's priors; return the mean values
+        per seat."""
+        game = view.game
+        assert game is not None
+        worlds = [(st, options)]
+        for _ in range(self.determinizations - 1):
+            other = self._walk(view, master, vocabulary, walked, st.mover)
+            if other is not None:
+                worlds.append(other)
+        items = [
+            tokenizer.tokenize(PlayerView.live(w, w.mover, game, opts, view.limits))
+            for w, opts in worlds
+        ]
+        priors_list, values = self.model.evaluate(items)
+        n = st.nplayers
+        summed: dict[str, float] = {}
+        totals = [0.0] * n
+        for (w, _), item, priors, relative in zip(worlds, items, priors_list, values, strict=True):
+            for key, p in zip(item.keys, priors, strict=True):
+                summed[key] = summed.get(key, 0.0) + float(p)
+            for seat, v in enumerate(self._absolute(relative, w.mover, n)):
+                totals[seat] += v
+        scale = sum(summed.values()) or 1.0
+        for key, p in summed.items():
+            node.edges[key] = Edge(p / scale)
+        node.expanded = True
+        mean = tuple(t / len(worlds) for t in totals)
+        node.value = mean[st.mover]
+        return mean
+
+    def _walk(
+        self,
+        view: PlayerView,
+        master: Gamemaster,
+        vocabulary: Vocabulary,
+        walked: Sequence[str],
+        mover: int,
+    ) -> tuple[Gamestate, Sequence[Any]] | None:
+        """A fresh determinization walked down ``walked``: the world and its options at
+        the end, or None where a key is not legal on the way or the leaf's mover differs."""
+        st = view.determinize(self.rng)
+        for key in walked:
+            if st.status != RUNNING:
+                return None
+            options = master.legal_options(st)
+            keys = vocabulary.option_keys(st, options, st.mover)
+            try:
+                index = keys.index(key)
+            except ValueError:
+                return None
+            master.apply(st, index)
+        if st.status != RUNNING or st.mover != mover:
+            return None
+        return st, master.legal_options(st)
+
+
+def choose_action(result: SearchResult, temperature: float, rng: random.Random) -> int:
+    """The action played: by visit counts after a search, by the priors without one;
+    temperature 0 takes the largest (ties: the larger prior, then the first)."""
+    weights = result.visits if result.iterations > 0 else result.priors
+    if temperature <= 0:
+        order = sorted(range(len(weights)), key=lambda j: (-weights[j], -result.priors[j], j))
+        return order[0]
+    w = np.asarray(weights, dtype=np.float64)
+    if w.sum() <= 0:
+        w = np.ones_like(w)
+    w = np.power(w / w.max(), 1.0 / temperature)
+    x = rng.random() * float(w.sum())
+    acc = 0.0
+    for j, wj in enumerate(w):
+        acc += float(wj)
+        if x < acc:
+            return j
+    return int(np.flatnonzero(w > 0)[-1])
+
+
+def option_policy(result: SearchResult) -> tuple[float, ...]:
+    """The search's distribution per option (visit shares, or the priors without a
+    search): each action's share on the first option with its key, 0 on the others."""
+    weights = result.visits if result.iterations > 0 else result.priors
+    total = float(np.sum(weights)) or 1.0
+    n_options = len(result.tokens.action_of)
+    out = [0.0] * n_options
+    for j, option in enumerate(result.tokens.option_of):
+        out[int(option)] = float(weights[j]) / total
+    return tuple(out)

@@ -1,0 +1,199 @@
+"""``cardlang train FILE --out DIR``: train a neural agent by self-play with search.
+
+The loop and its files are cardlang.learning.loop's; this module reads the options and
+reports progress.  torch is needed (``pip install -e ".[neural]"``): without it the
+command says so, and nothing else of cardlang imports it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from cardlang.cli.options import (
+    EXIT_OK,
+    SubParsers,
+    backend_options,
+    param_option,
+    positive,
+    seed_option,
+)
+from cardlang.errors import UsageError
+from cardlang.language.params import parse_param_args
+
+
+def _whole(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
+    return value
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
+    return value
+
+
+def add_parser(sub: SubParsers) -> None:
+    p = sub.add_parser(
+        "train",
+        help="train a neural agent by self-play with search (needs the neural extra)",
+        description="Self-play rounds: play games with the current network and search, "
+        "learn from them, evaluate against named agents, checkpoint. Run it again with "
+        "the same --out to resume.",
+    )
+    p.add_argument("file", metavar="FILE")
+    p.add_argument(
+        "--out", required=True, metavar="DIR", help="the run's folder (resumed if it holds one)"
+    )
+    param_option(p)
+    seed_option(p)
+    g = p.add_argument_group("length")
+    g.add_argument(
+        "--rounds", type=positive, default=20, help="rounds in all, counting earlier sessions (20)"
+    )
+    g.add_argument(
+        "--time-limit",
+        type=_fraction,
+        default=0.0,
+        metavar="SECONDS",
+        help="stop after the round in which this many seconds have passed (0: no limit)",
+    )
+    g = p.add_argument_group("self-play")
+    g.add_argument("--games", type=positive, default=16, help="self-play games per round (16)")
+    g.add_argument(
+        "--iterations",
+        type=_whole,
+        default=16,
+        help="search iterations per move (16; 0: raw policy)",
+    )
+    g.add_argument(
+        "--determinizations", type=positive, default=2, help="worlds evaluated per expansion (2)"
+    )
+    g.add_argument("--temperature", type=_fraction, default=1.0, help="move choice temperature (1)")
+    g.add_argument(
+        "--noise", type=_fraction, default=0.25, help="weight of Dirichlet root noise (0.25)"
+    )
+    g.add_argument("--alpha", type=_fraction, default=0.3, help="Dirichlet alpha (0.3)")
+    g.add_argument(
+        "--max-decisions",
+        type=positive,
+        default=2000,
+        help="cut a game off after this many decisions (2000)",
+    )
+    g.add_argument(
+        "--solo-best", type=positive, default=1, help="solo games: the length valued 1 (1)"
+    )
+    g.add_argument(
+        "--solo-cap", type=positive, default=100, help="solo games: the length valued -1 (100)"
+    )
+    g = p.add_argument_group("learning")
+    g.add_argument("--steps", type=positive, default=50, help="gradient steps per round (50)")
+    g.add_argument("--batch-size", type=positive, default=128, help="samples per step (128)")
+    g.add_argument("--buffer", type=positive, default=50_000, help="replay buffer, samples (50000)")
+    g.add_argument("--lr", type=_fraction, default=1e-3, help="learning rate (0.001)")
+    g.add_argument(
+        "--value-weight", type=_fraction, default=1.0, help="weight of the value loss (1)"
+    )
+    g.add_argument(
+        "--warm-start",
+        metavar="DB",
+        default=None,
+        help="first imitate the games recorded in DB (e.g. a simulate --db of bots)",
+    )
+    g.add_argument("--warm-steps", type=_whole, default=500, help="steps of imitation (500)")
+    g = p.add_argument_group("network")
+    g.add_argument("--width", type=positive, default=64, help="token width (64)")
+    g.add_argument("--heads", type=positive, default=4, help="attention heads (4)")
+    g.add_argument("--layers", type=positive, default=2, help="transformer layers (2)")
+    g.add_argument("--feedforward", type=positive, default=128, help="feed-forward width (128)")
+    g.add_argument("--hidden", type=positive, default=128, help="heads' MLP width (128)")
+    g.add_argument("--device", default="auto", help="auto (a GPU when present), cpu, cuda")
+    g = p.add_argument_group("evaluation")
+    g.add_argument(
+        "--evaluate-every", type=_whole, default=5, help="rounds between evaluations (5; 0: never)"
+    )
+    g.add_argument(
+        "--eval-games", type=positive, default=100, help="games per evaluation agent (100)"
+    )
+    g.add_argument("--eval-agents", default="random", help="comma separated agent specs (random)")
+    g.add_argument(
+        "--eval-iterations", type=_whole, default=0, help="the model's search when evaluated (0)"
+    )
+    backend_options(p)
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        raise UsageError(
+            'cardlang train needs torch: pip install -e ".[neural]" (torch==2.13.0)'
+        ) from None
+    from cardlang.agents import make_agent
+    from cardlang.cli.options import backend_choice
+    from cardlang.learning.config import TrainConfig
+    from cardlang.learning.loop import TrainingRun
+
+    if args.width % args.heads:
+        raise UsageError(f"--width {args.width} must be a multiple of --heads {args.heads}")
+    backend, workers = backend_choice(args)
+    if args.backend is None and args.workers is None:
+        backend = "process"  # self-play is the slow part: use every core by default
+    agents = [a.strip() for a in args.eval_agents.split(",") if a.strip()]
+    for spec in agents:
+        make_agent(spec, 0)  # a bad agent name fails before any training
+    if args.warm_start and not Path(args.warm_start).is_file():
+        raise UsageError(f"--warm-start: no records file {args.warm_start}")
+    config = TrainConfig(
+        game=args.file,
+        params=parse_param_args(args.param),
+        seed=args.seed,
+        rounds=args.rounds,
+        time_limit=args.time_limit,
+        games=args.games,
+        iterations=args.iterations,
+        determinizations=args.determinizations,
+        temperature=args.temperature,
+        noise=min(args.noise, 1.0),
+        alpha=args.alpha,
+        steps=args.steps,
+        batch_size=args.batch_size,
+        buffer=args.buffer,
+        lr=args.lr,
+        value_weight=args.value_weight,
+        width=args.width,
+        heads=args.heads,
+        layers=args.layers,
+        feedforward=args.feedforward,
+        hidden=args.hidden,
+        evaluate_every=args.evaluate_every,
+        eval_games=args.eval_games,
+        eval_agents=agents,
+        eval_iterations=args.eval_iterations,
+        backend=backend,
+        workers=workers,
+        warm_start=args.warm_start,
+        warm_steps=args.warm_steps if args.warm_start else 0,
+        solo_best=args.solo_best,
+        solo_cap=args.solo_cap,
+        max_decisions=args.max_decisions,
+        device=args.device,
+    )
+
+    def report(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    run = TrainingRun.open(config, Path(args.out), report)
+    run.run()
+    print(f"model: {Path(args.out) / 'model.pt'}; report: {Path(args.out) / 'report.html'}")
+    return EXIT_OK

@@ -1,0 +1,53 @@
+"""The settings of a training run (``cardlang train``), saved in its checkpoint."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+
+@dataclass
+class TrainConfig:
+    """Every setting of a training run (saved in its checkpoint)."""
+
+    game: str
+    params: dict[str, str] = field(default_factory=dict)
+    seed: int = 0
+    rounds: int = 20
+    time_limit: float = 0.0  # seconds; 0: none (stops after the round that passes it)
+    games: int = 16  # self-play games per round
+    iterations: int = 16  # search per self-play decision (0: the raw policy)
+    determinizations: int = 2
+    temperature: float = 1.0
+    noise: float = 0.25
+    alpha: float = 0.3
+    steps: int = 50  # gradient steps per round
+    batch_size: int = 128
+    buffer: int = 50_000  # samples
+    lr: float = 1e-3
+    value_weight: float = 1.0
+    width: int = 64
+    heads: int = 4
+    layers: int = 2
+    feedforward: int = 128
+    hidden: int = 128
+    evaluate_every: int = 5
+    eval_games: int = 100
+    eval_agents: list[str] = field(default_factory=lambda: ["random"])
+    eval_iterations: int = 0
+    backend: str = "process"
+    workers: int | None = None
+    warm_start: str | None = None
+    warm_steps: int = 0
+    solo_best: int = 1
+    solo_cap: int = 100
+    max_decisions: int = 2_000
+    device: str = "auto"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})

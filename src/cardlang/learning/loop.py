@@ -1,0 +1,386 @@
+"""The training loop of ``cardlang train``: self-play, learn, evaluate, checkpoint.
+
+Pipeline position: learning, above the runs (batches, records) and the analysis.  A
+run lives in one folder (``--out``):
+
+- ``model.pt``: the current network (what self-play plays and what the agent spec
+  ``neural:model=DIR`` loads), ``checkpoint.pt``: the same with the optimizer, the round,
+  the random state and the metrics, both written atomically after every round, model
+  first; ``MODEL_CARD.md``: how it was trained, the compute, the latest figures;
+- ``records.sqlite``: every self-play game, recorded like any batch (each neural
+  decision keeps its search's move distribution), so ``cardlang transcript --db`` shows
+  them and the heuristics read them;
+- ``metrics.jsonl``: one line per round; ``plots/`` and ``report.html``: the losses and
+  the evaluations over training.
+
+A round: the current model plays ``games`` games against itself through the batch
+runner (any backend: ``process`` workers here, Ray on a cluster), with search, root
+noise and temperature; the games are replayed into samples (samples.py) and join the
+replay buffer; ``steps`` gradient steps follow; every ``evaluate_every`` rounds the
+model (greedy, ``eval_iterations`` of search) plays ``eval_games`` games against each
+named agent, seats rotated.  A killed run started again with the same ``--out``
+resumes from the last checkpoint: the round it was in is played again from its seed,
+and the games it had already recorded are read back, not played.
+
+``--warm-start DB`` first imitates the recorded games of DB (scripted bots, say: their
+moves as one-hot targets) for ``warm_steps`` steps; the model card says so.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import resource
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from cardlang.agents.neural.model import (
+    GameIdentity,
+    NeuralModel,
+    atomic_save,
+    check_game,
+    game_hash,
+    read_checkpoint,
+)
+from cardlang.agents.neural.network import NetConfig
+from cardlang.agents.neural.search import SoloValue
+from cardlang.analysis.estimates import estimate, means
+from cardlang.compiler.load import load_game
+from cardlang.engine.gamemaster import Limits
+from cardlang.engine.state import RUNNING
+from cardlang.errors import UsageError
+from cardlang.information.views import PlayerView
+from cardlang.learning.config import TrainConfig
+from cardlang.learning.report import evaluation_text, write_model_card, write_report
+from cardlang.learning.samples import Sample, batch_games, game_samples, recorded_games
+from cardlang.learning.trainer import ReplayBuffer, Trainer
+from cardlang.runs.simulate import run_batch
+from cardlang.runs.statistics import wilson_interval
+from cardlang.runs.store import RunStore
+
+CHECKPOINT = "checkpoint.pt"
+MODEL = "model.pt"
+RECORDS = "records.sqlite"
+METRICS = "metrics.jsonl"
+
+
+Report = Callable[[str], None]
+
+
+class TrainingRun:
+    """One run folder: its model, trainer, buffer and records; see the module docstring."""
+
+    def __init__(self, config: TrainConfig, out: Path, report: Report) -> None:
+        self.out = out
+        self.report = report
+        self.config = config
+        self.game = load_game(config.game, params=config.params)
+        self.solo = SoloValue(config.solo_best, config.solo_cap)
+        self.round = 0
+        self.metrics: list[dict[str, Any]] = []
+        self.selfplay_batches: list[int] = []
+        self.cpu_before = 0.0  # CPU seconds of earlier sessions of this run
+        self.rng = random.Random(config.seed)
+        torch.manual_seed(config.seed)
+        self.model = self._new_model()
+        self.trainer = Trainer(self.model, lr=config.lr, value_weight=config.value_weight)
+        self.buffer = ReplayBuffer(config.buffer)
+        self.limits = Limits(max_decisions=config.max_decisions)
+
+    # ------------------------------------------------------------ set-up and resume
+    def _new_model(self) -> NeuralModel:
+        c = self.config
+        net = NetConfig(
+            width=c.width,
+            heads=c.heads,
+            layers=c.layers,
+            feedforward=c.feedforward,
+            hidden=c.hidden,
+            seats=self.game.nplayers,
+            solo=self.game.nplayers == 1,
+        )
+        info = {"solo_value": {"best": c.solo_best, "cap": c.solo_cap}}
+        identity = GameIdentity.of(self.game, c.params)
+        return NeuralModel(net, identity, device=c.device, info=info)
+
+    @classmethod
+    def open(cls, config: TrainConfig, out: Path, report: Report) -> TrainingRun:
+        """A new run in ``out``, or the run there resumed from its checkpoint (its own
+        settings kept, but for the rounds and the time limit asked for now)."""
+        checkpoint = out / CHECKPOINT
+        if not checkpoint.is_file():
+            out.mkdir(parents=True, exist_ok=True)
+            return cls(config, out, report)
+        data = read_checkpoint(checkpoint)
+        saved = TrainConfig.from_dict(data["training"]["config"])
+        saved.rounds, saved.time_limit = config.rounds, config.time_limit
+        run = cls(saved, out, report)
+        check_game(run.model.game, run.game, False, checkpoint)
+        if data["game"]["sha256"] != game_hash(run.game):
+            raise UsageError(f"{checkpoint} belongs to another game file")
+        run._restore(data)
+        report(f"resuming {out} after round {run.round}")
+        return run
+
+    def _restore(self, data: dict[str, Any]) -> None:
+        self.model.table = type(self.model.table)(
+            data["names"][1:], capacity=self.model.config.names
+        )
+        self.model._tokenizers.clear()
+        self.model.net.load_state_dict(data["state_dict"])
+        training = data["training"]
+        self.trainer.load_state(training["trainer"])
+        self.round = int(training["round"])
+        self.metrics = list(training["metrics"])
+        self.selfplay_batches = list(training["selfplay_batches"])
+        self.cpu_before = float(training["cpu_seconds"])
+        self.rng.setstate(_tuple_state(training["rng"]))
+        torch.set_rng_state(training["torch_rng"])
+        with RunStore.open(self.out / RECORDS) as store:  # the buffer, from the records
+            for batch_id in self.selfplay_batches[-self._batches_in_buffer() :]:
+                self.buffer.extend(self._batch_samples(store, batch_id))
+
+    def _batches_in_buffer(self) -> int:
+        return max(1, len(self.selfplay_batches))
+
+    # ------------------------------------------------------------ the loop
+    def run(self) -> None:
+        c = self.config
+        start = time.monotonic()
+        if self.round == 0:
+            self._warm_up_names()
+            if c.warm_start:
+                self._imitate(c.warm_start, c.warm_steps)
+            self._save()  # round 0: what the first self-play plays
+        while self.round < c.rounds:
+            if c.time_limit and time.monotonic() - start > c.time_limit:
+                self.report(f"time limit reached after round {self.round}")
+                break
+            self._round(self.round + 1)
+        self.report(f"done: {self.round} rounds; model in {self.out / MODEL}")
+
+    def _round(self, number: int) -> None:
+        c = self.config
+        t0 = time.monotonic()
+        games, samples = self._self_play(number)
+        losses = [
+            self.trainer.step(self.buffer.draw(c.batch_size, self.rng)) for _ in range(c.steps)
+        ]
+        row: dict[str, Any] = {
+            "round": number,
+            "games": games,
+            "samples": samples,
+            "buffer": len(self.buffer),
+            "steps": self.trainer.steps,
+            **{k: sum(x[k] for x in losses) / len(losses) for k in losses[0]},
+        }
+        self.round = number
+        if c.evaluate_every and (number % c.evaluate_every == 0 or number == c.rounds):
+            row["evaluation"] = self.evaluate(c.eval_games, c.eval_iterations, number)
+        row["seconds"] = time.monotonic() - t0
+        row["cpu_hours"] = self.cpu_seconds() / 3600
+        self.metrics.append(row)
+        self._save()
+        self.report(_round_line(row, c.rounds))
+
+    def _self_play(self, number: int) -> tuple[int, int]:
+        c = self.config
+        spec = (
+            f"neural:model={self.out / MODEL}:iterations={c.iterations}:temperature={c.temperature}"
+            f":noise={c.noise}:alpha={c.alpha}:determinizations={c.determinizations}"
+        )
+        with RunStore.open(self.out / RECORDS) as store:
+            summary = run_batch(
+                self.game,
+                games=c.games,
+                seed=_round_seed(c.seed, number),
+                agent_specs=[spec] * self.game.nplayers,
+                limits=self.limits,
+                store=store,
+                params=c.params,
+                backend=c.backend if c.games > 1 else "serial",
+                workers=c.workers,
+            )
+            assert summary.batch_id is not None
+            self.selfplay_batches.append(summary.batch_id)
+            samples = self._batch_samples(store, summary.batch_id)
+        self.buffer.extend(samples)
+        return summary.games, len(samples)
+
+    def _batch_samples(self, store: RunStore, batch_id: int) -> list[Sample]:
+        tokenizer = self.model.tokenizer(self.game)
+        out: list[Sample] = []
+        for stored in batch_games(store, batch_id):
+            out.extend(
+                game_samples(self.game, stored, store.decisions(stored.id), tokenizer, self.solo)
+            )
+        return out
+
+    def _warm_up_names(self) -> None:
+        """Give the name table the names met in the views of two random games, so that
+        the first self-play already tells locations, storages and cards apart (names
+        met later join as training sees them)."""
+        tokenizer = self.model.tokenizer(self.game)
+        master = self.game.master(self.limits)
+        for seed in range(2):
+            st = master.new_game(seed, record=True)
+            rng = random.Random(seed)
+            while st.status == RUNNING:
+                options = master.legal_options(st)
+                tokenizer.tokenize(PlayerView.live(st, st.mover, self.game, options, master.limits))
+                master.apply(st, rng.randrange(len(options)))
+
+    def _imitate(self, db: str, steps: int) -> None:
+        """Warm start: learn the moves of the games recorded in ``db``."""
+        tokenizer = self.model.tokenizer(self.game)
+        samples: list[Sample] = []
+        with RunStore.open(db, create=False) as store:
+            for stored in recorded_games(store, game_hash(self.game)):
+                samples.extend(
+                    game_samples(
+                        self.game, stored, store.decisions(stored.id), tokenizer, self.solo
+                    )
+                )
+        if not samples:
+            raise UsageError(f"{db} holds no finished game of {self.config.game}")
+        buffer = ReplayBuffer(len(samples))
+        buffer.extend(samples)
+        losses = [
+            self.trainer.step(buffer.draw(self.config.batch_size, self.rng)) for _ in range(steps)
+        ]
+        self.model.info["warm_start"] = {
+            "records": str(db),
+            "samples": len(samples),
+            "steps": steps,
+        }
+        if losses:
+            self.report(
+                f"warm start: {len(samples)} samples from {db}, {steps} steps, policy loss "
+                f"{losses[0]['policy_loss']:.3f} -> {losses[-1]['policy_loss']:.3f}"
+            )
+
+    # ------------------------------------------------------------ evaluation
+    def evaluate(self, games: int, iterations: int, number: int) -> dict[str, Any]:
+        """The model (greedy) against each evaluation agent: win share with a Wilson
+        interval (seats rotated), or in a solo game its mean length beside theirs."""
+        spec = f"neural:model={self.out / MODEL}:iterations={iterations}"
+        seed = _round_seed(self.config.seed, number) + 7_919
+        if self.game.nplayers == 1:
+            return {
+                name: self._solo_figures(s, games, seed)
+                for name, s in [("neural", spec)] + [(a, a) for a in self.config.eval_agents]
+            }
+        out: dict[str, Any] = {}
+        for opponent in self.config.eval_agents:
+            agents = [spec] + [opponent] * (self.game.nplayers - 1)
+            summary = run_batch(
+                self.game,
+                games=games,
+                seed=seed,
+                agent_specs=agents,
+                limits=self.limits,
+                rotate_seats=True,
+                params=self.config.params,
+                backend=self._backend(games),
+                workers=self.config.workers,
+            )
+            credit = summary.agent_credits.get(spec, 0.0)
+            n = summary.agent_games.get(spec, 0)
+            low, high = wilson_interval(credit, n)
+            out[opponent] = {
+                "win_share": credit / n if n else float("nan"),
+                "low": low,
+                "high": high,
+                "games": n,
+            }
+        return out
+
+    def _solo_figures(self, spec: str, games: int, seed: int) -> dict[str, Any]:
+        lengths: list[float] = []
+        summary = run_batch(
+            self.game,
+            games=games,
+            seed=seed,
+            agent_specs=[spec],
+            limits=self.limits,
+            params=self.config.params,
+            backend=self._backend(games),
+            workers=self.config.workers,
+            on_game=lambda r: (
+                lengths.append(float(r.turns)) if r.end_reason == "completed" else None
+            ),
+        )
+        est = estimate(means(lengths)) if lengths else None
+        return {
+            "mean_turns": est.value if est else float("nan"),
+            "low": est.ci_low if est else float("nan"),
+            "high": est.ci_high if est else float("nan"),
+            "completed": len(lengths),
+            "games": summary.games,
+        }
+
+    def _backend(self, games: int) -> str:
+        return self.config.backend if games > 1 else "serial"
+
+    # ------------------------------------------------------------ files
+    def cpu_seconds(self) -> float:
+        me = resource.getrusage(resource.RUSAGE_SELF)
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        now = me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
+        return self.cpu_before + now
+
+    def _save(self) -> None:
+        self.model.info["training"] = {
+            "rounds": self.round,
+            "steps": self.trainer.steps,
+            "cpu_hours": self.cpu_seconds() / 3600,
+        }
+        self.model.save(self.out / MODEL)
+        training = {
+            "config": self.config.to_dict(),
+            "round": self.round,
+            "trainer": self.trainer.state(),
+            "metrics": self.metrics,
+            "selfplay_batches": self.selfplay_batches,
+            "cpu_seconds": self.cpu_seconds(),
+            "rng": _list_state(self.rng.getstate()),
+            "torch_rng": torch.get_rng_state(),
+        }
+        atomic_save({**self.model.payload(), "training": training}, self.out / CHECKPOINT)
+        self._write_metrics()
+        write_report(self.out, self.metrics, self.config)
+        write_model_card(self.out, self.metrics, self.config, self.model)
+
+    def _write_metrics(self) -> None:
+        text = "".join(json.dumps(row) + "\n" for row in self.metrics)
+        tmp = self.out / (METRICS + ".tmp")
+        tmp.write_text(text)
+        tmp.replace(self.out / METRICS)
+
+
+def _round_seed(seed: int, number: int) -> int:
+    return seed * 1_000_003 + number
+
+
+def _list_state(state: tuple[Any, ...]) -> list[Any]:
+    version, internal, gauss = state
+    return [version, list(internal), gauss]
+
+
+def _tuple_state(data: Sequence[Any]) -> tuple[Any, ...]:
+    version, internal, gauss = data
+    return (version, tuple(internal), gauss)
+
+
+def _round_line(row: dict[str, Any], rounds: int) -> str:
+    text = (
+        f"round {row['round']}/{rounds}: {row['games']} games, {row['samples']} samples "
+        f"(buffer {row['buffer']}), loss {row['loss']:.3f} (policy {row['policy_loss']:.3f}, "
+        f"value {row['value_loss']:.3f}), {row['seconds']:.0f} s"
+    )
+    evaluation = evaluation_text(row.get("evaluation"))
+    return f"{text}; {evaluation}" if evaluation else text

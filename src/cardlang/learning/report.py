@@ -1,0 +1,202 @@
+"""What a training run shows people: plots, one HTML page, and the model card.
+
+Pipeline position: learning.  Written after every round from the metrics (one dict per
+round, loop.py): ``plots/losses.png`` (policy and value loss, agreement with the
+target), ``plots/evaluation.png`` (win share against each evaluation agent with its 95%
+interval, or a solo game's mean length beside the agents'), ``report.html`` (both
+plots inlined, and the table of rounds) and ``MODEL_CARD.md``.  Plots need matplotlib
+(the ``plot`` extra); without it the page holds the table alone.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cardlang.agents.neural.model import NeuralModel
+    from cardlang.learning.config import TrainConfig
+
+
+def write_report(out: Path, metrics: Sequence[dict[str, Any]], config: TrainConfig) -> None:
+    plots = out / "plots"
+    images: list[Path] = []
+    if metrics:
+        try:
+            images = _plots(plots, metrics)
+        except ImportError:
+            images = []
+    page = _page(metrics, config, images)
+    tmp = out / "report.html.tmp"
+    tmp.write_text(page)
+    tmp.replace(out / "report.html")
+
+
+def _plots(folder: Path, metrics: Sequence[dict[str, Any]]) -> list[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    folder.mkdir(parents=True, exist_ok=True)
+    rounds = [m["round"] for m in metrics]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.plot(rounds, [m["policy_loss"] for m in metrics], label="policy loss")
+    ax.plot(rounds, [m["target_entropy"] for m in metrics], ":", label="target entropy (floor)")
+    ax.plot(rounds, [m["value_loss"] for m in metrics], label="value loss (MSE)")
+    ax.plot(
+        rounds, [m["policy_agreement"] for m in metrics], "--", label="policy agrees with target"
+    )
+    ax.set_xlabel("round")
+    ax.legend()
+    ax.set_title("training losses")
+    losses = folder / "losses.png"
+    fig.tight_layout()
+    fig.savefig(losses, dpi=90)
+    plt.close(fig)
+    paths = [losses]
+    evaluated = [m for m in metrics if m.get("evaluation")]
+    if evaluated:
+        fig, ax = plt.subplots(figsize=(7, 4))
+        names = list(evaluated[-1]["evaluation"])
+        solo = "mean_turns" in evaluated[-1]["evaluation"][names[0]]
+        key = "mean_turns" if solo else "win_share"
+        for name in names:
+            rows = [
+                (m["round"], m["evaluation"][name]) for m in evaluated if name in m["evaluation"]
+            ]
+            xs = [r for r, _ in rows]
+            ys = [f[key] for _, f in rows]
+            lows = [f["low"] for _, f in rows]
+            highs = [f["high"] for _, f in rows]
+            label = name if solo else f"vs {name}"
+            ax.plot(xs, ys, marker="o", label=label)
+            ax.fill_between(xs, lows, highs, alpha=0.2)
+        ax.set_xlabel("round")
+        ax.set_ylabel("mean turns (completed games)" if solo else "win share of the model")
+        if not solo:
+            ax.axhline(0.5, color="grey", lw=0.5)
+        ax.legend()
+        ax.set_title("evaluation (95% intervals)")
+        fig.tight_layout()
+        evaluation = folder / "evaluation.png"
+        fig.savefig(evaluation, dpi=90)
+        plt.close(fig)
+        paths.append(evaluation)
+    return paths
+
+
+def _page(metrics: Sequence[dict[str, Any]], config: TrainConfig, images: Sequence[Path]) -> str:
+    parts = [
+        "<!doctype html><meta charset='utf-8'><title>cardlang training</title>",
+        "<style>body{font-family:sans-serif;margin:2em}td,th{padding:2px 8px;text-align:right}"
+        "table{border-collapse:collapse}tr:nth-child(even){background:#f3f3f3}</style>",
+        f"<h1>Training: {html.escape(config.game)}</h1>",
+        f"<p>parameters {html.escape(str(config.params or {}))}; seed {config.seed}</p>",
+    ]
+    for image in images:
+        data = base64.b64encode(image.read_bytes()).decode()
+        parts.append(f"<img alt='{image.stem}' src='data:image/png;base64,{data}'>")
+    columns = [
+        "round",
+        "games",
+        "samples",
+        "buffer",
+        "steps",
+        "policy_loss",
+        "value_loss",
+        "policy_agreement",
+        "seconds",
+        "cpu_hours",
+    ]
+    parts.append(
+        "<h2>Rounds</h2><table><tr>"
+        + "".join(f"<th>{c}</th>" for c in columns)
+        + "<th>evaluation</th></tr>"
+    )
+    for m in metrics:
+        cells = "".join(f"<td>{_fmt(m.get(c))}</td>" for c in columns)
+        parts.append(
+            f"<tr>{cells}<td>{html.escape(evaluation_text(m.get('evaluation')))}</td></tr>"
+        )
+    parts.append("</table>")
+    return "\n".join(parts)
+
+
+def evaluation_text(evaluation: dict[str, Any] | None) -> str:
+    if not evaluation:
+        return ""
+    items = []
+    for name, f in evaluation.items():
+        if "win_share" in f:
+            share = f"{f['win_share']:.3f} [{f['low']:.3f}, {f['high']:.3f}]"
+            items.append(f"vs {name}: {share} ({f['games']} games)")
+        else:
+            items.append(
+                f"{name}: {f['mean_turns']:.2f} turns [{f['low']:.2f}, {f['high']:.2f}] "
+                f"({f['completed']}/{f['games']} completed)"
+            )
+    return "; ".join(items)
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return "nan" if math.isnan(value) else f"{value:.4g}"
+    return html.escape(str(value)) if value is not None else ""
+
+
+def write_model_card(
+    out: Path, metrics: Sequence[dict[str, Any]], config: TrainConfig, model: NeuralModel
+) -> None:
+    """``MODEL_CARD.md``: the game, the network, how it was trained, the compute and
+    the latest evaluation."""
+    c = config
+    game = model.game
+    params = ", ".join(f"{k}={v}" for k, v in c.params.items()) or "default parameters"
+    size = sum(p.numel() for p in model.net.parameters())
+    if game.nplayers == 1:
+        value = f"solo, scaled inverse length (best {c.solo_best}, cap {c.solo_cap} turns)"
+    else:
+        value = "expected standing per seat"
+    warm = model.info.get("warm_start")
+    if warm:
+        start = (
+            f"imitation of {warm['records']} ({warm['samples']} samples, {warm['steps']} "
+            "steps) before self-play"
+        )
+    else:
+        start = "none: self-play from scratch"
+    cpu = metrics[-1]["cpu_hours"] if metrics else 0.0
+    lines = [
+        f"# Model card: {game.name} ({params})",
+        "",
+        f"- game file: `{c.game}` (sha256 `{game.sha256}`), {game.nplayers} seat(s)",
+        f"- network: set transformer, width {c.width}, {c.layers} layers, {c.heads} heads, "
+        f"feed-forward {c.feedforward}, MLP heads {c.hidden}; {size:,} parameters; "
+        f"{len(model.table)} names",
+        f"- self-play: {len(metrics)} rounds of {c.games} games, {c.iterations} search "
+        f"iterations per move ({c.determinizations} determinizations per expansion), "
+        f"temperature {c.temperature}, root noise {c.noise} (alpha {c.alpha})",
+        f"- learning: {c.steps} steps of {c.batch_size} samples per round, buffer {c.buffer}, "
+        f"lr {c.lr}; seed {c.seed}",
+        f"- value: {value}",
+        f"- warm start: {start}",
+        f"- compute: {cpu:.2f} CPU core-hours (process and worker CPU time; no GPU)",
+    ]
+    last = next((m for m in reversed(metrics) if m.get("evaluation")), None)
+    if last:
+        lines += ["", f"## Evaluation after round {last['round']}", ""]
+        lines += [evaluation_text(last["evaluation"])]
+    command = f"cardlang train {c.game}" + "".join(f" --param {k}={v}" for k, v in c.params.items())
+    lines += [
+        "",
+        f"Reproduce: `{command} --seed {c.seed} --rounds {c.rounds} --out DIR` with the "
+        "settings above (`cardlang train --help`).",
+    ]
+    tmp = out / "MODEL_CARD.md.tmp"
+    tmp.write_text("\n".join(lines) + "\n")
+    tmp.replace(out / "MODEL_CARD.md")

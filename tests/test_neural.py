@@ -1,0 +1,433 @@
+"""The neural agent: network, search, checkpoints, the agent spec, and training."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from cardlang.agents import make_agent  # noqa: E402
+from cardlang.agents.neural.agent import NeuralAgent  # noqa: E402
+from cardlang.agents.neural.model import (  # noqa: E402
+    GameIdentity,
+    NeuralModel,
+    load_model,
+    read_checkpoint,
+)
+from cardlang.agents.neural.network import NetConfig, batch_tensors  # noqa: E402
+from cardlang.agents.neural.search import NeuralSearch, SoloValue  # noqa: E402
+
+from cardlang import load_game  # noqa: E402
+from cardlang.engine.state import RUNNING  # noqa: E402
+from cardlang.errors import UsageError  # noqa: E402
+from cardlang.information.tokens import collate  # noqa: E402
+from cardlang.information.views import PlayerView  # noqa: E402
+from cardlang.learning.config import TrainConfig  # noqa: E402
+from cardlang.learning.loop import TrainingRun  # noqa: E402
+from cardlang.runs.play import play_game  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: Each player is dealt two cards and plays one; the higher card played takes a chip.
+#: The best move is known: play the higher of one's two cards.
+HIGH_CARD = """(game
+ (setup (create players 2)
+        (create deck (game iloc STOCK) (deck (RANK (ONE, TWO, THREE, FOUR, FIVE, SIX)))))
+ (do ((set (game points STRENGTH)
+           (((RANK : ONE) 1) ((RANK : TWO) 2) ((RANK : THREE) 3)
+            ((RANK : FOUR) 4) ((RANK : FIVE) 5) ((RANK : SIX) 6)))
+      (shuffle (game iloc STOCK))
+      (all player 'P (repeat 2 (move (top (game iloc STOCK)) (top ('P iloc HAND)))))))
+ (stage player
+        (end (== (size (union (all player 'P ('P vloc PLAYED)))) 2))
+        (choice ((any ((current player) iloc HAND) 'C (move 'C (top ((current player) vloc PLAYED)))))))
+ (do ((inc ((owner (max (union (all player 'P ('P vloc PLAYED))) using (game points STRENGTH)))
+            sto CHIPS) 1)))
+ (scoring max ((current player) sto CHIPS)))
+"""
+
+
+def _model(game, seed: int = 0, **sizes) -> NeuralModel:  # type: ignore[no-untyped-def]
+    torch.manual_seed(seed)
+    config = NetConfig(
+        seats=game.nplayers,
+        solo=game.nplayers == 1,
+        width=32,
+        heads=4,
+        feedforward=64,
+        hidden=64,
+        **sizes,
+    )
+    return NeuralModel(config, GameIdentity.of(game), device="cpu")
+
+
+def _views(game, seed: int, limit: int = 40):  # type: ignore[no-untyped-def]
+    master = game.master()
+    st = master.new_game(seed, record=True)
+    rng = random.Random(seed)
+    while st.status == RUNNING and limit:
+        options = master.legal_options(st)
+        yield st, options, PlayerView.live(st, st.mover, game, options)
+        master.apply(st, rng.randrange(len(options)))
+        limit -= 1
+
+
+def _tokens(model: NeuralModel, game, seed: int = 1, limit: int = 30):  # type: ignore[no-untyped-def]
+    tokenizer = model.tokenizer(game)
+    return [tokenizer.tokenize(view) for _, _, view in _views(game, seed, limit)]
+
+
+# ---------------------------------------------------------------- the network
+
+
+@pytest.mark.parametrize("path", ["games/hearts.rcy", "games/dominion.rcy"])
+def test_outputs_do_not_depend_on_token_order(path: str) -> None:
+    game = load_game(ROOT / path)
+    model = _model(game)
+    items = _tokens(model, game, limit=12)
+    batch = collate(items)
+    rng = np.random.default_rng(0)
+    shuffled = collate(items)
+    for i, x in enumerate(items):
+        t, a = len(x.kinds), len(x.keys)
+        perm, aperm = rng.permutation(t), rng.permutation(a)
+        for field in ("names", "kinds", "buckets", "continuous"):
+            getattr(shuffled, field)[i, :t] = getattr(batch, field)[i, :t][perm]
+        shuffled.action_names[i, :a] = batch.action_names[i, :a][aperm]
+        shuffled.action_names[i, :a] = batch.action_names[i, :a][aperm]
+        items[i].perm = aperm  # type: ignore[attr-defined]
+    model.net.eval()
+    with torch.no_grad():
+        logits, values = model.net(**batch_tensors(batch))
+        logits2, values2 = model.net(**batch_tensors(shuffled))
+    assert torch.allclose(values, values2, atol=1e-5)
+    for i, x in enumerate(items):
+        a = len(x.keys)
+        assert torch.allclose(logits[i, :a][x.perm], logits2[i, :a], atol=1e-4)  # type: ignore[attr-defined]
+
+
+def test_padding_and_illegal_actions_get_no_probability() -> None:
+    game = load_game(ROOT / "games/hearts.rcy")
+    model = _model(game)
+    items = _tokens(model, game, limit=20)
+    priors, values = model.evaluate(items)
+    batch = collate(items)
+    with torch.no_grad():
+        logits, _ = model.net(**batch_tensors(batch))
+    assert torch.isinf(logits[~torch.from_numpy(batch.action_mask)]).all()
+    for p, x in zip(priors, items, strict=True):
+        assert len(p) == len(x.keys) and p.sum() == pytest.approx(1.0, abs=1e-5)
+    assert values.shape == (len(items), 4) and ((values >= 0) & (values <= 1)).all()
+
+
+def test_solo_values_are_in_minus_one_to_one() -> None:
+    game = load_game(ROOT / "games/dominion.rcy", params={"PLAYERS": "1"})
+    model = _model(game)
+    _, values = model.evaluate(_tokens(model, game, limit=8))
+    assert values.shape[1] == 1 and (np.abs(values) <= 1).all()
+    solo = SoloValue(best=10, cap=40)
+    assert solo(10) == 1.0 and solo(40) == -1.0 and solo(None) == -1.0
+    assert solo(14) > solo(15) > solo(20)
+    assert SoloValue()(1) == 1.0  # the notes' form: ending at once is best
+
+
+# ---------------------------------------------------------------- search and agent
+
+
+@pytest.mark.parametrize("iterations", [0, 12])
+def test_the_agent_only_plays_legal_options(iterations: int, tmp_path: Path) -> None:
+    game = load_game(ROOT / "games/hearts.rcy")
+    model = _model(game)
+    _tokens(model, game)  # names into the table
+    model.save(tmp_path / "m")
+    agents = [
+        make_agent(f"neural:model={tmp_path / 'm'}:iterations={iterations}:temperature=1", s)
+        for s in range(4)
+    ]
+    trace: list = []  # type: ignore[type-arg]
+    result, _ = play_game(game.master(), agents, 5, record=True, trace=trace)
+    assert result.end_reason == "completed"
+    for d in trace:
+        assert not d.illegal and 0 <= d.option_index < d.options
+        assert d.trace is not None and d.trace.policy is not None
+        assert sum(d.trace.policy) == pytest.approx(1.0)
+        assert d.trace.policy[d.option_index] > 0 or iterations == 0
+
+
+def test_search_puts_its_visits_on_the_winning_move() -> None:
+    """With an untrained network, a search that reaches the end of the game finds the
+    winning move of High Card for the second player, where one card wins and the other
+    loses."""
+    game = load_game(text=HIGH_CARD, name="high_card.rcy")
+    model = _model(game)
+    search = NeuralSearch(model, iterations=48, determinizations=2, seed=1)
+    ranks = ["ONE", "TWO", "THREE", "FOUR", "FIVE", "SIX"]
+    found = decisive = 0
+    for seed in range(40):
+        for st, options, view in _views(game, seed):
+            if st.mover != 1 or len(options) != 2:
+                continue
+            played = ranks.index(str(view.cards(0, "vloc", "PLAYED")[0]["RANK"]))
+            cards = [ranks.index(str(o.card["RANK"])) for o in view.options]
+            if (max(cards) > played) == (min(cards) > played):
+                break  # both cards win, or both lose: no move is better
+            result = search.run(view)
+            best = int(result.tokens.option_of[int(np.argmax(result.visits))])
+            found += cards[best] > played
+            decisive += 1
+            break
+    assert decisive >= 8 and found == decisive
+
+
+def test_a_model_refuses_another_game_file(tmp_path: Path) -> None:
+    game = load_game(ROOT / "games/kuhn_poker.rcy")
+    model = _model(game)
+    model.save(tmp_path / "m")
+    hearts4 = load_game(text=HIGH_CARD, name="high_card.rcy")
+    with pytest.raises(UsageError, match="was trained on the game file 'kuhn_poker'.*other_game=1"):
+        load_model(tmp_path / "m", hearts4)
+    load_model(tmp_path / "m", hearts4, other_game=True)
+    agent = NeuralAgent(str(tmp_path / "m"))
+    with pytest.raises(UsageError, match="kuhn_poker"):
+        play_game(hearts4.master(), [agent, agent], 1)
+
+
+# ---------------------------------------------------------------- checkpoints
+
+
+def test_checkpoint_round_trip_loads_with_weights_only(tmp_path: Path) -> None:
+    game = load_game(ROOT / "games/hearts.rcy")
+    model = _model(game)
+    items = _tokens(model, game, limit=10)
+    before, values = model.evaluate(items)
+    model.save(tmp_path / "m")
+    data = torch.load(tmp_path / "m" / "model.pt", weights_only=True)
+    assert data["game"]["sha256"] == GameIdentity.of(game).sha256
+    again = load_model(tmp_path / "m", game, device="cpu")
+    assert again.table.names == model.table.names
+    after, values2 = again.evaluate(items)
+    assert np.allclose(values, values2)
+    for p, q in zip(before, after, strict=True):
+        assert np.allclose(p, q, atol=1e-6)
+
+
+def test_a_broken_checkpoint_is_a_clear_error(tmp_path: Path) -> None:
+    bad = tmp_path / "model.pt"
+    bad.write_bytes(b"not a checkpoint")
+    with pytest.raises(UsageError, match="not a readable cardlang model"):
+        read_checkpoint(bad)
+    with pytest.raises(UsageError, match="no model at"):
+        read_checkpoint(tmp_path / "missing")
+
+
+# ---------------------------------------------------------------- new cards
+
+
+BAZAAR = """(card-kind BAZAAR (COST 5) (TYPES (ACTION))
+  (on PLAY
+      (call DRAW 'ME 1)
+      (inc ('ME sto ACTIONS) 2)
+      (inc ('ME sto COINS))))
+
+"""
+
+
+def _with_bazaar() -> str:
+    text = (ROOT / "games/dominion.rcy").read_text()
+    anchor = "(card-kind CELLAR"
+    return text.replace(anchor, BAZAAR + " " + anchor, 1)
+
+
+def test_a_new_card_is_embedded_from_its_components(tmp_path: Path) -> None:
+    game = load_game(ROOT / "games/dominion.rcy")
+    model = _model(game)
+    _tokens(model, game, limit=60)
+    model.save(tmp_path / "m")
+    variant = load_game(
+        text=_with_bazaar(),
+        name="dominion-bazaar.rcy",
+        params={
+            "KINGDOM": "BAZAAR,VILLAGE,SMITHY,MARKET,MILITIA,MOAT,CELLAR,MINE,REMODEL,WORKSHOP"
+        },
+    )
+    loaded = load_model(tmp_path / "m", variant, other_game=True)
+    loaded.freeze()
+    tokenizer = loaded.tokenizer(variant)
+    bazaar = tokenizer.components("BAZAAR")
+    table = loaded.table
+    assert "comp:KIND=BAZAAR" not in table  # the card itself is new ...
+    known = [i for i in bazaar if i]
+    assert {table.names[i] for i in known} >= {
+        "comp:COST=5",
+        "comp:TYPES=ACTION",
+    }  # ... its parts are not
+    embedding = loaded.net.names.weight[torch.tensor(bazaar)].sum(0)
+    assert embedding.abs().sum() > 0
+    # and the agent plays the variant, Bazaar in the kingdom, on purpose
+    agents = [NeuralAgent(str(tmp_path / "m"), other_game=True, seed=s) for s in range(2)]
+    result, _ = play_game(variant.master(), agents, 2)
+    assert result.end_reason in ("completed", "cutoff:decisions")
+
+
+# ---------------------------------------------------------------- training
+
+
+def _config(out: Path, **changes) -> TrainConfig:  # type: ignore[no-untyped-def]
+    game = out.parent / "high_card.rcy"
+    game.write_text(HIGH_CARD)
+    base = dict(
+        game=str(game),
+        rounds=4,
+        games=12,
+        iterations=12,
+        determinizations=1,
+        steps=40,
+        batch_size=32,
+        width=32,
+        heads=4,
+        feedforward=64,
+        hidden=64,
+        evaluate_every=0,
+        backend="serial",
+        workers=1,
+        device="cpu",
+        lr=3e-3,
+        seed=3,
+    )
+    base.update(changes)
+    return TrainConfig(**base)  # type: ignore[arg-type]
+
+
+def _plays_higher_card(model_dir: Path, games: int = 80) -> float:
+    """How often the raw policy plays the higher card where that is the better move:
+    always for the first player (it wins more often), and for the second where one of
+    its cards beats the card played and the other does not."""
+    game = load_game(model_dir.parent / "high_card.rcy")
+    model = load_model(model_dir, game, device="cpu")
+    model.freeze()
+    search = NeuralSearch(model, iterations=0)
+    ranks = ["ONE", "TWO", "THREE", "FOUR", "FIVE", "SIX"]
+    right = total = 0
+    for seed in range(100, 100 + games):
+        for st, options, view in _views(game, seed):
+            if len(options) != 2:
+                continue
+            cards = [ranks.index(str(o.card["RANK"])) for o in view.options]
+            if st.mover == 1:
+                played = ranks.index(str(view.cards(0, "vloc", "PLAYED")[0]["RANK"]))
+                if (max(cards) > played) == (min(cards) > played):
+                    continue
+            result = search.run(view)
+            chosen = int(result.tokens.option_of[int(np.argmax(result.priors))])
+            right += cards[chosen] == max(cards)
+            total += 1
+    return right / total
+
+
+def test_a_small_training_run_learns_the_best_move(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    run = TrainingRun.open(_config(out, rounds=0), out, lambda line: None)
+    run.run()  # round 0: the untrained model, saved
+    before = _plays_higher_card(out)
+    run = TrainingRun.open(_config(out, rounds=5), out, lambda line: None)
+    run.run()
+    after = _plays_higher_card(out)
+    assert before < 0.75 and after > 0.9, (before, after)
+    metrics = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [m["round"] for m in metrics] == [1, 2, 3, 4, 5]
+    assert (out / "report.html").is_file() and (out / "MODEL_CARD.md").is_file()
+    # the self-play games are in the records, each neural decision with its policy
+    from cardlang.runs.store import RunStore
+
+    with RunStore.open(out / "records.sqlite", create=False) as store:
+        decisions = store.decisions(1)
+    assert decisions and all(d["policy"] is not None for d in decisions)
+
+
+def test_training_is_deterministic_on_cpu(tmp_path: Path) -> None:
+    weights = []
+    for name in ("a", "b"):
+        out = tmp_path / name / "run"
+        out.parent.mkdir()
+        TrainingRun.open(_config(out, rounds=2, steps=5, games=4), out, lambda line: None).run()
+        weights.append(torch.load(out / "model.pt", weights_only=True)["state_dict"])
+    for key in weights[0]:
+        assert torch.equal(weights[0][key], weights[1][key]), key
+
+
+def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    out.mkdir()
+    game = tmp_path / "high_card.rcy"
+    game.write_text(HIGH_CARD)
+    command = [
+        sys.executable,
+        "-m",
+        "cardlang",
+        "train",
+        str(game),
+        "--out",
+        str(out),
+        "--rounds",
+        "30",
+        "--games",
+        "6",
+        "--iterations",
+        "4",
+        "--steps",
+        "10",
+        "--width",
+        "32",
+        "--evaluate-every",
+        "0",
+        "--backend",
+        "serial",
+        "--device",
+        "cpu",
+    ]
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            lines = (
+                (out / "metrics.jsonl").read_text().splitlines()
+                if (out / "metrics.jsonl").exists()
+                else []
+            )
+            if len(lines) >= 2:
+                break
+            time.sleep(0.2)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait()
+    data = read_checkpoint(out / "checkpoint.pt")  # whole, whenever the kill came
+    load_model(out, device="cpu")
+    done = data["training"]["round"]
+    assert done >= 2
+    finish = subprocess.run(
+        [*command[:8], str(done + 2), *command[9:]], cwd=ROOT, capture_output=True, text=True
+    )
+    assert finish.returncode == 0, finish.stderr
+    assert f"resuming {out} after round {done}" in finish.stderr
+    metrics = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [m["round"] for m in metrics] == list(range(1, done + 3))
+
+
+def test_train_without_an_out_folder_is_a_usage_error() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "cardlang", "train", "games/kuhn_poker.rcy"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2 and "--out" in result.stderr and "Traceback" not in result.stderr
