@@ -69,6 +69,7 @@ class NeuralAgent:
         temperature: float = 0.0,
         c: float = 1.5,
         determinizations: int = 4,
+        leaf_batch: int = 8,
         noise: float = 0.0,
         alpha: float = 0.3,
         other_game: bool = False,
@@ -79,7 +80,8 @@ class NeuralAgent:
         """``model``: a model file or folder (``models/dominion-solo``); ``iterations``
         of search per decision (0: the raw policy); ``temperature`` of the move choice
         (0: the best); ``c`` the PUCT constant; ``determinizations`` evaluated together
-        at each expansion; ``noise`` the weight of Dirichlet(``alpha``) noise on the root
+        at each expansion; ``leaf_batch`` leaves evaluated per call of the network;
+        ``noise`` the weight of Dirichlet(``alpha``) noise on the root
         priors (self-play); ``other_game`` plays a model on a game file other than the
         one it learnt (a variant with new cards); ``threads`` for torch."""
         if iterations < 0 or temperature < 0 or not 0 <= noise <= 1:
@@ -91,6 +93,7 @@ class NeuralAgent:
         self.temperature = temperature
         self.c = c
         self.determinizations = determinizations
+        self.leaf_batch = leaf_batch
         self.noise = noise
         self.alpha = alpha
         self.other_game = other_game
@@ -120,6 +123,7 @@ class NeuralAgent:
             iterations=self.iterations,
             c=self.c,
             determinizations=self.determinizations,
+            leaf_batch=self.leaf_batch,
             noise=self.noise,
             alpha=self.alpha,
             solo=solo,

@@ -84,6 +84,7 @@ class NeuralModel:
         self.table = NameTable(names[1:] if names else (), capacity=config.names)
         self.device = pick_device(device)
         self.net = (net or SetTransformerNet(config)).to(self.device)
+        self.net.eval()  # training switches it to train mode for its steps, then back
         self.info: dict[str, Any] = dict(info or {})
         self._tokenizers: dict[int, Tokenizer] = {}
 
@@ -104,7 +105,8 @@ class NeuralModel:
     def evaluate(self, items: Sequence[ViewTokens]) -> tuple[list[np.ndarray], np.ndarray]:
         """Per view: the policy over its action tokens (probabilities), and the values
         per seat offset from the viewer ([len(items), seats])."""
-        self.net.eval()
+        if self.net.training:
+            self.net.eval()
         batch = collate(items)
         logits, values = self.net(**batch_tensors(batch, self.device))
         probs = torch.softmax(logits, dim=-1).cpu().numpy()
@@ -113,7 +115,8 @@ class NeuralModel:
 
     @torch.no_grad()
     def logits(self, items: Sequence[ViewTokens]) -> list[np.ndarray]:
-        self.net.eval()
+        if self.net.training:
+            self.net.eval()
         batch = collate(items)
         logits, _ = self.net(**batch_tensors(batch, self.device))
         lg = logits.cpu().numpy()

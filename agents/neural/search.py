@@ -18,6 +18,8 @@ The search (AlphaZero's, on an ISMCTS tree; ../shared/specs/neural.md):
   root and walked down the same keys (a world where a key is not legal drops out).
   Their views are tokenized and evaluated in one batch; the priors of each key and the
   values are averaged.  The root is evaluated on the player's real view.
+- **Batches of leaves.**  Descents go ``leaf_batch`` at a time, each leaving a virtual
+  loss on its path until the batch's leaves come back from one call of the network.
 - **Values** are per seat: each seat's expected standing in [0, 1] with several seats;
   in a solo game the scaled inverse length (``SoloValue``) in [-1, 1].  A finished game is
   scored by the rules, not the network.
@@ -107,6 +109,22 @@ class Node:
         self.value = 0.0  # the mover's value at expansion: the Q of unvisited edges
 
 
+class _Descent:
+    """One descent of the tree: its world, the edges it took (with their movers) and
+    their keys, the leaf it stopped at with the leaf's options (None at the end of the
+    game), and the values per seat it backs up once known."""
+
+    __slots__ = ("state", "path", "walked", "node", "options", "values")
+
+    def __init__(self, state: Gamestate) -> None:
+        self.state = state
+        self.path: list[tuple[Edge, int]] = []
+        self.walked: list[str] = []
+        self.node: Node | None = None
+        self.options: Sequence[Any] = ()
+        self.values: tuple[float, ...] | None = None
+
+
 @dataclass
 class SearchResult:
     """A decision's search: the root's action tokens, the visit count and prior of each
@@ -131,9 +149,11 @@ class NeuralSearch:
         noise: float = 0.0,
         alpha: float = 0.3,
         solo: SoloValue | None = None,
+        leaf_batch: int = 8,
         seed: int = 0,
     ) -> None:
         self.model = model
+        self.leaf_batch = max(1, leaf_batch)
         self.iterations = iterations
         self.c = c
         self.determinizations = max(1, determinizations)
@@ -156,6 +176,8 @@ class NeuralSearch:
             priors = (1 - self.noise) * priors + self.noise * dirichlet
         n = view.nplayers
         root_values = self._absolute(values[0], view.seat, n)
+        # a virtual loss: the worst value a seat can get
+        self._virtual = -1.0 if n == 1 else 0.0
         root = Node()
         root.expanded = True
         root.value = root_values[view.seat]
@@ -167,8 +189,7 @@ class NeuralSearch:
             )
         master = view.master()
         vocabulary = Vocabulary.of(game)
-        for _ in range(self.iterations):
-            self._iterate(view, master, vocabulary, tokenizer, root)
+        self._iterations(view, master, vocabulary, tokenizer, root)
         visits = np.array([root.edges[k].visits for k in tokens.keys], dtype=np.float64)
         q = [e.total / e.visits if e.visits else None for e in (root.edges[k] for k in tokens.keys)]
         return SearchResult(tokens, priors, visits, root_values, q, self.iterations)
@@ -180,8 +201,8 @@ class NeuralSearch:
             out[(seat + j) % n] = float(relative[j]) if j < len(relative) else 0.0
         return tuple(out)
 
-    # ------------------------------------------------------------ one iteration
-    def _iterate(
+    # ------------------------------------------------------------ iterations
+    def _iterations(
         self,
         view: PlayerView,
         master: Gamemaster,
@@ -189,39 +210,55 @@ class NeuralSearch:
         tokenizer: Tokenizer,
         root: Node,
     ) -> None:
+        """``iterations`` descents, ``leaf_batch`` at a time (at most a quarter of the
+        budget): each batch's leaves are
+        evaluated in one call of the network (a descent leaves a *virtual loss* on its
+        path until its leaf is valued, so the next descents of the batch spread out)."""
+        done = 0
+        # at least four rounds of batches: a batch's descents choose without each
+        # other's values, so a small budget in one batch would learn little
+        batch = max(1, min(self.leaf_batch, self.iterations // 4))
+        while done < self.iterations:
+            n = min(batch, self.iterations - done)
+            descents = [self._descend(view, master, vocabulary, root) for _ in range(n)]
+            self._value_leaves(descents, view, master, vocabulary, tokenizer)
+            for d in descents:
+                assert d.values is not None
+                for edge, mover in d.path:
+                    edge.total += d.values[mover] - self._virtual
+            done += n
+
+    def _descend(
+        self, view: PlayerView, master: Gamemaster, vocabulary: Vocabulary, root: Node
+    ) -> _Descent:
         st = view.determinize(self.rng)
-        path: list[tuple[Edge, int]] = []
-        walked: list[str] = []
+        descent = _Descent(st)
         node = root
         while True:
             if st.status != RUNNING:
-                values = self._terminal(master, st)
-                break
+                descent.values = self._terminal(master, st)
+                return descent
             options = master.legal_options(st)
             keys = vocabulary.option_keys(st, options, st.mover)
             first: dict[str, int] = {}
             for i, k in enumerate(keys):
                 first.setdefault(k, i)
             if not node.expanded:
-                if len(first) == 1:  # a forced move: no need to ask the network
-                    node.edges[keys[0]] = Edge(1.0)
-                    node.expanded = True
-                else:
-                    values = self._expand(
-                        node, view, master, vocabulary, tokenizer, st, options, walked
-                    )
-                    break
+                if len(first) > 1:  # a leaf: the network values it
+                    descent.node, descent.options = node, options
+                    return descent
+                node.edges[keys[0]] = Edge(1.0)  # a forced move: no need to ask
+                node.expanded = True
             key = self._select(node, first)
             edge = node.edges[key]
-            path.append((edge, st.mover))
-            walked.append(key)
+            edge.visits += 1  # the visit, and a virtual loss until the leaf's value is known
+            edge.total += self._virtual
+            descent.path.append((edge, st.mover))
+            descent.walked.append(key)
             master.apply(st, first[key])
             if edge.child is None:
                 edge.child = Node()
             node = edge.child
-        for edge, mover in path:
-            edge.visits += 1
-            edge.total += values[mover]
 
     def _select(self, node: Node, first: dict[str, int]) -> str:
         edges = node.edges
@@ -243,47 +280,61 @@ class NeuralSearch:
             return (self.solo.of_state(st),)
         return standings(master, st)
 
-    def _expand(
+    def _value_leaves(
         self,
-        node: Node,
+        descents: Sequence[_Descent],
         view: PlayerView,
         master: Gamemaster,
         vocabulary: Vocabulary,
         tokenizer: Tokenizer,
-        st: Gamestate,
-        options: Sequence[Any],
-        walked: list[str],
-    ) -> tuple[float, ...]:
-        """Evaluate the leaf in its own world and ``determinizations - 1`` others walked
-        down the same keys, in one batch; set the node's priors; return the mean values
-        per seat."""
+    ) -> None:
+        """Evaluate every leaf of a batch in its own world and ``determinizations - 1``
+        others walked down the same keys, all in one call; set each leaf's priors (the
+        mean over its worlds) and value (the mean values per seat)."""
         game = view.game
         assert game is not None
-        worlds = [(st, options)]
-        for _ in range(self.determinizations - 1):
-            other = self._walk(view, master, vocabulary, walked, st.mover)
-            if other is not None:
-                worlds.append(other)
+        worlds: list[tuple[int, Gamestate, Sequence[Any]]] = []  # (descent, world, options)
+        for i, d in enumerate(descents):
+            if d.node is None:
+                continue
+            worlds.append((i, d.state, d.options))
+            for _ in range(self.determinizations - 1):
+                other = self._walk(view, master, vocabulary, d.walked, d.state.mover)
+                if other is not None:
+                    worlds.append((i, *other))
+        if not worlds:
+            return
         items = [
             tokenizer.tokenize(PlayerView.live(w, w.mover, game, opts, view.limits))
-            for w, opts in worlds
+            for _, w, opts in worlds
         ]
         priors_list, values = self.model.evaluate(items)
-        n = st.nplayers
-        summed: dict[str, float] = {}
-        totals = [0.0] * n
-        for (w, _), item, priors, relative in zip(worlds, items, priors_list, values, strict=True):
+        n = view.nplayers
+        summed: dict[int, dict[str, float]] = {}
+        totals: dict[int, list[float]] = {}
+        counts: dict[int, int] = {}
+        for (i, w, _), item, priors, relative in zip(
+            worlds, items, priors_list, values, strict=True
+        ):
+            keyed = summed.setdefault(i, {})
             for key, p in zip(item.keys, priors, strict=True):
-                summed[key] = summed.get(key, 0.0) + float(p)
+                keyed[key] = keyed.get(key, 0.0) + float(p)
+            total = totals.setdefault(i, [0.0] * n)
             for seat, v in enumerate(self._absolute(relative, w.mover, n)):
-                totals[seat] += v
-        scale = sum(summed.values()) or 1.0
-        for key, p in summed.items():
-            node.edges[key] = Edge(p / scale)
-        node.expanded = True
-        mean = tuple(t / len(worlds) for t in totals)
-        node.value = mean[st.mover]
-        return mean
+                total[seat] += v
+            counts[i] = counts.get(i, 0) + 1
+        for i, keyed in summed.items():
+            d = descents[i]
+            mean = tuple(t / counts[i] for t in totals[i])
+            d.values = mean
+            node = d.node
+            assert node is not None
+            if not node.expanded:  # (two descents of a batch may reach one leaf)
+                scale = sum(keyed.values()) or 1.0
+                for key, p in keyed.items():
+                    node.edges[key] = Edge(p / scale)
+                node.expanded = True
+                node.value = mean[d.state.mover]
 
     def _walk(
         self,

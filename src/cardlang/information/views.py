@@ -315,12 +315,12 @@ class PlayerView:
         not see, all equally likely."""
         key = (owner, kind, name)
         ids = self._ids(key)
+        types = self._card_types()
         if ids is not None:
-            known = Counter(card_type(self._attributes(c)) for c in ids)
+            known = Counter(types[c] for c in ids)
             return ZoneKnowledge(len(ids), known, {t: float(n) for t, n in known.items()})
         size = self.size(owner, kind, name)
         knowledge = self._seat_knowledge()
-        types = self._card_types()
         if knowledge is None:
             return ZoneKnowledge(size, {}, self._unseen_odds(size, types))
         entries = knowledge.entries.get(key, ())

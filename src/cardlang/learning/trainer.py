@@ -78,6 +78,7 @@ class Trainer:
         loss.backward()
         torch.nn.utils.clip_grad_norm_(net.parameters(), 5.0)
         self.optimizer.step()
+        net.eval()  # what plays and evaluates between steps
         self.steps += 1
         with torch.no_grad():
             # the target's own entropy: the floor of the policy loss
