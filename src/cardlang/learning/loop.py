@@ -156,6 +156,13 @@ class TrainingRun:
             if c.warm_start:
                 self._imitate(c.warm_start, c.warm_steps)
             self._save()  # round 0: what the first self-play plays
+            if c.warm_start and c.evaluate_every:  # the figure self-play must improve on
+                row = {"round": 0, "warm_start": True}
+                row["evaluation"] = self.evaluate(c.eval_games, c.eval_iterations, 0)
+                row["cpu_hours"] = self.cpu_seconds() / 3600
+                self.metrics.append(row)
+                self._save()
+                self.report(f"after the warm start: {evaluation_text(row['evaluation'])}")
         while self.round < c.rounds:
             if c.time_limit and time.monotonic() - start > c.time_limit:
                 self.report(f"time limit reached after round {self.round}")

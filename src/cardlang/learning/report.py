@@ -43,7 +43,8 @@ def _plots(folder: Path, metrics: Sequence[dict[str, Any]]) -> list[Path]:
     import matplotlib.pyplot as plt
 
     folder.mkdir(parents=True, exist_ok=True)
-    rounds = [m["round"] for m in metrics]
+    trained = [m for m in metrics if "policy_loss" in m]  # (round 0 of a warm start has none)
+    rounds = [m["round"] for m in trained]
     fig, ax = plt.subplots(figsize=(7, 4))
     ax.plot(rounds, [m["policy_loss"] for m in metrics], label="policy loss")
     ax.plot(rounds, [m["target_entropy"] for m in metrics], ":", label="target entropy (floor)")
@@ -171,6 +172,7 @@ def write_model_card(
     else:
         start = "none: self-play from scratch"
     cpu = metrics[-1]["cpu_hours"] if metrics else 0.0
+    rounds = sum("policy_loss" in m for m in metrics)  # (a warm start's round 0 trained none)
     lines = [
         f"# Model card: {game.name} ({params})",
         "",
@@ -178,7 +180,7 @@ def write_model_card(
         f"- network: set transformer, width {c.width}, {c.layers} layers, {c.heads} heads, "
         f"feed-forward {c.feedforward}, MLP heads {c.hidden}; {size:,} parameters; "
         f"{len(model.table)} names",
-        f"- self-play: {len(metrics)} rounds of {c.games} games, {c.iterations} search "
+        f"- self-play: {rounds} rounds of {c.games} games, {c.iterations} search "
         f"iterations per move ({c.determinizations} determinizations per expansion), "
         f"temperature {c.temperature}, root noise {c.noise} (alpha {c.alpha})",
         f"- learning: {c.steps} steps of {c.batch_size} samples per round, buffer {c.buffer}, "
