@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import CORPUS_FAILS_CHECK, corpus_params
 
 from cardlang import load_game
 from cardlang.engine.state import RUNNING
@@ -75,6 +76,21 @@ def test_every_game_file_tokenizes_by_its_rules(path: Path) -> None:
             assert total == pytest.approx(sizes[zone], abs=1e-2)
         # situation token: whose turn it is, from the viewer
         assert t.buckets[kinds.index(SITUATION)] == (view.current_player - view.seat) % st.nplayers
+
+
+@pytest.mark.parametrize("path", corpus_params(), ids=lambda p: p.stem if p else "absent")
+def test_every_corpus_game_tokenizes(path: Path) -> None:
+    """Every CardStock game of the corpus that checks: the views of a random game's
+    first decisions tokenize, with one situation token and one action per key."""
+    if path.stem in CORPUS_FAILS_CHECK:
+        pytest.skip("the corpus file does not check")
+    table = NameTable()
+    tokenizer = None
+    for game, _st, _options, view in _views(path, limit=25):
+        tokenizer = tokenizer or Tokenizer(game, table)
+        t = tokenizer.tokenize(view)
+        assert list(t.kinds).count(SITUATION) == 1
+        assert len(t.keys) == len(set(tokenizer.vocabulary.view_keys(view))) >= 1
 
 
 def test_storages_and_turn_are_scalar_tokens() -> None:

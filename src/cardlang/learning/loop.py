@@ -58,6 +58,7 @@ from cardlang.learning.config import TrainConfig
 from cardlang.learning.report import evaluation_text, write_model_card, write_report
 from cardlang.learning.samples import Sample, batch_games, game_samples, recorded_games
 from cardlang.learning.trainer import ReplayBuffer, Trainer
+from cardlang.runs.progress import games_bar
 from cardlang.runs.simulate import run_batch
 from cardlang.runs.statistics import wilson_interval
 from cardlang.runs.store import RunStore
@@ -200,7 +201,10 @@ class TrainingRun:
             f"neural:model={self.out / MODEL}:iterations={c.iterations}:temperature={c.temperature}"
             f":noise={c.noise}:alpha={c.alpha}:determinizations={c.determinizations}"
         )
-        with RunStore.open(self.out / RECORDS) as store:
+        with (
+            RunStore.open(self.out / RECORDS) as store,
+            games_bar(f"round {number}: self-play", c.games) as bar,
+        ):
             summary = run_batch(
                 self.game,
                 games=c.games,
@@ -211,6 +215,7 @@ class TrainingRun:
                 params=c.params,
                 backend=c.backend if c.games > 1 else "serial",
                 workers=c.workers,
+                on_game=(lambda _: bar.advance(1)) if bar is not None else None,
             )
             assert summary.batch_id is not None
             self.selfplay_batches.append(summary.batch_id)
