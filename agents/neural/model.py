@@ -81,7 +81,7 @@ class NeuralModel:
     ) -> None:
         self.config = config
         self.game = game
-        self.table = NameTable(names[1:] if names else (), capacity=config.names)
+        self.table = NameTable(names[1:], capacity=config.names)
         self.device = pick_device(device)
         self.net = (net or SetTransformerNet(config)).to(self.device)
         self.net.eval()  # training switches it to train mode for its steps, then back
@@ -95,6 +95,11 @@ class NeuralModel:
         if found is None or found.nplayers != game.nplayers:
             found = self._tokenizers[id(game)] = Tokenizer(game, self.table)
         return found
+
+    def set_names(self, names: Sequence[str]) -> None:
+        """Replace the name table by a saved one (``names[0]`` is the unknown name)."""
+        self.table = NameTable(names[1:], capacity=self.config.names)
+        self._tokenizers.clear()
 
     def freeze(self) -> None:
         """Stop adding names: a name met from now on is the unknown name (play, not

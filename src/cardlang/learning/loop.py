@@ -128,10 +128,7 @@ class TrainingRun:
         return run
 
     def _restore(self, data: dict[str, Any]) -> None:
-        self.model.table = type(self.model.table)(
-            data["names"][1:], capacity=self.model.config.names
-        )
-        self.model._tokenizers.clear()
+        self.model.set_names(data["names"])
         self.model.net.load_state_dict(data["state_dict"])
         training = data["training"]
         self.trainer.load_state(training["trainer"])
