@@ -162,6 +162,7 @@ class NeuralSearch:
         self.solo = solo or SoloValue()
         self.rng = random.Random(seed)
         self.np_rng = np.random.default_rng(seed)
+        self._virtual = 0.0  # the virtual loss of a descent: set per decision (run)
 
     # ------------------------------------------------------------ a decision
     def run(self, view: PlayerView) -> SearchResult:
@@ -176,8 +177,7 @@ class NeuralSearch:
             priors = (1 - self.noise) * priors + self.noise * dirichlet
         n = view.nplayers
         root_values = self._absolute(values[0], view.seat, n)
-        # a virtual loss: the worst value a seat can get
-        self._virtual = -1.0 if n == 1 else 0.0
+        self._virtual = -1.0 if n == 1 else 0.0  # the worst value a seat can get
         root = Node()
         root.expanded = True
         root.value = root_values[view.seat]
