@@ -354,6 +354,27 @@ def test_a_small_training_run_learns_the_best_move(tmp_path: Path) -> None:
     assert decisions and all(d["policy"] is not None for d in decisions)
 
 
+def test_a_warm_start_imitates_recorded_games_and_is_evaluated_first(tmp_path: Path) -> None:
+    from cardlang.runs.simulate import run_batch
+    from cardlang.runs.store import RunStore
+
+    out = tmp_path / "run"
+    config = _config(out, rounds=1, games=4, steps=5, evaluate_every=1, eval_games=10)
+    game = load_game(config.game)
+    with RunStore.open(tmp_path / "bots.sqlite") as store:
+        run_batch(game, games=30, seed=1, agent_specs=["random", "random"], store=store)
+    config.warm_start, config.warm_steps = str(tmp_path / "bots.sqlite"), 20
+    lines: list[str] = []
+    TrainingRun.open(config, out, lines.append).run()
+    assert any(line.startswith("warm start: ") for line in lines)
+    metrics = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [m["round"] for m in metrics] == [0, 1]
+    assert "evaluation" in metrics[0] and "policy_loss" not in metrics[0]
+    card = (out / "MODEL_CARD.md").read_text()
+    assert "imitation of" in card and "1 rounds" in card
+    assert (out / "plots" / "losses.png").is_file()
+
+
 def test_training_is_deterministic_on_cpu(tmp_path: Path) -> None:
     weights = []
     for name in ("a", "b"):

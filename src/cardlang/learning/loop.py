@@ -82,6 +82,7 @@ class TrainingRun:
         self.game = load_game(config.game, params=config.params)
         self.solo = SoloValue(config.solo_best, config.solo_cap)
         self.round = 0
+        self.resumed = False  # from a checkpoint (written only after the warm start)
         self.metrics: list[dict[str, Any]] = []
         self.selfplay_batches: list[int] = []
         self.cpu_before = 0.0  # CPU seconds of earlier sessions of this run
@@ -124,6 +125,7 @@ class TrainingRun:
         if data["game"]["sha256"] != game_hash(run.game):
             raise UsageError(f"{checkpoint} belongs to another game file")
         run._restore(data)
+        run.resumed = True
         report(f"resuming {out} after round {run.round}")
         return run
 
@@ -149,18 +151,20 @@ class TrainingRun:
     def run(self) -> None:
         c = self.config
         start = time.monotonic()
-        if self.round == 0:
+        if not self.resumed:  # a checkpoint exists only once this is done
             self._warm_up_names()
             if c.warm_start:
                 self._imitate(c.warm_start, c.warm_steps)
             self._save()  # round 0: what the first self-play plays
-            if c.warm_start and c.evaluate_every:  # the figure self-play must improve on
-                row = {"round": 0, "warm_start": True}
-                row["evaluation"] = self.evaluate(c.eval_games, c.eval_iterations, 0)
-                row["cpu_hours"] = self.cpu_seconds() / 3600
-                self.metrics.append(row)
-                self._save()
-                self.report(f"after the warm start: {evaluation_text(row['evaluation'])}")
+        evaluated = any(m["round"] == 0 for m in self.metrics)
+        if c.warm_start and c.evaluate_every and not evaluated and self.round == 0:
+            # the figure self-play must improve on
+            row = {"round": 0, "warm_start": True}
+            row["evaluation"] = self.evaluate(c.eval_games, c.eval_iterations, 0)
+            row["cpu_hours"] = self.cpu_seconds() / 3600
+            self.metrics.append(row)
+            self._save()
+            self.report(f"after the warm start: {evaluation_text(row['evaluation'])}")
         while self.round < c.rounds:
             if c.time_limit and time.monotonic() - start > c.time_limit:
                 self.report(f"time limit reached after round {self.round}")

@@ -46,12 +46,13 @@ def _plots(folder: Path, metrics: Sequence[dict[str, Any]]) -> list[Path]:
     trained = [m for m in metrics if "policy_loss" in m]  # (round 0 of a warm start has none)
     rounds = [m["round"] for m in trained]
     fig, ax = plt.subplots(figsize=(7, 4))
-    ax.plot(rounds, [m["policy_loss"] for m in metrics], label="policy loss")
-    ax.plot(rounds, [m["target_entropy"] for m in metrics], ":", label="target entropy (floor)")
-    ax.plot(rounds, [m["value_loss"] for m in metrics], label="value loss (MSE)")
-    ax.plot(
-        rounds, [m["policy_agreement"] for m in metrics], "--", label="policy agrees with target"
-    )
+    for key, style, label in (
+        ("policy_loss", "-", "policy loss"),
+        ("target_entropy", ":", "target entropy (the policy loss's floor)"),
+        ("value_loss", "-", "value loss (MSE)"),
+        ("policy_agreement", "--", "policy agrees with the target"),
+    ):
+        ax.plot(rounds, [m[key] for m in trained], style, label=label)
     ax.set_xlabel("round")
     ax.legend()
     ax.set_title("training losses")
