@@ -452,3 +452,12 @@ def test_train_without_an_out_folder_is_a_usage_error() -> None:
         text=True,
     )
     assert result.returncode == 2 and "--out" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_shipped_solo_model_plays_its_game() -> None:
+    """models/dominion-solo names games/dominion.rcy's hash: a change of the game file
+    must come with a retrained model (MODEL_CARD.md says how)."""
+    game = load_game(ROOT / "games/dominion.rcy", params={"PLAYERS": "1"})
+    agent = make_agent(f"neural:model={ROOT / 'models/dominion-solo'}", 1)
+    result, _ = play_game(game.master(), [agent], 7, record=True)
+    assert result.end_reason == "completed" and result.turns < 30

@@ -159,7 +159,7 @@ class TrainingRun:
         evaluated = any(m["round"] == 0 for m in self.metrics)
         if c.warm_start and c.evaluate_every and not evaluated and self.round == 0:
             # the figure self-play must improve on
-            row = {"round": 0, "warm_start": True}
+            row: dict[str, Any] = {"round": 0, "warm_start": True}
             row["evaluation"] = self.evaluate(c.eval_games, c.eval_iterations, 0)
             row["cpu_hours"] = self.cpu_seconds() / 3600
             self.metrics.append(row)
