@@ -25,7 +25,13 @@ from cardlang.agents.neural.model import (  # noqa: E402
     read_checkpoint,
 )
 from cardlang.agents.neural.network import NetConfig, batch_tensors  # noqa: E402
-from cardlang.agents.neural.search import NeuralSearch, SoloValue  # noqa: E402
+from cardlang.agents.neural.search import (  # noqa: E402
+    NeuralSearch,
+    SearchResult,
+    SoloValue,
+    choose_action,
+    improved_policy,
+)
 
 from cardlang import load_game  # noqa: E402
 from cardlang.engine.state import RUNNING  # noqa: E402
@@ -187,6 +193,76 @@ def test_search_puts_its_visits_on_the_winning_move() -> None:
             decisive += 1
             break
     assert decisive >= 8 and found == decisive
+
+
+def _second_player_decisions(game, seeds: range):  # type: ignore[no-untyped-def]
+    """High Card's second-player decisions where one card wins and the other loses:
+    (view, rank of each option, rank played against)."""
+    ranks = ["ONE", "TWO", "THREE", "FOUR", "FIVE", "SIX"]
+    for seed in seeds:
+        for st, options, view in _views(game, seed):
+            if st.mover != 1 or len(options) != 2:
+                continue
+            played = ranks.index(str(view.cards(0, "vloc", "PLAYED")[0]["RANK"]))
+            cards = [ranks.index(str(o.card["RANK"])) for o in view.options]
+            if (max(cards) > played) != (min(cards) > played):
+                yield view, cards, played
+            break
+
+
+def test_a_gumbel_root_tries_its_moves_and_plays_the_winning_one() -> None:
+    """Gumbel MuZero's root (sequential halving) with an untrained network finds High
+    Card's winning move, its improved policy puts more weight there than the prior, and
+    sampling with Gumbel noise still plays it (the halving keeps only the winner)."""
+    game = load_game(text=HIGH_CARD, name="high_card.rcy")
+    model = _model(game)
+    rng = random.Random(0)
+    decisive = 0
+    for sample in (False, True):
+        search = NeuralSearch(
+            model, iterations=24, determinizations=2, root="gumbel", sample=sample, seed=2
+        )
+        for view, cards, played in _second_player_decisions(game, range(40)):
+            result = search.run(view)
+            assert result.visits.min() >= 1  # both moves considered, however small a prior
+            winning = next(
+                j for j, o in enumerate(result.tokens.option_of) if cards[int(o)] > played
+            )
+            improved = improved_policy(result)
+            assert improved.sum() == pytest.approx(1.0)
+            assert improved[winning] > result.network_priors[winning]
+            action = choose_action(result, 1.0 if sample else 0.0, rng, "gumbel")
+            assert action == winning
+            decisive += 1
+    assert decisive >= 16
+
+
+def test_the_improved_policy_is_the_prior_until_values_differ() -> None:
+    """Without visits, or with equal values everywhere, the improved policy is the
+    prior; a visited move with a better value gains weight, a worse one loses it."""
+    game = load_game(text=HIGH_CARD, name="high_card.rcy")
+    _, _, view = next(_views(game, 1))
+    tokens = _model(game).tokenizer(game).tokenize(view)
+    prior = np.array([0.7, 0.3])
+
+    def result(visits: list[int], q: list[float | None]) -> SearchResult:
+        return SearchResult(
+            tokens, prior, np.array(visits, float), (0.5, 0.5), q, 8, prior, view.seat
+        )
+
+    assert improved_policy(result([0, 0], [None, None])) == pytest.approx(prior)
+    assert improved_policy(result([4, 4], [0.5, 0.5])) == pytest.approx(prior)
+    better = improved_policy(result([4, 4], [0.4, 0.6]))
+    assert better[1] > 0.3 and better[0] < 0.7
+    unvisited = improved_policy(result([8, 0], [0.9, None]))  # completed by the mixed value
+    assert unvisited[0] > 0.7
+
+
+def test_an_unknown_policy_is_a_usage_error(tmp_path: Path) -> None:
+    game = load_game(text=HIGH_CARD, name="high_card.rcy")
+    _model(game).save(tmp_path / "m")
+    with pytest.raises(UsageError, match="policy must be one of visits, gumbel"):
+        make_agent(f"neural:model={tmp_path / 'm'}:policy=best", 0)
 
 
 def test_a_model_refuses_another_game_file(tmp_path: Path) -> None:
@@ -373,6 +449,26 @@ def test_a_warm_start_imitates_recorded_games_and_is_evaluated_first(tmp_path: P
     card = (out / "MODEL_CARD.md").read_text()
     assert "imitation of" in card and "1 rounds" in card
     assert (out / "plots" / "losses.png").is_file()
+
+
+def test_a_run_goes_on_from_a_trained_model_with_gumbel_self_play(tmp_path: Path) -> None:
+    """``--init`` starts from another run's model (its weights, names and sizes; the
+    model card tells the lineage), here with Gumbel self-play, and it still learns."""
+    first = tmp_path / "first"
+    TrainingRun.open(_config(first, rounds=2), first, lambda line: None).run()
+    start = _plays_higher_card(first)
+    out = tmp_path / "run"
+    config = _config(out, rounds=3, init=str(first / "model.pt"), policy="gumbel", width=16)
+    run = TrainingRun.open(config, out, lambda line: None)
+    assert run.model.config.width == 32  # the init model's size, not --width
+    initial = {k: v.clone() for k, v in run.model.net.state_dict().items()}
+    first_weights = torch.load(first / "model.pt", weights_only=True)["state_dict"]
+    assert all(torch.equal(initial[k], first_weights[k]) for k in initial)
+    run.run()
+    assert _plays_higher_card(out) >= min(start, 0.9)
+    card = (out / "MODEL_CARD.md").read_text()
+    assert f"went on from the model {first / 'model.pt'}" in card
+    assert "Gumbel improved policy" in card
 
 
 def test_training_is_deterministic_on_cpu(tmp_path: Path) -> None:

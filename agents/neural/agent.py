@@ -1,4 +1,4 @@
-"""The neural agent: ``neural:model=PATH[:iterations=N][:temperature=T]``.
+"""The neural agent: ``neural:model=PATH[:iterations=N][:temperature=T][:policy=P]``.
 
 Pipeline position: agents/neural.  It plays a trained model (model.py) through the
 search of search.py: ``iterations=0`` plays the network's raw policy, more searches with
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from cardlang.agents.base import Capabilities, DecisionTrace
 from cardlang.agents.neural.search import (
+    POLICIES,
     NeuralSearch,
     SearchResult,
     SoloValue,
@@ -72,6 +73,8 @@ class NeuralAgent:
         leaf_batch: int = 8,
         noise: float = 0.0,
         alpha: float = 0.3,
+        policy: str = "visits",
+        considered: int = 8,
         other_game: bool = False,
         device: str = "cpu",
         threads: int = 1,
@@ -82,10 +85,16 @@ class NeuralAgent:
         (0: the best); ``c`` the PUCT constant; ``determinizations`` evaluated together
         at each expansion; ``leaf_batch`` leaves evaluated per call of the network;
         ``noise`` the weight of Dirichlet(``alpha``) noise on the root
-        priors (self-play); ``other_game`` plays a model on a game file other than the
-        one it learnt (a variant with new cards); ``threads`` for torch."""
+        priors (self-play); ``policy`` how a search chooses and what it teaches:
+        ``visits`` (AlphaZero's PUCT root and visit shares) or ``gumbel`` (Gumbel
+        MuZero's root over ``considered`` actions, sampled by Gumbel noise when
+        ``temperature`` > 0, and its improved policy); ``other_game`` plays a model on a
+        game file other than the one it learnt (a variant with new cards); ``threads``
+        for torch."""
         if iterations < 0 or temperature < 0 or not 0 <= noise <= 1:
             raise UsageError("neural: iterations and temperature must be >= 0, noise in [0, 1]")
+        if policy not in POLICIES:
+            raise UsageError(f"neural: policy must be one of {', '.join(POLICIES)}, not {policy!r}")
         if not Path(model).exists():
             raise UsageError(f"neural: no model at {model}")
         self.path = model
@@ -96,6 +105,8 @@ class NeuralAgent:
         self.leaf_batch = leaf_batch
         self.noise = noise
         self.alpha = alpha
+        self.policy = policy
+        self.considered = considered
         self.other_game = other_game
         self.device = device
         self.threads = threads
@@ -127,6 +138,9 @@ class NeuralAgent:
             noise=self.noise,
             alpha=self.alpha,
             solo=solo,
+            root="gumbel" if self.policy == "gumbel" else "puct",
+            considered=self.considered,
+            sample=self.temperature > 0,
             seed=self.rng.getrandbits(63),
         )
         self._checked = id(game)
@@ -138,21 +152,17 @@ class NeuralAgent:
         search = self._prepare(view.game)
         result = search.run(view)
         self.last_search = result
-        action = choose_action(result, self.temperature, self.rng)
+        action = choose_action(result, self.temperature, self.rng, self.policy)
         index = int(result.tokens.option_of[action])
-        self.last_trace = _trace(result, view, len(options))
+        self.last_trace = _trace(result, len(options), self.policy)
         return index
 
 
-def _trace(result: SearchResult, view: PlayerView, n_options: int) -> DecisionTrace:
-    solo = view.nplayers == 1
-
-    def unit(v: float) -> float:  # a solo value in [-1, 1] as a standing in [0, 1]
-        return (v + 1.0) / 2.0 if solo else v
-
+def _trace(result: SearchResult, n_options: int, policy: str) -> DecisionTrace:
+    unit = result.unit
     values: list[float | None] = [None] * n_options
     for option, action in enumerate(result.tokens.action_of):
         q = result.q[int(action)]
         values[option] = None if q is None else unit(q)
     standings = tuple(unit(v) for v in result.values)
-    return DecisionTrace(tuple(values), standings, option_policy(result))
+    return DecisionTrace(tuple(values), standings, option_policy(result, policy))

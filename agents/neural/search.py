@@ -26,6 +26,10 @@ The search (AlphaZero's, on an ISMCTS tree; ../shared/specs/neural.md):
 - **Self-play** adds Dirichlet noise to the root priors (``noise``: its weight,
   ``alpha``) and picks the move from the visit counts with a temperature (0: the most
   visited).  ``iterations=0`` plays the raw policy (priors, with the same temperature).
+- **Gumbel root** (``root="gumbel"``): Gumbel MuZero's sequential halving over the
+  Gumbel-top-k moves instead of PUCT at the root, the best finalist played and the
+  improved policy taught (``improved_policy``); it learns with few iterations, where
+  visit shares only repeat the priors (docs/neural.md).
 
 The network reads only views, and the search only determinizations of the player's own
 view: no hidden card reaches either.
@@ -131,11 +135,19 @@ class SearchResult:
     action, each seat's estimated value, and per action the mover's mean value."""
 
     tokens: ViewTokens
-    priors: np.ndarray
+    priors: np.ndarray  # the network's, with the root noise of self-play
     visits: np.ndarray
     values: tuple[float, ...]  # per seat (absolute)
     q: list[float | None]
     iterations: int
+    network_priors: np.ndarray  # the network's, without noise
+    seat: int  # the mover
+    gumbel: np.ndarray | None = None  # a Gumbel root: its noise per action (zeros: none)
+    finalists: tuple[int, ...] = ()  # a Gumbel root: the actions left by the halving
+
+    def unit(self, v: float) -> float:
+        """A value of this game as a standing in [0, 1] (a solo value is in [-1, 1])."""
+        return (v + 1.0) / 2.0 if len(self.values) == 1 else v
 
 
 class NeuralSearch:
@@ -150,9 +162,15 @@ class NeuralSearch:
         alpha: float = 0.3,
         solo: SoloValue | None = None,
         leaf_batch: int = 8,
+        root: str = "puct",
+        considered: int = 8,
+        sample: bool = False,
         seed: int = 0,
     ) -> None:
         self.model = model
+        self.root = root
+        self.considered = max(1, considered)
+        self.sample = sample
         self.leaf_batch = max(1, leaf_batch)
         self.iterations = iterations
         self.c = c
@@ -171,8 +189,9 @@ class NeuralSearch:
         tokenizer = self.model.tokenizer(game)
         tokens = tokenizer.tokenize(view)
         priors_list, values = self.model.evaluate([tokens])
-        priors = np.asarray(priors_list[0], dtype=np.float64)
-        if self.noise > 0 and len(priors) > 1:
+        priors = network_priors = np.asarray(priors_list[0], dtype=np.float64)
+        gumbel = self.root == "gumbel"
+        if self.noise > 0 and len(priors) > 1 and not gumbel:  # (Gumbel noise explores there)
             dirichlet = self.np_rng.dirichlet([self.alpha] * len(priors))
             priors = (1 - self.noise) * priors + self.noise * dirichlet
         n = view.nplayers
@@ -184,15 +203,33 @@ class NeuralSearch:
         for key, p in zip(tokens.keys, priors, strict=True):
             root.edges[key] = Edge(float(p))
         if self.iterations <= 0 or len(tokens.keys) == 1:
+            none: list[float | None] = [None] * len(priors)
             return SearchResult(
-                tokens, priors, np.zeros(len(priors)), root_values, [None] * len(priors), 0
+                tokens,
+                priors,
+                np.zeros(len(priors)),
+                root_values,
+                none,
+                0,
+                network_priors,
+                view.seat,
             )
         master = view.master()
         vocabulary = Vocabulary.of(game)
-        self._iterations(view, master, vocabulary, tokenizer, root)
-        visits = np.array([root.edges[k].visits for k in tokens.keys], dtype=np.float64)
-        q = [e.total / e.visits if e.visits else None for e in (root.edges[k] for k in tokens.keys)]
-        return SearchResult(tokens, priors, visits, root_values, q, self.iterations)
+        keys = list(tokens.keys)
+        result = SearchResult(
+            tokens, priors, np.zeros(len(keys)), root_values, [None] * len(keys),
+            self.iterations, network_priors, view.seat,
+        )  # fmt: skip
+        if gumbel:
+            g = self.np_rng.gumbel(size=len(keys)) if self.sample else np.zeros(len(keys))
+            result.gumbel = g
+            result.finalists = self._halving(view, master, vocabulary, tokenizer, root, result)
+        else:
+            plan: list[str | None] = [None] * self.iterations
+            self._descents(plan, view, master, vocabulary, tokenizer, root)
+        _read_root(result, root)
+        return result
 
     def _absolute(self, relative: np.ndarray, seat: int, n: int) -> tuple[float, ...]:
         """Values per seat offset from ``seat`` -> per seat."""
@@ -202,25 +239,66 @@ class NeuralSearch:
         return tuple(out)
 
     # ------------------------------------------------------------ iterations
-    def _iterations(
+    def _halving(
         self,
         view: PlayerView,
         master: Gamemaster,
         vocabulary: Vocabulary,
         tokenizer: Tokenizer,
         root: Node,
+        result: SearchResult,
+    ) -> tuple[int, ...]:
+        """Gumbel MuZero's root (Danihelka et al. 2022): the ``considered`` actions of
+        largest ``g + log prior`` (Gumbel-top-k: a sample without replacement when ``g``
+        is noise), then sequential halving: each phase shares its part of the budget
+        equally among the actions left and keeps the better half by
+        ``g + log prior + sigma(q)``; the last phase spends what is left.  Returns the
+        actions left.  Every considered action is tried, however small its prior."""
+        assert result.gumbel is not None
+        keys = list(result.tokens.keys)
+        logits = np.log(np.clip(result.network_priors, 1e-12, None))
+        score = result.gumbel + logits
+        m = min(self.considered, len(keys))
+        left = sorted(range(len(keys)), key=lambda j: (-score[j], j))[:m]
+        phases = max(1, math.ceil(math.log2(m))) if m > 1 else 1
+        done = 0
+        while done < self.iterations:
+            if len(left) <= 2:  # the last phase: the rest of the budget
+                per = math.ceil((self.iterations - done) / len(left))
+            else:
+                per = max(1, self.iterations // (phases * len(left)))
+            plan: list[str | None] = [keys[j] for _ in range(per) for j in left]
+            plan = plan[: self.iterations - done]
+            self._descents(plan, view, master, vocabulary, tokenizer, root)
+            done += len(plan)
+            if len(left) > 2:
+                _read_root(result, root)
+                ranked = score + completed_sigma(result)
+                left = sorted(left, key=lambda j: (-ranked[j], j))[: math.ceil(len(left) / 2)]
+        return tuple(left)
+
+    def _descents(
+        self,
+        plan: Sequence[str | None],
+        view: PlayerView,
+        master: Gamemaster,
+        vocabulary: Vocabulary,
+        tokenizer: Tokenizer,
+        root: Node,
     ) -> None:
-        """``iterations`` descents, ``leaf_batch`` at a time (at most a quarter of the
-        budget): each batch's leaves are
-        evaluated in one call of the network (a descent leaves a *virtual loss* on its
-        path until its leaf is valued, so the next descents of the batch spread out)."""
+        """A descent per item of ``plan`` (the root's move it must take, or None: PUCT's),
+        ``leaf_batch`` at a time (at most a quarter of the budget): each batch's leaves
+        are evaluated in one call of the network (a descent leaves a *virtual loss* on
+        its path until its leaf is valued, so the next descents of the batch spread out)."""
         done = 0
         # at least four rounds of batches: a batch's descents choose without each
         # other's values, so a small budget in one batch would learn little
         batch = max(1, min(self.leaf_batch, self.iterations // 4))
-        while done < self.iterations:
-            n = min(batch, self.iterations - done)
-            descents = [self._descend(view, master, vocabulary, root) for _ in range(n)]
+        while done < len(plan):
+            n = min(batch, len(plan) - done)
+            descents = [
+                self._descend(view, master, vocabulary, root, plan[done + i]) for i in range(n)
+            ]
             self._value_leaves(descents, view, master, vocabulary, tokenizer)
             for d in descents:
                 assert d.values is not None
@@ -229,7 +307,12 @@ class NeuralSearch:
             done += n
 
     def _descend(
-        self, view: PlayerView, master: Gamemaster, vocabulary: Vocabulary, root: Node
+        self,
+        view: PlayerView,
+        master: Gamemaster,
+        vocabulary: Vocabulary,
+        root: Node,
+        forced: str | None = None,
     ) -> _Descent:
         st = view.determinize(self.rng)
         descent = _Descent(st)
@@ -249,7 +332,10 @@ class NeuralSearch:
                     return descent
                 node.edges[keys[0]] = Edge(1.0)  # a forced move: no need to ask
                 node.expanded = True
-            key = self._select(node, first)
+            if forced is not None and node is root and forced in first:
+                key = forced  # the root's move a Gumbel phase asks for
+            else:
+                key = self._select(node, first)
             edge = node.edges[key]
             edge.visits += 1  # the visit, and a virtual loss until the leaf's value is known
             edge.total += self._virtual
@@ -362,10 +448,77 @@ class NeuralSearch:
         return st, master.legal_options(st)
 
 
-def choose_action(result: SearchResult, temperature: float, rng: random.Random) -> int:
-    """The action played: by visit counts after a search, by the priors without one;
-    temperature 0 takes the largest (ties: the larger prior, then the first)."""
-    weights = result.visits if result.iterations > 0 else result.priors
+#: How a search plays and what it teaches: ``visits``, AlphaZero's PUCT root, the most
+#: visited move, visit shares as the target; ``gumbel``, Gumbel MuZero's root (Gumbel-top-k
+#: and sequential halving), the best finalist, the improved policy as the target.
+POLICIES = ("visits", "gumbel")
+
+
+def search_policy(result: SearchResult, policy: str = "visits") -> np.ndarray:
+    """The search's move distribution over the root's actions (the raw priors without a
+    search): ``visits`` the visit shares, ``gumbel`` see ``improved_policy``."""
+    if result.iterations <= 0 or not result.visits.any():
+        weights = np.asarray(result.priors, dtype=np.float64)
+    elif policy == "gumbel":
+        return improved_policy(result)
+    else:
+        weights = np.asarray(result.visits, dtype=np.float64)
+    total = float(weights.sum())
+    return weights / total if total > 0 else np.full(len(weights), 1.0 / len(weights))
+
+
+def _read_root(result: SearchResult, root: Node) -> None:
+    """The root's visits and mean values into ``result``."""
+    edges = [root.edges[k] for k in result.tokens.keys]
+    result.visits = np.array([e.visits for e in edges], dtype=np.float64)
+    result.q = [e.total / e.visits if e.visits else None for e in edges]
+
+
+def completed_sigma(
+    result: SearchResult, c_visit: float = 50.0, c_scale: float = 0.1
+) -> np.ndarray:
+    """Gumbel MuZero's ``sigma(completed q)``: ``(c_visit + max N) c_scale q`` per action,
+    ``q`` each action's mean value as a standing in [0, 1], an unvisited action's
+    completed by the mixed value (the root's value and the visited actions'
+    prior-weighted mean)."""
+    prior = np.clip(np.asarray(result.network_priors, dtype=np.float64), 1e-12, None)
+    visits = np.asarray(result.visits, dtype=np.float64)
+    visited = visits > 0
+    q = np.array([result.unit(v) if v is not None else 0.0 for v in result.q])
+    n = float(visits.sum())
+    root = result.unit(result.values[result.seat])
+    weight = float(prior[visited].sum())
+    mixed = root
+    if n > 0 and weight > 0:
+        mixed = (root + n * float((prior[visited] * q[visited]).sum()) / weight) / (1.0 + n)
+    completed = np.where(visited, q, mixed)
+    return (c_visit + float(visits.max(initial=0.0))) * c_scale * completed
+
+
+def improved_policy(result: SearchResult) -> np.ndarray:
+    """Gumbel MuZero's policy target (Danihelka et al., *Policy improvement by planning
+    with Gumbel*, ICLR 2022): ``softmax(log prior + sigma(completed q))``.  Unlike visit
+    shares it improves on the prior with a handful of iterations: an action the search
+    found worse loses weight at once, and one never visited keeps its prior's rank."""
+    prior = np.clip(np.asarray(result.network_priors, dtype=np.float64), 1e-12, None)
+    logits = np.log(prior) + completed_sigma(result)
+    logits -= logits.max()
+    out = np.exp(logits)
+    return out / out.sum()
+
+
+def choose_action(
+    result: SearchResult, temperature: float, rng: random.Random, policy: str = "visits"
+) -> int:
+    """The action played.  A Gumbel root's: the finalist of largest ``g + log prior +
+    sigma(q)`` (its Gumbel noise ``g`` is the sampling, so no temperature).  Otherwise by
+    the search's distribution (``search_policy``; the priors without a search) with a
+    temperature; 0 takes the largest (ties: the larger prior, then the first)."""
+    if result.finalists and result.gumbel is not None:
+        prior = np.clip(np.asarray(result.network_priors, dtype=np.float64), 1e-12, None)
+        ranked = result.gumbel + np.log(prior) + completed_sigma(result)
+        return min(result.finalists, key=lambda j: (-ranked[j], j))
+    weights = search_policy(result, policy)
     if temperature <= 0:
         order = sorted(range(len(weights)), key=lambda j: (-weights[j], -result.priors[j], j))
         return order[0]
@@ -382,13 +535,12 @@ def choose_action(result: SearchResult, temperature: float, rng: random.Random) 
     return int(np.flatnonzero(w > 0)[-1])
 
 
-def option_policy(result: SearchResult) -> tuple[float, ...]:
-    """The search's distribution per option (visit shares, or the priors without a
-    search): each action's share on the first option with its key, 0 on the others."""
-    weights = result.visits if result.iterations > 0 else result.priors
-    total = float(np.sum(weights)) or 1.0
+def option_policy(result: SearchResult, policy: str = "visits") -> tuple[float, ...]:
+    """The search's distribution per option (``search_policy``): each action's share on
+    the first option with its key, 0 on the others."""
+    weights = search_policy(result, policy)
     n_options = len(result.tokens.action_of)
     out = [0.0] * n_options
     for j, option in enumerate(result.tokens.option_of):
-        out[int(option)] = float(weights[j]) / total
+        out[int(option)] = float(weights[j])
     return tuple(out)

@@ -85,6 +85,14 @@ def add_parser(sub: SubParsers) -> None:
     )
     g.add_argument("--alpha", type=_fraction, default=0.3, help="Dirichlet alpha (0.3)")
     g.add_argument(
+        "--policy",
+        choices=("visits", "gumbel"),
+        default="visits",
+        help="how the search chooses and what it teaches: visits (AlphaZero: PUCT, visit "
+        "shares) or gumbel (Gumbel MuZero: sequential halving over Gumbel-sampled moves, "
+        "the improved policy; learns with few iterations) (visits)",
+    )
+    g.add_argument(
         "--max-decisions",
         type=positive,
         default=2000,
@@ -111,6 +119,11 @@ def add_parser(sub: SubParsers) -> None:
         help="first imitate the games recorded in DB (e.g. a simulate --db of bots)",
     )
     g.add_argument("--warm-steps", type=_whole, default=500, help="steps of imitation (500)")
+    g.add_argument(
+        "--init",
+        metavar="MODEL",
+        help="start from a trained model of this game file (its weights, names and sizes)",
+    )
     g = p.add_argument_group("network")
     g.add_argument("--width", type=positive, default=64, help="token width (64)")
     g.add_argument("--heads", type=positive, default=4, help="attention heads (4)")
@@ -154,6 +167,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         make_agent(spec, 0)  # a bad agent name fails before any training
     if args.warm_start and not Path(args.warm_start).is_file():
         raise UsageError(f"--warm-start: no records file {args.warm_start}")
+    if args.init and not Path(args.init).exists():
+        raise UsageError(f"--init: no model at {args.init}")
     config = TrainConfig(
         game=args.file,
         params=parse_param_args(args.param),
@@ -166,6 +181,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         temperature=args.temperature,
         noise=min(args.noise, 1.0),
         alpha=args.alpha,
+        policy=args.policy,
         steps=args.steps,
         batch_size=args.batch_size,
         buffer=args.buffer,
@@ -184,6 +200,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         workers=workers,
         warm_start=args.warm_start,
         warm_steps=args.warm_steps if args.warm_start else 0,
+        init=args.init,
         solo_best=args.solo_best,
         solo_cap=args.solo_cap,
         max_decisions=args.max_decisions,

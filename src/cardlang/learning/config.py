@@ -21,6 +21,7 @@ class TrainConfig:
     temperature: float = 1.0
     noise: float = 0.25
     alpha: float = 0.3
+    policy: str = "visits"  # the search's move distribution played and learnt (POLICIES)
     steps: int = 50  # gradient steps per round
     batch_size: int = 128
     buffer: int = 50_000  # samples
@@ -39,6 +40,7 @@ class TrainConfig:
     workers: int | None = None
     warm_start: str | None = None
     warm_steps: int = 0
+    init: str | None = None  # a trained model of the same game file to start from
     solo_best: int = 1
     solo_cap: int = 100
     max_decisions: int = 2_000

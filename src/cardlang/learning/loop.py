@@ -44,6 +44,7 @@ from cardlang.agents.neural.model import (
     atomic_save,
     check_game,
     game_hash,
+    load_model,
     read_checkpoint,
 )
 from cardlang.agents.neural.network import NetConfig
@@ -96,6 +97,8 @@ class TrainingRun:
     # ------------------------------------------------------------ set-up and resume
     def _new_model(self) -> NeuralModel:
         c = self.config
+        if c.init:
+            return self._init_model(c.init)
         net = NetConfig(
             width=c.width,
             heads=c.heads,
@@ -108,6 +111,20 @@ class TrainingRun:
         info = {"solo_value": {"best": c.solo_best, "cap": c.solo_cap}}
         identity = GameIdentity.of(self.game, c.params)
         return NeuralModel(net, identity, device=c.device, info=info)
+
+    def _init_model(self, path: str) -> NeuralModel:
+        """A trained model of this game file to go on from (``--init``): its weights, names
+        and sizes, and what it came from (the model card tells the lineage)."""
+        c = self.config
+        model = load_model(path, self.game, device=c.device)
+        sizes = model.config
+        c.width, c.heads, c.layers = sizes.width, sizes.heads, sizes.layers
+        c.feedforward, c.hidden = sizes.feedforward, sizes.hidden
+        model.info = {
+            "solo_value": {"best": c.solo_best, "cap": c.solo_cap},
+            "init": {"model": str(path), "info": dict(model.info)},
+        }
+        return model
 
     @classmethod
     def open(cls, config: TrainConfig, out: Path, report: Report) -> TrainingRun:
@@ -201,6 +218,7 @@ class TrainingRun:
         spec = (
             f"neural:model={self.out / MODEL}:iterations={c.iterations}:temperature={c.temperature}"
             f":noise={c.noise}:alpha={c.alpha}:determinizations={c.determinizations}"
+            f":policy={c.policy}"
         )
         with (
             RunStore.open(self.out / RECORDS) as store,
@@ -281,6 +299,8 @@ class TrainingRun:
         """The model (greedy) against each evaluation agent: win share with a Wilson
         interval (seats rotated), or in a solo game its mean length beside theirs."""
         spec = f"neural:model={self.out / MODEL}:iterations={iterations}"
+        if iterations:
+            spec += f":policy={self.config.policy}"
         seed = _round_seed(self.config.seed, number) + 7_919
         if self.game.nplayers == 1:
             return {

@@ -172,6 +172,14 @@ def write_model_card(
         )
     else:
         start = "none: self-play from scratch"
+    init = model.info.get("init")
+    if init:  # went on from another run's model: say what that one was
+        earlier = init["info"].get("warm_start") or init["info"].get("init")
+        start = f"went on from the model {init['model']}" + (
+            f" (itself started from {earlier.get('records') or earlier.get('model')})"
+            if earlier
+            else ""
+        )
     cpu = metrics[-1]["cpu_hours"] if metrics else 0.0
     rounds = sum("policy_loss" in m for m in metrics)  # (a warm start's round 0 trained none)
     lines = [
@@ -183,7 +191,8 @@ def write_model_card(
         f"{len(model.table)} names",
         f"- self-play: {rounds} rounds of {c.games} games, {c.iterations} search "
         f"iterations per move ({c.determinizations} determinizations per expansion), "
-        f"temperature {c.temperature}, root noise {c.noise} (alpha {c.alpha})",
+        f"temperature {c.temperature}, root noise {c.noise} (alpha {c.alpha}), "
+        f"policy target: {'visit shares' if c.policy == 'visits' else 'Gumbel improved policy'}",
         f"- learning: {c.steps} steps of {c.batch_size} samples per round, buffer {c.buffer}, "
         f"lr {c.lr}; seed {c.seed}",
         f"- value: {value}",
