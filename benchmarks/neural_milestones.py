@@ -8,11 +8,12 @@ What it measures (1,000 games each unless ``--games``; 95% intervals)
       kingdom (``--unseen-kingdom``), beside the bots;
     * ``duel``: two-player Dominion, the model against each of ``--duel-opponents``,
       seats rotated: the model's win share (a tie counts half) with Wilson's interval;
+    * ``duel_unseen``: the same against Big Money on the unseen kingdom;
     * ``hearts``: the model in two seats of Hearts against ISMCTS (100 iterations) in the
       other two, seats rotated; and against three random players.
 
 Nothing is timed: the figures are strengths.  The model plays greedily with
-``--iterations`` of search (0: the raw policy).
+``--iterations`` of search (0: the raw policy; ``--policy`` its root).
 
 Usage (from the repository root)
     python benchmarks/neural_milestones.py --solo models/dominion-solo --games 1000
@@ -130,12 +131,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--solo", help="a solo Dominion model (folder or file)")
     p.add_argument("--duel", help="a two-player Dominion model")
-    p.add_argument("--duel-opponents", default="bmu,smithy")
+    p.add_argument("--duel-opponents", default="bmu,smithy,bigmoney")
     p.add_argument("--hearts", help="a Hearts model")
     p.add_argument("--unseen-kingdom", default=UNSEEN)
     p.add_argument("--games", type=int, default=1000)
     p.add_argument("--hearts-games", type=int, default=None, help="(default: --games)")
     p.add_argument("--iterations", type=int, default=0, help="the model's search per move")
+    p.add_argument("--policy", default="visits", help="the search's root: visits or gumbel")
     p.add_argument("--seed", type=int, default=2026)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--json", action="store_true")
@@ -143,17 +145,19 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Any] = {
         "games": args.games,
         "iterations": args.iterations,
+        "policy": args.policy,
         "seed": args.seed,
     }
+    search = f":iterations={args.iterations}:policy={args.policy}"
     if args.solo:
-        spec = f"neural:model={args.solo}:iterations={args.iterations}"
+        spec = f"neural:model={args.solo}{search}"
         results["solo"] = solo_turns(spec, "first-game", args.games, args.seed, args.workers)
         results["unseen"] = solo_turns(
             spec, args.unseen_kingdom, args.games, args.seed, args.workers
         )
         results["unseen"]["kingdom"] = args.unseen_kingdom
     if args.duel:
-        spec = f"neural:model={args.duel}:iterations={args.iterations}"
+        spec = f"neural:model={args.duel}{search}"
         results["duel"] = {
             o: head_to_head(
                 DOMINION,
@@ -166,8 +170,20 @@ def main(argv: list[str] | None = None) -> int:
             )
             for o in args.duel_opponents.split(",")
         }
+        results["duel_unseen"] = {
+            "bigmoney": head_to_head(
+                DOMINION,
+                {"KINGDOM": args.unseen_kingdom},
+                [spec, "bigmoney"],
+                spec,
+                args.games,
+                args.seed,
+                args.workers,
+            ),
+            "kingdom": args.unseen_kingdom,
+        }
     if args.hearts:
-        spec = f"neural:model={args.hearts}:iterations={args.iterations}"
+        spec = f"neural:model={args.hearts}{search}"
         n = args.hearts_games or args.games
         results["hearts"] = {
             "ismcts:iterations=100": head_to_head(
