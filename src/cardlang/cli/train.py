@@ -93,6 +93,12 @@ def add_parser(sub: SubParsers) -> None:
         "the improved policy; learns with few iterations) (visits)",
     )
     g.add_argument(
+        "--considered",
+        type=positive,
+        default=8,
+        help="--policy gumbel: the moves its root considers, sampled (8)",
+    )
+    g.add_argument(
         "--max-decisions",
         type=positive,
         default=2000,
@@ -182,6 +188,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         noise=min(args.noise, 1.0),
         alpha=args.alpha,
         policy=args.policy,
+        considered=args.considered,
         steps=args.steps,
         batch_size=args.batch_size,
         buffer=args.buffer,

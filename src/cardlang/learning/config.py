@@ -22,6 +22,7 @@ class TrainConfig:
     noise: float = 0.25
     alpha: float = 0.3
     policy: str = "visits"  # the search's move distribution played and learnt (POLICIES)
+    considered: int = 8  # a Gumbel root's moves (policy "gumbel")
     steps: int = 50  # gradient steps per round
     batch_size: int = 128
     buffer: int = 50_000  # samples

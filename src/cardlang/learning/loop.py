@@ -218,7 +218,7 @@ class TrainingRun:
         spec = (
             f"neural:model={self.out / MODEL}:iterations={c.iterations}:temperature={c.temperature}"
             f":noise={c.noise}:alpha={c.alpha}:determinizations={c.determinizations}"
-            f":policy={c.policy}"
+            f":policy={c.policy}:considered={c.considered}"
         )
         with (
             RunStore.open(self.out / RECORDS) as store,
@@ -300,7 +300,7 @@ class TrainingRun:
         interval (seats rotated), or in a solo game its mean length beside theirs."""
         spec = f"neural:model={self.out / MODEL}:iterations={iterations}"
         if iterations:
-            spec += f":policy={self.config.policy}"
+            spec += f":policy={self.config.policy}:considered={self.config.considered}"
         seed = _round_seed(self.config.seed, number) + 7_919
         if self.game.nplayers == 1:
             return {

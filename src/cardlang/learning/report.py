@@ -192,7 +192,12 @@ def write_model_card(
         f"- self-play: {rounds} rounds of {c.games} games, {c.iterations} search "
         f"iterations per move ({c.determinizations} determinizations per expansion), "
         f"temperature {c.temperature}, root noise {c.noise} (alpha {c.alpha}), "
-        f"policy target: {'visit shares' if c.policy == 'visits' else 'Gumbel improved policy'}",
+        f"policy target: "
+        + (
+            "visit shares"
+            if c.policy == "visits"
+            else f"Gumbel improved policy ({c.considered} moves considered)"
+        ),
         f"- learning: {c.steps} steps of {c.batch_size} samples per round, buffer {c.buffer}, "
         f"lr {c.lr}; seed {c.seed}",
         f"- value: {value}",
