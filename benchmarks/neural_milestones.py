@@ -8,7 +8,8 @@ What it measures (1,000 games each unless ``--games``; 95% intervals)
       kingdom (``--unseen-kingdom``), beside the bots;
     * ``duel``: two-player Dominion, the model against each of ``--duel-opponents``,
       seats rotated: the model's win share (a tie counts half) with Wilson's interval;
-    * ``duel_unseen``: the same against Big Money on the unseen kingdom;
+    * ``duel_unseen``: the same against ``--unseen-opponents`` (Big Money) on the unseen
+      kingdom;
     * ``hearts``: the model in two seats of Hearts against ISMCTS (100 iterations) in the
       other two, seats rotated; and against three random players.
 
@@ -138,6 +139,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--hearts-games", type=int, default=None, help="(default: --games)")
     p.add_argument("--iterations", type=int, default=0, help="the model's search per move")
     p.add_argument("--policy", default="visits", help="the search's root: visits or gumbel")
+    p.add_argument("--considered", type=int, default=8, help="a Gumbel root's moves")
+    p.add_argument(
+        "--unseen-opponents", default="bigmoney", help="the duel on the unseen kingdom ('': none)"
+    )
     p.add_argument("--seed", type=int, default=2026)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--json", action="store_true")
@@ -146,9 +151,10 @@ def main(argv: list[str] | None = None) -> int:
         "games": args.games,
         "iterations": args.iterations,
         "policy": args.policy,
+        "considered": args.considered,
         "seed": args.seed,
     }
-    search = f":iterations={args.iterations}:policy={args.policy}"
+    search = f":iterations={args.iterations}:policy={args.policy}:considered={args.considered}"
     if args.solo:
         spec = f"neural:model={args.solo}{search}"
         results["solo"] = solo_turns(spec, "first-game", args.games, args.seed, args.workers)
@@ -170,18 +176,13 @@ def main(argv: list[str] | None = None) -> int:
             )
             for o in args.duel_opponents.split(",")
         }
+        unseen = {"KINGDOM": args.unseen_kingdom}
         results["duel_unseen"] = {
-            "bigmoney": head_to_head(
-                DOMINION,
-                {"KINGDOM": args.unseen_kingdom},
-                [spec, "bigmoney"],
-                spec,
-                args.games,
-                args.seed,
-                args.workers,
-            ),
-            "kingdom": args.unseen_kingdom,
+            o: head_to_head(DOMINION, unseen, [spec, o], spec, args.games, args.seed, args.workers)
+            for o in args.unseen_opponents.split(",")
+            if o
         }
+        results["duel_unseen"]["kingdom"] = args.unseen_kingdom
     if args.hearts:
         spec = f"neural:model={args.hearts}{search}"
         n = args.hearts_games or args.games

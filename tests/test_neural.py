@@ -550,10 +550,13 @@ def test_train_without_an_out_folder_is_a_usage_error() -> None:
     assert result.returncode == 2 and "--out" in result.stderr and "Traceback" not in result.stderr
 
 
-def test_the_shipped_solo_model_plays_its_game() -> None:
-    """models/dominion-solo names games/dominion.rcy's hash: a change of the game file
-    must come with a retrained model (MODEL_CARD.md says how)."""
-    game = load_game(ROOT / "games/dominion.rcy", params={"PLAYERS": "1"})
-    agent = make_agent(f"neural:model={ROOT / 'models/dominion-solo'}", 1)
-    result, _ = play_game(game.master(), [agent], 7, record=True)
-    assert result.end_reason == "completed" and result.turns < 30
+@pytest.mark.parametrize(
+    ("model", "players"), [("models/dominion-solo", "1"), ("models/dominion-2p", "2")]
+)
+def test_the_shipped_models_play_their_game(model: str, players: str) -> None:
+    """The shipped models name games/dominion.rcy's hash: a change of the game file must
+    come with retrained models (each MODEL_CARD.md says how)."""
+    game = load_game(ROOT / "games/dominion.rcy", params={"PLAYERS": players})
+    agents = [make_agent(f"neural:model={ROOT / model}", seat) for seat in range(game.nplayers)]
+    result, _ = play_game(game.master(), agents, 7, record=True)
+    assert result.end_reason == "completed" and result.turns < 30 * game.nplayers
