@@ -449,6 +449,10 @@ def test_a_warm_start_imitates_recorded_games_and_is_evaluated_first(tmp_path: P
     card = (out / "MODEL_CARD.md").read_text()
     assert "imitation of" in card and "1 rounds" in card
     assert (out / "plots" / "losses.png").is_file()
+    config.rounds = 2  # resumed, the run still knows what it started from
+    TrainingRun.open(config, out, lines.append).run()
+    card = (out / "MODEL_CARD.md").read_text()
+    assert "imitation of" in card and "2 rounds" in card
 
 
 def test_a_run_goes_on_from_a_trained_model_with_gumbel_self_play(tmp_path: Path) -> None:

@@ -149,6 +149,7 @@ class TrainingRun:
     def _restore(self, data: dict[str, Any]) -> None:
         self.model.set_names(data["names"])
         self.model.net.load_state_dict(data["state_dict"])
+        self.model.info = dict(data.get("info") or self.model.info)  # its warm start, its init
         training = data["training"]
         self.trainer.load_state(training["trainer"])
         self.round = int(training["round"])
