@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -220,7 +221,7 @@ def test_a_gumbel_root_tries_its_moves_and_plays_the_winning_one() -> None:
     decisive = 0
     for sample in (False, True):
         search = NeuralSearch(
-            model, iterations=24, determinizations=2, root="gumbel", sample=sample, seed=2
+            model, iterations=24, determinizations=2, policy="gumbel", sample=sample, seed=2
         )
         for view, cards, played in _second_player_decisions(game, range(40)):
             result = search.run(view)
@@ -231,7 +232,7 @@ def test_a_gumbel_root_tries_its_moves_and_plays_the_winning_one() -> None:
             improved = improved_policy(result)
             assert improved.sum() == pytest.approx(1.0)
             assert improved[winning] > result.network_priors[winning]
-            action = choose_action(result, 1.0 if sample else 0.0, rng, "gumbel")
+            action = choose_action(result, 1.0 if sample else 0.0, rng)
             assert action == winning
             decisive += 1
     assert decisive >= 16
@@ -473,6 +474,11 @@ def test_a_run_goes_on_from_a_trained_model_with_gumbel_self_play(tmp_path: Path
     card = (out / "MODEL_CARD.md").read_text()
     assert f"went on from the model {first / 'model.pt'}" in card
     assert "Gumbel improved policy (8 moves considered)" in card
+    # resuming needs only the run's checkpoint, not the model it started from
+    shutil.rmtree(first)
+    config.rounds = 4
+    TrainingRun.open(config, out, lambda line: None).run()
+    assert f"went on from the model {first / 'model.pt'}" in (out / "MODEL_CARD.md").read_text()
 
 
 def test_training_is_deterministic_on_cpu(tmp_path: Path) -> None:

@@ -138,7 +138,7 @@ class NeuralAgent:
             noise=self.noise,
             alpha=self.alpha,
             solo=solo,
-            root="gumbel" if self.policy == "gumbel" else "puct",
+            policy=self.policy,
             considered=self.considered,
             sample=self.temperature > 0,
             seed=self.rng.getrandbits(63),
@@ -152,17 +152,17 @@ class NeuralAgent:
         search = self._prepare(view.game)
         result = search.run(view)
         self.last_search = result
-        action = choose_action(result, self.temperature, self.rng, self.policy)
+        action = choose_action(result, self.temperature, self.rng)
         index = int(result.tokens.option_of[action])
-        self.last_trace = _trace(result, len(options), self.policy)
+        self.last_trace = _trace(result, len(options))
         return index
 
 
-def _trace(result: SearchResult, n_options: int, policy: str) -> DecisionTrace:
+def _trace(result: SearchResult, n_options: int) -> DecisionTrace:
     unit = result.unit
     values: list[float | None] = [None] * n_options
     for option, action in enumerate(result.tokens.action_of):
         q = result.q[int(action)]
         values[option] = None if q is None else unit(q)
     standings = tuple(unit(v) for v in result.values)
-    return DecisionTrace(tuple(values), standings, option_policy(result, policy))
+    return DecisionTrace(tuple(values), standings, option_policy(result))

@@ -26,7 +26,7 @@ The search (AlphaZero's, on an ISMCTS tree; ../shared/specs/neural.md):
 - **Self-play** adds Dirichlet noise to the root priors (``noise``: its weight,
   ``alpha``) and picks the move from the visit counts with a temperature (0: the most
   visited).  ``iterations=0`` plays the raw policy (priors, with the same temperature).
-- **Gumbel root** (``root="gumbel"``): Gumbel MuZero's sequential halving over the
+- **Gumbel root** (``policy="gumbel"``): Gumbel MuZero's sequential halving over the
   Gumbel-top-k moves instead of PUCT at the root, the best finalist played and the
   improved policy taught (``improved_policy``); it learns with few iterations, where
   visit shares only repeat the priors (docs/neural.md).
@@ -149,6 +149,10 @@ class SearchResult:
         """A value of this game as a standing in [0, 1] (a solo value is in [-1, 1])."""
         return (v + 1.0) / 2.0 if len(self.values) == 1 else v
 
+    def log_prior(self) -> np.ndarray:
+        """The network's log-probabilities (clipped off zero): Gumbel's logits."""
+        return np.log(np.clip(np.asarray(self.network_priors, dtype=np.float64), 1e-12, None))
+
 
 class NeuralSearch:
     def __init__(
@@ -162,13 +166,13 @@ class NeuralSearch:
         alpha: float = 0.3,
         solo: SoloValue | None = None,
         leaf_batch: int = 8,
-        root: str = "puct",
+        policy: str = "visits",
         considered: int = 8,
         sample: bool = False,
         seed: int = 0,
     ) -> None:
         self.model = model
-        self.root = root
+        self.policy = policy  # one of POLICIES
         self.considered = max(1, considered)
         self.sample = sample
         self.leaf_batch = max(1, leaf_batch)
@@ -190,7 +194,7 @@ class NeuralSearch:
         tokens = tokenizer.tokenize(view)
         priors_list, values = self.model.evaluate([tokens])
         priors = network_priors = np.asarray(priors_list[0], dtype=np.float64)
-        gumbel = self.root == "gumbel"
+        gumbel = self.policy == "gumbel"
         if self.noise > 0 and len(priors) > 1 and not gumbel:  # (Gumbel noise explores there)
             dirichlet = self.np_rng.dirichlet([self.alpha] * len(priors))
             priors = (1 - self.noise) * priors + self.noise * dirichlet
@@ -202,25 +206,16 @@ class NeuralSearch:
         root.value = root_values[view.seat]
         for key, p in zip(tokens.keys, priors, strict=True):
             root.edges[key] = Edge(float(p))
-        if self.iterations <= 0 or len(tokens.keys) == 1:
-            none: list[float | None] = [None] * len(priors)
-            return SearchResult(
-                tokens,
-                priors,
-                np.zeros(len(priors)),
-                root_values,
-                none,
-                0,
-                network_priors,
-                view.seat,
-            )
-        master = view.master()
-        vocabulary = Vocabulary.of(game)
         keys = list(tokens.keys)
         result = SearchResult(
             tokens, priors, np.zeros(len(keys)), root_values, [None] * len(keys),
-            self.iterations, network_priors, view.seat,
+            0, network_priors, view.seat,
         )  # fmt: skip
+        if self.iterations <= 0 or len(keys) == 1:
+            return result  # the raw policy
+        result.iterations = self.iterations
+        master = view.master()
+        vocabulary = Vocabulary.of(game)
         if gumbel:
             g = self.np_rng.gumbel(size=len(keys)) if self.sample else np.zeros(len(keys))
             result.gumbel = g
@@ -256,8 +251,7 @@ class NeuralSearch:
         actions left.  Every considered action is tried, however small its prior."""
         assert result.gumbel is not None
         keys = list(result.tokens.keys)
-        logits = np.log(np.clip(result.network_priors, 1e-12, None))
-        score = result.gumbel + logits
+        score = result.gumbel + result.log_prior()
         m = min(self.considered, len(keys))
         left = sorted(range(len(keys)), key=lambda j: (-score[j], j))[:m]
         phases = max(1, math.ceil(math.log2(m))) if m > 1 else 1
@@ -454,15 +448,20 @@ class NeuralSearch:
 POLICIES = ("visits", "gumbel")
 
 
-def search_policy(result: SearchResult, policy: str = "visits") -> np.ndarray:
-    """The search's move distribution over the root's actions (the raw priors without a
-    search): ``visits`` the visit shares, ``gumbel`` see ``improved_policy``."""
+def _weights(result: SearchResult) -> np.ndarray:
+    """The search's move weights, not normalized: the priors without a search, the
+    improved policy after a Gumbel root, the visit counts after PUCT's."""
     if result.iterations <= 0 or not result.visits.any():
-        weights = np.asarray(result.priors, dtype=np.float64)
-    elif policy == "gumbel":
+        return np.asarray(result.priors, dtype=np.float64)
+    if result.gumbel is not None:
         return improved_policy(result)
-    else:
-        weights = np.asarray(result.visits, dtype=np.float64)
+    return np.asarray(result.visits, dtype=np.float64)
+
+
+def search_policy(result: SearchResult) -> np.ndarray:
+    """The search's move distribution over the root's actions (``_weights``, summing
+    to 1): what self-play teaches."""
+    weights = _weights(result)
     total = float(weights.sum())
     return weights / total if total > 0 else np.full(len(weights), 1.0 / len(weights))
 
@@ -503,25 +502,21 @@ def improved_policy(result: SearchResult) -> np.ndarray:
     with Gumbel*, ICLR 2022): ``softmax(log prior + sigma(completed q))``.  Unlike visit
     shares it improves on the prior with a handful of iterations: an action the search
     found worse loses weight at once, and one never visited keeps its prior's rank."""
-    prior = np.clip(np.asarray(result.network_priors, dtype=np.float64), 1e-12, None)
-    logits = np.log(prior) + completed_sigma(result)
+    logits = result.log_prior() + completed_sigma(result)
     logits -= logits.max()
     out = np.exp(logits)
     return out / out.sum()
 
 
-def choose_action(
-    result: SearchResult, temperature: float, rng: random.Random, policy: str = "visits"
-) -> int:
+def choose_action(result: SearchResult, temperature: float, rng: random.Random) -> int:
     """The action played.  A Gumbel root's: the finalist of largest ``g + log prior +
     sigma(q)`` (its Gumbel noise ``g`` is the sampling, so no temperature).  Otherwise by
-    the search's distribution (``search_policy``; the priors without a search) with a
-    temperature; 0 takes the largest (ties: the larger prior, then the first)."""
+    the search's weights (``_weights``; the priors without a search) with a temperature;
+    0 takes the largest (ties: the larger prior, then the first)."""
     if result.finalists and result.gumbel is not None:
-        prior = np.clip(np.asarray(result.network_priors, dtype=np.float64), 1e-12, None)
-        ranked = result.gumbel + np.log(prior) + completed_sigma(result)
+        ranked = result.gumbel + result.log_prior() + completed_sigma(result)
         return min(result.finalists, key=lambda j: (-ranked[j], j))
-    weights = search_policy(result, policy)
+    weights = _weights(result)
     if temperature <= 0:
         order = sorted(range(len(weights)), key=lambda j: (-weights[j], -result.priors[j], j))
         return order[0]
@@ -538,10 +533,10 @@ def choose_action(
     return int(np.flatnonzero(w > 0)[-1])
 
 
-def option_policy(result: SearchResult, policy: str = "visits") -> tuple[float, ...]:
+def option_policy(result: SearchResult) -> tuple[float, ...]:
     """The search's distribution per option (``search_policy``): each action's share on
     the first option with its key, 0 on the others."""
-    weights = search_policy(result, policy)
+    weights = search_policy(result)
     n_options = len(result.tokens.action_of)
     out = [0.0] * n_options
     for j, option in enumerate(result.tokens.option_of):

@@ -76,20 +76,26 @@ Report = Callable[[str], None]
 class TrainingRun:
     """One run folder: its model, trainer, buffer and records; see the module docstring."""
 
-    def __init__(self, config: TrainConfig, out: Path, report: Report) -> None:
+    def __init__(
+        self, config: TrainConfig, out: Path, report: Report, resuming: bool = False
+    ) -> None:
         self.out = out
         self.report = report
         self.config = config
         self.game = load_game(config.game, params=config.params)
         self.solo = SoloValue(config.solo_best, config.solo_cap)
         self.round = 0
-        self.resumed = False  # from a checkpoint (written only after the warm start)
+        self.resumed = resuming  # from a checkpoint (written only after the warm start)
         self.metrics: list[dict[str, Any]] = []
         self.selfplay_batches: list[int] = []
         self.cpu_before = 0.0  # CPU seconds of earlier sessions of this run
         self.rng = random.Random(config.seed)
         torch.manual_seed(config.seed)
-        self.model = self._new_model()
+        # a resumed run's model comes from its checkpoint: it needs no --init file
+        if config.init and not resuming:
+            self.model = self._init_model(config.init)
+        else:
+            self.model = self._new_model()
         self.trainer = Trainer(self.model, lr=config.lr, value_weight=config.value_weight)
         self.buffer = ReplayBuffer(config.buffer)
         self.limits = Limits(max_decisions=config.max_decisions)
@@ -97,8 +103,6 @@ class TrainingRun:
     # ------------------------------------------------------------ set-up and resume
     def _new_model(self) -> NeuralModel:
         c = self.config
-        if c.init:
-            return self._init_model(c.init)
         net = NetConfig(
             width=c.width,
             heads=c.heads,
@@ -108,9 +112,11 @@ class TrainingRun:
             seats=self.game.nplayers,
             solo=self.game.nplayers == 1,
         )
-        info = {"solo_value": {"best": c.solo_best, "cap": c.solo_cap}}
         identity = GameIdentity.of(self.game, c.params)
-        return NeuralModel(net, identity, device=c.device, info=info)
+        return NeuralModel(net, identity, device=c.device, info=self._solo_info())
+
+    def _solo_info(self) -> dict[str, Any]:
+        return {"solo_value": {"best": self.config.solo_best, "cap": self.config.solo_cap}}
 
     def _init_model(self, path: str) -> NeuralModel:
         """A trained model of this game file to go on from (``--init``): its weights, names
@@ -120,10 +126,7 @@ class TrainingRun:
         sizes = model.config
         c.width, c.heads, c.layers = sizes.width, sizes.heads, sizes.layers
         c.feedforward, c.hidden = sizes.feedforward, sizes.hidden
-        model.info = {
-            "solo_value": {"best": c.solo_best, "cap": c.solo_cap},
-            "init": {"model": str(path), "info": dict(model.info)},
-        }
+        model.info = {**self._solo_info(), "init": {"model": str(path), "info": dict(model.info)}}
         return model
 
     @classmethod
@@ -137,12 +140,11 @@ class TrainingRun:
         data = read_checkpoint(checkpoint)
         saved = TrainConfig.from_dict(data["training"]["config"])
         saved.rounds, saved.time_limit = config.rounds, config.time_limit
-        run = cls(saved, out, report)
+        run = cls(saved, out, report, resuming=True)
         check_game(run.model.game, run.game, False, checkpoint)
         if data["game"]["sha256"] != game_hash(run.game):
             raise UsageError(f"{checkpoint} belongs to another game file")
         run._restore(data)
-        run.resumed = True
         report(f"resuming {out} after round {run.round}")
         return run
 
