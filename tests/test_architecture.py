@@ -34,11 +34,19 @@ def installed_layout(into: Path) -> Path:
     return into
 
 
+#: An editable install (scikit-build-core's) puts a finder ahead of PYTHONPATH; the
+#: checks must read the laid-out copy, so the interpreter drops that finder first.
+_LAYOUT_FIRST = (
+    "import sys\n"
+    "sys.meta_path[:] = [f for f in sys.meta_path if 'Redirecting' not in type(f).__name__]\n"
+)
+
+
 def run_python(code: str, layout: Path) -> subprocess.CompletedProcess[str]:
     """``code`` in a fresh interpreter that imports cardlang from ``layout``."""
     env = {**os.environ, "PYTHONPATH": str(layout)}
     return subprocess.run(
-        [sys.executable, "-c", code],
+        [sys.executable, "-c", _LAYOUT_FIRST + code],
         capture_output=True,
         text=True,
         cwd=layout,

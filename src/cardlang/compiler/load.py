@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from cardlang.compiler.expressions import ExprCompiler, Fn
+from cardlang.compiler.ir import lower
 from cardlang.compiler.statements import StmtCompiler
 from cardlang.engine.control import Action
 from cardlang.engine.game import Game
@@ -89,6 +90,7 @@ def compile_game(checked: CheckedGame, warnings: list[Diagnostic]) -> Game:
         scoring_mode=tree.scoring.mode,
         tiebreaks=[(mode, exprs.value(node)) for mode, node in tree.scoring.tiebreaks],
         warnings=warnings,
+        ir_factory=lambda: lower(checked, nplayers),
     )
 
 

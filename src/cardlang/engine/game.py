@@ -11,7 +11,7 @@ values; the ``Gamemaster`` drives them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -23,7 +23,7 @@ from cardlang.engine.gamemaster import Gamemaster, Limits
 from cardlang.engine.labels import option_label
 from cardlang.engine.runtime import Fn
 from cardlang.engine.state import Gamestate
-from cardlang.errors import Diagnostic, SourceFile
+from cardlang.errors import Diagnostic, SourceFile, UsageError
 from cardlang.language import ast
 from cardlang.language import types as T
 from cardlang.language.checker import CheckedGame
@@ -44,14 +44,42 @@ class Game:
     # further (mode, score) pairs that break ties, in order
     tiebreaks: list[tuple[str, Fn]] = field(default_factory=list)
     warnings: list[Diagnostic] = field(default_factory=list)
+    # the native engine's form of the game (cardlang.compiler.ir), made on first use
+    ir_factory: Callable[[], Any] | None = None
+    # the engine ``master()`` plays with: "python", "native", or None for the default
+    # (``CARDLANG_ENGINE``, else python); see engine/native.py
+    engine: str | None = None
 
     @property
     def name(self) -> str:
         return Path(self.source.name).stem
 
-    def master(self, limits: Limits | None = None) -> Gamemaster[Game]:
-        """A Gamemaster that plays this game (under ``limits``, else the defaults)."""
+    def master(self, limits: Limits | None = None, engine: str | None = None) -> Any:
+        """The engine that plays this game (under ``limits``, else the defaults): the
+        Python engine's Gamemaster or the native engine's (``engine``, else the game's,
+        else the default)."""
+        from cardlang.engine.native import NativeMaster, check_engine, default_engine
+
+        name = check_engine(engine or self.engine or default_engine())
+        if name == "native":
+            return NativeMaster(self, limits)
         return Gamemaster(self, limits)
+
+    @cached_property
+    def ir(self) -> Any:
+        """The game in the native engine's form (cardlang.compiler.ir.IR)."""
+        if self.ir_factory is None:
+            raise UsageError("this game was not compiled for the native engine")
+        return self.ir_factory()
+
+    def native_program(self) -> Any:
+        """The native engine's program of this game (one per game, made on first use)."""
+        found = self.__dict__.get("_native_program")
+        if found is None:
+            from cardlang.engine.native import make_program
+
+            found = self.__dict__["_native_program"] = make_program(self.ir)
+        return found
 
     # ------------------------------------------------------------ describing
     @cached_property

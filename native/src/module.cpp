@@ -1,0 +1,369 @@
+// cardlang._native: the native engine's Python interface (nanobind).
+//
+// ``Program(ir)`` reads the IR that cardlang/compiler/ir.py builds (plain Python lists);
+// its methods are the engine protocol's calls on ``State`` objects, and the readers that
+// turn a state's board, options and events into the Python engine's values (location
+// keys as (owner, kind, name) tuples, cards as ids, None for no card).
+// cardlang/engine/native.py wraps these into the engine protocol.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include "vm.h"
+
+namespace nb = nanobind;
+using namespace cardlang;
+
+namespace {
+
+constexpr int IR_VERSION = 1;
+const char* KIND_NAMES[] = {"vloc", "iloc", "hloc", "mem"};
+const char* STATUS_NAMES[] = {"running", "completed", "failed", "cutoff"};
+
+template <typename T>
+T item(nb::handle seq, size_t i) {
+  return nb::cast<T>(seq[i]);
+}
+
+class NativeProgram {
+ public:
+  Program P;
+  VM vm;
+  EngineLimits limits;
+  std::vector<nb::object> key_objects;  // location keys as Python tuples, made once
+
+  explicit NativeProgram(nb::dict ir) : vm(P) {
+    if (nb::cast<int>(ir["version"]) != IR_VERSION)
+      throw std::runtime_error("the IR's version does not match the native engine's");
+    P.nplayers = nb::cast<i32>(ir["nplayers"]);
+    P.n_registers = nb::cast<i32>(ir["n_registers"]);
+    for (nb::handle s : nb::cast<nb::list>(ir["strings"])) P.intern(nb::cast<std::string>(s));
+    for (nb::handle t : nb::cast<nb::list>(ir["nodes"])) {
+      nb::tuple rec = nb::cast<nb::tuple>(t);
+      Node n{};
+      n.op = (int16_t)nb::cast<int>(rec[0]);
+      n.type = (int16_t)nb::cast<int>(rec[1]);
+      n.span = nb::cast<i32>(rec[2]);
+      n.flags = nb::cast<i32>(rec[3]);
+      for (int i = 0; i < 4; i++) n.p[i] = nb::cast<i64>(rec[4 + i]);
+      n.kid0 = (i32)P.kids.size();
+      n.nkids = (i32)rec.size() - 8;
+      for (size_t i = 8; i < rec.size(); i++) P.kids.push_back(nb::cast<i32>(rec[i]));
+      if (n.op < 0 || n.op >= O_COUNT) throw std::runtime_error("an IR node of no known kind");
+      P.nodes.push_back(n);
+    }
+    for (nb::handle l : nb::cast<nb::list>(ir["lists"])) P.lists.push_back(nb::cast<Coll>(l));
+    for (nb::handle v : nb::cast<nb::list>(ir["values"]))
+      P.values.push_back(Typed{item<int>(v, 0), item<i64>(v, 1)});
+    for (nb::handle k : nb::cast<nb::list>(ir["kinds"])) {
+      CardType t;
+      t.kind = item<i32>(k, 0);
+      for (nb::handle a : nb::cast<nb::list>(k[1]))
+        t.attrs.push_back({item<i32>(a, 0), P.values[item<i32>(a, 1)]});
+      t.name = P.strings[t.kind];
+      P.kind_types[t.kind] = (i32)P.card_types.size();
+      P.card_types.push_back(std::move(t));
+    }
+    for (nb::handle d : nb::cast<nb::list>(ir["decks"])) {
+      std::vector<std::vector<std::pair<i32, i32>>> cards;
+      for (nb::handle c : nb::cast<nb::list>(d))
+        cards.push_back(nb::cast<std::vector<std::pair<i32, i32>>>(c));
+      P.decks.push_back(std::move(cards));
+    }
+    for (nb::handle p : nb::cast<nb::list>(ir["procedures"])) {
+      Procedure proc;
+      proc.name = item<i32>(p, 0);
+      proc.param_slots = item<std::vector<i32>>(p, 1);
+      proc.low = item<i32>(p, 2);
+      proc.high = item<i32>(p, 3);
+      proc.recursive = item<bool>(p, 4);
+      proc.has_decision = item<bool>(p, 5);
+      proc.body = item<i32>(p, 6);
+      proc.hooks = item<std::vector<std::pair<i32, i32>>>(p, 7);
+      P.procedures.push_back(std::move(proc));
+    }
+    P.setup = nb::cast<std::vector<i32>>(ir["setup"]);
+    P.program = nb::cast<i32>(ir["program"]);
+    P.scoring = nb::cast<std::vector<std::pair<int, i32>>>(ir["scoring"]);
+    for (nb::handle t : nb::cast<nb::list>(ir["slot_types"]))
+      P.slot_types.push_back((int16_t)nb::cast<int>(t));
+    P.snippets = nb::cast<std::vector<i32>>(ir["snippets"]);
+    nb::dict lim = nb::cast<nb::dict>(ir["limits"]);
+    P.limits.max_options = nb::cast<i64>(lim["max_options"]);
+    P.limits.max_call_depth = nb::cast<i64>(lim["max_call_depth"]);
+    P.limits.max_range = nb::cast<i64>(lim["max_range"]);
+    P.limits.max_repeat = nb::cast<i64>(lim["max_repeat"]);
+    P.prepare();
+  }
+
+  // ------------------------------------------------------------ values for Python
+  nb::object key(i32 k) {
+    while ((i32)key_objects.size() < (i32)P.keys.size()) {
+      const ZoneKey& z = P.keys[key_objects.size()];
+      key_objects.push_back(
+          nb::make_tuple(z.owner, KIND_NAMES[z.kind], nb::str(P.strings[z.name].c_str())));
+    }
+    return key_objects[k];
+  }
+
+  nb::object storage_key(i32 k) {
+    const auto& s = P.storage_keys[k];
+    return nb::make_tuple(s.first, nb::str(P.strings[s.second].c_str()));
+  }
+
+  nb::object value(const Val& v, int type) {
+    if (v.is_none) return nb::none();
+    if (v.lists) {
+      nb::list out;
+      for (const Coll& g : *v.lists) out.append(nb::cast(g));
+      return out;
+    }
+    if (v.list) {
+      if (type == T_STRS) {
+        nb::list out;
+        for (i64 s : *v.list) out.append(nb::str(P.strings[s].c_str()));
+        return out;
+      }
+      if (type == T_LOCS) {
+        nb::list out;
+        for (i64 k : *v.list) out.append(key((i32)k));
+        return out;
+      }
+      return nb::cast(*v.list);
+    }
+    switch (type) {
+      case T_CARD:
+        return v.i == NO_CARD ? nb::none() : nb::cast(v.i);
+      case T_LOC:
+      case T_MEMLOC:
+        return key((i32)v.i);
+      case T_STR:
+        return nb::str(P.strings[v.i].c_str());
+      case T_BOOL:
+        return nb::bool_(v.i != 0);
+      default:
+        return nb::cast(v.i);
+    }
+  }
+
+  int slot_type(i32 slot) const {
+    return slot >= 0 && slot < (i32)P.slot_types.size() ? P.slot_types[slot] : T_ANY;
+  }
+
+  // ------------------------------------------------------------ the engine's calls
+  State new_game(uint64_t rng, bool record) { return vm.new_game(rng, record, limits); }
+
+  size_t option_count(State& st) { return vm.legal_options(st).size(); }
+
+  // an option's steps: (slot, value, variable) for a binding, (-1, node, None) for an action
+  nb::list option_steps(State& st, size_t index) {
+    const auto& options = vm.legal_options(st);
+    if (index >= options.size()) throw nb::index_error("no such option");
+    nb::list out;
+    for (const Step& s : options[index].steps) {
+      if (s.slot >= 0)
+        out.append(nb::make_tuple(s.slot, value(s.value, slot_type(s.slot)),
+                                  nb::str(P.strings[s.var].c_str())));
+      else
+        out.append(nb::make_tuple(-1, s.node, nb::none()));
+    }
+    return out;
+  }
+
+  std::string option_label(State& st, size_t index) {
+    const auto& options = vm.legal_options(st);
+    if (index >= options.size()) throw nb::index_error("no such option");
+    return vm.option_label(st, options[index]);
+  }
+
+  void apply(State& st, size_t index) {
+    if (st.status != RUNNING) throw std::runtime_error("the game is over");
+    const auto& options = vm.legal_options(st);
+    if (index >= options.size()) throw nb::index_error("no such option");
+    vm.apply(st, index, limits);
+  }
+
+  nb::object scores(State& st) {
+    if (!st.has_scores) return nb::none();
+    nb::list out;
+    for (const auto& s : st.scores) out.append(nb::tuple(nb::cast(s)));
+    return out;
+  }
+
+  nb::list current_scores(State& st) {
+    nb::list out;
+    try {
+      for (const auto& s : vm.current_scores(st)) out.append(nb::tuple(nb::cast(s)));
+    } catch (const RuleErr& err) {
+      throw nb::value_error(("rule:" + std::to_string(err.span) + ":" + err.message).c_str());
+    }
+    return out;
+  }
+
+  nb::object error(State& st) {
+    if (!st.has_error) return nb::none();
+    return nb::make_tuple(nb::str(st.error.message.c_str()), st.error.span);
+  }
+
+  nb::list events(State& st, size_t start) {
+    nb::list out;
+    for (size_t i = start; i < st.log.size(); i++) {
+      const Event& e = st.log[i];
+      switch (e.kind) {
+        case E_CREATE:
+          out.append(nb::make_tuple("create", e.a, key((i32)e.b)));
+          break;
+        case E_MOVE:
+          out.append(nb::make_tuple("move", e.a, key((i32)e.b), key((i32)e.c), e.d));
+          break;
+        case E_SET_INT:
+          out.append(nb::make_tuple("set", storage_key((i32)e.a), e.b));
+          break;
+        case E_SET_STR:
+          out.append(nb::make_tuple("set", storage_key((i32)e.a), nb::str(P.strings[e.b].c_str())));
+          break;
+        case E_SET_POINTS:
+          out.append(nb::make_tuple("set-points", storage_key((i32)e.a), e.b));
+          break;
+        case E_SHUFFLE:
+          out.append(nb::make_tuple("shuffle", key((i32)e.a), nb::tuple(nb::cast(e.cards))));
+          break;
+        case E_REMEMBER:
+          out.append(nb::make_tuple("remember", e.a, key((i32)e.b)));
+          break;
+        case E_DECISION:
+          out.append(nb::make_tuple("decision", e.a, nb::str(e.label.c_str()), e.b,
+                                    nb::str(P.strings[e.c].c_str())));
+          break;
+      }
+    }
+    return out;
+  }
+
+  // a point map's awards, as engine/points.py's PointMap holds them
+  nb::tuple awards(i64 pm) {
+    nb::list out;
+    if (pm < 0) return nb::tuple(out);
+    for (const Award& a : P.pointmaps[pm].awards) {
+      nb::list conds;
+      for (const auto& c : a.conds) {
+        nb::object v = c.second.tag == 0 ? nb::object(nb::cast(c.second.v))
+                                         : nb::object(nb::str(P.strings[c.second.v].c_str()));
+        conds.append(nb::make_tuple(nb::str(P.strings[c.first].c_str()), v));
+      }
+      out.append(nb::make_tuple(nb::tuple(conds), a.points));
+    }
+    return nb::tuple(out);
+  }
+
+  nb::dict zones(State& st) {
+    nb::dict out;
+    for (i32 k : st.zone_order) out[key(k)] = nb::cast(st.zones[k]);
+    return out;
+  }
+
+  nb::list card_zone(State& st) {
+    nb::list out;
+    for (i32 k : st.card_zone) out.append(key(k));
+    return out;
+  }
+
+  std::vector<i32> card_types(State& st) { return st.card_type; }
+
+  nb::list card_type_attrs(i32 type) {
+    nb::list out;
+    for (const auto& a : P.card_types[type].attrs) {
+      nb::object v;
+      if (a.second.tag == 0)
+        v = nb::cast(a.second.v);
+      else if (a.second.tag == 1)
+        v = nb::str(P.strings[a.second.v].c_str());
+      else {
+        nb::list items;
+        for (i64 s : P.lists[a.second.v]) items.append(nb::str(P.strings[s].c_str()));
+        v = nb::tuple(items);
+      }
+      out.append(nb::make_tuple(nb::str(P.strings[a.first].c_str()), v));
+    }
+    return out;
+  }
+
+  size_t n_card_types() const { return P.card_types.size(); }
+
+  nb::dict ints(State& st) {
+    nb::dict out;
+    for (i32 k : st.int_order) out[storage_key(k)] = st.ints[k];
+    return out;
+  }
+
+  nb::dict strs(State& st) {
+    nb::dict out;
+    for (i32 k : st.str_order) out[storage_key(k)] = nb::str(P.strings[st.strs[k]].c_str());
+    return out;
+  }
+
+  nb::list regs(State& st) {
+    nb::list out;
+    for (size_t s = 0; s < st.regs.size(); s++) out.append(value(st.regs[s], slot_type((i32)s)));
+    return out;
+  }
+
+  std::string label(State& st, i64 card) { return vm.card_label(st, card); }
+};
+
+}  // namespace
+
+NB_MODULE(_native, m) {
+  m.doc() = "cardlang's native engine: a C++ VM for a game's IR (see cardlang.engine.native)";
+  m.attr("IR_VERSION") = IR_VERSION;
+  m.attr("OP_COUNT") = (int)O_COUNT;
+  m.def("splitmix64", [](uint64_t x) {
+    uint64_t out = splitmix_next(x);
+    return nb::make_tuple(x, out);
+  });
+
+  nb::class_<State>(m, "State")
+      .def("clone", [](const State& st) { return State(st); })
+      .def_prop_ro("status", [](const State& st) { return STATUS_NAMES[st.status]; })
+      .def_prop_ro("end_reason", [](const State& st) { return st.end_reason; })
+      .def_prop_ro("mover", [](const State& st) { return st.mover; })
+      .def_prop_ro("decisions", [](const State& st) { return st.decisions; })
+      .def_prop_ro("turns", [](const State& st) { return st.turns; })
+      .def_prop_ro("nplayers", [](const State& st) { return st.nplayers; })
+      .def_prop_ro("pending", [](const State& st) { return st.pending; })
+      .def_prop_ro("rng", [](const State& st) { return st.rng; })
+      .def_prop_ro("log_size", [](const State& st) { return st.log.size(); })
+      .def_prop_ro("recording", [](const State& st) { return st.recording; })
+      .def_prop_ro("team_of", [](const State& st) { return st.team_of; })
+      .def_prop_ro("teams", [](const State& st) { return st.teams; })
+      .def_prop_ro("options_listed", [](const State& st) { return (bool)st.options; });
+
+  nb::class_<NativeProgram>(m, "Program")
+      .def(nb::init<nb::dict>())
+      .def("set_limits",
+           [](NativeProgram& p, i64 max_decisions, i64 max_steps) {
+             p.limits.max_decisions = max_decisions;
+             p.limits.max_steps = max_steps;
+           })
+      .def("new_game", &NativeProgram::new_game)
+      .def("option_count", &NativeProgram::option_count)
+      .def("option_steps", &NativeProgram::option_steps)
+      .def("option_label", &NativeProgram::option_label)
+      .def("apply", &NativeProgram::apply)
+      .def("scores", &NativeProgram::scores)
+      .def("current_scores", &NativeProgram::current_scores)
+      .def("error", &NativeProgram::error)
+      .def("events", &NativeProgram::events)
+      .def("awards", &NativeProgram::awards)
+      .def("zones", &NativeProgram::zones)
+      .def("card_zone", &NativeProgram::card_zone)
+      .def("card_types", &NativeProgram::card_types)
+      .def("card_type_attrs", &NativeProgram::card_type_attrs)
+      .def("n_card_types", &NativeProgram::n_card_types)
+      .def("ints", &NativeProgram::ints)
+      .def("strs", &NativeProgram::strs)
+      .def("regs", &NativeProgram::regs)
+      .def("card_label", &NativeProgram::label);
+}

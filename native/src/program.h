@@ -1,0 +1,171 @@
+// The program: a game's IR as the VM holds it (cardlang/compiler/ir.py makes the IR).
+//
+// Everything here is fixed when the game is loaded, but for the tables of names the VM
+// makes while playing (strings such as "HAND#3", location and storage keys, card types
+// of named decks, point maps): those only grow, are shared by every state of the game,
+// and are numbered in the order they are first needed.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace cardlang {
+
+using i64 = int64_t;
+using i32 = int32_t;
+using Coll = std::vector<i64>;
+
+// The node kinds: the same order as OPS in cardlang/compiler/ir.py (a test checks it).
+enum Op : int16_t {
+  // expressions
+  O_INT, O_STR, O_STRLIST, O_REG, O_GAME, O_ALL, O_CARDAT, O_TOPN, O_MAXMIN, O_LOCATION,
+  O_INDEXED, O_STORAGE, O_PLAYER, O_TEAM, O_OWNER, O_TEAMOF, O_OTHER, O_SETOP, O_FILTER,
+  O_SORT, O_RUNEND, O_RUNS, O_TUPLES, O_SUBSETS, O_PARTITION, O_AGGREGATE, O_RANGE,
+  O_RANDOM, O_ARITH, O_UNARY, O_SCOREEXT, O_SIZE, O_SUM, O_SCORE, O_CARDATT, O_ATTR,
+  O_TOTAL, O_CONTAINS, O_OTHERS, O_IF, O_COMPARE, O_AND, O_OR, O_NOT, O_AWARDS, O_AWARD,
+  // statements
+  O_MOVE, O_REMEMBER, O_FORGET, O_SHUFFLE, O_SET, O_INC, O_CYCLE, O_PASS, O_REPEAT,
+  O_REPEATALL, O_SWAP, O_CALL, O_CREATECARDS, O_CREATEDECK, O_CREATEPLAYERS,
+  O_CREATETEAMS, O_STORE, O_DO, O_GUARD, O_LET, O_FOREACH, O_WHILE, O_STAGE, O_CHOICE,
+  O_COUNT
+};
+
+// The checker's types: the same order as TYPES in cardlang/compiler/ir.py.
+enum Type : int16_t {
+  T_INT, T_BOOL, T_STR, T_CARD, T_LOC, T_MEMLOC, T_CARDS, T_CARDSS, T_LOCS, T_PLAYER,
+  T_TEAM, T_PLAYERS, T_TEAMS, T_STRS, T_INTS, T_GAME, T_INTSTO, T_STRSTO, T_POINTS,
+  T_DECK, T_AWARDS, T_ANY
+};
+
+constexpr int HAS_DECISION = 1;
+constexpr int PURE = 2;
+constexpr int FIXED = 4;
+constexpr i64 NO_CARD = -1;
+constexpr int KIND_VLOC = 0;
+
+struct Node {
+  int16_t op;
+  int16_t type;
+  i32 span;
+  i32 flags;
+  i64 p[4];
+  i32 kid0;   // first child in Program::kids
+  i32 nkids;
+  // a block (DO, STAGE, WHILE): its items, runs of statements with no decision or one
+  // statement with a decision, in Program::items
+  i32 item0 = 0;
+  i32 nitems = 0;
+};
+
+// A typed constant: an attribute's value, or an award condition's.
+struct Typed {
+  int tag;  // 0 integer, 1 string, 2 string list (an index into Program::lists)
+  i64 v;
+  bool operator==(const Typed& o) const { return tag == o.tag && v == o.v; }
+};
+
+struct CardType {
+  std::vector<std::pair<i32, Typed>> attrs;  // in order (a card's name joins the values)
+  std::string name;                           // what a card of this type is called
+  i32 kind = -1;                              // the string of its KIND, -1 for none
+};
+
+struct ZoneKey {
+  i32 owner;  // -1 the game, a seat, -2 - t a team
+  i32 kind;   // 0 vloc, 1 iloc, 2 hloc, 3 mem
+  i32 name;   // a string
+};
+
+struct Award {
+  std::vector<std::pair<i32, Typed>> conds;
+  i64 points;
+};
+
+struct PointMap {
+  std::vector<Award> awards;
+  std::vector<i64> cache;  // per card type, its score; INT64_MIN until computed
+};
+
+struct Procedure {
+  i32 name;
+  std::vector<i32> param_slots;
+  i32 low, high;
+  bool recursive, has_decision;
+  i32 body;                                  // its default body: a DO node
+  std::vector<std::pair<i32, i32>> hooks;    // (kind string, DO node)
+};
+
+struct Limits {
+  i64 max_options = 20000, max_call_depth = 200, max_range = 1000000,
+      max_repeat = 1000000, max_subset_cards = 16;
+};
+
+struct Program {
+  i32 nplayers = 0;
+  i32 n_registers = 0;
+  std::vector<Node> nodes;
+  std::vector<i32> kids;
+  std::vector<std::pair<i32, i32>> items;  // a block's item: [first, last) of its kids
+  std::vector<std::string> strings;
+  std::unordered_map<std::string, i32> string_ids;
+  std::vector<Coll> lists;
+  std::vector<Typed> values;
+  std::vector<CardType> card_types;
+  std::unordered_map<i32, i32> kind_types;  // kind name -> card type
+  std::vector<std::vector<std::vector<std::pair<i32, i32>>>> decks;
+  std::unordered_map<i64, i32> deck_types;  // (deck, deck name) -> first card type
+  std::vector<ZoneKey> keys;
+  std::unordered_map<i64, i32> key_ids;
+  std::vector<std::pair<i32, i32>> storage_keys;  // (owner, name)
+  std::unordered_map<i64, i32> storage_ids;
+  std::vector<PointMap> pointmaps;
+  std::vector<Procedure> procedures;
+  std::vector<i32> setup;
+  i32 program = -1;
+  std::vector<std::pair<int, i32>> scoring;  // (1 max / 0 min, node)
+  std::vector<int16_t> slot_types;
+  std::vector<i32> snippets;
+  Limits limits;
+
+  const Node& node(i32 n) const { return nodes[n]; }
+  i32 kid(const Node& n, int i) const { return kids[n.kid0 + i]; }
+
+  i32 intern(const std::string& s) {
+    auto it = string_ids.find(s);
+    if (it != string_ids.end()) return it->second;
+    i32 id = (i32)strings.size();
+    strings.push_back(s);
+    string_ids.emplace(s, id);
+    return id;
+  }
+
+  i32 zone_key(i32 owner, i32 kind, i32 name) {
+    i64 packed = ((i64)owner * 8 + kind) * 4294967296LL + (i64)(uint32_t)name;
+    auto it = key_ids.find(packed);
+    if (it != key_ids.end()) return it->second;
+    i32 id = (i32)keys.size();
+    keys.push_back({owner, kind, name});
+    key_ids.emplace(packed, id);
+    return id;
+  }
+
+  i32 storage_key(i32 owner, i32 name) {
+    i64 packed = (i64)owner * 4294967296LL + (i64)(uint32_t)name;
+    auto it = storage_ids.find(packed);
+    if (it != storage_ids.end()) return it->second;
+    i32 id = (i32)storage_keys.size();
+    storage_keys.push_back({owner, name});
+    storage_ids.emplace(packed, id);
+    return id;
+  }
+
+  // Called once the IR is read: blocks, card types of kinds.
+  void prepare();
+  void prepare_block(Node& n, int first);
+  std::string card_type_name(const CardType& t) const;
+  std::string typed_text(const Typed& t) const;
+};
+
+}  // namespace cardlang

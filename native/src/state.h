@@ -1,0 +1,155 @@
+// The state of one game in the native engine: flat data, copied whole by clone().
+//
+// It mirrors cardlang/engine/state.py field by field (read that docstring first): the
+// board (zones by location key, where each card is, each card's type, the storages, the
+// registers), the RNG (one SplitMix64 integer), the flow (the frame stack of
+// engine/frames.py), the outcome and the event log.  Location and storage keys are
+// numbers of the program's tables; strings are numbers of its string table.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "program.h"
+
+namespace cardlang {
+
+// A value held by a register, an option's binding or a loop's elements.  Scalars
+// (integers, booleans, cards with -1 for none, players, teams, strings, location keys,
+// point maps) are ``i``; a collection is ``list``; a collection of collections ``lists``.
+struct Val {
+  i64 i = NO_CARD;
+  std::shared_ptr<const Coll> list;
+  std::shared_ptr<const std::vector<Coll>> lists;
+  bool is_none = true;  // a register never set (Python's None)
+
+  static Val scalar(i64 v) {
+    Val x;
+    x.i = v;
+    x.is_none = false;
+    return x;
+  }
+  static Val of_list(Coll c) {
+    Val x;
+    x.list = std::make_shared<const Coll>(std::move(c));
+    x.is_none = false;
+    return x;
+  }
+  static Val of_lists(std::vector<Coll> c) {
+    Val x;
+    x.lists = std::make_shared<const std::vector<Coll>>(std::move(c));
+    x.is_none = false;
+    return x;
+  }
+};
+
+// Frame kinds and fields: cardlang/engine/frames.py.
+enum FrameKind : int8_t { F_SEQ, F_STAGE, F_LOOP, F_REPEAT, F_ROOT, F_WHILE, F_CALL };
+
+struct Frame {
+  int8_t kind;
+  i32 node = -1;  // SEQ: the block; STAGE, LOOP, REPEAT, WHILE: the statement
+  // SEQ: next; STAGE/ROOT: current, queued (-1 none), started, outer, is_team, player,
+  // counted; LOOP: next; REPEAT: left; CALL: low, high, depth
+  i64 f[7] = {0, 0, 0, 0, 0, 0, 0};
+  std::shared_ptr<const std::vector<Val>> items;  // LOOP: the elements; CALL: saved registers
+};
+// field numbers of a stage frame
+enum { S_CUR = 0, S_QUEUED = 1, S_STARTED = 2, S_OUTER = 3, S_TEAM = 4, S_PLAYER = 5,
+       S_COUNTED = 6 };
+
+enum EventKind : int8_t { E_CREATE, E_MOVE, E_SET_INT, E_SET_STR, E_SET_POINTS, E_SHUFFLE,
+                          E_REMEMBER, E_DECISION };
+
+struct Event {
+  int8_t kind;
+  i64 a = 0, b = 0, c = 0, d = 0;  // create: n, key; move: card, from, to, at; set: key,
+                                   // value; shuffle: key; remember: card, key;
+                                   // decision: mover, turns, situation
+  std::vector<i64> cards;          // shuffle: the new order
+  std::string label;               // decision: the option's label
+};
+
+enum Status : int8_t { RUNNING, COMPLETED, FAILED, CUTOFF };
+
+// One step of an option: a binding (slot, value, the variable's name) or an action (a
+// statement run whole, or entered when it can reach a decision).
+struct Step {
+  i32 node;  // the action's statement; for a binding, the binding statement
+  i32 slot;  // -1 for an action
+  i32 var;   // the variable's name (a binding)
+  Val value;
+};
+
+struct Option {
+  std::vector<Step> steps;
+};
+
+struct RuleErr {
+  std::string message;
+  i32 span;  // -1 when it has none
+};
+
+struct State {
+  // board
+  std::vector<Coll> zones;        // by location key (the program's table)
+  std::vector<uint8_t> zone_made; // a zone is made on first write
+  std::vector<i32> zone_order;    // the keys of the made zones, in the order made
+  std::vector<i32> card_zone;
+  std::vector<i32> card_type;
+  std::vector<i64> ints;          // by storage key
+  std::vector<uint8_t> int_set;
+  std::vector<i32> int_order;
+  std::vector<i64> strs;          // string storages: a string
+  std::vector<uint8_t> str_set;
+  std::vector<i32> str_order;
+  std::vector<i64> points;        // point storages: a point map
+  std::vector<uint8_t> points_set;
+  std::vector<Val> regs;
+  i32 nplayers = 0;
+  std::vector<std::vector<i64>> teams;
+  std::vector<i64> team_of;
+  // chance
+  uint64_t rng = 0;
+  i64 seed = 0;
+  // flow
+  std::vector<Frame> stack;
+  i32 stage_idx = 0;
+  i32 pending = -1;  // the CHOICE node waiting, -1 for none
+  std::shared_ptr<const std::vector<Option>> options;  // once listed
+  i32 mover = -1;
+  i64 decisions = 0, steps = 0, turns = 0;
+  // outcome
+  Status status = RUNNING;
+  std::string end_reason;
+  bool has_error = false;
+  RuleErr error;
+  std::vector<std::vector<i64>> scores;
+  bool has_scores = false;
+  // record
+  bool recording = false;
+  std::vector<Event> log;
+  // (indexed OWNER KIND NAME): key -> (zones made when found, the locations)
+  std::vector<std::pair<i64, std::pair<i64, std::vector<i64>>>> indexed;
+  i64 atomic_call_depth = 0;  // atomic calls of recursive procedures now running
+
+  bool made(i32 key) const { return key < (i32)zone_made.size() && zone_made[key]; }
+  const Coll& zone(i32 key) const {
+    static const Coll empty;
+    return key < (i32)zones.size() ? zones[key] : empty;
+  }
+  Coll& zone_for_write(i32 key) {
+    if (key >= (i32)zones.size()) {
+      zones.resize(key + 1);
+      zone_made.resize(key + 1, 0);
+    }
+    if (!zone_made[key]) {
+      zone_made[key] = 1;
+      zone_order.push_back(key);
+    }
+    return zones[key];
+  }
+};
+
+}  // namespace cardlang

@@ -1,0 +1,2078 @@
+// The VM (vm.h): expressions, statements, the flow and the listing of options.
+#include "vm.h"
+
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <memory>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace cardlang {
+
+// ---------------------------------------------------------------- randomness
+// engine/state.py: splitmix64, rand_below, shuffle_in_place
+
+uint64_t splitmix_next(uint64_t& x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  uint64_t z = x;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+void shuffle_in_place(uint64_t& rng, Coll& items) {
+  for (size_t i = items.size(); i-- > 1;) {
+    uint64_t z = splitmix_next(rng);
+    size_t j = (size_t)(((unsigned __int128)z * (i + 1)) >> 64);
+    std::swap(items[i], items[j]);
+  }
+}
+
+i64 VM::rand_below(State& st, uint64_t n) {
+  uint64_t z = splitmix_next(st.rng);
+  return (i64)(((unsigned __int128)z * n) >> 64);
+}
+
+void VM::error(const std::string& message, i32 span) const { throw RuleErr{message, span}; }
+
+static std::string str(i64 v) { return std::to_string(v); }
+
+// Python's % (the result has the divisor's sign)
+static i64 pymod(i64 a, i64 m) {
+  i64 r = a % m;
+  return (r != 0 && ((r < 0) != (m < 0))) ? r + m : r;
+}
+
+// ---------------------------------------------------------------- players and teams
+
+i64 VM::current_player(const State& st) const { return st.stack[st.stage_idx].f[S_PLAYER]; }
+
+i64 VM::current_team(const State& st) const {
+  const Frame& f = st.stack[st.stage_idx];
+  if (f.f[S_TEAM]) return f.f[S_CUR];
+  return st.team_of[f.f[S_CUR]];
+}
+
+i64 VM::cycle_size(const State& st, const Frame& f) const {
+  return f.f[S_TEAM] ? (i64)st.teams.size() : st.nplayers;
+}
+
+i64 VM::next_in_cycle(const State& st) const {
+  const Frame& f = st.stack[st.stage_idx];
+  if (f.f[S_QUEUED] >= 0) return f.f[S_QUEUED];
+  return pymod(f.f[S_CUR] + 1, cycle_size(st, f));
+}
+
+i64 VM::previous_in_cycle(const State& st) const {
+  const Frame& f = st.stack[st.stage_idx];
+  return pymod(f.f[S_CUR] - 1, cycle_size(st, f));
+}
+
+static void set_current(Frame& f, i64 value) {
+  f.f[S_CUR] = value;
+  if (!f.f[S_TEAM]) f.f[S_PLAYER] = value;
+}
+
+// ---------------------------------------------------------------- cards and scores
+
+Typed VM::attribute(const State& st, i64 card, i32 name, bool& found) const {
+  const CardType& t = P.card_types[st.card_type[card]];
+  for (const auto& a : t.attrs)
+    if (a.first == name) {
+      found = true;
+      return a.second;
+    }
+  found = false;
+  return Typed{0, 0};
+}
+
+i64 VM::score(i64 pm, i64 card, const State& st) {
+  if (pm < 0) return 0;  // the empty point map
+  PointMap& m = P.pointmaps[pm];
+  i32 type = st.card_type[card];
+  if (type < (i32)m.cache.size() && m.cache[type] != INT64_MIN) return m.cache[type];
+  const CardType& t = P.card_types[type];
+  i64 total = 0;
+  for (const Award& a : m.awards) {
+    bool all = true;
+    for (const auto& c : a.conds) {
+      bool hit = false;
+      for (const auto& at : t.attrs)
+        if (at.first == c.first) {
+          hit = at.second == c.second;
+          break;
+        }
+      if (!hit) {
+        all = false;
+        break;
+      }
+    }
+    if (all) total += a.points;
+  }
+  if (type >= (i32)m.cache.size()) m.cache.resize(P.card_types.size(), INT64_MIN);
+  m.cache[type] = total;
+  return total;
+}
+
+i32 VM::make_pointmap(State& st, i32 awards) {
+  // compiler/board.py: _awards (equal maps are one map)
+  const Node& an = P.node(awards);
+  PointMap pm;
+  for (int i = 0; i < an.nkids; i++) {
+    const Node& a = P.node(P.kid(an, i));
+    Award award;
+    for (int j = 1; j + 1 < a.nkids; j += 2) {
+      i32 kn = P.kid(a, j), vn = P.kid(a, j + 1);
+      i64 key = ev(st, kn);
+      i64 value = ev(st, vn);
+      int vt = P.node(vn).type;
+      Typed tv{(vt == T_INT || vt == T_INTSTO) ? 0 : 1, value};
+      award.conds.push_back({(i32)key, tv});
+    }
+    award.points = ev(st, P.kid(a, 0));
+    pm.awards.push_back(std::move(award));
+  }
+  // intern: the same awards give the same map
+  for (size_t i = 0; i < P.pointmaps.size(); i++) {
+    const auto& other = P.pointmaps[i].awards;
+    if (other.size() != pm.awards.size()) continue;
+    bool same = true;
+    for (size_t k = 0; k < other.size() && same; k++)
+      same = other[k].points == pm.awards[k].points && other[k].conds == pm.awards[k].conds;
+    if (same) return (i32)i;
+  }
+  P.pointmaps.push_back(std::move(pm));
+  return (i32)P.pointmaps.size() - 1;
+}
+
+i64 VM::typed_value(const Typed& t, int) { return t.v; }
+
+// ---------------------------------------------------------------- names
+
+i32 VM::location_name(i32 base, i64 index) {
+  if (!index) return base;
+  return P.intern(P.strings[base] + "#" + str(index));
+}
+
+void VM::indexed(State& st, i64 owner, i32 kind, i32 name, Coll& out) {
+  // engine/runtime.py: _indexed (NAME is index 0, NAME#i index i; a later zone wins)
+  const std::string& base = P.strings[name];
+  std::map<i64, i32> found;
+  for (i32 key : st.zone_order) {
+    const ZoneKey& k = P.keys[key];
+    if (k.owner != owner || k.kind != kind) continue;
+    const std::string& zname = P.strings[k.name];
+    if (k.name == name) {
+      found[0] = key;
+    } else if (zname.size() > base.size() + 1 && zname.compare(0, base.size(), base) == 0 &&
+               zname[base.size()] == '#') {
+      std::string digits = zname.substr(base.size() + 1);
+      if (std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+          digits.size() < 18)
+        found[std::stoll(digits)] = key;
+    }
+  }
+  out.clear();
+  for (auto& kv : found) out.push_back(kv.second);
+}
+
+// ---------------------------------------------------------------- expressions
+
+i32 VM::loc_key(State& st, i32 ni) {
+  const Node& n = P.node(ni);
+  if (n.op == O_LOCATION) {
+    const Node& owner_node = P.node(P.kid(n, 0));
+    i64 owner = ev(st, P.kid(n, 0));
+    if (owner_node.type == T_TEAM) owner = -2 - owner;
+    i32 name = (i32)ev(st, P.kid(n, 1));
+    if (n.p[1]) name = location_name(name, ev(st, P.kid(n, 2)));
+    return P.zone_key((i32)owner, (i32)n.p[0], name);
+  }
+  return (i32)ev(st, ni);  // a variable or any expression whose value is a location
+}
+
+i32 VM::skey(State& st, i32 ni) {
+  const Node& n = P.node(ni);
+  const Node& owner_node = P.node(P.kid(n, 0));
+  i64 owner = ev(st, P.kid(n, 0));
+  if (owner_node.type == T_TEAM) owner = -2 - owner;
+  i32 name = (i32)ev(st, P.kid(n, 1));
+  return P.storage_key((i32)owner, name);
+}
+
+static i64 cap_card(const Coll& z, int which) {
+  if (z.empty()) return NO_CARD;
+  return which == 0 ? z.back() : z.front();
+}
+
+i64 VM::ev(State& st, i32 ni) {
+  const Node& n = P.node(ni);
+  switch (n.op) {
+    case O_INT:
+    case O_STR:
+      return n.p[0];
+    case O_REG:
+      return st.regs[n.p[0]].i;
+    case O_GAME:
+      return -1;
+    case O_CARDAT: {
+      Coll scratch;
+      const Coll& z = evr(st, P.kid(n, 0), scratch);
+      if (n.p[0] == 2) {
+        i64 i = ev(st, P.kid(n, 1));
+        if (i < 0) error("position " + str(i) + " is negative", n.span);
+        return i < (i64)z.size() ? z[i] : NO_CARD;
+      }
+      return cap_card(z, (int)n.p[0]);
+    }
+    case O_MAXMIN: {
+      // engine/runtime.py: _best (ties drawn uniformly from the game's RNG)
+      Coll scratch;
+      const Coll& cards = evr(st, P.kid(n, 0), scratch);
+      i64 pm = ev(st, P.kid(n, 1));
+      if (cards.empty()) return NO_CARD;
+      Coll copy = cards;
+      std::vector<i64> scores;
+      scores.reserve(copy.size());
+      for (i64 c : copy) scores.push_back(score(pm, c, st));
+      i64 target = n.p[0] ? *std::max_element(scores.begin(), scores.end())
+                          : *std::min_element(scores.begin(), scores.end());
+      Coll tied;
+      for (size_t i = 0; i < copy.size(); i++)
+        if (scores[i] == target) tied.push_back(copy[i]);
+      if (tied.size() == 1) return tied[0];
+      return tied[rand_below(st, tied.size())];
+    }
+    case O_LOCATION:
+      return loc_key(st, ni);
+    case O_STORAGE: {
+      i32 k = skey(st, ni);
+      switch (n.p[0]) {
+        case 0:
+          return k < (i32)st.int_set.size() && st.int_set[k] ? st.ints[k] : 0;
+        case 1:
+          return k < (i32)st.str_set.size() && st.str_set[k] ? st.strs[k] : P.intern("");
+        default:
+          return k < (i32)st.points_set.size() && st.points_set[k] ? st.points[k] : -1;
+      }
+    }
+    case O_PLAYER:
+      switch (n.p[0]) {
+        case 0:
+          return current_player(st);
+        case 1: {
+          const Frame& f = st.stack[st.stage_idx];
+          i64 nxt = next_in_cycle(st);
+          return f.f[S_TEAM] ? st.teams[nxt][0] : nxt;
+        }
+        case 2: {
+          const Frame& f = st.stack[st.stage_idx];
+          i64 prev = previous_in_cycle(st);
+          return f.f[S_TEAM] ? st.teams[prev][0] : prev;
+        }
+        default: {
+          i64 i = ev(st, P.kid(n, 0));
+          if (i < 0 || i >= st.nplayers)
+            error("there is no player " + str(i) + " (players are 0.." + str(st.nplayers - 1) +
+                      ")",
+                  n.span);
+          return i;
+        }
+      }
+    case O_TEAM:
+      switch (n.p[0]) {
+        case 0:
+          return current_team(st);
+        case 1:
+        case 2: {
+          const Frame& f = st.stack[st.stage_idx];
+          if (f.f[S_TEAM]) return n.p[0] == 1 ? next_in_cycle(st) : previous_in_cycle(st);
+          return pymod(st.team_of[f.f[S_CUR]] + (n.p[0] == 1 ? 1 : -1), (i64)st.teams.size());
+        }
+        default: {
+          i64 i = ev(st, P.kid(n, 0));
+          if (i < 0 || i >= (i64)st.teams.size()) error("there is no team " + str(i), n.span);
+          return i;
+        }
+      }
+    case O_OWNER: {
+      i64 c = ev(st, P.kid(n, 0));
+      if (c == NO_CARD) error("(owner ...) of a card in an empty location", n.span);
+      i32 owner = P.keys[st.card_zone[c]].owner;
+      if (owner < 0) error("(owner ...) of a card that no player holds", n.span);
+      return owner;
+    }
+    case O_TEAMOF: {
+      i64 p = ev(st, P.kid(n, 0));
+      return st.team_of[pymod(p, (i64)st.team_of.size())];
+    }
+    case O_RANDOM: {
+      i64 lo = ev(st, P.kid(n, 0)), hi = ev(st, P.kid(n, 1));
+      if (hi < lo) error("(random " + str(lo) + " .. " + str(hi) + ") is an empty range", n.span);
+      return lo + rand_below(st, (uint64_t)(hi - lo + 1));
+    }
+    case O_ARITH: {
+      i64 a = ev(st, P.kid(n, 0)), b = ev(st, P.kid(n, 1));
+      switch (n.p[0]) {
+        case 0:
+          return a + b;
+        case 1:
+          return a - b;
+        case 2:
+          return a * b;
+        case 5: {
+          if (b < 0 || b > 64) error("exponent " + str(b) + " is outside 0..64", n.span);
+          i64 r = 1;
+          for (i64 i = 0; i < b; i++) r *= a;
+          return r;
+        }
+        default: {
+          const char* op = n.p[0] == 3 ? "//" : "%";
+          if (b == 0) error(std::string("(") + op + " " + str(a) + " 0): division by zero", n.span);
+          i64 q = a / b;  // C++ truncates toward zero, as CardStock's C# does
+          return n.p[0] == 3 ? q : a - q * b;
+        }
+      }
+    }
+    case O_UNARY: {
+      i64 x = ev(st, P.kid(n, 0));
+      if (n.p[0] == 0) return x * (x + 1) / 2;
+      i64 a = 0, b = 1;
+      for (i64 i = 0; i < x; i++) {
+        i64 t = a + b;
+        a = b;
+        b = t;
+      }
+      return a;
+    }
+    case O_SCOREEXT: {
+      Coll scratch;
+      const Coll& cards = evr(st, P.kid(n, 0), scratch);
+      i64 pm = ev(st, P.kid(n, 1));
+      if (cards.empty()) return n.p[0] ? -1 : 2147483647;
+      i64 best = n.p[0] ? INT64_MIN : INT64_MAX;
+      for (i64 c : cards) {
+        i64 s = score(pm, c, st);
+        best = n.p[0] ? std::max(best, s) : std::min(best, s);
+      }
+      return best;
+    }
+    case O_SIZE: {
+      i32 k = P.kid(n, 0);
+      if (P.node(k).type == T_CARDSS) {
+        std::vector<Coll> groups;
+        evcc(st, k, groups);
+        return (i64)groups.size();
+      }
+      Coll scratch;
+      return (i64)evr(st, k, scratch).size();
+    }
+    case O_SUM: {
+      Coll scratch;
+      const Coll& cards = evr(st, P.kid(n, 0), scratch);
+      Coll copy = cards;
+      i64 pm = ev(st, P.kid(n, 1));
+      i64 total = 0;
+      for (i64 c : copy) total += score(pm, c, st);
+      return total;
+    }
+    case O_SCORE: {
+      i64 c = ev(st, P.kid(n, 0));
+      i64 pm = ev(st, P.kid(n, 1));
+      return c == NO_CARD ? 0 : score(pm, c, st);
+    }
+    case O_CARDATT: {
+      i64 c = ev(st, P.kid(n, 1));
+      i64 key = ev(st, P.kid(n, 0));
+      if (c == NO_CARD) return P.intern("");
+      bool found;
+      Typed t = attribute(st, c, (i32)key, found);
+      if (!found) return P.intern("");
+      if (t.tag == 1) return t.v;
+      return P.intern(P.typed_text(t));
+    }
+    case O_ATTR: {
+      i64 c = ev(st, P.kid(n, 0));
+      if (c == NO_CARD)
+        error("(attr " + P.strings[n.p[0]] + " ...) of a card in an empty location", n.span);
+      bool found;
+      Typed t = attribute(st, c, (i32)n.p[0], found);
+      if (!found) t = P.values[n.p[1]];
+      return t.v;
+    }
+    case O_TOTAL: {
+      Coll scratch;
+      const Coll& cards = evr(st, P.kid(n, 0), scratch);
+      i64 total = 0;
+      for (i64 c : cards) {
+        bool found;
+        Typed t = attribute(st, c, (i32)n.p[0], found);
+        if (found && t.tag == 0) total += t.v;
+      }
+      return total;
+    }
+    case O_CONTAINS: {
+      i64 v = ev(st, P.kid(n, 1));
+      Coll scratch;
+      const Coll& copy = evr(st, P.kid(n, 0), scratch);
+      return std::find(copy.begin(), copy.end(), v) != copy.end();
+    }
+    case O_IF:
+      return ev(st, P.kid(n, 0)) ? ev(st, P.kid(n, 1)) : ev(st, P.kid(n, 2));
+    case O_COMPARE:
+      return compare(st, n);
+    case O_AND:
+      for (int i = 0; i < n.nkids; i++)
+        if (!ev(st, P.kid(n, i))) return 0;
+      return 1;
+    case O_OR:
+      for (int i = 0; i < n.nkids; i++)
+        if (ev(st, P.kid(n, i))) return 1;
+      return 0;
+    case O_NOT:
+      return !ev(st, P.kid(n, 0));
+    case O_AGGREGATE: {
+      // (any|all COLL 'V BOOL), short-circuiting as Python's any/all do
+      std::vector<Val> items;
+      elements(st, P.kid(n, 0), items);
+      bool any = n.p[0] == 0;
+      i32 body = P.kid(n, 1);
+      for (const Val& e : items) {
+        st.regs[n.p[1]] = e;
+        bool v = ev(st, body) != 0;
+        if (any && v) return 1;
+        if (!any && !v) return 0;
+      }
+      return any ? 0 : 1;
+    }
+    default:
+      error("internal: not a scalar expression (op " + str(n.op) + ")", n.span);
+  }
+}
+
+bool VM::compare(State& st, const Node& n) {
+  i32 l = P.kid(n, 0), r = P.kid(n, 1);
+  i64 a = ev(st, l), b = ev(st, r);
+  int op = (int)n.p[0];
+  if (n.p[1]) {  // cards: by identity; a missing card equals nothing
+    bool same = a != NO_CARD && a == b;
+    return op == 0 ? same : !same;
+  }
+  int lt = P.node(l).type;
+  if ((lt == T_STR || lt == T_STRSTO) && op >= 2) {
+    int c = P.strings[a].compare(P.strings[b]);
+    switch (op) {
+      case 2: return c < 0;
+      case 3: return c <= 0;
+      case 4: return c > 0;
+      default: return c >= 0;
+    }
+  }
+  switch (op) {
+    case 0: return a == b;
+    case 1: return a != b;
+    case 2: return a < b;
+    case 3: return a <= b;
+    case 4: return a > b;
+    default: return a >= b;
+  }
+}
+
+Val VM::element(const State& st, int coll_type, i64 v) const {
+  (void)st;
+  (void)coll_type;
+  return Val::scalar(v);
+}
+
+void VM::elements(State& st, i32 coll, std::vector<Val>& out) {
+  // the elements of any collection, as values a register can hold
+  out.clear();
+  const Node& c = P.node(coll);
+  if (c.type == T_CARDSS) {
+    std::vector<Coll> groups;
+    evcc(st, coll, groups);
+    for (auto& g : groups) out.push_back(Val::of_list(std::move(g)));
+    return;
+  }
+  Coll scratch;
+  const Coll& items = evr(st, coll, scratch);
+  out.reserve(items.size());
+  for (i64 v : items) out.push_back(Val::scalar(v));
+}
+
+const Coll& VM::evr(State& st, i32 ni, Coll& out) {
+  const Node& n = P.node(ni);
+  switch (n.op) {
+    case O_REG: {
+      const Val& v = st.regs[n.p[0]];
+      if (n.type == T_LOC || n.type == T_MEMLOC) return st.zone((i32)v.i);
+      if (n.type == T_TEAM) return st.teams[v.i];
+      if (v.list) return *v.list;
+      out.clear();
+      return out;
+    }
+    case O_STRLIST:
+      return P.lists[n.p[0]];
+    case O_ALL: {
+      out.clear();
+      i64 count = n.p[0] == 0 ? st.nplayers : (i64)st.teams.size();
+      for (i64 i = 0; i < count; i++) out.push_back(i);
+      return out;
+    }
+    case O_CARDAT: {  // a group of a collection of collections
+      std::vector<Coll> groups;
+      evcc(st, P.kid(n, 0), groups);
+      out.clear();
+      if (groups.empty()) return out;
+      if (n.p[0] == 2) {
+        i64 i = ev(st, P.kid(n, 1));
+        if (i < 0) error("position " + str(i) + " is negative", n.span);
+        if (i < (i64)groups.size()) out = groups[i];
+        return out;
+      }
+      out = n.p[0] == 0 ? groups.front() : groups.back();
+      return out;
+    }
+    case O_TOPN: {
+      Coll scratch;
+      Coll z = evr(st, P.kid(n, 1), scratch);
+      i64 count = ev(st, P.kid(n, 0));
+      Coll result;
+      if (count > 0 && !z.empty()) {
+        size_t k = std::min((size_t)count, z.size());
+        if (n.p[0] == 0)
+          result.assign(z.end() - k, z.end());
+        else
+          result.assign(z.begin(), z.begin() + k);
+      }
+      out = std::move(result);
+      return out;
+    }
+    case O_LOCATION:
+      return st.zone(loc_key(st, ni));
+    case O_INDEXED: {
+      const Node& owner_node = P.node(P.kid(n, 0));
+      i64 owner = ev(st, P.kid(n, 0));
+      if (owner_node.type == T_TEAM) owner = -2 - owner;
+      i32 name = (i32)ev(st, P.kid(n, 1));
+      Coll found;
+      indexed(st, owner, (i32)n.p[0], name, found);
+      out = std::move(found);
+      return out;
+    }
+    case O_TEAM:
+    case O_TEAMOF: {
+      i64 t = ev(st, ni);
+      return st.teams[t];
+    }
+    case O_OTHER: {
+      out.clear();
+      if (n.p[0] == 0) {
+        i64 me = current_player(st);
+        for (i64 p = 0; p < st.nplayers; p++)
+          if (p != me) out.push_back(p);
+      } else {
+        i64 mine = current_team(st);
+        for (i64 t = 0; t < (i64)st.teams.size(); t++)
+          if (t != mine) out.push_back(t);
+      }
+      return out;
+    }
+    case O_OTHERS: {
+      i64 p = ev(st, P.kid(n, 0));
+      out.clear();
+      for (i64 k = 1; k < st.nplayers; k++) out.push_back(pymod(p + k, st.nplayers));
+      return out;
+    }
+    case O_SETOP: {
+      std::vector<Coll> groups;
+      for (int i = 0; i < n.nkids; i++) {
+        i32 part = P.kid(n, i);
+        if (P.node(part).type == T_CARDSS) {
+          std::vector<Coll> more;
+          evcc(st, part, more);
+          for (auto& g : more) groups.push_back(std::move(g));
+        } else {
+          Coll scratch;
+          groups.push_back(evr(st, part, scratch));
+        }
+      }
+      Coll result;
+      if (n.p[0] == 0 || n.p[0] == 2) {  // union (first-seen order)
+        std::unordered_set<i64> seen;
+        for (auto& g : groups)
+          for (i64 c : g)
+            if (seen.insert(c).second) result.push_back(c);
+        if (n.p[0] == 2) {  // disjunction: in exactly one collection
+          std::unordered_map<i64, int> counts;
+          for (auto& g : groups) {
+            std::unordered_set<i64> once(g.begin(), g.end());
+            for (i64 c : once) counts[c]++;
+          }
+          Coll kept;
+          for (i64 c : result)
+            if (counts[c] == 1) kept.push_back(c);
+          result = std::move(kept);
+        }
+      } else if (!groups.empty()) {  // intersect
+        std::vector<std::unordered_set<i64>> rest;
+        for (size_t i = 1; i < groups.size(); i++)
+          rest.emplace_back(groups[i].begin(), groups[i].end());
+        for (i64 c : groups[0]) {
+          bool all = true;
+          for (auto& r : rest)
+            if (!r.count(c)) {
+              all = false;
+              break;
+            }
+          if (all) result.push_back(c);
+        }
+      }
+      out = std::move(result);
+      return out;
+    }
+    case O_FILTER: {
+      Coll scratch;
+      Coll items = evr(st, P.kid(n, 0), scratch);
+      Coll result;
+      i32 cond = P.kid(n, 1);
+      for (i64 v : items) {
+        st.regs[n.p[0]] = Val::scalar(v);
+        if (ev(st, cond)) result.push_back(v);
+      }
+      out = std::move(result);
+      return out;
+    }
+    case O_SORT: {
+      Coll scratch;
+      Coll cards = evr(st, P.kid(n, 0), scratch);
+      i64 pm = ev(st, P.kid(n, 1));
+      std::vector<std::pair<i64, i64>> keyed;
+      for (i64 c : cards) keyed.push_back({score(pm, c, st), c});
+      std::stable_sort(keyed.begin(), keyed.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      out.clear();
+      for (auto& kv : keyed) out.push_back(kv.second);
+      return out;
+    }
+    case O_RUNEND: {
+      // engine/collections.py: run_at_end
+      Coll scratch;
+      Coll cards = evr(st, P.kid(n, 1), scratch);
+      i64 pm = ev(st, P.kid(n, 2));
+      i64 count = ev(st, P.kid(n, 0));
+      bool bottom = n.p[0] == 1;
+      Coll ordered = cards;
+      if (!bottom) std::reverse(ordered.begin(), ordered.end());
+      Coll best;
+      for (size_t k = (size_t)std::max<i64>(count, 1); k <= ordered.size(); k++) {
+        std::vector<i64> scores;
+        for (size_t i = 0; i < k; i++) scores.push_back(score(pm, ordered[i], st));
+        std::sort(scores.begin(), scores.end());
+        bool ok = true;
+        for (size_t i = 1; i < scores.size(); i++)
+          if (scores[i] != scores[i - 1] + 1) {
+            ok = false;
+            break;
+          }
+        if (ok) best.assign(ordered.begin(), ordered.begin() + k);
+      }
+      if (!bottom) std::reverse(best.begin(), best.end());
+      out = std::move(best);
+      return out;
+    }
+    case O_RANGE: {
+      i64 lo = ev(st, P.kid(n, 0)), hi = ev(st, P.kid(n, 1));
+      if (hi - lo + 1 > P.limits.max_range)
+        error("(range " + str(lo) + " .. " + str(hi) + ") has more than " +
+                  str(P.limits.max_range) + " numbers",
+              n.span);
+      out.clear();
+      for (i64 v = lo; v <= hi; v++) out.push_back(v);
+      return out;
+    }
+    case O_ATTR: {
+      i64 c = ev(st, P.kid(n, 0));
+      if (c == NO_CARD)
+        error("(attr " + P.strings[n.p[0]] + " ...) of a card in an empty location", n.span);
+      bool found;
+      Typed t = attribute(st, c, (i32)n.p[0], found);
+      if (!found) t = P.values[n.p[1]];
+      if (t.tag == 2) return P.lists[t.v];
+      out.clear();
+      return out;
+    }
+    case O_IF:
+      if (ev(st, P.kid(n, 0))) return evr(st, P.kid(n, 1), out);
+      return evr(st, P.kid(n, 2), out);
+    default:
+      if (n.type == T_LOC || n.type == T_MEMLOC) return st.zone(loc_key(st, ni));
+      error("internal: not a collection (op " + str(n.op) + ")", n.span);
+  }
+}
+
+void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
+  const Node& n = P.node(ni);
+  out.clear();
+  switch (n.op) {
+    case O_REG: {
+      const Val& v = st.regs[n.p[0]];
+      if (v.lists) out = *v.lists;
+      return;
+    }
+    case O_AGGREGATE: {  // (all COLL 'V COLLECTION): one collection per element
+      std::vector<Val> items;
+      elements(st, P.kid(n, 0), items);
+      i32 body = P.kid(n, 1);
+      for (const Val& e : items) {
+        st.regs[n.p[1]] = e;
+        Coll scratch;
+        out.push_back(evr(st, body, scratch));
+      }
+      return;
+    }
+    case O_FILTER: {
+      std::vector<Coll> groups;
+      evcc(st, P.kid(n, 0), groups);
+      i32 cond = P.kid(n, 1);
+      for (auto& g : groups) {
+        st.regs[n.p[0]] = Val::of_list(g);
+        if (ev(st, cond)) out.push_back(g);
+      }
+      return;
+    }
+    case O_TUPLES: {
+      // engine/collections.py: tuples (groups of n cards of equal score, by score)
+      Coll scratch;
+      Coll cards = evr(st, P.kid(n, 1), scratch);
+      i64 pm = ev(st, P.kid(n, 2));
+      i64 k = ev(st, P.kid(n, 0));
+      std::map<i64, Coll> by_score;
+      for (i64 c : cards) by_score[score(pm, c, st)].push_back(c);
+      for (auto& kv : by_score) {
+        const Coll& group = kv.second;
+        if (k <= 0 || (i64)group.size() < k) continue;
+        // combinations in lexicographic order of positions
+        std::vector<size_t> idx(k);
+        for (i64 i = 0; i < k; i++) idx[i] = i;
+        while (true) {
+          Coll combo;
+          for (size_t i : idx) combo.push_back(group[i]);
+          out.push_back(std::move(combo));
+          i64 i = k - 1;
+          while (i >= 0 && idx[i] == group.size() - k + i) i--;
+          if (i < 0) break;
+          idx[i]++;
+          for (i64 j = i + 1; j < k; j++) idx[j] = idx[j - 1] + 1;
+        }
+      }
+      return;
+    }
+    case O_RUNS: {
+      // engine/collections.py: runs
+      Coll scratch;
+      Coll cards = evr(st, P.kid(n, 1), scratch);
+      i64 pm = ev(st, P.kid(n, 2));
+      i64 count = ev(st, P.kid(n, 0));
+      std::map<i64, Coll> by_score;
+      for (i64 c : cards) by_score[score(pm, c, st)].push_back(c);
+      std::vector<std::vector<i64>> blocks;
+      for (auto& kv : by_score) {
+        if (!blocks.empty() && blocks.back().back() == kv.first - 1)
+          blocks.back().push_back(kv.first);
+        else
+          blocks.push_back({kv.first});
+      }
+      size_t length = (size_t)std::max<i64>(count, 1);
+      std::vector<std::vector<i64>> windows;
+      for (auto& block : blocks) {
+        if (n.p[0] == 1) {
+          if (block.size() >= length) windows.push_back(block);
+          continue;
+        }
+        for (size_t size = length; size <= block.size(); size++)
+          for (size_t i = 0; i + size <= block.size(); i++)
+            windows.emplace_back(block.begin() + i, block.begin() + i + size);
+      }
+      for (auto& window : windows) {
+        // the product of the cards of each score, first score slowest
+        std::vector<size_t> idx(window.size(), 0);
+        while (true) {
+          Coll combo;
+          for (size_t i = 0; i < window.size(); i++) combo.push_back(by_score[window[i]][idx[i]]);
+          out.push_back(std::move(combo));
+          i64 i = (i64)window.size() - 1;
+          while (i >= 0) {
+            idx[i]++;
+            if (idx[i] < by_score[window[i]].size()) break;
+            idx[i] = 0;
+            i--;
+          }
+          if (i < 0) break;
+        }
+      }
+      return;
+    }
+    case O_SUBSETS: {
+      Coll scratch;
+      Coll cards = evr(st, P.kid(n, 0), scratch);
+      if ((i64)cards.size() > P.limits.max_subset_cards) {
+        i64 m = P.limits.max_subset_cards;
+        std::string many = cards.size() < 63 ? str((i64)1 << cards.size()) : "2**" + str(cards.size());
+        error("(subsets ...) of " + str(cards.size()) + " cards would make " + many +
+                  " collections; the limit is " + str(m) + " cards (" + str((i64)1 << m) +
+                  " subsets)",
+              n.span);
+      }
+      size_t total = cards.size();
+      for (size_t k = 0; k <= total; k++) {
+        if (k == 0) {
+          out.push_back({});
+          continue;
+        }
+        std::vector<size_t> idx(k);
+        for (size_t i = 0; i < k; i++) idx[i] = i;
+        while (true) {
+          Coll combo;
+          for (size_t i : idx) combo.push_back(cards[i]);
+          out.push_back(std::move(combo));
+          i64 i = (i64)k - 1;
+          while (i >= 0 && idx[i] == total - k + i) i--;
+          if (i < 0) break;
+          idx[i]++;
+          for (size_t j = i + 1; j < k; j++) idx[j] = idx[j - 1] + 1;
+        }
+      }
+      return;
+    }
+    case O_PARTITION: {
+      // the cards of every part, grouped by an attribute's value, groups first seen first
+      Coll cards;
+      for (int i = 1; i < n.nkids; i++) {
+        i32 part = P.kid(n, i);
+        if (P.node(part).type == T_CARDSS) {
+          std::vector<Coll> more;
+          evcc(st, part, more);
+          for (auto& g : more) cards.insert(cards.end(), g.begin(), g.end());
+        } else {
+          Coll scratch;
+          const Coll& g = evr(st, part, scratch);
+          cards.insert(cards.end(), g.begin(), g.end());
+        }
+      }
+      i64 key = ev(st, P.kid(n, 0));
+      std::vector<std::pair<Typed, Coll>> groups;
+      for (i64 c : cards) {
+        bool found;
+        Typed t = attribute(st, c, (i32)key, found);
+        if (!found) t = Typed{1, P.intern("")};
+        auto it = std::find_if(groups.begin(), groups.end(),
+                               [&](const auto& g) { return g.first == t; });
+        if (it == groups.end())
+          groups.push_back({t, {c}});
+        else
+          it->second.push_back(c);
+      }
+      for (auto& g : groups) out.push_back(std::move(g.second));
+      return;
+    }
+    case O_IF:
+      if (ev(st, P.kid(n, 0)))
+        evcc(st, P.kid(n, 1), out);
+      else
+        evcc(st, P.kid(n, 2), out);
+      return;
+    default:
+      error("internal: not a collection of collections (op " + str(n.op) + ")", n.span);
+  }
+}
+
+Val VM::evv(State& st, i32 ni) {
+  const Node& n = P.node(ni);
+  switch (n.type) {
+    case T_CARDS:
+    case T_PLAYERS:
+    case T_TEAMS:
+    case T_STRS:
+    case T_INTS:
+    case T_LOCS: {
+      Coll scratch;
+      return Val::of_list(evr(st, ni, scratch));
+    }
+    case T_CARDSS: {
+      std::vector<Coll> groups;
+      evcc(st, ni, groups);
+      return Val::of_lists(std::move(groups));
+    }
+    default:
+      return Val::scalar(ev(st, ni));
+  }
+}
+
+// ---------------------------------------------------------------- statements
+
+void VM::place(State& st, const Node& n, Coll& z, i64 card, i64& at) {
+  if (n.p[0] == 0) {
+    z.push_back(card);
+    at = (i64)z.size() - 1;
+  } else if (n.p[0] == 1) {
+    z.insert(z.begin(), card);
+    at = 0;
+  } else {
+    i64 index = ev(st, P.kid(n, 2));
+    at = std::min(std::max<i64>(index, 0), (i64)z.size());
+    z.insert(z.begin() + at, card);
+  }
+}
+
+void VM::move(State& st, const Node& n, i32) {
+  // compiler/moves.py: a_Move (the card is taken before the destination is evaluated)
+  i64 c = ev(st, P.kid(n, 0));
+  if (c == NO_CARD) error(P.strings[n.p[1]], n.span);
+  i32 src = st.card_zone[c];
+  Coll& z = st.zones[src];
+  if (!z.empty() && z.back() == c)
+    z.pop_back();
+  else {
+    auto it = std::find(z.begin(), z.end(), c);
+    if (it != z.end()) z.erase(it);
+  }
+  i32 dk = loc_key(st, P.kid(n, 1));
+  Coll& dz = st.zone_for_write(dk);
+  i64 at;
+  place(st, n, dz, c, at);
+  st.card_zone[c] = dk;
+  if (st.recording) {
+    Event e{E_MOVE};
+    e.a = c;
+    e.b = src;
+    e.c = dk;
+    e.d = at;
+    st.log.push_back(std::move(e));
+  }
+}
+
+void VM::remember(State& st, const Node& n, i32) {
+  i64 c = ev(st, P.kid(n, 0));
+  if (c == NO_CARD) error("remember of a card in an empty location", n.span);
+  i32 dk = loc_key(st, P.kid(n, 1));
+  Coll& dz = st.zone_for_write(dk);
+  i64 at;
+  place(st, n, dz, c, at);
+  if (st.recording) {
+    Event e{E_REMEMBER};
+    e.a = c;
+    e.b = dk;
+    st.log.push_back(std::move(e));
+  }
+}
+
+static void store_int(State& st, i32 k, i64 v) {
+  if (k >= (i32)st.ints.size()) {
+    st.ints.resize(k + 1, 0);
+    st.int_set.resize(k + 1, 0);
+  }
+  if (!st.int_set[k]) {
+    st.int_set[k] = 1;
+    st.int_order.push_back(k);
+  }
+  st.ints[k] = v;
+}
+
+static void store_str(State& st, i32 k, i64 v) {
+  if (k >= (i32)st.strs.size()) {
+    st.strs.resize(k + 1, 0);
+    st.str_set.resize(k + 1, 0);
+  }
+  if (!st.str_set[k]) {
+    st.str_set[k] = 1;
+    st.str_order.push_back(k);
+  }
+  st.strs[k] = v;
+}
+
+static void store_points(State& st, i32 k, i64 v) {
+  if (k >= (i32)st.points.size()) {
+    st.points.resize(k + 1, -1);
+    st.points_set.resize(k + 1, 0);
+  }
+  st.points_set[k] = 1;
+  st.points[k] = v;
+}
+
+void VM::set_value(State& st, const Node& n) {
+  // the value is evaluated before the key (Python's `table[key] = value` order)
+  i32 target = P.kid(n, 0), value = P.kid(n, 1);
+  if (n.p[1]) {
+    i64 pm = make_pointmap(st, value);
+    store_points(st, skey(st, target), pm);
+    return;
+  }
+  i64 v = ev(st, value);
+  i32 k = skey(st, target);
+  int8_t kind;
+  if (n.p[0] == 0) {
+    store_int(st, k, v);
+    kind = E_SET_INT;
+  } else if (n.p[0] == 1) {
+    store_str(st, k, v);
+    kind = E_SET_STR;
+  } else {
+    store_points(st, k, v);
+    kind = E_SET_POINTS;
+  }
+  if (st.recording) {
+    Event e{kind};
+    e.a = k;
+    e.b = v;
+    st.log.push_back(std::move(e));
+  }
+}
+
+void VM::create_cards(State& st, const Node& n) {
+  i64 name = ev(st, P.kid(n, 1));
+  auto it = P.kind_types.find((i32)name);
+  if (it == P.kind_types.end()) error("no card kind named " + P.strings[name], n.span);
+  i32 k = loc_key(st, P.kid(n, 0));
+  st.zone_for_write(k);
+  i64 count = ev(st, P.kid(n, 2));
+  if (count > P.limits.max_repeat)
+    error("(repeat " + str(count) + " ...) repeats more than " + str(P.limits.max_repeat) +
+              " times",
+          n.span);
+  i64 made = std::max<i64>(count, 0);
+  i64 first = (i64)st.card_type.size();
+  for (i64 i = 0; i < made; i++) {
+    st.card_type.push_back(it->second);
+    st.card_zone.push_back(k);
+  }
+  Coll& z = st.zones[k];
+  for (i64 i = 0; i < made; i++) z.push_back(first + i);
+  if (st.recording) {
+    Event e{E_CREATE};
+    e.a = made;
+    e.b = k;
+    st.log.push_back(std::move(e));
+  }
+}
+
+void VM::create_deck(State& st, const Node& n) {
+  i32 k = loc_key(st, P.kid(n, 0));
+  st.zone_for_write(k);
+  i32 deck_name = n.p[1] ? (i32)ev(st, P.kid(n, 1)) : -1;
+  if (deck_name >= 0 && P.strings[deck_name].empty()) deck_name = -1;
+  i64 cache_key = (i64)n.p[0] * 4294967296LL + (i64)(uint32_t)deck_name;
+  const auto& cards = P.decks[n.p[0]];
+  auto it = P.deck_types.find(cache_key);
+  i32 first_type;
+  if (it != P.deck_types.end()) {
+    first_type = it->second;
+  } else {
+    first_type = (i32)P.card_types.size();
+    i32 deck_attr = P.intern("DECK");
+    for (const auto& card : cards) {
+      CardType t;
+      for (const auto& kv : card) t.attrs.push_back({kv.first, Typed{1, kv.second}});
+      if (deck_name >= 0) {
+        bool replaced = false;
+        for (auto& a : t.attrs)
+          if (a.first == deck_attr) {
+            a.second = Typed{1, deck_name};
+            replaced = true;
+          }
+        if (!replaced) t.attrs.push_back({deck_attr, Typed{1, deck_name}});
+      }
+      t.name = P.card_type_name(t);
+      P.card_types.push_back(std::move(t));
+    }
+    P.deck_types.emplace(cache_key, first_type);
+  }
+  i64 first = (i64)st.card_type.size();
+  for (size_t i = 0; i < cards.size(); i++) {
+    st.card_type.push_back(first_type + (i32)i);
+    st.card_zone.push_back(k);
+  }
+  Coll& z = st.zones[k];
+  for (size_t i = 0; i < cards.size(); i++) z.push_back(first + (i64)i);
+  if (st.recording) {
+    Event e{E_CREATE};
+    e.a = (i64)cards.size();
+    e.b = k;
+    st.log.push_back(std::move(e));
+  }
+}
+
+void VM::create_teams(State& st, const Node& n) {
+  const Coll& listed = P.lists[n.p[0]];
+  std::vector<std::vector<i64>> teams;
+  std::unordered_set<i64> named;
+  for (i64 t : listed) {
+    teams.push_back(P.lists[t]);
+    for (i64 p : P.lists[t]) named.insert(p);
+  }
+  for (i64 p : named)
+    if (p < 0 || p >= st.nplayers)
+      error("teams name players outside 0.." + str(st.nplayers - 1), n.span);
+  for (i64 p = 0; p < st.nplayers; p++)
+    if (!named.count(p)) teams.push_back({p});
+  st.teams = teams;
+  st.team_of.assign(st.nplayers, 0);
+  for (size_t i = 0; i < teams.size(); i++)
+    for (i64 p : teams[i]) st.team_of[p] = (i64)i;
+}
+
+void VM::cycle(State& st, const Node& n) {
+  Frame& frame = st.stack[st.stage_idx];
+  i64 value;
+  switch (n.p[1]) {
+    case 0: value = frame.f[S_CUR]; break;
+    case 1: value = next_in_cycle(st); break;
+    case 2: value = previous_in_cycle(st); break;
+    default: {
+      i64 p = ev(st, P.kid(n, 0));
+      Frame& f = st.stack[st.stage_idx];
+      value = f.f[S_TEAM] ? st.team_of[pymod(p, (i64)st.team_of.size())] : p;
+    }
+  }
+  Frame& f = st.stack[st.stage_idx];
+  if (value < 0 || value >= cycle_size(st, f)) error("cannot cycle to " + str(value), n.span);
+  if (n.p[0])
+    f.f[S_QUEUED] = value;
+  else
+    set_current(f, value);
+}
+
+void VM::for_each(State& st, const Node& n) {
+  std::vector<Val> items;
+  elements(st, P.kid(n, 0), items);
+  i32 body = P.kid(n, 1);
+  for (const Val& e : items) {
+    st.regs[n.p[1]] = e;
+    exec(st, body);
+  }
+}
+
+static i64 repeat_count(const VM& vm, i64 count, i32 span, const Limits& lim) {
+  if (count > lim.max_repeat)
+    throw RuleErr{"(repeat " + str(count) + " ...) repeats more than " + str(lim.max_repeat) +
+                      " times",
+                  span};
+  (void)vm;
+  return std::max<i64>(count, 0);
+}
+
+void VM::exec(State& st, i32 ni) {
+  // a statement with no decision, run whole (compiler/statements.py: action)
+  const Node& n = P.node(ni);
+  switch (n.op) {
+    case O_MOVE:
+      move(st, n, ni);
+      return;
+    case O_REMEMBER:
+      remember(st, n, ni);
+      return;
+    case O_FORGET: {
+      i64 c = ev(st, P.kid(n, 0));
+      if (c == NO_CARD) error("forget from an empty mem location", n.span);
+      i32 k = loc_key(st, P.kid(n, 1));
+      if (k >= (i32)st.zones.size()) return;
+      Coll& z = st.zones[k];
+      for (size_t i = z.size(); i-- > 0;)
+        if (z[i] == c) {
+          z.erase(z.begin() + i);
+          return;
+        }
+      return;
+    }
+    case O_SHUFFLE: {
+      i32 k = loc_key(st, P.kid(n, 0));
+      if (k >= (i32)st.zones.size() || st.zones[k].empty()) return;
+      shuffle_in_place(st.rng, st.zones[k]);
+      if (st.recording) {
+        Event e{E_SHUFFLE};
+        e.a = k;
+        e.cards = st.zones[k];
+        st.log.push_back(std::move(e));
+      }
+      return;
+    }
+    case O_SET:
+      set_value(st, n);
+      return;
+    case O_INC: {
+      i32 k = skey(st, P.kid(n, 0));
+      i64 amount = ev(st, P.kid(n, 1));
+      i64 old = k < (i32)st.int_set.size() && st.int_set[k] ? st.ints[k] : 0;
+      i64 v = old + n.p[0] * amount;
+      store_int(st, k, v);
+      if (st.recording) {
+        Event e{E_SET_INT};
+        e.a = k;
+        e.b = v;
+        st.log.push_back(std::move(e));
+      }
+      return;
+    }
+    case O_CYCLE:
+      cycle(st, n);
+      return;
+    case O_PASS:
+      return;
+    case O_REPEAT: {
+      i64 times = repeat_count(*this, ev(st, P.kid(n, 0)), n.span, P.limits);
+      i32 body = P.kid(n, 1);
+      for (i64 i = 0; i < times; i++) exec(st, body);
+      return;
+    }
+    case O_REPEATALL: {
+      Coll scratch;
+      i64 times = (i64)evr(st, P.kid(n, 1), scratch).size();
+      i32 body = P.kid(n, 0);
+      for (i64 i = 0; i < times; i++) exec(st, body);
+      return;
+    }
+    case O_SWAP: {
+      i64 a = ev(st, P.kid(n, 0)), b = ev(st, P.kid(n, 1));
+      if (a == NO_CARD || b == NO_CARD)
+        error("swap with an empty location: there is no card to swap", n.span);
+      if (a == b) return;
+      i32 ka = st.card_zone[a], kb = st.card_zone[b];
+      Coll& za = st.zones[ka];
+      size_t ia = std::find(za.begin(), za.end(), a) - za.begin();
+      Coll& zb = st.zones[kb];
+      size_t ib = std::find(zb.begin(), zb.end(), b) - zb.begin();
+      st.zones[ka][ia] = b;
+      st.zones[kb][ib] = a;
+      st.card_zone[a] = kb;
+      st.card_zone[b] = ka;
+      if (st.recording) {
+        Event e1{E_MOVE};
+        e1.a = a, e1.b = ka, e1.c = kb, e1.d = (i64)ib;
+        st.log.push_back(std::move(e1));
+        Event e2{E_MOVE};
+        e2.a = b, e2.b = kb, e2.c = ka, e2.d = (i64)ia;
+        st.log.push_back(std::move(e2));
+      }
+      return;
+    }
+    case O_CALL:
+      call_atomic(st, ni);
+      return;
+    case O_CREATECARDS:
+      create_cards(st, n);
+      return;
+    case O_CREATEDECK:
+      create_deck(st, n);
+      return;
+    case O_CREATEPLAYERS:
+      if (n.p[0] != -1 && n.p[0] != st.nplayers)
+        error("the number of players cannot change during a game", n.span);
+      return;
+    case O_CREATETEAMS:
+      create_teams(st, n);
+      return;
+    case O_STORE:
+      st.regs[n.p[0]] = evv(st, P.kid(n, 0));
+      return;
+    case O_DO:
+      for (int i = 0; i < n.nkids; i++) exec(st, P.kid(n, i));
+      return;
+    case O_GUARD:
+      if (ev(st, P.kid(n, 0))) exec(st, P.kid(n, 1));
+      return;
+    case O_LET:
+      st.regs[n.p[0]] = evv(st, P.kid(n, 0));
+      exec(st, P.kid(n, 1));
+      return;
+    case O_FOREACH:
+      for_each(st, n);
+      return;
+    case O_WHILE: {
+      i64 passes = 0;
+      i32 cond = P.kid(n, 0);
+      while (ev(st, cond)) {
+        passes++;
+        if (passes > P.limits.max_repeat)
+          error("(while ...) ran more than " + str(P.limits.max_repeat) +
+                    " passes without a decision",
+                n.span);
+        for (int i = 1; i < n.nkids; i++) exec(st, P.kid(n, i));
+      }
+      return;
+    }
+    default:
+      error("internal: not a statement (op " + str(n.op) + ")", n.span);
+  }
+}
+
+// ---------------------------------------------------------------- procedures
+
+i32 VM::body_for(State& st, const Procedure& proc, const std::vector<Val>& args, i32 span) {
+  // engine/control.py: CompiledProcedure.body_for (dispatch on the first card's KIND)
+  if (proc.hooks.empty()) return proc.body;
+  i64 card = args.empty() ? NO_CARD : args[0].i;
+  if (args.empty() || card == NO_CARD || args[0].is_none)
+    error("(call " + P.strings[proc.name] + " ...) of a card in an empty location", span);
+  i32 kind = P.card_types[st.card_type[card]].kind;
+  for (const auto& h : proc.hooks)
+    if (h.first == kind) return h.second;
+  return proc.body;
+}
+
+void VM::call_atomic(State& st, i32 ni) {
+  // compiler/control_flow.py: _call_lines
+  const Node& n = P.node(ni);
+  const Procedure& proc = P.procedures[n.p[0]];
+  std::vector<Val> args;
+  args.reserve(n.nkids);
+  for (int i = 0; i < n.nkids; i++) args.push_back(evv(st, P.kid(n, i)));
+  if (!proc.recursive) {
+    for (size_t i = 0; i < proc.param_slots.size(); i++) st.regs[proc.param_slots[i]] = args[i];
+    exec(st, body_for(st, proc, args, n.span));
+    return;
+  }
+  std::vector<Val> saved(st.regs.begin() + proc.low, st.regs.begin() + proc.high);
+  if (st.atomic_call_depth >= P.limits.max_call_depth)
+    error("procedure calls nested too deeply (recursion in " + P.strings[proc.name] + "?)",
+          n.span);
+  st.atomic_call_depth++;
+  for (size_t i = 0; i < proc.param_slots.size(); i++) st.regs[proc.param_slots[i]] = args[i];
+  try {
+    exec(st, body_for(st, proc, args, n.span));
+  } catch (...) {
+    st.atomic_call_depth--;
+    throw;
+  }
+  st.atomic_call_depth--;
+  std::copy(saved.begin(), saved.end(), st.regs.begin() + proc.low);
+}
+
+void VM::call_enter(State& st, i32 ni) {
+  // engine/control.py: CallNode.enter
+  const Node& n = P.node(ni);
+  const Procedure& proc = P.procedures[n.p[0]];
+  std::vector<Val> args;
+  args.reserve(n.nkids);
+  for (int i = 0; i < n.nkids; i++) args.push_back(evv(st, P.kid(n, i)));
+  i32 body = body_for(st, proc, args, n.span);
+  bool atomic_body = !(P.node(body).flags & HAS_DECISION);
+  if (proc.recursive && atomic_body) {
+    std::vector<Val> saved(st.regs.begin() + proc.low, st.regs.begin() + proc.high);
+    for (size_t i = 0; i < proc.param_slots.size(); i++) st.regs[proc.param_slots[i]] = args[i];
+    exec(st, body);
+    std::copy(saved.begin(), saved.end(), st.regs.begin() + proc.low);
+    return;
+  }
+  if (proc.recursive) {
+    i64 depth = 1;
+    for (size_t i = st.stack.size(); i-- > 0;)
+      if (st.stack[i].kind == F_CALL) {
+        depth = st.stack[i].f[2] + 1;
+        break;
+      }
+    if (depth > P.limits.max_call_depth)
+      error("procedure calls nested too deeply (recursion in " + P.strings[proc.name] + "?)",
+            n.span);
+    Frame f{F_CALL};
+    f.items = std::make_shared<const std::vector<Val>>(st.regs.begin() + proc.low,
+                                                       st.regs.begin() + proc.high);
+    f.f[0] = proc.low;
+    f.f[1] = proc.high;
+    f.f[2] = depth;
+    st.stack.push_back(std::move(f));
+  }
+  for (size_t i = 0; i < proc.param_slots.size(); i++) st.regs[proc.param_slots[i]] = args[i];
+  enter(st, body);
+}
+
+// ---------------------------------------------------------------- control
+
+void VM::enter(State& st, i32 ni) {
+  // engine/control.py: Control.enter of each node
+  const Node& n = P.node(ni);
+  if (!(n.flags & HAS_DECISION)) {
+    exec(st, ni);
+    return;
+  }
+  switch (n.op) {
+    case O_DO: {
+      Frame f{F_SEQ};
+      f.node = ni;
+      st.stack.push_back(std::move(f));
+      return;
+    }
+    case O_STAGE: {
+      const Frame& outer = st.stack[st.stage_idx];
+      i64 player = outer.f[S_PLAYER];
+      bool team = n.p[0] != 0;
+      i64 cur = team ? (outer.f[S_TEAM] ? outer.f[S_CUR] : st.team_of[player]) : player;
+      Frame f{F_STAGE};
+      f.node = ni;
+      f.f[S_CUR] = cur;
+      f.f[S_QUEUED] = -1;
+      f.f[S_STARTED] = 0;
+      f.f[S_OUTER] = st.stage_idx;
+      f.f[S_TEAM] = team;
+      f.f[S_PLAYER] = player;
+      f.f[S_COUNTED] = 0;
+      st.stack.push_back(std::move(f));
+      st.stage_idx = (i32)st.stack.size() - 1;
+      return;
+    }
+    case O_CHOICE:
+      st.pending = ni;
+      st.options.reset();
+      st.mover = (i32)(n.p[1] ? ev(st, P.kid(n, 0)) : current_player(st));
+      return;
+    case O_CALL:
+      call_enter(st, ni);
+      return;
+    case O_WHILE: {
+      Frame f{F_WHILE};
+      f.node = ni;
+      st.stack.push_back(std::move(f));
+      return;
+    }
+    case O_GUARD:
+      if (ev(st, P.kid(n, 0))) enter(st, P.kid(n, 1));
+      return;
+    case O_LET:
+      st.regs[n.p[0]] = evv(st, P.kid(n, 0));
+      enter(st, P.kid(n, 1));
+      return;
+    case O_FOREACH: {
+      Frame f{F_LOOP};
+      f.node = ni;
+      auto items = std::make_shared<std::vector<Val>>();
+      elements(st, P.kid(n, 0), *items);
+      f.items = std::move(items);
+      st.stack.push_back(std::move(f));
+      return;
+    }
+    case O_REPEAT: {
+      Frame f{F_REPEAT};
+      f.node = ni;
+      f.f[0] = repeat_count(*this, ev(st, P.kid(n, 0)), n.span, P.limits);
+      st.stack.push_back(std::move(f));
+      return;
+    }
+    default:
+      error("internal: no control node for op " + str(n.op), n.span);
+  }
+}
+
+void VM::run_item(State& st, i32 block, i32 item) {
+  const auto& range = P.items[P.node(block).item0 + item];
+  const Node& b = P.node(block);
+  if (range.second - range.first == 1) {
+    i32 s = P.kids[b.kid0 + range.first];
+    if (P.node(s).flags & HAS_DECISION) {
+      enter(st, s);
+      return;
+    }
+  }
+  for (i32 i = range.first; i < range.second; i++) exec(st, P.kids[b.kid0 + i]);
+}
+
+// ---------------------------------------------------------------- the flow
+// engine/gamemaster.py: Gamemaster
+
+State VM::new_game(uint64_t rng, bool record, const EngineLimits& limits) {
+  State st;
+  st.nplayers = P.nplayers;
+  st.regs.resize(P.n_registers);
+  for (i64 p = 0; p < P.nplayers; p++) st.teams.push_back({p});
+  for (i64 p = 0; p < P.nplayers; p++) st.team_of.push_back(p);
+  st.rng = rng;
+  st.recording = record;
+  Frame root{F_ROOT};
+  root.f[S_CUR] = 0;
+  root.f[S_QUEUED] = -1;
+  root.f[S_STARTED] = 1;
+  root.f[S_OUTER] = -1;
+  root.f[S_TEAM] = 0;
+  root.f[S_PLAYER] = 0;
+  root.f[S_COUNTED] = 0;
+  st.stack.push_back(std::move(root));
+  st.stage_idx = 0;
+  try {
+    for (i32 s : P.setup) exec(st, s);
+  } catch (const RuleErr& err) {
+    fail(st, err);
+    return st;
+  }
+  Frame seq{F_SEQ};
+  seq.node = P.program;
+  st.stack.push_back(std::move(seq));
+  advance(st, limits);
+  return st;
+}
+
+const std::vector<Option>& VM::legal_options(State& st) {
+  static const std::vector<Option> none;
+  if (st.status != RUNNING) return none;
+  if (!st.options) {
+    auto found = std::make_shared<std::vector<Option>>();
+    list_options(st, st.pending, *found);
+    st.options = std::move(found);
+  }
+  return *st.options;
+}
+
+void VM::apply(State& st, size_t index, const EngineLimits& limits) {
+  auto options = st.options;
+  if (!options) {
+    legal_options(st);
+    options = st.options;
+  }
+  const Option& option = (*options)[index];
+  if (st.recording) {
+    Event e{E_DECISION};
+    e.a = st.mover;
+    e.b = st.turns;
+    e.c = st.pending >= 0 ? P.node(st.pending).p[0] : P.intern("CHOICE");
+    e.label = option_label(st, option);
+    st.log.push_back(std::move(e));
+  }
+  st.pending = -1;
+  st.options.reset();
+  st.mover = -1;
+  st.decisions++;
+  st.steps = 0;
+  try {
+    run_option(st, option);
+  } catch (const RuleErr& err) {
+    fail(st, err);
+    return;
+  }
+  advance(st, limits);
+  if (st.status == RUNNING && st.decisions >= limits.max_decisions) cutoff(st, "decisions");
+}
+
+void VM::advance(State& st, const EngineLimits& limits) {
+  try {
+    run_flow(st, limits);
+    if (st.pending >= 0 && st.status == RUNNING) {
+      auto found = std::make_shared<std::vector<Option>>();
+      list_options(st, st.pending, *found);
+      if (found->empty())
+        error("no legal option for player " + str(st.mover) +
+                  ": every option of this choice is ruled out",
+              P.node(st.pending).span);
+      st.options = std::move(found);
+    }
+  } catch (const RuleErr& err) {
+    fail(st, err);
+  }
+}
+
+void VM::run_flow(State& st, const EngineLimits& limits) {
+  i64 max_steps = limits.max_steps;
+  while (st.pending < 0) {
+    size_t top = st.stack.size() - 1;
+    Frame& frame = st.stack[top];
+    switch (frame.kind) {
+      case F_SEQ: {
+        const Node& b = P.node(frame.node);
+        i64 i = frame.f[0];
+        if (i == b.nitems) {
+          st.stack.pop_back();
+          continue;
+        }
+        frame.f[0] = i + 1;
+        st.steps++;
+        if (st.steps > max_steps) {
+          cutoff(st, "steps");
+          return;
+        }
+        run_item(st, frame.node, (i32)i);
+        break;
+      }
+      case F_STAGE:
+        stage_pass(st, top);
+        st.steps++;
+        if (st.steps > max_steps) {
+          cutoff(st, "steps");
+          return;
+        }
+        break;
+      case F_LOOP: {
+        i64 i = frame.f[0];
+        if (i == (i64)frame.items->size()) {
+          st.stack.pop_back();
+          continue;
+        }
+        frame.f[0] = i + 1;
+        const Node& n = P.node(frame.node);
+        st.regs[n.p[1]] = (*frame.items)[i];
+        enter(st, P.kid(n, 1));
+        break;
+      }
+      case F_REPEAT: {
+        if (frame.f[0] <= 0) {
+          st.stack.pop_back();
+          continue;
+        }
+        frame.f[0] -= 1;
+        enter(st, P.kid(P.node(frame.node), 1));
+        break;
+      }
+      case F_WHILE: {
+        i32 node = frame.node;
+        if (!ev(st, P.kid(P.node(node), 0))) {
+          st.stack.pop_back();
+          continue;
+        }
+        st.steps++;
+        if (st.steps > max_steps) {
+          cutoff(st, "steps");
+          return;
+        }
+        Frame seq{F_SEQ};
+        seq.node = node;
+        st.stack.push_back(std::move(seq));
+        break;
+      }
+      case F_CALL: {
+        auto saved = frame.items;
+        i64 low = frame.f[0];
+        std::copy(saved->begin(), saved->end(), st.regs.begin() + low);
+        st.stack.pop_back();
+        break;
+      }
+      default:  // ROOT
+        finish(st);
+        return;
+    }
+  }
+}
+
+void VM::stage_pass(State& st, size_t fi) {
+  i32 node = st.stack[fi].node;
+  if (ev(st, P.kid(P.node(node), 0))) {
+    st.stage_idx = (i32)st.stack[fi].f[S_OUTER];
+    st.stack.pop_back();
+    return;
+  }
+  Frame& frame = st.stack[fi];
+  if (frame.f[S_STARTED]) {
+    i64 queued = frame.f[S_QUEUED];
+    set_current(frame, queued >= 0 ? queued : pymod(frame.f[S_CUR] + 1, cycle_size(st, frame)));
+    frame.f[S_QUEUED] = -1;
+  }
+  frame.f[S_STARTED] = 1;
+  st.turns += 1;
+  frame.f[S_COUNTED] = 1;
+  Frame& outer = st.stack[frame.f[S_OUTER]];
+  if (outer.f[S_COUNTED]) {
+    outer.f[S_COUNTED] = 0;
+    st.turns -= 1;
+  }
+  Frame seq{F_SEQ};
+  seq.node = node;
+  st.stack.push_back(std::move(seq));
+}
+
+void VM::finish(State& st) {
+  st.status = COMPLETED;
+  st.end_reason = "completed";
+  try {
+    st.scores = current_scores(st);
+    st.has_scores = true;
+  } catch (const RuleErr& err) {
+    fail(st, err);
+  }
+}
+
+std::vector<std::vector<i64>> VM::current_scores(State& st) {
+  Frame& root = st.stack[0];
+  i32 saved_idx = st.stage_idx;
+  i64 saved_cur = root.f[S_CUR];
+  st.stage_idx = 0;
+  std::vector<std::vector<i64>> scores;
+  for (i64 p = 0; p < st.nplayers; p++) {
+    set_current(st.stack[0], p);
+    std::vector<i64> keys;
+    for (const auto& s : P.scoring) keys.push_back(ev(st, s.second));
+    scores.push_back(std::move(keys));
+  }
+  set_current(st.stack[0], saved_cur);
+  st.stage_idx = saved_idx;
+  return scores;
+}
+
+void VM::fail(State& st, const RuleErr& err) {
+  st.status = FAILED;
+  st.end_reason = "failed";
+  st.has_error = true;
+  st.error = err;
+  st.pending = -1;
+  st.options.reset();
+  st.mover = -1;
+}
+
+void VM::cutoff(State& st, const char* which) {
+  st.status = CUTOFF;
+  st.end_reason = std::string("cutoff:") + which;
+  st.pending = -1;
+  st.options.reset();
+  st.mover = -1;
+  try {
+    st.scores = current_scores(st);
+    st.has_scores = true;
+  } catch (const RuleErr&) {
+    st.scores.clear();
+    st.has_scores = false;
+  }
+}
+
+void VM::run_option(State& st, const Option& option) {
+  for (const Step& s : option.steps) {
+    if (s.slot >= 0)
+      st.regs[s.slot] = s.value;
+    else
+      enter(st, s.node);  // enter runs a statement with no decision whole
+  }
+}
+
+// ---------------------------------------------------------------- listing options
+// compiler/choices.py: the expanders, and engine/control.py: list_options
+
+struct VM::Cont {
+  enum Kind { SEQ, REPEAT, EVERY } kind;
+  const Cont* up;
+  i32 node;      // SEQ: the DO whose parts run; REPEAT: the body; EVERY: the FOREACH
+  i32 first;     // SEQ: the first part's index among the kids
+  i64 index;     // the next part / pass / element
+  i64 count;     // SEQ: last part (exclusive); REPEAT: passes
+  const std::vector<Val>* elements;  // EVERY
+};
+
+struct VM::Lister {
+  std::vector<Option>* out;
+  std::vector<Step> steps;
+  i32 choice_span;
+  std::vector<std::unique_ptr<State>> clones;
+};
+
+State* VM::materialize(Lister& L, State* st, size_t& applied) {
+  // the state as the option's steps so far leave it (a clone if any of them acts)
+  if (applied == L.steps.size()) return st;
+  bool only_bindings = true;
+  for (size_t i = applied; i < L.steps.size(); i++)
+    if (L.steps[i].slot < 0) {
+      only_bindings = false;
+      break;
+    }
+  if (only_bindings) {
+    for (size_t i = applied; i < L.steps.size(); i++) st->regs[L.steps[i].slot] = L.steps[i].value;
+    applied = L.steps.size();
+    return st;
+  }
+  auto clone = std::make_unique<State>(*st);
+  clone->recording = false;
+  clone->log.clear();
+  for (size_t i = applied; i < L.steps.size(); i++) {
+    const Step& s = L.steps[i];
+    if (s.slot >= 0)
+      clone->regs[s.slot] = s.value;
+    else
+      enter(*clone, s.node);
+  }
+  applied = L.steps.size();
+  State* result = clone.get();
+  L.clones.push_back(std::move(clone));
+  return result;
+}
+
+void VM::proceed(Lister& L, State* st, size_t applied, const Cont* k) {
+  if (!k) {  // the option is complete: keep it if it acts
+    bool acts = false;
+    for (const Step& s : L.steps)
+      if (s.slot < 0) {
+        acts = true;
+        break;
+      }
+    if (!acts) return;
+    L.out->push_back(Option{L.steps});
+    if ((i64)L.out->size() > P.limits.max_options)
+      error("this choice lists more than " + str(P.limits.max_options) + " options",
+            L.choice_span);
+    return;
+  }
+  switch (k->kind) {
+    case Cont::SEQ: {
+      if (k->index == k->count) {
+        proceed(L, st, applied, k->up);
+        return;
+      }
+      Cont next = *k;
+      next.index++;
+      expand(L, P.kids[P.node(k->node).kid0 + k->index], st, applied, &next);
+      return;
+    }
+    case Cont::REPEAT: {
+      if (k->index == k->count) {
+        proceed(L, st, applied, k->up);
+        return;
+      }
+      Cont next = *k;
+      next.index++;
+      expand(L, k->node, st, applied, &next);
+      return;
+    }
+    case Cont::EVERY: {
+      if (k->index == (i64)k->elements->size()) {
+        proceed(L, st, applied, k->up);
+        return;
+      }
+      const Node& n = P.node(k->node);
+      const Val& e = (*k->elements)[k->index];
+      st->regs[n.p[1]] = e;
+      Cont next = *k;
+      next.index++;
+      L.steps.push_back(Step{k->node, (i32)n.p[1], (i32)n.p[2], e});
+      expand(L, P.kid(n, 1), st, applied + 1, &next);
+      L.steps.pop_back();
+      return;
+    }
+  }
+}
+
+static bool repeats_with_decision(const Node& n) {
+  return (n.flags & HAS_DECISION) && (n.op == O_REPEAT || (n.op == O_FOREACH && n.p[0] == 1));
+}
+
+void VM::expand(Lister& L, i32 ni, State* st, size_t applied, const Cont* k) {
+  const Node& n = P.node(ni);
+  if (repeats_with_decision(n)) {  // runs as one step after the option's actions
+    L.steps.push_back(Step{ni, -1, -1, Val{}});
+    proceed(L, st, applied, k);
+    L.steps.pop_back();
+    return;
+  }
+  switch (n.op) {
+    case O_GUARD: {
+      i32 cond = P.kid(n, 0);
+      if (!(P.node(cond).flags & PURE) && applied != L.steps.size())
+        st = materialize(L, st, applied);
+      if (ev(*st, cond))
+        expand(L, P.kid(n, 1), st, applied, k);
+      else
+        proceed(L, st, applied, k);
+      return;
+    }
+    case O_FOREACH: {
+      i32 coll = P.kid(n, 0);
+      if (n.p[0] == 0) {  // any: one option per element
+        if (!(P.node(coll).flags & PURE) && applied != L.steps.size())
+          st = materialize(L, st, applied);
+        std::vector<Val> items;
+        elements(*st, coll, items);
+        if (items.empty()) {  // like a false guard: the option goes on
+          proceed(L, st, applied, k);
+          return;
+        }
+        i32 body = P.kid(n, 1);
+        // a fixed body (actions alone) binds the variable without applying it, as the
+        // Python engine's fork_fixed does
+        bool fixed = P.node(body).flags & FIXED;
+        for (const Val& e : items) {
+          if (!fixed) st->regs[n.p[1]] = e;
+          L.steps.push_back(Step{ni, (i32)n.p[1], (i32)n.p[2], e});
+          expand(L, body, st, fixed ? applied : applied + 1, k);
+          L.steps.pop_back();
+        }
+        return;
+      }
+      // all: every element in turn, in the same option
+      st = materialize(L, st, applied);
+      std::vector<Val> items;
+      elements(*st, coll, items);
+      Cont every{Cont::EVERY, k, ni, 0, 0, 0, &items};
+      proceed(L, st, applied, &every);
+      return;
+    }
+    case O_LET: {
+      st = materialize(L, st, applied);
+      Val v = evv(*st, P.kid(n, 0));
+      st->regs[n.p[0]] = v;
+      L.steps.push_back(Step{ni, (i32)n.p[0], (i32)n.p[1], v});
+      expand(L, P.kid(n, 1), st, applied + 1, k);
+      L.steps.pop_back();
+      return;
+    }
+    case O_DO: {
+      Cont seq{Cont::SEQ, k, ni, 0, 0, n.nkids, nullptr};
+      proceed(L, st, applied, &seq);
+      return;
+    }
+    case O_REPEAT: {
+      i32 body = P.kid(n, 1);
+      i64 times;
+      if (n.p[0]) {  // a literal count: the body that many times, in sequence
+        times = std::max<i64>(P.node(P.kid(n, 0)).p[0], 0);
+      } else {
+        st = materialize(L, st, applied);
+        times = repeat_count(*this, ev(*st, P.kid(n, 0)), n.span, P.limits);
+      }
+      Cont rep{Cont::REPEAT, k, body, 0, 0, times, nullptr};
+      proceed(L, st, applied, &rep);
+      return;
+    }
+    default:  // an action (entered when it reaches a decision)
+      L.steps.push_back(Step{ni, -1, -1, Val{}});
+      proceed(L, st, applied, k);
+      L.steps.pop_back();
+      return;
+  }
+}
+
+void VM::list_options(State& st, i32 choice, std::vector<Option>& out) {
+  // listing never changes the state: the registers and the RNG are put back
+  std::vector<Val> saved_regs = st.regs;
+  uint64_t saved_rng = st.rng;
+  Lister L;
+  L.out = &out;
+  const Node& c = P.node(choice);
+  L.choice_span = c.span;
+  try {
+    for (int i = c.p[1] ? 1 : 0; i < c.nkids; i++) {
+      expand(L, P.kid(c, i), &st, 0, nullptr);
+      L.clones.clear();
+    }
+  } catch (...) {
+    st.regs = std::move(saved_regs);
+    st.rng = saved_rng;
+    throw;
+  }
+  st.regs = std::move(saved_regs);
+  st.rng = saved_rng;
+}
+
+// ---------------------------------------------------------------- labels
+// engine/labels.py
+
+std::string VM::card_label(const State& st, i64 card) const {
+  if (card == NO_CARD) return "(none)";
+  return P.card_types[st.card_type[card]].name;
+}
+
+static std::string owner_text(i32 owner) {
+  if (owner == -1) return "game";
+  if (owner >= 0) return "P" + str(owner);
+  return "team" + str(-2 - owner);
+}
+
+std::string VM::location_label(i32 key) const {
+  static const char* kinds[] = {"vloc", "iloc", "hloc", "mem"};
+  const ZoneKey& k = P.keys[key];
+  std::string s = owner_text(k.owner) + "." + P.strings[k.name];
+  if (k.kind != KIND_VLOC) s += std::string("(") + kinds[k.kind] + ")";
+  return s;
+}
+
+std::string VM::value_label(const State& st, const Val& v, int type) const {
+  if (v.is_none) return type == T_CARD ? "(none)" : "None";
+  if (v.list) {
+    std::string s = "[";
+    for (size_t i = 0; i < v.list->size(); i++) {
+      if (i) s += ", ";
+      s += card_label(st, (*v.list)[i]);
+    }
+    return s + "]";
+  }
+  switch (type) {
+    case T_CARD:
+      return card_label(st, v.i);
+    case T_PLAYER:
+      return "P" + str(v.i);
+    case T_TEAM:
+      return "team " + str(v.i);
+    case T_LOC:
+    case T_MEMLOC: {
+      const Coll& cards = st.zone((i32)v.i);
+      std::string top;
+      if (P.keys[v.i].kind == KIND_VLOC)
+        top = cards.empty() ? " (empty)" : " (top " + card_label(st, cards.back()) + ")";
+      return location_label((i32)v.i) + top;
+    }
+    case T_STR:
+      return P.strings[v.i];
+    case T_BOOL:
+      return v.i ? "True" : "False";
+    default:
+      return str(v.i);
+  }
+}
+
+std::string VM::option_label(const State& st, const Option& option) const {
+  std::string binds, acts;
+  for (const Step& s : option.steps) {
+    if (s.slot >= 0) {
+      if (!binds.empty()) binds += ", ";
+      int type = s.slot < (i32)P.slot_types.size() ? P.slot_types[s.slot] : T_ANY;
+      binds += "'" + P.strings[s.var] + "=" + value_label(st, s.value, type);
+    } else {
+      if (!acts.empty()) acts += "; ";
+      acts += P.strings[P.snippets[s.node]];
+    }
+  }
+  return binds.empty() ? acts : binds + ": " + acts;
+}
+
+// ---------------------------------------------------------------- the program
+
+std::string Program::typed_text(const Typed& t) const {
+  if (t.tag == 0) return std::to_string(t.v);
+  if (t.tag == 1) return strings[t.v];
+  std::string s = "(";
+  const Coll& items = lists[t.v];
+  for (size_t i = 0; i < items.size(); i++) {
+    if (i) s += ", ";
+    s += "'" + strings[items[i]] + "'";
+  }
+  if (items.size() == 1) s += ",";
+  return s + ")";
+}
+
+std::string Program::card_type_name(const CardType& t) const {
+  // language/kinds.py: card_name (its KIND, else every attribute value)
+  if (t.kind >= 0) return strings[t.kind];
+  std::string s;
+  for (size_t i = 0; i < t.attrs.size(); i++) {
+    if (i) s += " ";
+    s += typed_text(t.attrs[i].second);
+  }
+  return s;
+}
+
+void Program::prepare_block(Node& n, int first) {
+  // engine: compiler/control_flow.py block(): each run of statements with no decision is
+  // one item, each statement with a decision another
+  n.item0 = (i32)items.size();
+  int i = first;
+  while (i < n.nkids) {
+    i32 s = kids[n.kid0 + i];
+    if (nodes[s].flags & HAS_DECISION) {
+      items.push_back({i, i + 1});
+      i++;
+      continue;
+    }
+    int j = i;
+    while (j < n.nkids && !(nodes[kids[n.kid0 + j]].flags & HAS_DECISION)) j++;
+    items.push_back({i, j});
+    i = j;
+  }
+  n.nitems = (i32)items.size() - n.item0;
+}
+
+void Program::prepare() {
+  for (auto& n : nodes) {
+    if (n.op == O_DO) prepare_block(n, 0);
+    if (n.op == O_STAGE || n.op == O_WHILE) prepare_block(n, 1);
+  }
+}
+
+}  // namespace cardlang

@@ -1,0 +1,103 @@
+// The VM: runs a program (program.h) on states (state.h) with the Python engine's
+// behaviour, step for step: the same event log, the same options in the same order, the
+// same random draws and the same rule errors.  Each function says which Python code it
+// mirrors; read that code for the why.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "program.h"
+#include "state.h"
+
+namespace cardlang {
+
+struct EngineLimits {
+  i64 max_decisions = 5000;
+  i64 max_steps = 200000;
+};
+
+class VM {
+ public:
+  explicit VM(Program& program) : P(program) {}
+  Program& P;
+
+  // ------------------------------------------------------------ the engine protocol
+  // (engine/gamemaster.py: Gamemaster)
+  State new_game(uint64_t rng, bool record, const EngineLimits& limits);
+  const std::vector<Option>& legal_options(State& st);
+  void apply(State& st, size_t index, const EngineLimits& limits);
+  std::vector<std::vector<i64>> current_scores(State& st);
+  std::string option_label(const State& st, const Option& option) const;
+
+  // ------------------------------------------------------------ names
+  std::string card_label(const State& st, i64 card) const;
+  std::string location_label(i32 key) const;
+  std::string value_label(const State& st, const Val& v, int type) const;
+
+  // ------------------------------------------------------------ expressions
+  i64 ev(State& st, i32 n);
+  const Coll& evr(State& st, i32 n, Coll& scratch);
+  void evcc(State& st, i32 n, std::vector<Coll>& out);
+  Val evv(State& st, i32 n);
+  i32 loc_key(State& st, i32 n);
+  i32 skey(State& st, i32 n);
+
+ private:
+  // flow
+  void advance(State& st, const EngineLimits& limits);
+  void run_flow(State& st, const EngineLimits& limits);
+  void stage_pass(State& st, size_t frame);
+  void finish(State& st);
+  void fail(State& st, const RuleErr& err);
+  void cutoff(State& st, const char* which);
+  void enter(State& st, i32 n);
+  void exec(State& st, i32 n);
+  void run_item(State& st, i32 block, i32 item);
+  void call_enter(State& st, i32 n);
+  void call_atomic(State& st, i32 n);
+  i32 body_for(State& st, const Procedure& proc, const std::vector<Val>& args, i32 span);
+  void list_options(State& st, i32 choice, std::vector<Option>& out);
+  void run_option(State& st, const Option& option);
+
+  // statements
+  void move(State& st, const Node& n, i32 self);
+  void remember(State& st, const Node& n, i32 self);
+  void place(State& st, const Node& n, Coll& z, i64 card, i64& at);
+  void set_value(State& st, const Node& n);
+  void create_cards(State& st, const Node& n);
+  void create_deck(State& st, const Node& n);
+  void create_teams(State& st, const Node& n);
+  void cycle(State& st, const Node& n);
+  void for_each(State& st, const Node& n);
+
+  // expression helpers
+  i64 current_player(const State& st) const;
+  i64 current_team(const State& st) const;
+  i64 cycle_size(const State& st, const Frame& f) const;
+  i64 next_in_cycle(const State& st) const;
+  i64 previous_in_cycle(const State& st) const;
+  i64 score(i64 pointmap, i64 card, const State& st);
+  i32 make_pointmap(State& st, i32 awards);
+  Typed attribute(const State& st, i64 card, i32 name, bool& found) const;
+  i64 typed_value(const Typed& t, int type);
+  Val element(const State& st, int coll_type, i64 v) const;
+  void elements(State& st, i32 coll, std::vector<Val>& out);
+  bool compare(State& st, const Node& n);
+  i64 rand_below(State& st, uint64_t n);
+  i32 location_name(i32 base, i64 index);
+  void indexed(State& st, i64 owner, i32 kind, i32 name, Coll& out);
+
+  // listing (compiler/choices.py: the expanders)
+  struct Cont;
+  struct Lister;
+  void expand(Lister& L, i32 n, State* st, size_t applied, const Cont* k);
+  void proceed(Lister& L, State* st, size_t applied, const Cont* k);
+  State* materialize(Lister& L, State* st, size_t& applied);
+  [[noreturn]] void error(const std::string& message, i32 span) const;
+};
+
+void shuffle_in_place(uint64_t& rng, Coll& items);
+uint64_t splitmix_next(uint64_t& x);
+
+}  // namespace cardlang

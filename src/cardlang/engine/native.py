@@ -1,0 +1,390 @@
+"""The native engine: the C++ VM (``cardlang._native``) behind the engine protocol.
+
+Pipeline position: engine, beside gamemaster.py, which it stands in for.  A compiled
+``Game`` carries its IR (cardlang.compiler.ir, built on first use); ``NativeMaster``
+hands it to the extension and implements ``engine.protocol.Engine`` on ``NativeState``
+values, which implement ``EngineState``.  The Python engine is the reference: for the
+same game, seed and choices both give the same event log, options (in order), results
+and rule errors, and ``tests/test_native.py`` holds them to it.
+
+What crosses to Python is made on demand and kept while the state does not change: the
+options of the pending decision (as the Python engine's tuples of steps, so labels,
+action keys and agents read them alike), the event log (converted from where it was
+last read), the board (zones, cards, storages) for views.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from cardlang.engine.gamemaster import GameResult, Limits
+from cardlang.engine.points import PointMap
+from cardlang.errors import RuleError, Span, UsageError, did_you_mean
+
+_native: Any
+try:  # built by `pip install -e .`; a checkout without a build runs the Python engine
+    # (by name: the import checker cannot see into an extension module, and would read
+    # ``import cardlang._native`` as an import of the package's facade)
+    _native = importlib.import_module("cardlang._native")
+except ImportError:  # pragma: no cover - depends on the build
+    _native = None
+
+#: The engines a game can be played with (``--engine``, ``CARDLANG_ENGINE``).
+ENGINES = ("python", "native")
+ENGINE_VARIABLE = "CARDLANG_ENGINE"
+
+
+def native_available() -> bool:
+    return _native is not None
+
+
+def default_engine() -> str:
+    """The engine ``CARDLANG_ENGINE`` names, else the Python engine."""
+    name = os.environ.get(ENGINE_VARIABLE, "").strip().lower() or "python"
+    if name not in ENGINES:
+        raise UsageError(
+            f"{ENGINE_VARIABLE}={name!r} names no engine (choose from {', '.join(ENGINES)})"
+        )
+    return name
+
+
+def check_engine(name: str) -> str:
+    if name not in ENGINES:
+        raise UsageError(f"no engine named {name!r} (choose from {', '.join(ENGINES)})")
+    if name == "native" and _native is None:
+        raise UsageError(
+            "the native engine is not built: reinstall with `pip install -e .` "
+            "(it needs a C++ compiler and CMake), or use --engine python"
+        )
+    return name
+
+
+def make_program(ir: Any) -> Any:
+    """The extension's program for an IR (cardlang.compiler.ir.IR)."""
+    check_engine("native")
+    assert _native is not None
+    return _native.Program(
+        {
+            "version": ir.version,
+            "nplayers": ir.nplayers,
+            "n_registers": ir.n_registers,
+            "strings": ir.strings,
+            "nodes": ir.nodes,
+            "lists": ir.lists,
+            "values": ir.values,
+            "kinds": ir.kinds,
+            "decks": ir.decks,
+            "procedures": [
+                (
+                    p.name,
+                    p.param_slots,
+                    p.low,
+                    p.high,
+                    p.recursive,
+                    p.has_decision,
+                    p.default,
+                    p.hooks,
+                )
+                for p in ir.procedures
+            ],
+            "setup": ir.setup,
+            "program": ir.program,
+            "scoring": ir.scoring,
+            "slot_types": ir.slot_types,
+            "snippets": ir.snippets,
+            "limits": ir.limits,
+        }
+    )
+
+
+def _native_action(st: Any) -> None:
+    """The function of an action step in a native option: the native engine runs the
+    action itself, so nothing else ever calls this."""
+    raise UsageError("an option of the native engine is played by the native engine only")
+
+
+@dataclass(eq=False)
+class NativeChoice:
+    """What the layers above read of a pending choice (engine.control.ChoiceNode's
+    reading side): its situation, where it is written, and which condact an option's
+    first action comes from."""
+
+    situation: str
+    span: Span
+    branches: tuple[Span, ...]
+
+    def branch_of(self, action_node: Any) -> int:
+        if action_node is None:
+            return 0
+        pos = action_node.span.start_pos
+        return next((i for i, s in enumerate(self.branches) if s.start_pos <= pos < s.end_pos), 0)
+
+
+class NativeState:
+    """A game in progress in the native engine (``engine.protocol.EngineState``)."""
+
+    __slots__ = (
+        "raw",
+        "master",
+        "seed",
+        "_log",
+        "_options",
+        "_options_of",
+        "_board",
+        "tracker",
+        "attached",
+    )
+
+    def __init__(self, raw: Any, master: NativeMaster, seed: int) -> None:
+        self.raw = raw
+        self.master = master
+        self.seed = seed
+        self._log: list[tuple[Any, ...]] | None = [] if raw.recording else None
+        self._options: list[Any] | None = None
+        self._options_of: int = -1  # the decision count the options belong to
+        self._board: dict[str, Any] = {}
+        self.tracker: object = None
+        self.attached: object = None
+
+    # ------------------------------------------------------------ the flow
+    @property
+    def status(self) -> str:
+        return self.raw.status  # type: ignore[no-any-return]
+
+    @property
+    def end_reason(self) -> str:
+        return self.raw.end_reason  # type: ignore[no-any-return]
+
+    @property
+    def is_over(self) -> bool:
+        return self.raw.status != "running"  # type: ignore[no-any-return]
+
+    @property
+    def mover(self) -> int:
+        return self.raw.mover  # type: ignore[no-any-return]
+
+    @property
+    def decisions(self) -> int:
+        return self.raw.decisions  # type: ignore[no-any-return]
+
+    @property
+    def turns(self) -> int:
+        return self.raw.turns  # type: ignore[no-any-return]
+
+    @property
+    def nplayers(self) -> int:
+        return self.raw.nplayers  # type: ignore[no-any-return]
+
+    @property
+    def team_of(self) -> list[int]:
+        return list(self.raw.team_of)
+
+    @property
+    def teams(self) -> list[tuple[int, ...]]:
+        return [tuple(t) for t in self.raw.teams]
+
+    @property
+    def pending(self) -> NativeChoice | None:
+        node = self.raw.pending
+        return None if node < 0 else self.master.choice(node)
+
+    @property
+    def error(self) -> RuleError | None:
+        found = self.master.program.error(self.raw)
+        return None if found is None else self.master.rule_error(self, *found)
+
+    @property
+    def scores(self) -> list[tuple[int, ...]] | None:
+        return self.master.program.scores(self.raw)  # type: ignore[no-any-return]
+
+    # ------------------------------------------------------------ the record
+    @property
+    def log(self) -> list[tuple[Any, ...]] | None:
+        if self._log is None:
+            return None
+        seen = len(self._log)
+        if seen < self.raw.log_size:
+            self._log.extend(self.master.events(self.raw, seen))
+        return self._log
+
+    # ------------------------------------------------------------ the board
+    def _read(self, what: str) -> Any:
+        key = (what, self.raw.decisions, self.raw.status)
+        found = self._board.get(what)
+        if found is None or found[0] != key:
+            found = (key, getattr(self.master.program, what)(self.raw))
+            self._board[what] = found
+        return found[1]
+
+    @property
+    def zones(self) -> dict[tuple[int, str, str], list[int]]:
+        return self._read("zones")  # type: ignore[no-any-return]
+
+    @property
+    def card_zone(self) -> list[tuple[int, str, str]]:
+        return self._read("card_zone")  # type: ignore[no-any-return]
+
+    @property
+    def cards(self) -> list[dict[str, Any]]:
+        attrs = self.master.card_attributes
+        return [attrs(t) for t in self._read("card_types")]
+
+    @property
+    def ints(self) -> dict[tuple[int, str], int]:
+        return self._read("ints")  # type: ignore[no-any-return]
+
+    @property
+    def strs(self) -> dict[tuple[int, str], str]:
+        return self._read("strs")  # type: ignore[no-any-return]
+
+    @property
+    def regs(self) -> list[Any]:
+        return self._read("regs")  # type: ignore[no-any-return]
+
+    def clone(self) -> NativeState:
+        c = NativeState(self.raw.clone(), self.master, self.seed)
+        if self._log is not None:
+            c._log = self._log[:]
+        return c
+
+
+class NativeMaster:
+    """The native engine's Gamemaster: ``engine.protocol.Engine`` over ``NativeState``."""
+
+    def __init__(self, game: Any, limits: Limits | None = None) -> None:
+        # game: an engine.game.Game (not imported: game.py makes NativeMasters)
+        check_engine("native")
+        self.game = game
+        self.limits = limits or Limits()
+        self.ir = game.ir
+        self.program = game.native_program()
+        self._choices: dict[int, NativeChoice] = {}
+        self._attrs: dict[int, dict[str, Any]] = {}
+
+    # ------------------------------------------------------------ the protocol
+    def new_game(self, seed: int, *, record: bool = False) -> NativeState:
+        self.program.set_limits(self.limits.max_decisions, self.limits.max_steps)
+        raw = self.program.new_game(seed & ((1 << 64) - 1), record)
+        return NativeState(raw, self, seed)
+
+    def legal_options(self, st: NativeState) -> Sequence[Any]:
+        if st.is_over:
+            return []
+        if st._options is None or st._options_of != st.raw.decisions:
+            program = self.program
+            count = program.option_count(st.raw)
+            st._options = [self._option(program.option_steps(st.raw, i)) for i in range(count)]
+            st._options_of = st.raw.decisions
+        return st._options
+
+    def apply(self, st: NativeState, choice: Any) -> None:
+        if st.is_over:
+            raise UsageError(f"the game is over ({st.end_reason}); no move can be applied")
+        if type(choice) is int:
+            count = self.program.option_count(st.raw)
+            if not 0 <= choice < count:
+                raise UsageError(f"option {choice} is not legal: there are {count} options")
+            index = choice
+        else:
+            options = self.legal_options(st)
+            index = next((i for i, o in enumerate(options) if o is choice), -1)
+            if index < 0:
+                raise UsageError(f"{choice!r} is not a legal option of this decision")
+        self.program.set_limits(self.limits.max_decisions, self.limits.max_steps)
+        self.program.apply(st.raw, index)
+        st._options = None
+
+    def result(self, st: NativeState) -> GameResult:
+        if not st.is_over:
+            raise UsageError("the game is not over yet")
+        n = st.nplayers
+        keys = st.scores or [(0,) * (1 + len(self.game.tiebreaks))] * n
+        scores = tuple(k[0] for k in keys)
+        keyed = self.ranking_keys(keys)
+        ranks = tuple(1 + sum(1 for other in keyed if other < mine) for mine in keyed)
+        winners: tuple[int, ...] = ()
+        credits = tuple(0.0 for _ in range(n))
+        if st.status == "completed":
+            winners = tuple(p for p in range(n) if ranks[p] == 1)
+            credits = tuple(1.0 / len(winners) if p in winners else 0.0 for p in range(n))
+        return GameResult(
+            seed=st.seed,
+            end_reason=st.end_reason,
+            scores=scores,
+            tiebreak_scores=tuple(tuple(k[1:]) for k in keys),
+            ranks=ranks,
+            credits=credits,
+            winners=winners,
+            decisions=st.decisions,
+            turns=st.turns,
+            team_of=tuple(st.team_of),
+            error=st.error,
+        )
+
+    def current_scores(self, st: NativeState) -> list[tuple[int, ...]]:
+        try:
+            return self.program.current_scores(st.raw)  # type: ignore[no-any-return]
+        except ValueError as err:
+            text = str(err)
+            if not text.startswith("rule:"):
+                raise
+            _, span, message = text.split(":", 2)
+            raise self.rule_error(st, message, int(span)) from None
+
+    def ranking_keys(self, keys: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
+        modes = [self.game.scoring_mode] + [mode for mode, _ in self.game.tiebreaks]
+        return [tuple(v if m == "min" else -v for v, m in zip(k, modes, strict=True)) for k in keys]
+
+    # ------------------------------------------------------------ conversions
+    def _option(self, steps: list[tuple[int, Any, Any]]) -> tuple[tuple[Any, Any], ...]:
+        nodes = self.ir.ast_nodes
+        return tuple(
+            (None, (slot, value, var)) if slot >= 0 else (_native_action, nodes[value])
+            for slot, value, var in steps
+        )
+
+    def choice(self, node: int) -> NativeChoice:
+        found = self._choices.get(node)
+        if found is None:
+            ast_node = self.ir.ast_nodes[node]
+            found = self._choices[node] = NativeChoice(
+                situation=ast_node.situation or "CHOICE",
+                span=ast_node.span,
+                branches=tuple(b.span for b in ast_node.body),
+            )
+        return found
+
+    def events(self, raw: Any, start: int) -> list[tuple[Any, ...]]:
+        events = self.program.events(raw, start)
+        for i, e in enumerate(events):
+            if e[0] == "set-points":
+                events[i] = ("set", e[1], PointMap(self.program.awards(e[2])))
+        return events  # type: ignore[no-any-return]
+
+    def card_attributes(self, card_type: int) -> dict[str, Any]:
+        found = self._attrs.get(card_type)
+        if found is None:
+            found = self._attrs[card_type] = dict(self.program.card_type_attrs(card_type))
+        return found
+
+    def rule_error(self, st: NativeState, message: str, span: int) -> RuleError:
+        where = self.ir.spans[span] if span >= 0 else None
+        prefix = "no card kind named "
+        if message.startswith(prefix):
+            hint = did_you_mean(message[len(prefix) :], self.game.checked.kinds)
+            if hint:
+                message += f" ({hint})"
+        err = RuleError(message, where)
+        err.turn = st.turns
+        err.seed = st.seed
+        err.source = self.game.source
+        return err
+
+    @cached_property
+    def describe(self) -> Any:
+        return self.game.describe_option

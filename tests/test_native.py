@@ -1,0 +1,247 @@
+"""The native engine (issue 13) is held to the Python engine, the reference.
+
+For every game file (ours, and the CardStock corpus when ../shared/cardstock is there),
+seeded random play gives the same event log, the same options (their action keys, in
+order), the same labels and the same result under both engines; a rule error is the
+same message at the same place, turn and seed.  Hypothesis picks the game files and the
+moves, so the differential test is also a fuzzer of the VM.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cardlang import GameFileError, load_game
+from cardlang.compiler.ir import OPS
+from cardlang.engine.gamemaster import Limits
+from cardlang.engine.native import native_available
+from cardlang.engine.state import splitmix64
+from cardlang.information.vocabulary import option_key
+from tests.helpers import game_text, load_text
+
+pytestmark = pytest.mark.skipif(not native_available(), reason="the native engine is not built")
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT.parent / "shared" / "cardstock"
+OURS = sorted((ROOT / "games").glob("*.rcy"))
+THEIRS = sorted(CORPUS.glob("*.rcy")) if CORPUS.is_dir() else []
+
+
+def _loadable(paths: list[Path]) -> list[Path]:
+    found = []
+    for path in paths:
+        try:
+            load_game(path)
+        except GameFileError:
+            continue  # broken upstream (tests/test_corpus_harness.py says which)
+        found.append(path)
+    return found
+
+
+LOADABLE = _loadable(OURS + THEIRS)
+
+
+def play(game: Any, engine: str, seed: int, choose: Any = None, limits: Limits | None = None):
+    """A seeded game with random (or given) choices: the event log, at every decision
+    the mover and every option's action key and label, and the result."""
+    master = game.master(limits, engine=engine)
+    st = master.new_game(seed, record=True)
+    rng = random.Random(seed)
+    decisions = []
+    while not st.is_over:
+        options = master.legal_options(st)
+        keys = [option_key(game, st, o, st.mover) for o in options]
+        labels = [game.describe_option(st, o) for o in options]
+        decisions.append((st.mover, st.turns, keys, labels))
+        index = rng.randrange(len(options)) if choose is None else choose(len(options))
+        master.apply(st, index)
+    result = master.result(st)
+    error = result.error
+    where = None if error is None else (error.message, error.span, error.turn, error.seed)
+    summary = (
+        result.end_reason,
+        result.scores,
+        result.tiebreak_scores,
+        result.ranks,
+        result.credits,
+        result.decisions,
+        result.turns,
+        result.team_of,
+        where,
+    )
+    return repr(st.log), decisions, summary
+
+
+def assert_same(game: Any, seed: int, **kwargs: Any) -> None:
+    python = play(game, "python", seed, **kwargs)
+    native = play(game, "native", seed, **kwargs)
+    assert python[2] == native[2], "results differ"
+    assert python[1] == native[1], "options differ"
+    assert python[0] == native[0], "event logs differ"
+
+
+def test_the_ir_and_the_vm_agree_on_the_node_kinds() -> None:
+    import cardlang._native as native
+
+    assert native.OP_COUNT == len(OPS)
+
+
+def test_the_random_stream_is_the_same() -> None:
+    import cardlang._native as native
+
+    x = 12345
+    for _ in range(5):
+        assert native.splitmix64(x) == splitmix64(x)
+        x = splitmix64(x)[0]
+
+
+@pytest.mark.parametrize("path", OURS, ids=lambda p: p.name)
+def test_our_games_play_alike_under_both_engines(path: Path) -> None:
+    game = load_game(path)
+    for seed in range(20):
+        assert_same(game, seed)
+
+
+@pytest.mark.skipif(not THEIRS, reason="../shared/cardstock is absent (GPL test data)")
+@pytest.mark.parametrize("path", [p for p in LOADABLE if p in THEIRS], ids=lambda p: p.name)
+def test_the_corpus_plays_alike_under_both_engines(path: Path) -> None:
+    game = load_game(path)
+    for seed in range(6):
+        assert_same(game, seed)
+
+
+@pytest.mark.parametrize("params", [{"PLAYERS": "1"}, {"PLAYERS": "3"}, {"PLAYERS": "4"}])
+def test_dominion_with_parameters_plays_alike(params: dict[str, str]) -> None:
+    game = load_game(ROOT / "games" / "dominion.rcy", params=params)
+    assert_same(game, 7)
+
+
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(data=st.data())
+def test_fuzz_game_files_and_moves(data: st.DataObject) -> None:
+    """Hypothesis chooses a game file, a seed and every move."""
+    path = data.draw(st.sampled_from(LOADABLE), label="game")
+    seed = data.draw(st.integers(0, 2**64 - 1), label="seed")
+    game = load_game(path)
+    moves: list[int] = []
+
+    def choose(n: int) -> int:
+        if len(moves) < 300:
+            moves.append(data.draw(st.integers(0, n - 1)))
+        else:  # long games: the rest by a seeded stream
+            moves.append(random.Random(len(moves) + seed).randrange(n))
+        return moves[-1]
+
+    python = play(game, "python", seed, choose=choose)
+    replay = iter(moves)
+    native = play(game, "native", seed, choose=lambda n: next(replay))
+    assert python == native
+
+
+@pytest.mark.parametrize(
+    "limits", [Limits(max_decisions=7), Limits(max_steps=50)], ids=["decisions", "steps"]
+)
+def test_cutoffs_are_the_same(limits: Limits) -> None:
+    game = load_game(ROOT / "games" / "dominion.rcy")
+    assert_same(game, 3, limits=limits)
+
+
+# ---------------------------------------------------------------- rule errors
+
+ERRORS = {
+    "move from empty": "(do ((move (top (game vloc NOWHERE)) (top (game vloc STOCK)))))",
+    "no option": "(choice (((== 1 2) (turn pass))))",
+    "repeat": "(do ((repeat 2000000 (inc (game sto N) 1))))",
+    "range": "(do ((all (range 0 .. 5000000) 'I (inc (game sto N) 1))))",
+    "while": "(do ((while (== 1 1) (inc (game sto N)))))",
+    "division": "(do ((set (game sto A) (// 5 (game sto Z)))))",
+    "modulo": "(do ((set (game sto A) (% 5 (game sto Z)))))",
+    "exponent": "(do ((set (game sto A) (^ 2 (- 0 1)))))",
+    "position": "(do ((move ((- 0 1) (game vloc STOCK)) (top (game vloc X)))))",
+    "player": "(do ((set (game sto A) (size (((+ 5 0) player) iloc HAND)))))",
+    "random": "(do ((set (game sto A) (random 5 .. 2))))",
+    "owner": "(do ((set (game sto A) (pid (owner (top (game vloc NOWHERE)))))))",
+    "options": "(choice ((any (range 1 .. 30000) 'I (inc (game sto N) 'I))))",
+    "steps": "(stage player (end (== 1 2)) (inc (game sto N) 1))",
+}
+
+
+@pytest.mark.parametrize("name", list(ERRORS))
+def test_rule_errors_are_the_same(name: str) -> None:
+    game = load_text(game_text(ERRORS[name]))
+    python = play(game, "python", 42)
+    native = play(game, "native", 42)
+    assert python[2][0] in ("failed", "cutoff:steps")
+    assert python == native
+
+
+def test_a_recursion_that_never_ends_fails_alike() -> None:
+    text = """(game
+ (define DOWN ((integer 'N)) (inc (game sto N) 1) (call DOWN (+ 'N 1)))
+ (setup (create players 2) (create deck (game vloc STOCK) (deck (RANK (A, B)))))
+ (do ((call DOWN 1)))
+ (scoring max 0))"""
+    game = load_text(text)
+    python, native = play(game, "python", 1), play(game, "native", 1)
+    assert python[2][0] == "failed" and python == native
+
+
+# ---------------------------------------------------------------- states
+
+
+def test_listing_options_leaves_the_state_as_it_was() -> None:
+    game = load_game(ROOT / "games" / "hearts.rcy")
+    master = game.master(engine="native")
+    st = master.new_game(5, record=True)
+    for _ in range(30):
+        before = (st.raw.rng, st.zones, st.ints, repr(st.log))
+        first = [game.describe_option(st, o) for o in master.legal_options(st)]
+        st._options = None  # list again
+        again = [game.describe_option(st, o) for o in master.legal_options(st)]
+        assert first == again and before == (st.raw.rng, st.zones, st.ints, repr(st.log))
+        master.apply(st, 0)
+
+
+def test_clones_are_independent() -> None:
+    game = load_game(ROOT / "games" / "dominion.rcy")
+    master = game.master(engine="native")
+    st = master.new_game(9, record=True)
+    for _ in range(20):
+        master.apply(st, 0)
+    copy = st.clone()
+    snapshot = (repr(st.log), st.zones, st.decisions)
+    while not copy.is_over:
+        master.apply(copy, len(master.legal_options(copy)) - 1)
+    assert (repr(st.log), st.zones, st.decisions) == snapshot
+    # and the original goes on exactly as a fresh game with the same moves would
+    fresh = master.new_game(9, record=True)
+    for _ in range(20):
+        master.apply(fresh, 0)
+    master.apply(st, 0)
+    master.apply(fresh, 0)
+    assert repr(st.log) == repr(fresh.log)
+
+
+def test_an_option_object_from_the_list_is_accepted_and_a_foreign_one_refused() -> None:
+    from cardlang.errors import UsageError
+
+    game = load_game(ROOT / "games" / "kuhn_poker.rcy")
+    master = game.master(engine="native")
+    st = master.new_game(1)
+    option = master.legal_options(st)[0]
+    other = master.new_game(2)
+    with pytest.raises(UsageError):
+        master.apply(other, option)
+    with pytest.raises(UsageError):
+        master.apply(st, 99)
+    master.apply(st, option)
