@@ -52,7 +52,12 @@ def play_out(
     legal_options, apply, game = master.legal_options, master.apply, master.game
     limit = st.decisions + cap if cap is not None else None
     clock = time.perf_counter
+    native = _native_seats(master, agents) if observer is None else None
     while st.status == RUNNING and (limit is None or st.decisions < limit):
+        if native is not None and native[st.mover] is not None:
+            # the engine plays on until a Python agent's turn (or the end, or the cap)
+            master.play_native(st, native, _NO_LIMIT if limit is None else limit)  # type: ignore[attr-defined]
+            continue
         options = legal_options(st)
         mover = st.mover
         agent = agents[mover]
@@ -67,6 +72,19 @@ def play_out(
         if observer is not None:
             observer(st, options, choice, illegal, clock() - start, agent, labels[mover])
         apply(st, choice)
+
+
+_NO_LIMIT = 2**62
+
+
+def _native_seats(master: Any, agents: Sequence[Any]) -> list[Any] | None:
+    """Per seat, its agent as the native engine runs it (None for a Python agent), when
+    the game is played by the native engine and some agent has such a twin (an agent
+    offers one with ``native_agent()``; it must choose exactly as the agent would)."""
+    if not hasattr(master, "play_native"):
+        return None
+    seats = [a.native_agent() if hasattr(a, "native_agent") else None for a in agents]
+    return seats if any(s is not None for s in seats) else None
 
 
 def ask(

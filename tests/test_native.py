@@ -245,3 +245,48 @@ def test_an_option_object_from_the_list_is_accepted_and_a_foreign_one_refused() 
     with pytest.raises(UsageError):
         master.apply(st, 99)
     master.apply(st, option)
+
+
+# ---------------------------------------------------------------- agents in the engine
+
+
+def _agent_game(path: Path, specs: list[str], engine: str, seed: int) -> tuple[str, Any]:
+    from cardlang.agents import make_agent
+
+    from cardlang.runs.play import play_game
+
+    game = load_game(path)
+    agents = [make_agent(s, seed * 31 + i) for i, s in enumerate(specs)]
+    result, st = play_game(game.master(engine=engine), agents, seed, record=True)
+    return repr(st.log), (result.scores, result.ranks, result.decisions, result.end_reason)
+
+
+@pytest.mark.parametrize(
+    "path, specs",
+    [
+        ("hearts.rcy", ["random"] * 4),
+        ("dominion.rcy", ["random", "random"]),
+        ("dominion.rcy", ["random", "bigmoney"]),  # a Python agent between native turns
+        ("crazy_eights.rcy", ["random"] * 4),
+    ],
+)
+def test_the_random_agent_plays_inside_the_engine_as_in_python(path: str, specs: list[str]) -> None:
+    for seed in range(3):
+        python = _agent_game(ROOT / "games" / path, specs, "python", seed)
+        native = _agent_game(ROOT / "games" / path, specs, "native", seed)
+        assert python == native
+
+
+def test_a_rollout_cap_stops_the_engine_where_python_stops() -> None:
+    from cardlang.agents import make_agent
+    from cardlang.agents.loop import play_out
+
+    game = load_game(ROOT / "games" / "hearts.rcy")
+    logs = []
+    for engine in ("python", "native"):
+        master = game.master(engine=engine)
+        st = master.new_game(4, record=True)
+        agents = [make_agent("random", i) for i in range(4)]
+        play_out(master, st, agents, ["random"] * 4, cap=17)
+        logs.append((st.decisions, repr(st.log)))
+    assert logs[0] == logs[1] and logs[0][0] == 17

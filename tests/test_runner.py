@@ -148,7 +148,9 @@ def test_a_vector_with_no_legal_entry_fails_naming_agent_and_situation(
     game = load_game(KUHN)
     agents = [Strengths(game, 0), Strengths(game, 1)]
     # no vocabulary entry names a legal option any more
-    monkeypatch.setattr(cardlang.information.vocabulary, "option_key", lambda *a: "NOT-IN-VOCABULARY")
+    monkeypatch.setattr(
+        cardlang.information.vocabulary, "option_key", lambda *a: "NOT-IN-VOCABULARY"
+    )
     with pytest.raises(AgentError) as info:
         play_game(game.master(), agents, 3, names=["net-a", "net-b"])
     text = str(info.value)

@@ -146,7 +146,10 @@ def test_the_fast_loop_keeps_no_trace_and_the_traced_loop_does() -> None:
     [
         (DecisionTrace((0.5,), (0.5, 0.5)), "1 option values and 2 standings"),
         (DecisionTrace((0.5, 0.5), (0.5,)), "2 option values and 1 standings"),
-        ({"values": [0.5, 0.5]}, "last_trace is a dict, expected a cardlang.agents.base.DecisionTrace"),
+        (
+            {"values": [0.5, 0.5]},
+            "last_trace is a dict, expected a cardlang.agents.base.DecisionTrace",
+        ),
     ],
 )
 def test_a_trace_that_does_not_fit_the_decision_is_the_agents_error(

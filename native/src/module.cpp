@@ -311,6 +311,13 @@ class NativeProgram {
   }
 
   std::string label(State& st, i64 card) { return vm.card_label(st, card); }
+
+  // play on while the mover's seat has a native agent (None: a Python agent decides)
+  i64 play(State& st, nb::list seats, i64 limit) {
+    std::vector<NativeAgent*> agents;
+    for (nb::handle a : seats) agents.push_back(a.is_none() ? nullptr : nb::cast<NativeAgent*>(a));
+    return vm.play(st, agents, limit, limits);
+  }
 };
 
 }  // namespace
@@ -329,6 +336,10 @@ NB_MODULE(_native, m) {
       .def_prop_ro("status", [](const State& st) { return STATUS_NAMES[st.status]; })
       .def_prop_ro("end_reason", [](const State& st) { return st.end_reason; })
       .def_prop_ro("mover", [](const State& st) { return st.mover; })
+      .def_prop_ro("current_seat",
+                   [](const State& st) {
+                     return st.stack.empty() ? (i64)0 : st.stack[st.stage_idx].f[S_PLAYER];
+                   })
       .def_prop_ro("decisions", [](const State& st) { return st.decisions; })
       .def_prop_ro("turns", [](const State& st) { return st.turns; })
       .def_prop_ro("nplayers", [](const State& st) { return st.nplayers; })
@@ -339,6 +350,12 @@ NB_MODULE(_native, m) {
       .def_prop_ro("team_of", [](const State& st) { return st.team_of; })
       .def_prop_ro("teams", [](const State& st) { return st.teams; })
       .def_prop_ro("options_listed", [](const State& st) { return (bool)st.options; });
+
+  nb::class_<NativeAgent>(m, "NativeAgent");
+  nb::class_<RandomAgent, NativeAgent>(m, "RandomAgent")
+      .def(nb::init<uint64_t>())
+      .def_rw("state", &RandomAgent::state)
+      .def("draw", &RandomAgent::draw);
 
   nb::class_<NativeProgram>(m, "Program")
       .def(nb::init<nb::dict>())
@@ -365,5 +382,6 @@ NB_MODULE(_native, m) {
       .def("ints", &NativeProgram::ints)
       .def("strs", &NativeProgram::strs)
       .def("regs", &NativeProgram::regs)
-      .def("card_label", &NativeProgram::label);
+      .def("card_label", &NativeProgram::label)
+      .def("play", &NativeProgram::play);
 }

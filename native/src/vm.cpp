@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <stdexcept>
 #include <memory>
 #include <unordered_map>
 #include <unordered_set>
@@ -1473,6 +1474,32 @@ void VM::run_item(State& st, i32 block, i32 item) {
     }
   }
   for (i32 i = range.first; i < range.second; i++) exec(st, P.kids[b.kid0 + i]);
+}
+
+// ---------------------------------------------------------------- native agents
+
+size_t RandomAgent::draw(size_t n) {
+  uint64_t z = splitmix_next(state);
+  return (size_t)(((unsigned __int128)z * n) >> 64);
+}
+
+size_t RandomAgent::choose(VM&, State&, const std::vector<Option>& options) {
+  return draw(options.size());
+}
+
+i64 VM::play(State& st, const std::vector<NativeAgent*>& seats, i64 limit,
+             const EngineLimits& limits) {
+  // agents/loop.py: play_out, for the seats whose agents run in the engine
+  i64 taken = 0;
+  while (st.status == RUNNING && st.decisions < limit) {
+    if (st.mover < 0 || st.mover >= (i32)seats.size() || !seats[st.mover]) break;
+    const std::vector<Option>& options = legal_options(st);
+    size_t index = seats[st.mover]->choose(*this, st, options);
+    if (index >= options.size()) throw std::out_of_range("a native agent chose no option");
+    apply(st, index, limits);
+    taken++;
+  }
+  return taken;
 }
 
 // ---------------------------------------------------------------- the flow

@@ -17,6 +17,24 @@ struct EngineLimits {
   i64 max_steps = 200000;
 };
 
+// An agent that decides inside the engine, so that a whole game (or a rollout) of such
+// agents never returns to Python.  Each mirrors a Python agent choice for choice.
+class NativeAgent {
+ public:
+  virtual ~NativeAgent() = default;
+  // the index of the chosen option of the pending decision
+  virtual size_t choose(class VM& vm, State& st, const std::vector<Option>& options) = 0;
+};
+
+// agents/random_agent.py: a uniformly random option from its own SplitMix64 stream
+class RandomAgent : public NativeAgent {
+ public:
+  explicit RandomAgent(uint64_t seed) : state(seed) {}
+  uint64_t state;
+  size_t draw(size_t n);
+  size_t choose(class VM& vm, State& st, const std::vector<Option>& options) override;
+};
+
 class VM {
  public:
   explicit VM(Program& program) : P(program) {}
@@ -29,6 +47,10 @@ class VM {
   void apply(State& st, size_t index, const EngineLimits& limits);
   std::vector<std::vector<i64>> current_scores(State& st);
   std::string option_label(const State& st, const Option& option) const;
+  // play on while the mover's agent is native (not null), up to ``limit`` decisions in
+  // all; how many decisions were taken
+  i64 play(State& st, const std::vector<NativeAgent*>& seats, i64 limit,
+           const EngineLimits& limits);
 
   // ------------------------------------------------------------ names
   std::string card_label(const State& st, i64 card) const;

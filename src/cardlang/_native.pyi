@@ -10,6 +10,7 @@ class State:
     status: str
     end_reason: str
     mover: int
+    current_seat: int
     decisions: int
     turns: int
     nplayers: int

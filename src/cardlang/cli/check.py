@@ -14,7 +14,14 @@ import json
 import sys
 from typing import Any
 
-from cardlang.cli.options import EXIT_ERROR, EXIT_OK, SubParsers, param_option, print_error
+from cardlang.cli.options import (
+    EXIT_ERROR,
+    EXIT_OK,
+    SubParsers,
+    engine_option,
+    param_option,
+    print_error,
+)
 from cardlang.errors import Diagnostic, GameFileError, UsageError
 from cardlang.language.params import parse_param_args
 
@@ -27,6 +34,7 @@ def add_parser(sub: SubParsers) -> None:
     check.add_argument("files", nargs="+", metavar="FILE")
     check.add_argument("--json", action="store_true", help="diagnostics as JSON")
     param_option(check)
+    engine_option(check)
 
 
 def cmd_check(args: argparse.Namespace) -> int:

@@ -13,7 +13,7 @@ import argparse
 import json
 import sys
 
-from cardlang.cli.options import EXIT_OK, SubParsers, param_option
+from cardlang.cli.options import EXIT_OK, SubParsers, engine_option, param_option
 from cardlang.language.params import parse_param_args
 
 __all__ = ["add_parser", "cmd_describe"]
@@ -28,6 +28,7 @@ def add_parser(sub: SubParsers) -> None:
     desc.add_argument("file", metavar="FILE")
     desc.add_argument("--json", action="store_true", help="print one JSON object")
     param_option(desc)
+    engine_option(desc)
 
 
 def cmd_describe(args: argparse.Namespace) -> int:

@@ -23,6 +23,7 @@ from cardlang.cli.options import (
     EXIT_OK,
     SubParsers,
     backend_choice,
+    engine_option,
     limit_options,
     param_option,
     positive,
@@ -78,6 +79,7 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument("--plot", metavar="DIR", help="write PNG plots and report.html here")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     param_option(p)
+    engine_option(p)
     limit_options(p)
     p.add_argument(
         "--param-b",

@@ -28,6 +28,7 @@ from cardlang.cli.options import (
     EXIT_OK,
     EXIT_USAGE,
     print_error,
+    use_engine,
 )
 from cardlang.errors import CardlangError, GameFileError, UsageError
 
@@ -86,6 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(args_list)
     try:
+        use_engine(args)
         return COMMANDS[args.command](args)
     except GameFileError as err:
         print(err.render(), file=sys.stderr)

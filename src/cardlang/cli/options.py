@@ -13,6 +13,7 @@ May import: anything in cardlang (the command line sits above everything).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 __all__ = [
@@ -23,6 +24,8 @@ __all__ = [
     "EXIT_USAGE",
     "backend_choice",
     "backend_options",
+    "engine_option",
+    "use_engine",
     "limit_options",
     "param_option",
     "positive",
@@ -80,6 +83,31 @@ def param_option(p: argparse.ArgumentParser) -> None:
         metavar="NAME=VALUE",
         help="override a constant the game declares, e.g. --param nump=3 (repeatable)",
     )
+
+
+def engine_option(p: argparse.ArgumentParser) -> None:
+    """--engine native|python: which engine plays the games (the same results either way)."""
+    from cardlang.engine.native import ENGINE_VARIABLE, ENGINES
+
+    p.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default=None,
+        help="python: the reference engine; native: the C++ engine, built by pip install "
+        f"(same event logs, faster). Default: ${ENGINE_VARIABLE}, else python",
+    )
+
+
+def use_engine(args: argparse.Namespace) -> None:
+    """Make --engine the engine of everything this command loads, worker processes
+    included (through the environment they inherit).  A usage error if it is not built."""
+    from cardlang.engine.native import ENGINE_VARIABLE, check_engine, default_engine
+
+    engine = getattr(args, "engine", None)
+    if engine is None:
+        default_engine()  # a bad CARDLANG_ENGINE is a usage error now, not mid-batch
+        return
+    os.environ[ENGINE_VARIABLE] = check_engine(engine)
 
 
 def seed_option(

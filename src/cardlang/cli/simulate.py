@@ -24,6 +24,7 @@ from cardlang.cli.options import (
     SubParsers,
     backend_choice,
     backend_options,
+    engine_option,
     limit_options,
     param_option,
     positive,
@@ -63,6 +64,7 @@ def add_parser(sub: SubParsers) -> None:
     sim.add_argument("--json", action="store_true", help="print one JSON object")
     sim.add_argument("--quiet", action="store_true", help="no progress bar")
     param_option(sim)
+    engine_option(sim)
     limit_options(sim)
     _records_options(sim)
     backend_options(sim)

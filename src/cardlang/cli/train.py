@@ -15,6 +15,7 @@ from cardlang.cli.options import (
     EXIT_OK,
     SubParsers,
     backend_options,
+    engine_option,
     param_option,
     positive,
     seed_option,
@@ -56,6 +57,7 @@ def add_parser(sub: SubParsers) -> None:
         "--out", required=True, metavar="DIR", help="the run's folder (resumed if it holds one)"
     )
     param_option(p)
+    engine_option(p)
     seed_option(p)
     g = p.add_argument_group("length")
     g.add_argument(

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from cardlang.cli.options import (
     EXIT_OK,
     SubParsers,
+    engine_option,
     limit_options,
     param_option,
     positive,
@@ -43,6 +44,7 @@ def add_parser(sub: SubParsers) -> None:
     seed_option(tr, default=None, text="the game's seed (0)")
     tr.add_argument("--agents", default=None, help="as for simulate")
     param_option(tr)
+    engine_option(tr)
     limit_options(tr)
     _replay_options(tr)
 

@@ -54,7 +54,7 @@ def value_label(st: Gamestate, value: Any, type_: str) -> str:
 def option_label(
     source: SourceFile, slot_types: Mapping[int, str], st: Gamestate, option: Option
 ) -> str:
-    """"'C=Q SPADES: move 'C (top ...)": the option's bindings, then its actions' source."""
+    """ "'C=Q SPADES: move 'C (top ...)": the option's bindings, then its actions' source."""
     binds, acts = [], []
     for fn, arg in option:
         if fn is None:

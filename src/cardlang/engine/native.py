@@ -102,6 +102,12 @@ def make_program(ir: Any) -> Any:
     )
 
 
+def native_random_agent(seed: int) -> Any:
+    """The random agent (agents/random_agent.py) inside the engine, from its stream."""
+    check_engine("native")
+    return _native.RandomAgent(seed)
+
+
 def _native_action(st: Any) -> None:
     """The function of an action step in a native option: the native engine runs the
     action itself, so nothing else ever calls this."""
@@ -169,6 +175,10 @@ class NativeState:
         return self.raw.mover  # type: ignore[no-any-return]
 
     @property
+    def current_seat(self) -> int:
+        return self.raw.current_seat  # type: ignore[no-any-return]
+
+    @property
     def decisions(self) -> int:
         return self.raw.decisions  # type: ignore[no-any-return]
 
@@ -231,8 +241,13 @@ class NativeState:
 
     @property
     def cards(self) -> list[dict[str, Any]]:
-        attrs = self.master.card_attributes
-        return [attrs(t) for t in self._read("card_types")]
+        # cards are only ever added, and a card keeps its attributes: the list grows
+        types = self._read("card_types")
+        found = self._board.get("cards")
+        if found is None or len(found) != len(types):
+            attrs = self.master.card_attributes
+            found = self._board["cards"] = [attrs(t) for t in types]
+        return found  # type: ignore[no-any-return]
 
     @property
     def ints(self) -> dict[tuple[int, str], int]:
@@ -298,6 +313,12 @@ class NativeMaster:
         self.program.set_limits(self.limits.max_decisions, self.limits.max_steps)
         self.program.apply(st.raw, index)
         st._options = None
+
+    def play_native(self, st: NativeState, seats: Sequence[Any], limit: int) -> int:
+        """Play on inside the engine while the mover's seat has a native agent (None: a
+        Python agent's turn), up to ``limit`` decisions in all; the decisions taken."""
+        self.program.set_limits(self.limits.max_decisions, self.limits.max_steps)
+        return self.program.play(st.raw, list(seats), limit)  # type: ignore[no-any-return]
 
     def result(self, st: NativeState) -> GameResult:
         if not st.is_over:

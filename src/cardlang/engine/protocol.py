@@ -60,6 +60,9 @@ class EngineState(Protocol):
     @property
     def is_over(self) -> bool: ...
 
+    @property
+    def current_seat(self) -> int: ...
+
     def clone(self) -> Any: ...
 
 

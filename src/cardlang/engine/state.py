@@ -210,6 +210,11 @@ class Gamestate:
     def is_over(self) -> bool:
         return self.status != RUNNING
 
+    @property
+    def current_seat(self) -> int:
+        """The current player (0 before the flow starts)."""
+        return self.stack[self.stage_idx][F_PLAYER] if self.stack else 0  # type: ignore[no-any-return]
+
     def fingerprint(self) -> tuple[Any, ...]:
         """Everything that defines the game's position, for equality tests.  A frame's
         second field (its node, which compares by identity; a CALL frame's saved

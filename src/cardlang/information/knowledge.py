@@ -56,7 +56,6 @@ if TYPE_CHECKING:
     from cardlang.engine.game import Game
 
 
-
 def is_token(entry: int) -> bool:
     return entry < 0
 

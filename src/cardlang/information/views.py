@@ -25,7 +25,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from cardlang.engine.gamemaster import Gamemaster, Limits
-from cardlang.engine.state import Gamestate, current_player
+from cardlang.engine.state import Gamestate
 from cardlang.errors import UsageError
 from cardlang.information.knowledge import SeatKnowledge, Skeleton, seat_knowledge
 from cardlang.information.visibility import OPEN_KINDS, OWNER_KIND, can_see
@@ -40,6 +40,7 @@ Attributes = Mapping[str, Any]
 _NO_CARDS: tuple[Attributes, ...] = ()
 T = TypeVar("T")
 DEFAULT_LIMITS = Limits()
+
 
 @dataclass(frozen=True)
 class OptionView:
@@ -124,7 +125,7 @@ class PlayerView:
     ) -> None:
         self.seat = seat
         self.nplayers = st.nplayers
-        self.current_player = current_player(st) if st.stack else 0
+        self.current_player = st.current_seat
         self.decisions = st.decisions
         self.turns = st.turns
         pending = st.pending

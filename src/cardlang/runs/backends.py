@@ -166,17 +166,22 @@ class GamePayload:
     tree: ast.Game
     limits: Limits
     key: str  # new for every batch: a Ray worker keeps the game of the key it last saw
+    engine: str = "python"  # the engine the main process plays with
 
     @classmethod
     def of(cls, master: Gamemaster) -> GamePayload:
-        return cls(master.game.source, master.game.ast, master.limits, uuid.uuid4().hex)
+        from cardlang.engine.native import NativeMaster
+
+        engine = "native" if isinstance(master, NativeMaster) else "python"
+        return cls(master.game.source, master.game.ast, master.limits, uuid.uuid4().hex, engine)
 
     def master(self) -> Gamemaster:
         """Check and compile the tree (it checked clean in the main process)."""
         from cardlang.compiler.load import compile_game
         from cardlang.language.checker import check
 
-        return compile_game(check(self.tree, self.source), []).master(self.limits)
+        game = compile_game(check(self.tree, self.source), [])
+        return game.master(self.limits, engine=self.engine)  # type: ignore[no-any-return]
 
 
 class Chunk(NamedTuple):
