@@ -63,6 +63,7 @@ class NativeProgram {
       for (nb::handle a : nb::cast<nb::list>(k[1]))
         t.attrs.push_back({item<i32>(a, 0), P.values[item<i32>(a, 1)]});
       t.name = P.strings[t.kind];
+      t.index();
       P.kind_types[t.kind] = (i32)P.card_types.size();
       P.card_types.push_back(std::move(t));
     }
@@ -162,7 +163,7 @@ class NativeProgram {
     const auto& options = vm.legal_options(st);
     if (index >= options.size()) throw nb::index_error("no such option");
     nb::list out;
-    for (const Step& s : options[index].steps) {
+    for (const Step& s : options[index]) {
       if (s.slot >= 0)
         out.append(nb::make_tuple(s.slot, value(s.value, slot_type(s.slot)),
                                   nb::str(P.strings[s.var].c_str())));

@@ -70,6 +70,16 @@ struct CardType {
   std::vector<std::pair<i32, Typed>> attrs;  // in order (a card's name joins the values)
   std::string name;                           // what a card of this type is called
   i32 kind = -1;                              // the string of its KIND, -1 for none
+  // attrs by name (a string), for reading one in constant time; tag -1 where unset
+  std::vector<Typed> by_name;
+
+  void index() {
+    by_name.clear();
+    for (const auto& a : attrs) {
+      if ((size_t)a.first >= by_name.size()) by_name.resize(a.first + 1, Typed{-1, 0});
+      by_name[a.first] = a.second;
+    }
+  }
 };
 
 struct ZoneKey {
@@ -128,6 +138,14 @@ struct Program {
   std::vector<int16_t> slot_types;
   std::vector<i32> snippets;
   Limits limits;
+  // caches, filled as play goes
+  std::vector<std::vector<i32>> key_cache;   // LOCATION/STORAGE with a literal name: by owner
+  std::vector<std::vector<i32>> choice_slots; // per CHOICE: the registers its listing binds
+  std::unordered_map<std::string, i32> pointmap_ids;  // awards (serialized) -> point map
+  Coll counting;  // 0 .. nplayers - 1: (all player ...) without a new list
+
+  // the index of an owner in a key cache: the game, the seats, the teams
+  size_t owner_index(i64 owner) const { return (size_t)(owner + nplayers + 2); }
 
   const Node& node(i32 n) const { return nodes[n]; }
   i32 kid(const Node& n, int i) const { return kids[n.kid0 + i]; }
@@ -164,6 +182,7 @@ struct Program {
   // Called once the IR is read: blocks, card types of kinds.
   void prepare();
   void prepare_block(Node& n, int first);
+  void bound_slots(i32 node, std::vector<i32>& out) const;
   std::string card_type_name(const CardType& t) const;
   std::string typed_text(const Typed& t) const;
 };

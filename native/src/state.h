@@ -82,8 +82,28 @@ struct Step {
   Val value;
 };
 
-struct Option {
+// One option: a range of steps of an OptionList.
+struct OptionRef {
+  const Step* first;
+  const Step* last;
+  const Step* begin() const { return first; }
+  const Step* end() const { return last; }
+};
+
+// The options of a decision, their steps in one array (one allocation, not one per option).
+struct OptionList {
   std::vector<Step> steps;
+  std::vector<uint32_t> ends;  // option i is steps[ends[i - 1], ends[i])
+  size_t size() const { return ends.size(); }
+  bool empty() const { return ends.empty(); }
+  OptionRef operator[](size_t i) const {
+    size_t from = i ? ends[i - 1] : 0;
+    return OptionRef{steps.data() + from, steps.data() + ends[i]};
+  }
+  void add(const std::vector<Step>& option) {
+    steps.insert(steps.end(), option.begin(), option.end());
+    ends.push_back((uint32_t)steps.size());
+  }
 };
 
 struct RuleErr {
@@ -117,7 +137,7 @@ struct State {
   std::vector<Frame> stack;
   i32 stage_idx = 0;
   i32 pending = -1;  // the CHOICE node waiting, -1 for none
-  std::shared_ptr<const std::vector<Option>> options;  // once listed
+  std::shared_ptr<const OptionList> options;  // once listed
   i32 mover = -1;
   i64 decisions = 0, steps = 0, turns = 0;
   // outcome

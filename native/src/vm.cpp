@@ -79,11 +79,10 @@ static void set_current(Frame& f, i64 value) {
 
 Typed VM::attribute(const State& st, i64 card, i32 name, bool& found) const {
   const CardType& t = P.card_types[st.card_type[card]];
-  for (const auto& a : t.attrs)
-    if (a.first == name) {
-      found = true;
-      return a.second;
-    }
+  if ((size_t)name < t.by_name.size() && t.by_name[name].tag >= 0) {
+    found = true;
+    return t.by_name[name];
+  }
   found = false;
   return Typed{0, 0};
 }
@@ -135,16 +134,23 @@ i32 VM::make_pointmap(State& st, i32 awards) {
     pm.awards.push_back(std::move(award));
   }
   // intern: the same awards give the same map
-  for (size_t i = 0; i < P.pointmaps.size(); i++) {
-    const auto& other = P.pointmaps[i].awards;
-    if (other.size() != pm.awards.size()) continue;
-    bool same = true;
-    for (size_t k = 0; k < other.size() && same; k++)
-      same = other[k].points == pm.awards[k].points && other[k].conds == pm.awards[k].conds;
-    if (same) return (i32)i;
+  std::string key;
+  auto put = [&key](i64 v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  for (const Award& a : pm.awards) {
+    put(a.points);
+    put((i64)a.conds.size());
+    for (const auto& c : a.conds) {
+      put(c.first);
+      put(c.second.tag);
+      put(c.second.v);
+    }
   }
+  auto it = P.pointmap_ids.find(key);
+  if (it != P.pointmap_ids.end()) return it->second;
   P.pointmaps.push_back(std::move(pm));
-  return (i32)P.pointmaps.size() - 1;
+  i32 id = (i32)P.pointmaps.size() - 1;
+  P.pointmap_ids.emplace(std::move(key), id);
+  return id;
 }
 
 i64 VM::typed_value(const Typed& t, int) { return t.v; }
@@ -186,9 +192,14 @@ i32 VM::loc_key(State& st, i32 ni) {
     const Node& owner_node = P.node(P.kid(n, 0));
     i64 owner = ev(st, P.kid(n, 0));
     if (owner_node.type == T_TEAM) owner = -2 - owner;
+    std::vector<i32>& cache = P.key_cache[ni];
+    size_t at = P.owner_index(owner);
+    if (at < cache.size() && cache[at] >= 0) return cache[at];  // a literal name
     i32 name = (i32)ev(st, P.kid(n, 1));
     if (n.p[1]) name = location_name(name, ev(st, P.kid(n, 2)));
-    return P.zone_key((i32)owner, (i32)n.p[0], name);
+    i32 key = P.zone_key((i32)owner, (i32)n.p[0], name);
+    if (at < cache.size()) cache[at] = key;
+    return key;
   }
   return (i32)ev(st, ni);  // a variable or any expression whose value is a location
 }
@@ -198,8 +209,20 @@ i32 VM::skey(State& st, i32 ni) {
   const Node& owner_node = P.node(P.kid(n, 0));
   i64 owner = ev(st, P.kid(n, 0));
   if (owner_node.type == T_TEAM) owner = -2 - owner;
-  i32 name = (i32)ev(st, P.kid(n, 1));
-  return P.storage_key((i32)owner, name);
+  std::vector<i32>& cache = P.key_cache[ni];
+  size_t at = P.owner_index(owner);
+  if (at < cache.size() && cache[at] >= 0) return cache[at];  // a literal name
+  i32 key = P.storage_key((i32)owner, (i32)ev(st, P.kid(n, 1)));
+  if (at < cache.size()) cache[at] = key;
+  return key;
+}
+
+static inline void bind_scalar(State& st, i64 slot, i64 v) {
+  Val& r = st.regs[slot];
+  r.i = v;
+  r.is_none = false;
+  if (r.list) r.list.reset();
+  if (r.lists) r.lists.reset();
 }
 
 static i64 cap_card(const Coll& z, int which) {
@@ -361,7 +384,19 @@ i64 VM::ev(State& st, i32 ni) {
     }
     case O_SIZE: {
       i32 k = P.kid(n, 0);
-      if (P.node(k).type == T_CARDSS) {
+      const Node& kn = P.node(k);
+      if (kn.op == O_FILTER && kn.type != T_CARDSS) {  // counted, not collected
+        Coll scratch;
+        const Coll& items = evr(st, P.kid(kn, 0), scratch);
+        i32 cond = P.kid(kn, 1);
+        i64 count = 0;
+        for (size_t i = 0; i < items.size(); i++) {
+          bind_scalar(st, kn.p[0], items[i]);
+          if (ev(st, cond)) count++;
+        }
+        return count;
+      }
+      if (kn.type == T_CARDSS) {
         std::vector<Coll> groups;
         evcc(st, k, groups);
         return (i64)groups.size();
@@ -435,10 +470,21 @@ i64 VM::ev(State& st, i32 ni) {
       return !ev(st, P.kid(n, 0));
     case O_AGGREGATE: {
       // (any|all COLL 'V BOOL), short-circuiting as Python's any/all do
-      std::vector<Val> items;
-      elements(st, P.kid(n, 0), items);
       bool any = n.p[0] == 0;
-      i32 body = P.kid(n, 1);
+      i32 coll = P.kid(n, 0), body = P.kid(n, 1);
+      if (P.node(coll).type != T_CARDSS) {
+        Coll scratch;
+        const Coll& items = evr(st, coll, scratch);
+        for (size_t i = 0; i < items.size(); i++) {
+          bind_scalar(st, n.p[1], items[i]);
+          bool v = ev(st, body) != 0;
+          if (any && v) return 1;
+          if (!any && !v) return 0;
+        }
+        return any ? 0 : 1;
+      }
+      std::vector<Val> items;
+      elements(st, coll, items);
       for (const Val& e : items) {
         st.regs[n.p[1]] = e;
         bool v = ev(st, body) != 0;
@@ -515,9 +561,10 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
     }
     case O_STRLIST:
       return P.lists[n.p[0]];
-    case O_ALL: {
-      out.clear();
+    case O_ALL: {  // 0 .. count - 1: a prefix of the program's counting list
       i64 count = n.p[0] == 0 ? st.nplayers : (i64)st.teams.size();
+      if ((i64)P.counting.size() == count) return P.counting;
+      out.clear();
       for (i64 i = 0; i < count; i++) out.push_back(i);
       return out;
     }
@@ -634,12 +681,15 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
       return out;
     }
     case O_FILTER: {
+      // the source is read in place: evaluating an expression changes no location and
+      // no register but the filter's own
       Coll scratch;
-      Coll items = evr(st, P.kid(n, 0), scratch);
+      const Coll& items = evr(st, P.kid(n, 0), scratch);
       Coll result;
       i32 cond = P.kid(n, 1);
-      for (i64 v : items) {
-        st.regs[n.p[0]] = Val::scalar(v);
+      for (size_t i = 0; i < items.size(); i++) {
+        i64 v = items[i];
+        bind_scalar(st, n.p[0], v);
         if (ev(st, cond)) result.push_back(v);
       }
       out = std::move(result);
@@ -1085,6 +1135,7 @@ void VM::create_deck(State& st, const Node& n) {
         if (!replaced) t.attrs.push_back({deck_attr, Typed{1, deck_name}});
       }
       t.name = P.card_type_name(t);
+      t.index();
       P.card_types.push_back(std::move(t));
     }
     P.deck_types.emplace(cache_key, first_type);
@@ -1483,7 +1534,7 @@ size_t RandomAgent::draw(size_t n) {
   return (size_t)(((unsigned __int128)z * n) >> 64);
 }
 
-size_t RandomAgent::choose(VM&, State&, const std::vector<Option>& options) {
+size_t RandomAgent::choose(VM&, State&, const OptionList& options) {
   return draw(options.size());
 }
 
@@ -1493,7 +1544,7 @@ i64 VM::play(State& st, const std::vector<NativeAgent*>& seats, i64 limit,
   i64 taken = 0;
   while (st.status == RUNNING && st.decisions < limit) {
     if (st.mover < 0 || st.mover >= (i32)seats.size() || !seats[st.mover]) break;
-    const std::vector<Option>& options = legal_options(st);
+    const OptionList& options = legal_options(st);
     size_t index = seats[st.mover]->choose(*this, st, options);
     if (index >= options.size()) throw std::out_of_range("a native agent chose no option");
     apply(st, index, limits);
@@ -1536,11 +1587,11 @@ State VM::new_game(uint64_t rng, bool record, const EngineLimits& limits) {
   return st;
 }
 
-const std::vector<Option>& VM::legal_options(State& st) {
-  static const std::vector<Option> none;
+const OptionList& VM::legal_options(State& st) {
+  static const OptionList none;
   if (st.status != RUNNING) return none;
   if (!st.options) {
-    auto found = std::make_shared<std::vector<Option>>();
+    auto found = std::make_shared<OptionList>();
     list_options(st, st.pending, *found);
     st.options = std::move(found);
   }
@@ -1553,7 +1604,7 @@ void VM::apply(State& st, size_t index, const EngineLimits& limits) {
     legal_options(st);
     options = st.options;
   }
-  const Option& option = (*options)[index];
+  OptionRef option = (*options)[index];
   if (st.recording) {
     Event e{E_DECISION};
     e.a = st.mover;
@@ -1581,7 +1632,7 @@ void VM::advance(State& st, const EngineLimits& limits) {
   try {
     run_flow(st, limits);
     if (st.pending >= 0 && st.status == RUNNING) {
-      auto found = std::make_shared<std::vector<Option>>();
+      auto found = std::make_shared<OptionList>();
       list_options(st, st.pending, *found);
       if (found->empty())
         error("no legal option for player " + str(st.mover) +
@@ -1754,8 +1805,8 @@ void VM::cutoff(State& st, const char* which) {
   }
 }
 
-void VM::run_option(State& st, const Option& option) {
-  for (const Step& s : option.steps) {
+void VM::run_option(State& st, OptionRef option) {
+  for (const Step& s : option) {
     if (s.slot >= 0)
       st.regs[s.slot] = s.value;
     else
@@ -1777,7 +1828,7 @@ struct VM::Cont {
 };
 
 struct VM::Lister {
-  std::vector<Option>* out;
+  OptionList* out;
   std::vector<Step> steps;
   i32 choice_span;
   std::vector<std::unique_ptr<State>> clones;
@@ -1822,7 +1873,7 @@ void VM::proceed(Lister& L, State* st, size_t applied, const Cont* k) {
         break;
       }
     if (!acts) return;
-    L.out->push_back(Option{L.steps});
+    L.out->add(L.steps);
     if ((i64)L.out->size() > P.limits.max_options)
       error("this choice lists more than " + str(P.limits.max_options) + " options",
             L.choice_span);
@@ -1895,16 +1946,31 @@ void VM::expand(Lister& L, i32 ni, State* st, size_t applied, const Cont* k) {
       if (n.p[0] == 0) {  // any: one option per element
         if (!(P.node(coll).flags & PURE) && applied != L.steps.size())
           st = materialize(L, st, applied);
+        i32 body = P.kid(n, 1);
+        // a fixed body (actions alone) binds the variable without applying it, as the
+        // Python engine's fork_fixed does
+        bool fixed = P.node(body).flags & FIXED;
+        if (P.node(coll).type != T_CARDSS) {
+          Coll scratch;
+          Coll items = evr(*st, coll, scratch);
+          if (items.empty()) {  // like a false guard: the option goes on
+            proceed(L, st, applied, k);
+            return;
+          }
+          for (i64 e : items) {
+            if (!fixed) bind_scalar(*st, n.p[1], e);
+            L.steps.push_back(Step{ni, (i32)n.p[1], (i32)n.p[2], Val::scalar(e)});
+            expand(L, body, st, fixed ? applied : applied + 1, k);
+            L.steps.pop_back();
+          }
+          return;
+        }
         std::vector<Val> items;
         elements(*st, coll, items);
         if (items.empty()) {  // like a false guard: the option goes on
           proceed(L, st, applied, k);
           return;
         }
-        i32 body = P.kid(n, 1);
-        // a fixed body (actions alone) binds the variable without applying it, as the
-        // Python engine's fork_fixed does
-        bool fixed = P.node(body).flags & FIXED;
         for (const Val& e : items) {
           if (!fixed) st->regs[n.p[1]] = e;
           L.steps.push_back(Step{ni, (i32)n.p[1], (i32)n.p[2], e});
@@ -1956,10 +2022,17 @@ void VM::expand(Lister& L, i32 ni, State* st, size_t applied, const Cont* k) {
   }
 }
 
-void VM::list_options(State& st, i32 choice, std::vector<Option>& out) {
-  // listing never changes the state: the registers and the RNG are put back
-  std::vector<Val> saved_regs = st.regs;
+void VM::list_options(State& st, i32 choice, OptionList& out) {
+  // listing never changes the state: the registers it binds and the RNG are put back
+  const std::vector<i32>& slots = P.choice_slots[choice];
+  std::vector<Val> saved_regs;
+  saved_regs.reserve(slots.size());
+  for (i32 s : slots) saved_regs.push_back(st.regs[s]);
   uint64_t saved_rng = st.rng;
+  auto restore = [&]() {
+    for (size_t i = 0; i < slots.size(); i++) st.regs[slots[i]] = std::move(saved_regs[i]);
+    st.rng = saved_rng;
+  };
   Lister L;
   L.out = &out;
   const Node& c = P.node(choice);
@@ -1970,12 +2043,10 @@ void VM::list_options(State& st, i32 choice, std::vector<Option>& out) {
       L.clones.clear();
     }
   } catch (...) {
-    st.regs = std::move(saved_regs);
-    st.rng = saved_rng;
+    restore();
     throw;
   }
-  st.regs = std::move(saved_regs);
-  st.rng = saved_rng;
+  restore();
 }
 
 // ---------------------------------------------------------------- labels
@@ -2034,9 +2105,9 @@ std::string VM::value_label(const State& st, const Val& v, int type) const {
   }
 }
 
-std::string VM::option_label(const State& st, const Option& option) const {
+std::string VM::option_label(const State& st, OptionRef option) const {
   std::string binds, acts;
-  for (const Step& s : option.steps) {
+  for (const Step& s : option) {
     if (s.slot >= 0) {
       if (!binds.empty()) binds += ", ";
       int type = s.slot < (i32)P.slot_types.size() ? P.slot_types[s.slot] : T_ANY;
@@ -2095,10 +2166,40 @@ void Program::prepare_block(Node& n, int first) {
   n.nitems = (i32)items.size() - n.item0;
 }
 
+void Program::bound_slots(i32 ni, std::vector<i32>& out) const {
+  // the registers a choice's listing may bind: its bindings and its expressions' own
+  const Node& n = nodes[ni];
+  switch (n.op) {
+    case O_LET: out.push_back((i32)n.p[0]); break;
+    case O_FOREACH: out.push_back((i32)n.p[1]); break;
+    case O_FILTER: out.push_back((i32)n.p[0]); break;
+    case O_AGGREGATE: out.push_back((i32)n.p[1]); break;
+    default: break;
+  }
+  for (int i = 0; i < n.nkids; i++) bound_slots(kids[n.kid0 + i], out);
+}
+
 void Program::prepare() {
+  for (i64 p = 0; p < nplayers; p++) counting.push_back(p);
   for (auto& n : nodes) {
     if (n.op == O_DO) prepare_block(n, 0);
     if (n.op == O_STAGE || n.op == O_WHILE) prepare_block(n, 1);
+  }
+  key_cache.resize(nodes.size());
+  choice_slots.resize(nodes.size());
+  for (size_t i = 0; i < nodes.size(); i++) {
+    const Node& n = nodes[i];
+    if ((n.op == O_LOCATION && !n.p[1]) || n.op == O_STORAGE) {
+      if (nodes[kids[n.kid0 + 1]].op == O_STR)  // a literal name: one key per owner
+        key_cache[i].assign(2 * (size_t)nplayers + 3, -1);
+    }
+    if (n.op == O_CHOICE) {
+      std::vector<i32> slots;
+      bound_slots((i32)i, slots);
+      std::sort(slots.begin(), slots.end());
+      slots.erase(std::unique(slots.begin(), slots.end()), slots.end());
+      choice_slots[i] = std::move(slots);
+    }
   }
 }
 

@@ -23,7 +23,7 @@ class NativeAgent {
  public:
   virtual ~NativeAgent() = default;
   // the index of the chosen option of the pending decision
-  virtual size_t choose(class VM& vm, State& st, const std::vector<Option>& options) = 0;
+  virtual size_t choose(class VM& vm, State& st, const OptionList& options) = 0;
 };
 
 // agents/random_agent.py: a uniformly random option from its own SplitMix64 stream
@@ -32,7 +32,7 @@ class RandomAgent : public NativeAgent {
   explicit RandomAgent(uint64_t seed) : state(seed) {}
   uint64_t state;
   size_t draw(size_t n);
-  size_t choose(class VM& vm, State& st, const std::vector<Option>& options) override;
+  size_t choose(class VM& vm, State& st, const OptionList& options) override;
 };
 
 class VM {
@@ -43,10 +43,10 @@ class VM {
   // ------------------------------------------------------------ the engine protocol
   // (engine/gamemaster.py: Gamemaster)
   State new_game(uint64_t rng, bool record, const EngineLimits& limits);
-  const std::vector<Option>& legal_options(State& st);
+  const OptionList& legal_options(State& st);
   void apply(State& st, size_t index, const EngineLimits& limits);
   std::vector<std::vector<i64>> current_scores(State& st);
-  std::string option_label(const State& st, const Option& option) const;
+  std::string option_label(const State& st, OptionRef option) const;
   // play on while the mover's agent is native (not null), up to ``limit`` decisions in
   // all; how many decisions were taken
   i64 play(State& st, const std::vector<NativeAgent*>& seats, i64 limit,
@@ -79,8 +79,8 @@ class VM {
   void call_enter(State& st, i32 n);
   void call_atomic(State& st, i32 n);
   i32 body_for(State& st, const Procedure& proc, const std::vector<Val>& args, i32 span);
-  void list_options(State& st, i32 choice, std::vector<Option>& out);
-  void run_option(State& st, const Option& option);
+  void list_options(State& st, i32 choice, OptionList& out);
+  void run_option(State& st, OptionRef option);
 
   // statements
   void move(State& st, const Node& n, i32 self);
