@@ -90,6 +90,7 @@ import argparse
 import importlib.metadata
 import json
 import logging
+import os
 import platform
 import random
 import subprocess
@@ -349,6 +350,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "call, to see its speed without them (default: pyminion as shipped)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--engine",
+        choices=("python", "native"),
+        default=None,
+        help="the engine cardlang plays with (sets CARDLANG_ENGINE for its runs; "
+        "default: as the environment says, else python)",
+    )
     # What the cardlang side runs: for trying the plumbing on another game file.
     hidden = argparse.SUPPRESS
     parser.add_argument("--game-file", type=Path, default=Path(DEFAULT_GAME_FILE), help=hidden)
@@ -476,6 +484,7 @@ def report_of(
     measured = series.cardlang_games is not None
     return {
         "benchmark": "dominion_speed",
+        "engine": os.environ.get("CARDLANG_ENGINE", "python"),
         "python": platform.python_version(),
         "machine": platform.machine(),
         "repeats": args.repeats,
@@ -574,6 +583,8 @@ def print_table(report: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.engine is not None:
+        os.environ["CARDLANG_ENGINE"] = args.engine
     pm = load_pyminion(args.no_log_format)
     if pm is None:
         print(

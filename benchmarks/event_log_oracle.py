@@ -15,7 +15,8 @@ commit before a change), laid out as it installs; the game files are always this
 checkout's, so only the code differs.
 
 Use it for any change meant to keep behaviour (refactoring, optimisation, a second
-engine).  It imports only the public facade (``load_game``, ``make_agent``, ``play_game``).
+engine): ``--engine native`` plays with the native engine, whose fingerprints must equal
+the Python engine's (the agent runs that determinize are Python-only for now).  It imports only the public facade (``load_game``, ``make_agent``, ``play_game``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,11 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+if os.environ.get("CARDLANG_LAYOUT_FIRST"):
+    # run_on: read cardlang from the laid-out checkout, not from an editable install
+    # (scikit-build-core's finder comes before PYTHONPATH)
+    sys.meta_path[:] = [f for f in sys.meta_path if "Redirecting" not in type(f).__name__]
 
 from cardlang.agents import make_agent
 
@@ -56,6 +62,9 @@ AGENT_RUNS = [
     ),
     ("games/kuhn_poker.rcy", ["ismcts:iterations=40", "pimc:determinizations=3"]),
 ]
+
+
+SEARCH_AGENTS = ("ismcts", "pimc", "mcts")
 
 
 def game_files() -> list[Path]:
@@ -90,8 +99,15 @@ def agent_fingerprint(game, specs: list[str], seed: int) -> str:  # type: ignore
 def _result(result) -> tuple:  # type: ignore[no-untyped-def]
     error = None if result.error is None else str(result.error)
     return (
-        result.end_reason, result.scores, result.ranks, result.credits, result.winners,
-        result.decisions, result.turns, result.tiebreak_scores, error,
+        result.end_reason,
+        result.scores,
+        result.ranks,
+        result.credits,
+        result.winners,
+        result.decisions,
+        result.turns,
+        result.tiebreak_scores,
+        error,
     )
 
 
@@ -102,7 +118,7 @@ def run_on(checkout: Path, seeds: int, agent_seeds: int) -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         layout = installed_layout(checkout.resolve(), Path(tmp))
-        env = {**os.environ, "PYTHONPATH": str(layout)}
+        env = {**os.environ, "PYTHONPATH": str(layout), "CARDLANG_LAYOUT_FIRST": "1"}
         command = [sys.executable, __file__, "--seeds", str(seeds)]
         command += ["--agent-seeds", str(agent_seeds)]
         return subprocess.run(command, env=env, check=False).returncode
@@ -113,7 +129,14 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=5, help="random games per file")
     parser.add_argument("--agent-seeds", type=int, default=2, help="games per agent run")
     parser.add_argument("--checkout", type=Path, help="run another checkout's code instead")
+    parser.add_argument(
+        "--engine",
+        choices=("python", "native"),
+        help="the engine to play with (CARDLANG_ENGINE); the fingerprints of both must agree",
+    )
     args = parser.parse_args()
+    if args.engine is not None:
+        os.environ["CARDLANG_ENGINE"] = args.engine
     if args.checkout is not None:
         sys.exit(run_on(args.checkout, args.seeds, args.agent_seeds))
     out: dict[str, str] = {}
@@ -127,7 +150,10 @@ def main() -> None:
         for seed in range(args.seeds):
             out[f"{name} random {seed}"] = random_fingerprint(game, seed)
         print(name, file=sys.stderr)
+    native = os.environ.get("CARDLANG_ENGINE") == "native"
     for file, specs in AGENT_RUNS:
+        if native and any(s.split(":")[0] in SEARCH_AGENTS for s in specs):
+            continue  # search agents determinize: the Python engine's only, for now
         game = load_game(ROOT / file)
         for seed in range(args.agent_seeds):
             out[f"{file} {','.join(specs)} {seed}"] = agent_fingerprint(game, specs, seed)

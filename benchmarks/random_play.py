@@ -59,6 +59,7 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import json
+import os
 import platform
 import random
 import subprocess
@@ -272,6 +273,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--timeout", type=float, default=600.0, help="seconds allowed per cardlang run"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--engine",
+        choices=("python", "native"),
+        default=None,
+        help="the engine cardlang plays with (sets CARDLANG_ENGINE for its runs; "
+        "default: as the environment says, else python)",
+    )
     args = parser.parse_args(argv)
     if (
         args.repeats < 1
@@ -417,6 +425,8 @@ def openspiel_summary(
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.engine is not None:
+        os.environ["CARDLANG_ENGINE"] = args.engine
     try:
         import pyspiel  # type: ignore[import-not-found]
     except ImportError:
@@ -444,6 +454,7 @@ def main(argv: list[str] | None = None) -> int:
     report = {
         "benchmark": "random_play",
         "openspiel_version": os_version,
+        "engine": os.environ.get("CARDLANG_ENGINE", "python"),
         "python": platform.python_version(),
         "machine": platform.machine(),
         "cardlang_cli": " ".join(cmd) if cardlang_ok else None,

@@ -313,6 +313,56 @@ class NativeProgram {
 
   std::string label(State& st, i64 card) { return vm.card_label(st, card); }
 
+  // ------------------------------------------------------------ single reads
+  // (what a view asks for one at a time: no table is converted whole)
+  i32 find_string(const std::string& s) const {
+    auto it = P.string_ids.find(s);
+    return it == P.string_ids.end() ? -1 : it->second;
+  }
+
+  i32 find_zone_key(i32 owner, const std::string& kind, const std::string& name) const {
+    i32 k = -1;
+    for (int i = 0; i < 4; i++)
+      if (kind == KIND_NAMES[i]) k = i;
+    i32 n = find_string(name);
+    if (k < 0 || n < 0) return -1;
+    i64 packed = ((i64)owner * 8 + k) * 4294967296LL + (i64)(uint32_t)n;
+    auto it = P.key_ids.find(packed);
+    return it == P.key_ids.end() ? -1 : it->second;
+  }
+
+  nb::object zone_get(State& st, i32 owner, const std::string& kind, const std::string& name) {
+    i32 k = find_zone_key(owner, kind, name);
+    if (k < 0 || !st.made(k)) return nb::none();
+    return nb::cast(st.zones[k]);
+  }
+
+  i64 zone_size(State& st, i32 owner, const std::string& kind, const std::string& name) {
+    i32 k = find_zone_key(owner, kind, name);
+    return (k < 0 || !st.made(k)) ? -1 : (i64)st.zones[k].size();
+  }
+
+  nb::list zone_keys(State& st) {
+    nb::list out;
+    for (i32 k : st.zone_order) out.append(key(k));
+    return out;
+  }
+
+  nb::object int_get(State& st, i32 owner, const std::string& name) {
+    i32 n = find_string(name);
+    if (n < 0) return nb::none();
+    auto it = P.storage_ids.find((i64)owner * 4294967296LL + (i64)(uint32_t)n);
+    if (it == P.storage_ids.end()) return nb::none();
+    i32 k = it->second;
+    if (k >= (i32)st.int_set.size() || !st.int_set[k]) return nb::none();
+    return nb::cast(st.ints[k]);
+  }
+
+  nb::object card_zone_of(State& st, i64 card) {
+    if (card < 0 || card >= (i64)st.card_zone.size()) throw nb::index_error("no such card");
+    return key(st.card_zone[card]);
+  }
+
   // play on while the mover's seat has a native agent (None: a Python agent decides)
   i64 play(State& st, nb::list seats, i64 limit) {
     std::vector<NativeAgent*> agents;
@@ -384,5 +434,10 @@ NB_MODULE(_native, m) {
       .def("strs", &NativeProgram::strs)
       .def("regs", &NativeProgram::regs)
       .def("card_label", &NativeProgram::label)
+      .def("zone_get", &NativeProgram::zone_get)
+      .def("zone_size", &NativeProgram::zone_size)
+      .def("zone_keys", &NativeProgram::zone_keys)
+      .def("int_get", &NativeProgram::int_get)
+      .def("card_zone_of", &NativeProgram::card_zone_of)
       .def("play", &NativeProgram::play);
 }

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -131,6 +131,70 @@ class NativeChoice:
         return next((i for i, s in enumerate(self.branches) if s.start_pos <= pos < s.end_pos), 0)
 
 
+class _Zones(Mapping[tuple[int, str, str], list[int]]):
+    """A native state's locations as the Python engine's ``zones`` dict reads (key ->
+    card ids, bottom first), read one at a time: a view that asks for two locations
+    converts two, not all.  Read-only: the lists are copies."""
+
+    __slots__ = ("_raw", "_program")
+
+    def __init__(self, raw: Any, program: Any) -> None:
+        self._raw, self._program = raw, program
+
+    def __getitem__(self, key: tuple[int, str, str]) -> list[int]:
+        found = self._program.zone_get(self._raw, *key)
+        if found is None:
+            raise KeyError(key)
+        return found  # type: ignore[no-any-return]
+
+    def get(self, key: tuple[int, str, str], default: Any = None) -> Any:
+        found = self._program.zone_get(self._raw, *key)
+        return default if found is None else found
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, tuple) and self._program.zone_size(self._raw, *key) >= 0
+
+    def __iter__(self) -> Iterator[tuple[int, str, str]]:
+        return iter(self._program.zone_keys(self._raw))
+
+    def __len__(self) -> int:
+        return len(self._program.zone_keys(self._raw))
+
+    def items(self) -> Any:
+        return self._program.zones(self._raw).items()
+
+    def values(self) -> Any:
+        return self._program.zones(self._raw).values()
+
+
+class _Ints(Mapping[tuple[int, str], int]):
+    """A native state's integer storages, read one at a time (see ``_Zones``)."""
+
+    __slots__ = ("_raw", "_program")
+
+    def __init__(self, raw: Any, program: Any) -> None:
+        self._raw, self._program = raw, program
+
+    def __getitem__(self, key: tuple[int, str]) -> int:
+        found = self._program.int_get(self._raw, *key)
+        if found is None:
+            raise KeyError(key)
+        return found  # type: ignore[no-any-return]
+
+    def get(self, key: tuple[int, str], default: Any = None) -> Any:
+        found = self._program.int_get(self._raw, *key)
+        return default if found is None else found
+
+    def __iter__(self) -> Iterator[tuple[int, str]]:
+        return iter(self._program.ints(self._raw))
+
+    def __len__(self) -> int:
+        return len(self._program.ints(self._raw))
+
+    def items(self) -> Any:
+        return self._program.ints(self._raw).items()
+
+
 class NativeState:
     """A game in progress in the native engine (``engine.protocol.EngineState``)."""
 
@@ -232,8 +296,8 @@ class NativeState:
         return found[1]
 
     @property
-    def zones(self) -> dict[tuple[int, str, str], list[int]]:
-        return self._read("zones")  # type: ignore[no-any-return]
+    def zones(self) -> Mapping[tuple[int, str, str], list[int]]:
+        return _Zones(self.raw, self.master.program)
 
     @property
     def card_zone(self) -> list[tuple[int, str, str]]:
@@ -250,8 +314,8 @@ class NativeState:
         return found  # type: ignore[no-any-return]
 
     @property
-    def ints(self) -> dict[tuple[int, str], int]:
-        return self._read("ints")  # type: ignore[no-any-return]
+    def ints(self) -> Mapping[tuple[int, str], int]:
+        return _Ints(self.raw, self.master.program)
 
     @property
     def strs(self) -> dict[tuple[int, str], str]:

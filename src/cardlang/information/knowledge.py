@@ -302,6 +302,12 @@ class Skeleton:
     it holds nothing the seat could not know."""
 
     def __init__(self, st: Gamestate, seat: int, game: Game) -> None:
+        if not isinstance(st, Gamestate):
+            # the native engine's states cannot be rewritten from Python yet
+            raise UsageError(
+                "determinizing (ismcts, pimc, mcts, neural agents) needs the Python engine "
+                "for now: play with --engine python"
+            )
         found = seat_knowledge(st, seat)
         if found is None:
             KnowledgeTracker.of(st)  # raises the explanation
