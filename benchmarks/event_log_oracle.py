@@ -16,7 +16,8 @@ checkout's, so only the code differs.
 
 Use it for any change meant to keep behaviour (refactoring, optimisation, a second
 engine): ``--engine native`` plays with the native engine, whose fingerprints must equal
-the Python engine's (the agent runs that determinize are Python-only for now).  It imports only the public facade (``load_game``, ``make_agent``, ``play_game``).
+the Python engine's (the agent runs that determinize are Python-only for now).  It
+imports only the public facade (``load_game``, ``make_agent``, ``play_game``).
 """
 
 from __future__ import annotations
