@@ -83,7 +83,7 @@ def _native_seats(master: Any, agents: Sequence[Any]) -> list[Any] | None:
     offers one with ``native_agent()``; it must choose exactly as the agent would)."""
     if not hasattr(master, "play_native"):
         return None
-    seats = [a.native_agent() if hasattr(a, "native_agent") else None for a in agents]
+    seats = [a.native_agent(master) if hasattr(a, "native_agent") else None for a in agents]
     return seats if any(s is not None for s in seats) else None
 
 

@@ -31,7 +31,7 @@ class RandomAgent:
         self._state, z = splitmix64(self._state)
         return (z * len(options)) >> 64
 
-    def native_agent(self) -> Any:
+    def native_agent(self, master: Any = None) -> Any:
         """This agent as the native engine runs it, choice for choice the same (the play
         loop hands it whole stretches of a game); it draws from this agent's stream."""
         if self._twin is None:

@@ -290,3 +290,69 @@ def test_a_rollout_cap_stops_the_engine_where_python_stops() -> None:
         play_out(master, st, agents, ["random"] * 4, cap=17)
         logs.append((st.decisions, repr(st.log)))
     assert logs[0] == logs[1] and logs[0][0] == 17
+
+
+# A bot that buys every kind of Action, so that every situation the bots answer comes up,
+# with conditions that use every fact, function and operator.
+_EVERY_HANDLER_BOT = """
+name = "everything"
+play = ["THRONE-ROOM", "VILLAGE"]
+buy = [
+    { card = "PROVINCE", if = "money > 15 and not (cards < 10)" },
+    { card = "DUCHY", if = "left(PROVINCE) <= 4 or empty_piles >= 1" },
+    { card = "GOLD", if = "coins >= 6 and buys >= 1 and actions >= 0 and turn % 2 == 0" },
+    { card = "MILITIA", if = "count(MILITIA) < 1" },
+    { card = "LIBRARY", if = "count(LIBRARY) < 1 and players == 2" },
+    { card = "SENTRY", if = "count(SENTRY) * 2 < 1 + 1" },
+    { card = "CHAPEL", if = "count(CHAPEL) < 1 and turn // 3 < 2" },
+    { card = "HARBINGER", if = "count(HARBINGER) < 1" },
+    { card = "ARTISAN", if = "count(ARTISAN) < 1" },
+    { card = "MINE", if = "count(MINE) < 1" },
+    { card = "REMODEL", if = "count(REMODEL) < 1" },
+    { card = "BANDIT", if = "count(BANDIT) < 1" },
+    { card = "BUREAUCRAT", if = "count(BUREAUCRAT) < 1" },
+    { card = "MONEYLENDER", if = "count(MONEYLENDER) < 1" },
+    { card = "POACHER", if = "count(POACHER) < 1" },
+    { card = "VASSAL", if = "count(VASSAL) < 1" },
+    { card = "THRONE-ROOM", if = "count(THRONE__ROOM) < 0 or count(THRONE-ROOM) < 1" },
+    { card = "CELLAR", if = "count(CELLAR) < 1" },
+    { card = "MOAT", if = "count(MOAT) < 2 and -treasures < 0" },
+    { card = "WORKSHOP", if = "count(WORKSHOP) < 1" },
+    { card = "SILVER", if = "treasures / 2 > 1" },
+]
+"""
+
+
+def _bot_game(specs: list[Any], engine: str, seed: int, params: dict[str, str]) -> Any:
+    from cardlang.runs.play import play_game
+
+    game = load_game(ROOT / "games" / "dominion.rcy", params=params)
+    result, st = play_game(game.master(engine=engine), [s() for s in specs], seed, record=True)
+    return repr(st.log), result.scores, result.decisions
+
+
+@pytest.mark.parametrize("bot", ["bigmoney", "bmu", "smithy", "double-witch", "everything"])
+def test_the_dominion_bots_play_inside_the_engine_as_in_python(bot: str) -> None:
+    from cardlang.agents import make_agent
+    from cardlang.agents.scripted.dominion import DominionBot
+
+    def make() -> Any:
+        if bot == "everything":
+            return DominionBot.from_toml(_EVERY_HANDLER_BOT, "everything.toml")
+        return make_agent(bot, 1)
+
+    kingdom = "ARTISAN,BANDIT,BUREAUCRAT,CHAPEL,LIBRARY,MILITIA,MINE,MOAT,SENTRY,THRONE-ROOM"
+    for params in (
+        {},
+        {"KINGDOM": kingdom},
+        {
+            "KINGDOM": "CELLAR,HARBINGER,MONEYLENDER,POACHER,REMODEL,VASSAL,VILLAGE,WORKSHOP,SMITHY,WITCH",
+            "PLAYERS": "3",
+        },
+    ):
+        players = int(params.get("PLAYERS", "2"))
+        for seed in range(3):
+            specs = [make] * players
+            python = _bot_game(specs, "python", seed, params)
+            native = _bot_game(specs, "native", seed, params)
+            assert python == native, (params, seed)

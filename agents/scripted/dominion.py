@@ -154,6 +154,61 @@ def _compile(node: pyast.AST, text: str, where: str) -> Condition:  # noqa: C901
     raise bad(f"'{pyast.unparse(node)}' is not allowed")
 
 
+# The native engine's form of a condition (native/src/bots.h, ``Cond``): nodes written
+# children first, each (op, constant, arg, card, kids); the last is the root.
+_NATIVE_OPS = {
+    "const": 0,
+    "var": 1,
+    "bin": 2,
+    "not": 3,
+    "neg": 4,
+    "and": 5,
+    "or": 6,
+    "cmp": 7,
+    "call": 8,
+}
+_NATIVE_BINARY = [pyast.Add, pyast.Sub, pyast.Mult, pyast.Div, pyast.FloorDiv, pyast.Mod]
+_NATIVE_COMPARE = [pyast.Lt, pyast.LtE, pyast.Gt, pyast.GtE, pyast.Eq, pyast.NotEq]
+
+
+def native_condition(text: str) -> list[tuple[int, float, int, str, list[int]]]:
+    """A condition (already checked by ``compile_condition``) as the native bot's nodes."""
+    python_text = _CARD_NAME.sub(lambda m: m.group(0).replace("-", _HYPHEN), text)
+    nodes: list[tuple[int, float, int, str, list[int]]] = []
+
+    def add(op: str, value: float = 0.0, arg: int = 0, card: str = "", kids=()) -> int:  # type: ignore[no-untyped-def]
+        nodes.append((_NATIVE_OPS[op], float(value), arg, card, list(kids)))
+        return len(nodes) - 1
+
+    def walk(node: pyast.AST) -> int:
+        if isinstance(node, pyast.Constant):
+            return add("const", float(node.value))
+        if isinstance(node, pyast.Name):
+            if node.id.isupper():  # a bare card name: not a number
+                return add("const", float("nan"))
+            return add("var", arg=VARIABLES.index(node.id))
+        if isinstance(node, pyast.BinOp):
+            kids = [walk(node.left), walk(node.right)]
+            return add("bin", arg=_NATIVE_BINARY.index(type(node.op)), kids=kids)
+        if isinstance(node, pyast.UnaryOp):
+            return add(
+                "not" if isinstance(node.op, pyast.Not) else "neg", kids=[walk(node.operand)]
+            )
+        if isinstance(node, pyast.BoolOp):
+            op = "and" if isinstance(node.op, pyast.And) else "or"
+            return add(op, kids=[walk(v) for v in node.values])
+        if isinstance(node, pyast.Compare):
+            kids = [walk(node.left)] + [walk(c) for c in node.comparators]
+            code = sum(_NATIVE_COMPARE.index(type(o)) * 8**k for k, o in enumerate(node.ops))
+            return add("cmp", arg=code, kids=kids)
+        assert isinstance(node, pyast.Call) and isinstance(node.func, pyast.Name)
+        card = _card_name(node.args[0].id)  # type: ignore[attr-defined]
+        return add("call", arg=FUNCTIONS.index(node.func.id), card=card)
+
+    walk(pyast.parse(python_text, mode="eval").body)
+    return nodes
+
+
 # ---------------------------------------------------------------- what the bot knows
 
 
@@ -250,6 +305,7 @@ def trash_value(attrs: Mapping[str, Any] | None) -> float:
 class BuyRule:
     card: str
     condition: Condition | None
+    text: str | None = None  # the condition as written (the native engine compiles it too)
 
 
 class DominionBot:
@@ -306,6 +362,16 @@ class DominionBot:
     @classmethod
     def builtin(cls, name: str, seed: int = 0) -> DominionBot:
         return cls.from_toml(_builtin_text(name), name, seed)
+
+    # ------------------------------------------------------------ inside the engine
+    def native_agent(self, master: Any) -> Any:
+        """This bot as the native engine runs it (native/src/bots.cpp mirrors every
+        handler below), for a game the native engine plays; None otherwise."""
+        make = getattr(getattr(master, "program", None), "dominion_bot", None)
+        if make is None:
+            return None
+        rules = [(r.card, native_condition(r.text) if r.text else []) for r in self.buy_rules]
+        return make(rules, list(self.play_order))
 
     # ------------------------------------------------------------ deciding
     def choose(self, view: PlayerView, options: list[Any]) -> int:
@@ -467,7 +533,7 @@ def _parse_bot(text: str, where: str) -> tuple[str, tuple[BuyRule, ...], tuple[s
             raise UsageError(f'{where}: buy rule {i + 1} must be {{ card = "NAME", if = "..." }}')
         text_if = rule.get("if")
         condition = compile_condition(text_if, f"{where}, buy rule {i + 1}") if text_if else None
-        rules.append(BuyRule(str(rule["card"]).upper(), condition))
+        rules.append(BuyRule(str(rule["card"]).upper(), condition, text_if or None))
     play = [str(p).upper() for p in data.get("play", [])]
     return str(data.get("name", Path(where).stem)), tuple(rules), tuple(play)
 

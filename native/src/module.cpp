@@ -11,6 +11,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include "bots.h"
 #include "vm.h"
 
 namespace nb = nanobind;
@@ -313,6 +314,30 @@ class NativeProgram {
 
   std::string label(State& st, i64 card) { return vm.card_label(st, card); }
 
+  // a scripted Dominion bot (agents/scripted/dominion.py) inside the engine: its buy rules
+  // as (card, condition nodes), each node (op, value, arg, card, kids)
+  DominionBot* dominion_bot(nb::list rules, std::vector<std::string> play) {
+    std::vector<BuyRule> buy;
+    for (nb::handle r : rules) {
+      BuyRule rule;
+      rule.card = P.intern(nb::cast<std::string>(r[0]));
+      for (nb::handle c : nb::cast<nb::list>(r[1])) {
+        Cond node;
+        node.op = nb::cast<int>(c[0]);
+        node.value = nb::cast<double>(c[1]);
+        node.arg = nb::cast<int>(c[2]);
+        std::string card = nb::cast<std::string>(c[3]);
+        node.card = card.empty() ? -1 : P.intern(card);
+        node.kids = nb::cast<std::vector<int>>(c[4]);
+        rule.cond.push_back(std::move(node));
+      }
+      buy.push_back(std::move(rule));
+    }
+    std::vector<i32> order;
+    for (const auto& name : play) order.push_back(P.intern(name));
+    return new DominionBot(P, std::move(buy), std::move(order));
+  }
+
   // ------------------------------------------------------------ single reads
   // (what a view asks for one at a time: no table is converted whole)
   i32 find_string(const std::string& s) const {
@@ -408,6 +433,8 @@ NB_MODULE(_native, m) {
       .def_rw("state", &RandomAgent::state)
       .def("draw", &RandomAgent::draw);
 
+  nb::class_<DominionBot, NativeAgent>(m, "DominionBot");
+
   nb::class_<NativeProgram>(m, "Program")
       .def(nb::init<nb::dict>())
       .def("set_limits",
@@ -439,5 +466,6 @@ NB_MODULE(_native, m) {
       .def("zone_keys", &NativeProgram::zone_keys)
       .def("int_get", &NativeProgram::int_get)
       .def("card_zone_of", &NativeProgram::card_zone_of)
-      .def("play", &NativeProgram::play);
+      .def("play", &NativeProgram::play)
+      .def("dominion_bot", &NativeProgram::dominion_bot, nb::rv_policy::take_ownership);
 }

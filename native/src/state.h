@@ -94,15 +94,17 @@ struct OptionRef {
 struct OptionList {
   std::vector<Step> steps;
   std::vector<uint32_t> ends;  // option i is steps[ends[i - 1], ends[i])
+  std::vector<uint16_t> branches;  // the condact of the choice each option comes from
   size_t size() const { return ends.size(); }
   bool empty() const { return ends.empty(); }
   OptionRef operator[](size_t i) const {
     size_t from = i ? ends[i - 1] : 0;
     return OptionRef{steps.data() + from, steps.data() + ends[i]};
   }
-  void add(const std::vector<Step>& option) {
+  void add(const std::vector<Step>& option, int branch) {
     steps.insert(steps.end(), option.begin(), option.end());
     ends.push_back((uint32_t)steps.size());
+    branches.push_back((uint16_t)branch);
   }
 };
 

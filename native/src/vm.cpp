@@ -1830,6 +1830,7 @@ struct VM::Cont {
 struct VM::Lister {
   OptionList* out;
   std::vector<Step> steps;
+  int branch = 0;  // the condact being expanded
   i32 choice_span;
   std::vector<std::unique_ptr<State>> clones;
 };
@@ -1873,7 +1874,7 @@ void VM::proceed(Lister& L, State* st, size_t applied, const Cont* k) {
         break;
       }
     if (!acts) return;
-    L.out->add(L.steps);
+    L.out->add(L.steps, L.branch);
     if ((i64)L.out->size() > P.limits.max_options)
       error("this choice lists more than " + str(P.limits.max_options) + " options",
             L.choice_span);
@@ -2038,7 +2039,9 @@ void VM::list_options(State& st, i32 choice, OptionList& out) {
   const Node& c = P.node(choice);
   L.choice_span = c.span;
   try {
-    for (int i = c.p[1] ? 1 : 0; i < c.nkids; i++) {
+    int first = c.p[1] ? 1 : 0;
+    for (int i = first; i < c.nkids; i++) {
+      L.branch = i - first;
       expand(L, P.kid(c, i), &st, 0, nullptr);
       L.clones.clear();
     }
