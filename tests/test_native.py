@@ -87,13 +87,13 @@ def assert_same(game: Any, seed: int, **kwargs: Any) -> None:
 
 
 def test_the_ir_and_the_vm_agree_on_the_node_kinds() -> None:
-    import cardlang._native as native
+    from cardlang.engine.native import _native as native
 
     assert native.OP_COUNT == len(OPS)
 
 
 def test_the_random_stream_is_the_same() -> None:
-    import cardlang._native as native
+    from cardlang.engine.native import _native as native
 
     x = 12345
     for _ in range(5):

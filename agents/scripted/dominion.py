@@ -182,7 +182,7 @@ def native_condition(text: str) -> list[tuple[int, float, int, str, list[int]]]:
 
     def walk(node: pyast.AST) -> int:
         if isinstance(node, pyast.Constant):
-            return add("const", float(node.value))
+            return add("const", float(node.value))  # type: ignore[arg-type]
         if isinstance(node, pyast.Name):
             if node.id.isupper():  # a bare card name: not a number
                 return add("const", float("nan"))

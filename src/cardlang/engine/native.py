@@ -16,6 +16,7 @@ last read), the board (zones, cards, storages) for views.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -26,13 +27,27 @@ from cardlang.engine.gamemaster import GameResult, Limits
 from cardlang.engine.points import PointMap
 from cardlang.errors import RuleError, Span, UsageError, did_you_mean
 
-_native: Any
-try:  # built by `pip install -e .`; a checkout without a build runs the Python engine
-    # (by name: the import checker cannot see into an extension module, and would read
-    # ``import cardlang._native`` as an import of the package's facade)
-    _native = importlib.import_module("cardlang._native")
-except ImportError:  # pragma: no cover - depends on the build
-    _native = None
+
+def _load_extension() -> Any:
+    """The extension: the installed one, or the build ``CARDLANG_NATIVE_MODULE`` names (a
+    sanitizer build: native/sanitize.sh); None when it is not built."""
+    path = os.environ.get("CARDLANG_NATIVE_MODULE")
+    try:
+        if path:
+            spec = importlib.util.spec_from_file_location("cardlang._native", path)
+            if spec is None or spec.loader is None:
+                raise ImportError(path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            return module
+        # by name: the import checker cannot see into an extension module, and would
+        # read ``import cardlang._native`` as an import of the package's facade
+        return importlib.import_module("cardlang._native")
+    except ImportError:  # pragma: no cover - depends on the build
+        return None
+
+
+_native: Any = _load_extension()
 
 #: The engines a game can be played with (``--engine``, ``CARDLANG_ENGINE``).
 ENGINES = ("python", "native")
