@@ -152,8 +152,15 @@ struct State {
   // record
   bool recording = false;
   std::vector<Event> log;
-  // (indexed OWNER KIND NAME): key -> (zones made when found, the locations)
-  std::vector<std::pair<i64, std::pair<i64, std::vector<i64>>>> indexed;
+  // (indexed OWNER KIND NAME) as last found: zones are never removed, so the answer holds
+  // while no zone is made (engine/state.py: indexed)
+  struct Indexed {
+    i64 owner;
+    i32 kind, name;
+    size_t zones;  // how many zones were made when it was found
+    std::shared_ptr<const Coll> keys;
+  };
+  std::vector<Indexed> indexed;
   i64 atomic_call_depth = 0;  // atomic calls of recursive procedures now running
 
   bool made(i32 key) const { return key < (i32)zone_made.size() && zone_made[key]; }

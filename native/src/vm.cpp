@@ -604,10 +604,22 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
       i64 owner = ev(st, P.kid(n, 0));
       if (owner_node.type == T_TEAM) owner = -2 - owner;
       i32 name = (i32)ev(st, P.kid(n, 1));
+      i32 kind = (i32)n.p[0];
+      for (const auto& c : st.indexed)
+        if (c.owner == owner && c.kind == kind && c.name == name && c.zones == st.zone_order.size())
+          return *c.keys;
       Coll found;
-      indexed(st, owner, (i32)n.p[0], name, found);
-      out = std::move(found);
-      return out;
+      indexed(st, owner, kind, name, found);
+      auto keys = std::make_shared<const Coll>(std::move(found));
+      bool stored = false;
+      for (auto& c : st.indexed)
+        if (c.owner == owner && c.kind == kind && c.name == name) {
+          c.zones = st.zone_order.size();
+          c.keys = keys;
+          stored = true;
+        }
+      if (!stored) st.indexed.push_back({owner, kind, name, st.zone_order.size(), keys});
+      return *keys;
     }
     case O_TEAM:
     case O_TEAMOF: {
