@@ -16,8 +16,8 @@ checkout's, so only the code differs.
 
 Use it for any change meant to keep behaviour (refactoring, optimisation, a second
 engine): ``--engine native`` plays with the native engine, whose fingerprints must equal
-the Python engine's (the agent runs that determinize are Python-only for now).  It
-imports only the public facade (``load_game``, ``make_agent``, ``play_game``).
+the Python engine's, search agents' determinizations included.  It imports only the
+public facade (``load_game``, ``make_agent``, ``play_game``).
 """
 
 from __future__ import annotations
@@ -63,9 +63,6 @@ AGENT_RUNS = [
     ),
     ("games/kuhn_poker.rcy", ["ismcts:iterations=40", "pimc:determinizations=3"]),
 ]
-
-
-SEARCH_AGENTS = ("ismcts", "pimc", "mcts")
 
 
 def game_files() -> list[Path]:
@@ -151,10 +148,7 @@ def main() -> None:
         for seed in range(args.seeds):
             out[f"{name} random {seed}"] = random_fingerprint(game, seed)
         print(name, file=sys.stderr)
-    native = os.environ.get("CARDLANG_ENGINE") == "native"
     for file, specs in AGENT_RUNS:
-        if native and any(s.split(":")[0] in SEARCH_AGENTS for s in specs):
-            continue  # search agents determinize: the Python engine's only, for now
         game = load_game(ROOT / file)
         for seed in range(args.agent_seeds):
             out[f"{file} {','.join(specs)} {seed}"] = agent_fingerprint(game, specs, seed)

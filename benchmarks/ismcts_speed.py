@@ -80,6 +80,7 @@ import importlib.metadata
 import inspect
 import json
 import math
+import os
 import platform
 import random
 import sys
@@ -325,6 +326,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--repeats", type=int, default=5, help="repetitions (default 5)")
     parser.add_argument("--seed", type=int, default=0, help="base seed; repetition r uses seed+r")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--engine",
+        choices=("python", "native"),
+        default=None,
+        help="the engine cardlang plays with (sets CARDLANG_ENGINE; default: as the "
+        "environment says, else python)",
+    )
     args = parser.parse_args(argv)
     counts = (args.games, args.openspiel_games)
     if args.repeats < 1 or args.iterations < 1 or any(c is not None and c < 1 for c in counts):
@@ -411,6 +419,7 @@ def report_of(
                 paired.append(a.decisions_per_second / b.decisions_per_second)
     return {
         "benchmark": "ismcts_speed",
+        "engine": os.environ.get("CARDLANG_ENGINE", "python"),
         "openspiel_version": os_version,
         "python": platform.python_version(),
         "machine": platform.machine(),
@@ -433,6 +442,8 @@ def report_of(
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.engine is not None:
+        os.environ["CARDLANG_ENGINE"] = args.engine
     os_mods = load_openspiel()
     if os_mods is None:
         print(

@@ -150,7 +150,8 @@ class Table:
 
     def __init__(self, game: Game, seed: int = 1) -> None:
         self.game = game
-        self.master = game.master()
+        # it rearranges the state's lists in place: a Python engine's state
+        self.master = game.master(engine="python")
         self.st = self.master.new_game(seed)
         self.check()
         # supply pile of each kind (every pile is full at the start)

@@ -816,7 +816,7 @@ def _play(master, st, rng: random.Random) -> list[int]:  # type: ignore[no-untyp
 
 
 def test_a_clone_in_the_middle_of_a_recursive_call_plays_on_identically() -> None:
-    master = load_text(REC_GAME).master()
+    master = load_text(REC_GAME).master(engine="python")  # reads the frame stack
     st = master.new_game(11, record=True)
     prefix = []
     # go deeper: take the recursive option (the last one) until three calls are open
@@ -839,7 +839,7 @@ def test_a_clone_in_the_middle_of_a_recursive_call_plays_on_identically() -> Non
 
 
 def test_cloned_copies_do_not_share_anything() -> None:
-    master = load_text(REC_GAME).master()
+    master = load_text(REC_GAME).master(engine="python")  # reads the frame stack
     st = master.new_game(4, record=True)
     while sum(f[0] == CALL for f in st.stack) < 2:
         master.apply(st, len(master.legal_options(st)) - 1)

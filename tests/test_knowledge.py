@@ -71,8 +71,9 @@ SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[Healt
 
 
 def walk(game, seed: int, picks: list[int]):  # type: ignore[no-untyped-def]
-    """A recorded game after random moves, stopped at a decision if it has not ended."""
-    master = game.master()
+    """A recorded game after random moves, stopped at a decision if it has not ended (a
+    Python engine's: its twin worlds are made by editing the state)."""
+    master = game.master(engine="python")
     state = master.new_game(seed, record=True)
     for pick in picks:
         if state.is_over:
@@ -403,7 +404,7 @@ def test_a_view_gives_out_no_card_its_player_has_not_seen(seed: int) -> None:
 
 def test_a_finished_game_is_frozen() -> None:
     game = load_game(GAMES / "hearts.rcy")
-    master = game.master()
+    master = game.master(engine="python")  # calls the Gamemaster's own advance
     state = master.new_game(2, record=True)
     rng = random.Random(2)
     while not state.is_over:

@@ -19,7 +19,7 @@ using namespace cardlang;
 
 namespace {
 
-constexpr int IR_VERSION = 1;
+constexpr int IR_VERSION = 2;
 const char* KIND_NAMES[] = {"vloc", "iloc", "hloc", "mem"};
 const char* STATUS_NAMES[] = {"running", "completed", "failed", "cutoff"};
 
@@ -84,6 +84,7 @@ class NativeProgram {
       proc.has_decision = item<bool>(p, 5);
       proc.body = item<i32>(p, 6);
       proc.hooks = item<std::vector<std::pair<i32, i32>>>(p, 7);
+      proc.param_types = item<std::vector<int>>(p, 8);
       P.procedures.push_back(std::move(proc));
     }
     P.setup = nb::cast<std::vector<i32>>(ir["setup"]);
@@ -383,6 +384,85 @@ class NativeProgram {
     return nb::cast(st.ints[k]);
   }
 
+  // A determinization (information/knowledge.py: Skeleton.determinize): a copy of ``st``
+  // whose hidden locations hold the cards given, the references the flow holds to
+  // unidentified cards mapped to the cards now in their places, and a new RNG.
+  State determinized(const State& st, nb::list zones, nb::dict mapping, uint64_t rng,
+                     std::vector<i64> unplaced) {
+    State out(st);
+    for (i64 c : unplaced) {  // an unidentified card: where it lies is not known
+      if (c < 0 || c >= (i64)out.card_zone.size()) throw nb::value_error("no such card");
+      out.card_zone[c] = -1;
+    }
+    out.recording = false;
+    out.log.clear();
+    out.options.reset();
+    out.indexed.clear();
+    out.rng = rng;
+    for (nb::handle item : zones) {
+      nb::tuple key = nb::cast<nb::tuple>(item[0]);
+      i32 k = find_zone_key(nb::cast<i32>(key[0]), nb::cast<std::string>(key[1]),
+                            nb::cast<std::string>(key[2]));
+      if (k < 0 || !out.made(k)) throw nb::value_error("no such location in this game");
+      Coll cards = nb::cast<Coll>(item[1]);
+      for (i64 c : cards) {
+        if (c < 0 || c >= (i64)out.card_zone.size()) throw nb::value_error("no such card");
+        out.card_zone[c] = k;
+      }
+      out.zones[k] = std::move(cards);
+    }
+    std::unordered_map<i64, i64> map;
+    for (auto kv : mapping) map[nb::cast<i64>(kv.first)] = nb::cast<i64>(kv.second);
+    if (map.empty()) return out;
+    auto card = [&](i64 c) {
+      auto it = map.find(c);
+      return it == map.end() ? c : it->second;
+    };
+    auto mapped = [&](size_t slot, const Val& v) -> Val {
+      int type = slot_type((i32)slot);
+      if (v.is_none) return v;
+      if (type == T_CARD) {
+        Val x = v;
+        x.i = card(v.i);
+        return x;
+      }
+      if (type == T_CARDS && v.list) {
+        Coll items = *v.list;
+        for (i64& c : items) c = card(c);
+        return Val::of_list(std::move(items));
+      }
+      return v;
+    };
+    // knowledge.py: _map_references (card variables, loops over cards, saved registers)
+    for (size_t s = 0; s < out.regs.size(); s++) out.regs[s] = mapped(s, out.regs[s]);
+    for (Frame& f : out.stack) {
+      if (f.kind == F_LOOP && slot_type((i32)P.node(f.node).p[1]) == T_CARD) {
+        auto items = std::make_shared<std::vector<Val>>(*f.items);
+        for (Val& v : *items) v.i = card(v.i);
+        f.items = std::move(items);
+      } else if (f.kind == F_CALL) {
+        auto saved = std::make_shared<std::vector<Val>>(*f.items);
+        for (size_t i = 0; i < saved->size(); i++) (*saved)[i] = mapped(f.f[0] + i, (*saved)[i]);
+        f.items = std::move(saved);
+      }
+    }
+    return out;
+  }
+
+  // the frame stack, for equality tests (engine/state.py: fingerprint)
+  nb::list frames(State& st) {
+    nb::list out;
+    for (const Frame& f : st.stack) {
+      nb::list fields;
+      fields.append((int)f.kind);
+      fields.append(f.node);
+      for (i64 v : f.f) fields.append(v);
+      if (f.items) fields.append((i64)f.items->size());
+      out.append(nb::tuple(fields));
+    }
+    return out;
+  }
+
   nb::object card_zone_of(State& st, i64 card) {
     if (card < 0 || card >= (i64)st.card_zone.size()) throw nb::index_error("no such card");
     return key(st.card_zone[card]);
@@ -420,12 +500,15 @@ NB_MODULE(_native, m) {
       .def_prop_ro("turns", [](const State& st) { return st.turns; })
       .def_prop_ro("nplayers", [](const State& st) { return st.nplayers; })
       .def_prop_ro("pending", [](const State& st) { return st.pending; })
-      .def_prop_ro("rng", [](const State& st) { return st.rng; })
+      .def_prop_rw(
+          "rng", [](const State& st) { return st.rng; },
+          [](State& st, uint64_t rng) { st.rng = rng; })
       .def_prop_ro("log_size", [](const State& st) { return st.log.size(); })
       .def_prop_ro("recording", [](const State& st) { return st.recording; })
       .def_prop_ro("team_of", [](const State& st) { return st.team_of; })
       .def_prop_ro("teams", [](const State& st) { return st.teams; })
-      .def_prop_ro("options_listed", [](const State& st) { return (bool)st.options; });
+      .def_prop_ro("options_listed", [](const State& st) { return (bool)st.options; })
+      .def("forget_options", [](State& st) { st.options.reset(); });
 
   nb::class_<NativeAgent>(m, "NativeAgent");
   nb::class_<RandomAgent, NativeAgent>(m, "RandomAgent")
@@ -466,6 +549,8 @@ NB_MODULE(_native, m) {
       .def("zone_keys", &NativeProgram::zone_keys)
       .def("int_get", &NativeProgram::int_get)
       .def("card_zone_of", &NativeProgram::card_zone_of)
+      .def("determinized", &NativeProgram::determinized)
+      .def("frames", &NativeProgram::frames)
       .def("play", &NativeProgram::play)
       .def("dominion_bot", &NativeProgram::dominion_bot, nb::rv_policy::take_ownership);
 }

@@ -101,6 +101,7 @@ struct PointMap {
 struct Procedure {
   i32 name;
   std::vector<i32> param_slots;
+  std::vector<int> param_types;  // a card collection parameter takes a snapshot
   i32 low, high;
   bool recursive, has_decision;
   i32 body;                                  // its default body: a DO node

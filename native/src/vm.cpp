@@ -1372,6 +1372,21 @@ void VM::exec(State& st, i32 ni) {
 
 // ---------------------------------------------------------------- procedures
 
+void VM::call_args(State& st, const Node& n, const Procedure& proc, std::vector<Val>& args) {
+  // compiler/control_flow.py: _arg_sources (a card collection is passed as a snapshot,
+  // a location's cards included)
+  args.reserve(n.nkids);
+  for (int i = 0; i < n.nkids; i++) {
+    i32 a = P.kid(n, i);
+    if (i < (int)proc.param_types.size() && proc.param_types[i] == T_CARDS) {
+      Coll scratch;
+      args.push_back(Val::of_list(evr(st, a, scratch)));
+    } else {
+      args.push_back(evv(st, a));
+    }
+  }
+}
+
 i32 VM::body_for(State& st, const Procedure& proc, const std::vector<Val>& args, i32 span) {
   // engine/control.py: CompiledProcedure.body_for (dispatch on the first card's KIND)
   if (proc.hooks.empty()) return proc.body;
@@ -1389,8 +1404,7 @@ void VM::call_atomic(State& st, i32 ni) {
   const Node& n = P.node(ni);
   const Procedure& proc = P.procedures[n.p[0]];
   std::vector<Val> args;
-  args.reserve(n.nkids);
-  for (int i = 0; i < n.nkids; i++) args.push_back(evv(st, P.kid(n, i)));
+  call_args(st, n, proc, args);
   if (!proc.recursive) {
     for (size_t i = 0; i < proc.param_slots.size(); i++) st.regs[proc.param_slots[i]] = args[i];
     exec(st, body_for(st, proc, args, n.span));
@@ -1417,8 +1431,7 @@ void VM::call_enter(State& st, i32 ni) {
   const Node& n = P.node(ni);
   const Procedure& proc = P.procedures[n.p[0]];
   std::vector<Val> args;
-  args.reserve(n.nkids);
-  for (int i = 0; i < n.nkids; i++) args.push_back(evv(st, P.kid(n, i)));
+  call_args(st, n, proc, args);
   i32 body = body_for(st, proc, args, n.span);
   bool atomic_body = !(P.node(body).flags & HAS_DECISION);
   if (proc.recursive && atomic_body) {

@@ -79,6 +79,7 @@ class VM {
   void call_enter(State& st, i32 n);
   void call_atomic(State& st, i32 n);
   i32 body_for(State& st, const Procedure& proc, const std::vector<Val>& args, i32 span);
+  void call_args(State& st, const Node& n, const Procedure& proc, std::vector<Val>& args);
   void list_options(State& st, i32 choice, OptionList& out);
   void run_option(State& st, OptionRef option);
 

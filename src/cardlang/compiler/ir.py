@@ -48,7 +48,7 @@ from cardlang.language.kinds import KIND_ATTRIBUTE
 from cardlang.language.statics import kind_attribute_tables
 
 #: The IR's version: the VM refuses an IR of another (``_native.IR_VERSION``).
-IR_VERSION = 1
+IR_VERSION = 2
 
 #: The node kinds, in the order of the C++ enum ``Op`` (native/src/ir.h); a test checks
 #: that both agree.
@@ -169,6 +169,7 @@ FIXED = 4  # a statement whose options are actions alone (see _is_fixed)
 class Procedure:
     name: int  # a string
     param_slots: list[int]
+    param_types: list[int]  # TYPES: a card collection parameter takes a snapshot
     low: int
     high: int
     recursive: bool
@@ -270,6 +271,7 @@ class _Lowering:
         proc = Procedure(
             name=self.ir.string(name),
             param_slots=list(info.param_slots),
+            param_types=[TYPE.get(t, TYPE[T.ANY]) for t in info.param_types],
             low=info.slots[0],
             high=info.slots[1],
             recursive=info.recursive,

@@ -104,6 +104,7 @@ def make_program(ir: Any) -> Any:
                     p.has_decision,
                     p.default,
                     p.hooks,
+                    p.param_types,
                 )
                 for p in ir.procedures
             ],
@@ -237,6 +238,28 @@ class NativeState:
         self.attached: object = None
 
     # ------------------------------------------------------------ the flow
+    engine_name = "native"
+
+    @property
+    def options(self) -> list[Any] | None:
+        """The pending decision's options once listed (None: list them again)."""
+        return self._options if self._options_of == self.raw.decisions else None
+
+    @options.setter
+    def options(self, value: None) -> None:
+        if value is not None:
+            raise UsageError("a native state's options are listed by its engine")
+        self._options = None
+        self.raw.forget_options()
+
+    @property
+    def rng(self) -> int:
+        return self.raw.rng  # type: ignore[no-any-return]
+
+    @rng.setter
+    def rng(self, value: int) -> None:
+        self.raw.rng = value & ((1 << 64) - 1)
+
     @property
     def status(self) -> str:
         return self.raw.status  # type: ignore[no-any-return]
@@ -340,6 +363,20 @@ class NativeState:
     def regs(self) -> list[Any]:
         return self._read("regs")  # type: ignore[no-any-return]
 
+    def fingerprint(self) -> tuple[Any, ...]:
+        """Everything that defines the game's position, for equality tests (as
+        ``Gamestate.fingerprint``; comparable between states of this engine)."""
+        program = self.master.program
+        return (
+            tuple(sorted((k, tuple(v)) for k, v in program.zones(self.raw).items() if v)),
+            tuple(sorted(program.ints(self.raw).items())),
+            tuple(sorted(program.strs(self.raw).items())),
+            tuple(program.frames(self.raw)),
+            self.raw.rng,
+            self.raw.decisions,
+            self.raw.status,
+        )
+
     def clone(self) -> NativeState:
         c = NativeState(self.raw.clone(), self.master, self.seed)
         if self._log is not None:
@@ -392,6 +429,10 @@ class NativeMaster:
         self.program.set_limits(self.limits.max_decisions, self.limits.max_steps)
         self.program.apply(st.raw, index)
         st._options = None
+
+    def state(self, raw: Any, seed: int) -> NativeState:
+        """A state of this engine around the extension's (a determinization)."""
+        return NativeState(raw, self, seed)
 
     def play_native(self, st: NativeState, seats: Sequence[Any], limit: int) -> int:
         """Play on inside the engine while the mover's seat has a native agent (None: a

@@ -206,6 +206,9 @@ class Gamestate:
         c.attached = None
         return c
 
+    #: which engine plays this state (engine/native.py's states say "native")
+    engine_name = "python"
+
     @property
     def is_over(self) -> bool:
         return self.status != RUNNING

@@ -302,12 +302,6 @@ class Skeleton:
     it holds nothing the seat could not know."""
 
     def __init__(self, st: Gamestate, seat: int, game: Game) -> None:
-        if not isinstance(st, Gamestate):
-            # the native engine's states cannot be rewritten from Python yet
-            raise UsageError(
-                "determinizing (ismcts, pimc, mcts, neural agents) needs the Python engine "
-                "for now: play with --engine python"
-            )
         found = seat_knowledge(st, seat)
         if found is None:
             KnowledgeTracker.of(st)  # raises the explanation
@@ -316,6 +310,11 @@ class Skeleton:
         self.seat = seat
         self.game = game
         self.knowledge = knowledge
+        self.places = _places(knowledge)
+        self.native: _NativeSkeleton | None = None
+        if not isinstance(st, Gamestate):  # a native engine's state (engine/native.py)
+            self.native = _NativeSkeleton(st, seat, knowledge)
+            return
         log, st.log = st.log, None  # not copied: the skeleton keeps no history
         try:
             base = st.clone()
@@ -337,21 +336,12 @@ class Skeleton:
             base.zones[key] = list(entries)
         self.has_refs = _map_references(base, game, lambda c: refs.get(c, c))
         self.base = base
-        self.places = _places(knowledge)
 
     def determinize(self, rng: random.Random) -> Gamestate:
+        if self.native is not None:
+            return self.native.determinize(self, rng)  # type: ignore[no-any-return]
         st = self.base.clone()
-        zones, card_zone = st.zones, st.card_zone
-        members = [m[:] for m in self.knowledge.members]
-        # oldest pool first: a pool's members may be places of older pools
-        for pool, cards in enumerate(members):
-            rng.shuffle(cards)
-            for (where, i), card in zip(self.places[pool], cards, strict=True):
-                if isinstance(where, int):
-                    members[where][i] = card
-                else:
-                    zones[where][i] = card
-                    card_zone[card] = where
+        self._deal(rng, st.zones, st.card_zone)
         if self.has_refs:
             _map_references(st, self.game, lambda c: _resolve(c, st))
         st.rng = rng.getrandbits(64) & MASK64
@@ -360,6 +350,68 @@ class Skeleton:
         # the seat knows in this world what it knew in the real one (until a move is
         # applied), so views of it show the same
         attach_knowledge(st, self.knowledge)
+        return st
+
+
+    def _deal(self, rng: random.Random, zones: Any, card_zone: Any) -> None:
+        """Deal each pool's members, shuffled, to its places (oldest pool first: a pool's
+        members may be places of older pools)."""
+        members = [m[:] for m in self.knowledge.members]
+        for pool, cards in enumerate(members):
+            rng.shuffle(cards)
+            for (where, i), card in zip(self.places[pool], cards, strict=True):
+                if isinstance(where, int):
+                    members[where][i] = card
+                else:
+                    zones[where][i] = card
+                    if card_zone is not None:
+                        card_zone[card] = where
+
+
+#: Stand-ins for unidentified cards in a native skeleton's flow (its registers, loops and
+#: calls): far above any card id, never played, mapped to the dealt cards at each
+#: determinization.
+_PLACEHOLDER = 1 << 40
+
+
+class _NativeSkeleton:
+    """A native state's skeleton: the hidden locations emptied, and every reference the
+    flow holds to an unidentified card replaced by a stand-in for its place, so that it
+    holds nothing the seat could not know (as ``Skeleton`` does for a Python state).  A
+    determinization deals into copies of the hidden locations' entries and has the
+    engine build the state (``Program.determinized``)."""
+
+    def __init__(self, st: Any, seat: int, knowledge: SeatKnowledge) -> None:
+        self.master = st.master
+        self.seed = st.seed
+        self.refs: list[tuple[ZoneKey, int]] = []  # the place of each stand-in
+        self.hidden: dict[ZoneKey, list[int]] = {}  # hidden location -> its entries
+        stand_ins: dict[int, int] = {}
+        unplaced: list[int] = []
+        for key, cards in st.zones.items():
+            if key[1] == "mem" or can_see(seat, key):
+                continue
+            entries = knowledge.entries.get(key, [])  # made empty, without an event
+            if len(entries) != len(cards):
+                raise AssertionError(f"knowledge of {key} is out of step with the game")
+            for i, (c, e) in enumerate(zip(cards, entries, strict=True)):
+                if e < 0:
+                    stand_ins[c] = _PLACEHOLDER + len(self.refs)
+                    self.refs.append((key, i))
+                    unplaced.append(c)
+            self.hidden[key] = list(entries)
+        program = self.master.program
+        emptied: list[tuple[ZoneKey, list[int]]] = [(key, []) for key in self.hidden]
+        self.base = program.determinized(st.raw, emptied, stand_ins, 0, unplaced)
+
+    def determinize(self, skeleton: Skeleton, rng: random.Random) -> Any:
+        zones = {key: entries[:] for key, entries in self.hidden.items()}
+        skeleton._deal(rng, zones, None)
+        refs = {_PLACEHOLDER + j: zones[key][i] for j, (key, i) in enumerate(self.refs)}
+        state_rng = rng.getrandbits(64) & MASK64
+        raw = self.master.program.determinized(self.base, list(zones.items()), refs, state_rng, [])
+        st = self.master.state(raw, self.seed)
+        attach_knowledge(st, skeleton.knowledge)
         return st
 
 

@@ -106,6 +106,7 @@ class PlayerView:
         "_option_data",  # (options, pending choice node) of the decision, or None
         "game",
         "limits",  # the real game's limits, which a search's simulations keep to
+        "engine",  # the engine that plays the state ("python", "native"): simulations too
         "_knowledge",  # snapshot: the seat's knowledge (knowledge.SeatKnowledge), if recorded
         "_skeleton",  # what determinize starts from (knowledge.Skeleton), made when first needed
         "_history",  # snapshot: the public history
@@ -135,6 +136,7 @@ class PlayerView:
         self.kinds: Mapping[str, Attributes] = game.kind_attributes if game else {}
         self.game = game  # the rules (public): search agents simulate with them
         self.limits = limits or DEFAULT_LIMITS
+        self.engine: str = st.engine_name
         self._option_data = None
         if options is not None and pending is not None and game is not None:
             self._option_data = (tuple(options), pending)
@@ -164,7 +166,7 @@ class PlayerView:
         search must not play on where the game itself would have been cut off)."""
         if self.game is None:
             raise UsageError("this view was made without its game: it cannot simulate")
-        return self.game.master(self.limits)
+        return self.game.master(self.limits, engine=self.engine)  # type: ignore[no-any-return]
 
     def _snapshot(self, st: Gamestate) -> None:
         zones: dict[ZoneKey, tuple[int, ...]] = {}
