@@ -153,8 +153,9 @@ class TimedAgent:
         self.inner = inner
         self.run = run
         self.name = getattr(inner, "name", type(inner).__name__)
-        self.needs_view = getattr(inner, "needs_view", True)
-        self.needs_knowledge = getattr(inner, "needs_knowledge", False)
+        from cardlang.agents.base import capabilities_of
+
+        self.capabilities = capabilities_of(inner)  # a view, the event log for knowledge
 
     def choose(self, view: Any, options: Any) -> Any:
         passing = view.decisions < PASS_DECISIONS

@@ -269,7 +269,7 @@ class NativeProgram {
 
   nb::list card_zone(State& st) {
     nb::list out;
-    for (i32 k : st.card_zone) out.append(key(k));
+    for (i32 k : st.card_zone) out.append(k < 0 ? nb::none() : key(k));
     return out;
   }
 
@@ -465,7 +465,8 @@ class NativeProgram {
 
   nb::object card_zone_of(State& st, i64 card) {
     if (card < 0 || card >= (i64)st.card_zone.size()) throw nb::index_error("no such card");
-    return key(st.card_zone[card]);
+    i32 k = st.card_zone[card];
+    return k < 0 ? nb::none() : key(k);
   }
 
   // play on while the mover's seat has a native agent (None: a Python agent decides)
@@ -504,6 +505,7 @@ NB_MODULE(_native, m) {
           "rng", [](const State& st) { return st.rng; },
           [](State& st, uint64_t rng) { st.rng = rng; })
       .def_prop_ro("log_size", [](const State& st) { return st.log.size(); })
+      .def_prop_ro("n_cards", [](const State& st) { return st.card_type.size(); })
       .def_prop_ro("recording", [](const State& st) { return st.recording; })
       .def_prop_ro("team_of", [](const State& st) { return st.team_of; })
       .def_prop_ro("teams", [](const State& st) { return st.teams; })

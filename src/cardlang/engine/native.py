@@ -211,6 +211,23 @@ class _Ints(Mapping[tuple[int, str], int]):
         return self._program.ints(self._raw).items()
 
 
+class _CardZones(Sequence[tuple[int, str, str] | None]):
+    """Where each card of a native state lies (its location's key), read one at a time."""
+
+    __slots__ = ("_raw", "_program")
+
+    def __init__(self, raw: Any, program: Any) -> None:
+        self._raw, self._program = raw, program
+
+    def __getitem__(self, card: Any) -> Any:
+        if isinstance(card, slice):
+            return self._program.card_zone(self._raw)[card]
+        return self._program.card_zone_of(self._raw, card)
+
+    def __len__(self) -> int:
+        return self._raw.n_cards  # type: ignore[no-any-return]
+
+
 class NativeState:
     """A game in progress in the native engine (``engine.protocol.EngineState``)."""
 
@@ -338,17 +355,18 @@ class NativeState:
         return _Zones(self.raw, self.master.program)
 
     @property
-    def card_zone(self) -> list[tuple[int, str, str]]:
-        return self._read("card_zone")  # type: ignore[no-any-return]
+    def card_zone(self) -> Sequence[tuple[int, str, str] | None]:
+        return _CardZones(self.raw, self.master.program)
 
     @property
     def cards(self) -> list[dict[str, Any]]:
-        # cards are only ever added, and a card keeps its attributes: the list grows
-        types = self._read("card_types")
+        # cards are only ever added, and a card keeps its attributes: the list grows, and
+        # a clone starts with its original's
         found = self._board.get("cards")
-        if found is None or len(found) != len(types):
+        if found is None or len(found) != self.raw.n_cards:
             attrs = self.master.card_attributes
-            found = self._board["cards"] = [attrs(t) for t in types]
+            found = [attrs(t) for t in self.master.program.card_types(self.raw)]
+            self._board["cards"] = found
         return found  # type: ignore[no-any-return]
 
     @property
@@ -379,6 +397,9 @@ class NativeState:
 
     def clone(self) -> NativeState:
         c = NativeState(self.raw.clone(), self.master, self.seed)
+        cards = self._board.get("cards")
+        if cards is not None:
+            c._board["cards"] = cards  # never changed in place: replaced when cards are made
         if self._log is not None:
             c._log = self._log[:]
         return c
@@ -429,6 +450,11 @@ class NativeMaster:
         self.program.set_limits(self.limits.max_decisions, self.limits.max_steps)
         self.program.apply(st.raw, index)
         st._options = None
+
+    def random_agent(self, seed: int) -> Any:
+        """The random agent inside the engine, drawing from ``seed``'s stream (one stream
+        for every seat it plays: a search's random rollout)."""
+        return native_random_agent(seed)
 
     def state(self, raw: Any, seed: int) -> NativeState:
         """A state of this engine around the extension's (a determinization)."""

@@ -352,7 +352,6 @@ class Skeleton:
         attach_knowledge(st, self.knowledge)
         return st
 
-
     def _deal(self, rng: random.Random, zones: Any, card_zone: Any) -> None:
         """Deal each pool's members, shuffled, to its places (oldest pool first: a pool's
         members may be places of older pools)."""
