@@ -510,7 +510,28 @@ NB_MODULE(_native, m) {
       .def_prop_ro("team_of", [](const State& st) { return st.team_of; })
       .def_prop_ro("teams", [](const State& st) { return st.teams; })
       .def_prop_ro("options_listed", [](const State& st) { return (bool)st.options; })
-      .def("forget_options", [](State& st) { st.options.reset(); });
+      .def("forget_options", [](State& st) { st.options.reset(); })
+      .def_prop_ro("memory_bytes", [](const State& st) {
+        // what the state's own containers hold (shared options and loop items counted
+        // once per state that holds them)
+        size_t n = sizeof(State);
+        for (const Coll& z : st.zones) n += sizeof(Coll) + z.capacity() * sizeof(i64);
+        n += st.zone_made.capacity() + st.zone_order.capacity() * sizeof(i32);
+        n += (st.card_zone.capacity() + st.card_type.capacity()) * sizeof(i32);
+        n += (st.ints.capacity() + st.strs.capacity() + st.points.capacity()) * sizeof(i64);
+        n += st.int_set.capacity() + st.str_set.capacity() + st.points_set.capacity();
+        n += (st.int_order.capacity() + st.str_order.capacity()) * sizeof(i32);
+        n += st.regs.capacity() * sizeof(Val);
+        for (const Val& v : st.regs)
+          if (v.list) n += v.list->capacity() * sizeof(i64);
+        for (const auto& t : st.teams) n += sizeof(t) + t.capacity() * sizeof(i64);
+        n += st.team_of.capacity() * sizeof(i64) + st.stack.capacity() * sizeof(Frame);
+        for (const Frame& f : st.stack)
+          if (f.items) n += f.items->capacity() * sizeof(Val);
+        if (st.options) n += st.options->steps.capacity() * sizeof(Step);
+        n += st.log.capacity() * sizeof(Event);
+        return n;
+      });
 
   nb::class_<NativeAgent>(m, "NativeAgent");
   nb::class_<RandomAgent, NativeAgent>(m, "RandomAgent")

@@ -2061,6 +2061,7 @@ void VM::list_options(State& st, i32 choice, OptionList& out) {
   };
   Lister L;
   L.out = &out;
+  L.steps.reserve(16);
   const Node& c = P.node(choice);
   L.choice_span = c.span;
   try {

@@ -18,6 +18,7 @@ class State:
     rng: int
     log_size: int
     n_cards: int
+    memory_bytes: int
     recording: bool
     team_of: list[int]
     teams: list[list[int]]
