@@ -436,3 +436,25 @@ def test_the_semantics_and_the_layers_above_pass_on_the_native_engine() -> None:
         timeout=1800,
     )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+
+
+def test_the_native_tests_pass_under_the_sanitizers() -> None:
+    """native/sanitize.sh: the extension built with AddressSanitizer and
+    UndefinedBehaviorSanitizer, and this file's tests run against it (all but this one
+    and the re-run of the other modules, which take long under the sanitizers)."""
+    import shutil
+    import subprocess
+
+    libasan = subprocess.run(
+        ["g++", "-print-file-name=libasan.so"], capture_output=True, text=True
+    ).stdout.strip()
+    if not shutil.which("cmake") or "/" not in libasan:
+        pytest.skip("no C++ toolchain with the sanitizers' runtimes here")
+    done = subprocess.run(
+        ["bash", "native/sanitize.sh", "-x", "-k", "not sanitizers and not layers_above"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=1800,
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
