@@ -209,6 +209,20 @@ def native_condition(text: str) -> list[tuple[int, float, int, str, list[int]]]:
     return nodes
 
 
+@lru_cache(maxsize=256)
+def _native_condition_cached(text: str) -> tuple[Any, ...]:
+    return tuple(
+        (op, v, arg, card, tuple(kids)) for op, v, arg, card, kids in native_condition(text)
+    )
+
+
+def _native_nodes(text: str) -> list[tuple[int, float, int, str, list[int]]]:
+    """``native_condition``, compiled once per text (a bot is made for every game)."""
+    return [
+        (op, v, arg, card, list(kids)) for op, v, arg, card, kids in _native_condition_cached(text)
+    ]
+
+
 # ---------------------------------------------------------------- what the bot knows
 
 
@@ -370,7 +384,7 @@ class DominionBot:
         make = getattr(getattr(master, "program", None), "dominion_bot", None)
         if make is None:
             return None
-        rules = [(r.card, native_condition(r.text) if r.text else []) for r in self.buy_rules]
+        rules = [(r.card, _native_nodes(r.text) if r.text else []) for r in self.buy_rules]
         return make(rules, list(self.play_order))
 
     # ------------------------------------------------------------ deciding
