@@ -28,6 +28,15 @@ T item(nb::handle seq, size_t i) {
   return nb::cast<T>(seq[i]);
 }
 
+class NativeProgram;
+
+// The options of one decision, kept alive by whoever holds them: the state may move on,
+// these stay what they were (engine/native.py converts each on first use).
+struct Options {
+  std::shared_ptr<const OptionList> list;
+  NativeProgram* program;
+};
+
 class NativeProgram {
  public:
   Program P;
@@ -166,6 +175,25 @@ class NativeProgram {
     if (index >= options.size()) throw nb::index_error("no such option");
     nb::list out;
     for (const Step& s : options[index]) {
+      if (s.slot >= 0)
+        out.append(nb::make_tuple(s.slot, value(s.value, slot_type(s.slot)),
+                                  nb::str(P.strings[s.var].c_str())));
+      else
+        out.append(nb::make_tuple(-1, s.node, nb::none()));
+    }
+    return out;
+  }
+
+  Options options_of(State& st) {
+    vm.legal_options(st);
+    if (!st.options) return Options{std::make_shared<const OptionList>(), this};
+    return Options{st.options, this};
+  }
+
+  nb::list steps_of(const OptionList& list, size_t index) {
+    if (index >= list.size()) throw nb::index_error("no such option");
+    nb::list out;
+    for (const Step& s : list[index]) {
       if (s.slot >= 0)
         out.append(nb::make_tuple(s.slot, value(s.value, slot_type(s.slot)),
                                   nb::str(P.strings[s.var].c_str())));
@@ -533,6 +561,10 @@ NB_MODULE(_native, m) {
         return n;
       });
 
+  nb::class_<Options>(m, "Options")
+      .def("__len__", [](const Options& o) { return o.list->size(); })
+      .def("steps", [](Options& o, size_t i) { return o.program->steps_of(*o.list, i); });
+
   nb::class_<NativeAgent>(m, "NativeAgent");
   nb::class_<RandomAgent, NativeAgent>(m, "RandomAgent")
       .def(nb::init<uint64_t>())
@@ -551,6 +583,7 @@ NB_MODULE(_native, m) {
       .def("new_game", &NativeProgram::new_game)
       .def("option_count", &NativeProgram::option_count)
       .def("option_steps", &NativeProgram::option_steps)
+      .def("options_of", &NativeProgram::options_of)
       .def("option_label", &NativeProgram::option_label)
       .def("apply", &NativeProgram::apply)
       .def("scores", &NativeProgram::scores)

@@ -211,6 +211,47 @@ class _Ints(Mapping[tuple[int, str], int]):
         return self._program.ints(self._raw).items()
 
 
+class _Options(Sequence[Any]):
+    """A decision's options as the Python engine's tuples of steps, each made the first
+    time it is read: an agent that answers by index converts none.  It holds the
+    engine's list of that decision, so it stays right after the state moves on."""
+
+    __slots__ = ("_handle", "_convert", "_items")
+
+    def __init__(self, handle: Any, convert: Any) -> None:
+        self._handle = handle
+        self._convert = convert
+        self._items: list[Any] = [None] * len(handle)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self._items)))]
+        item = self._items[i]
+        if item is None:
+            if i < 0:
+                i += len(self._items)
+            item = self._items[i] = self._convert(self._handle.steps(i))
+        return item
+
+    def __iter__(self) -> Iterator[Any]:
+        for i in range(len(self._items)):
+            yield self[i]
+
+    def index_of(self, option: Any) -> int:
+        """The index of one of these very option objects, -1 for anything else."""
+        return next((i for i, o in enumerate(self._items) if o is option), -1)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 class _CardZones(Sequence[tuple[int, str, str] | None]):
     """Where each card of a native state lies (its location's key), read one at a time."""
 
@@ -428,11 +469,9 @@ class NativeMaster:
         if st.is_over:
             return []
         if st._options is None or st._options_of != st.raw.decisions:
-            program = self.program
-            count = program.option_count(st.raw)
-            st._options = [self._option(program.option_steps(st.raw, i)) for i in range(count)]
+            st._options = _Options(self.program.options_of(st.raw), self._option)  # type: ignore[assignment]
             st._options_of = st.raw.decisions
-        return st._options
+        return st._options  # type: ignore[return-value]
 
     def apply(self, st: NativeState, choice: Any) -> None:
         if st.is_over:
@@ -444,7 +483,7 @@ class NativeMaster:
             index = choice
         else:
             options = self.legal_options(st)
-            index = next((i for i, o in enumerate(options) if o is choice), -1)
+            index = options.index_of(choice) if isinstance(options, _Options) else -1
             if index < 0:
                 raise UsageError(f"{choice!r} is not a legal option of this decision")
         self.program.set_limits(self.limits.max_decisions, self.limits.max_steps)

@@ -139,7 +139,13 @@ class PlayerView:
         self.engine: str = st.engine_name
         self._option_data = None
         if options is not None and pending is not None and game is not None:
-            self._option_data = (tuple(options), pending)
+            # a tuple, or the engine's own immutable sequence (built lazily: keep it so)
+            kept = (
+                options
+                if isinstance(options, tuple) or hasattr(options, "index_of")
+                else tuple(options)
+            )
+            self._option_data = (kept, pending)
         self._st: Gamestate | None = None
         self._knowledge: SeatKnowledge | None = None
         self._skeleton: Skeleton | None = None
@@ -405,7 +411,7 @@ class PlayerView:
         return self._option_data[1] if self._option_data is not None else None
 
     @property
-    def raw_options(self) -> tuple[Any, ...]:
+    def raw_options(self) -> Sequence[Any]:
         """The options the agent was given, as the runner passes them to ``choose``."""
         return self._option_data[0] if self._option_data is not None else ()
 
