@@ -7,6 +7,7 @@ module is imported from the scripts' own folder.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import statistics
 import sys
@@ -68,3 +69,22 @@ def installed_layout(checkout: Path, into: Path) -> Path:
     shutil.copytree(checkout / "agents", package / "agents", ignore=ignore)
     shutil.copytree(checkout / "grammar", package / "grammar", ignore=ignore)
     return into
+
+
+def engine_argument(parser: Any) -> None:
+    """--engine python|native: the engine cardlang plays with in this benchmark."""
+    parser.add_argument(
+        "--engine",
+        choices=("python", "native"),
+        default=None,
+        help="the engine cardlang plays with (sets CARDLANG_ENGINE for its runs; "
+        "default: as the environment says, else python)",
+    )
+
+
+def use_engine(engine: str | None) -> str:
+    """Make ``engine`` (when given) every cardlang run's, subprocesses included, and say
+    which engine runs."""
+    if engine is not None:
+        os.environ["CARDLANG_ENGINE"] = engine
+    return os.environ.get("CARDLANG_ENGINE", "python")

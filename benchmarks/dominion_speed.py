@@ -104,11 +104,13 @@ from typing import Any
 
 from bench_common import (
     cardlang_command,
+    engine_argument,
     median,
     note,
     paired_ratios,
     parse_json_output,
     round_games,
+    use_engine,
 )
 
 REPO = Path(__file__).resolve().parents[1]
@@ -350,13 +352,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "call, to see its speed without them (default: pyminion as shipped)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument(
-        "--engine",
-        choices=("python", "native"),
-        default=None,
-        help="the engine cardlang plays with (sets CARDLANG_ENGINE for its runs; "
-        "default: as the environment says, else python)",
-    )
+    engine_argument(parser)
     # What the cardlang side runs: for trying the plumbing on another game file.
     hidden = argparse.SUPPRESS
     parser.add_argument("--game-file", type=Path, default=Path(DEFAULT_GAME_FILE), help=hidden)
@@ -583,8 +579,7 @@ def print_table(report: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if args.engine is not None:
-        os.environ["CARDLANG_ENGINE"] = args.engine
+    use_engine(args.engine)
     pm = load_pyminion(args.no_log_format)
     if pm is None:
         print(

@@ -89,7 +89,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench_common import median, note
+from bench_common import engine_argument, median, note, use_engine
 
 REPO = Path(__file__).resolve().parents[1]
 GAME_FILE = REPO / "games" / "hearts.rcy"
@@ -327,13 +327,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--repeats", type=int, default=5, help="repetitions (default 5)")
     parser.add_argument("--seed", type=int, default=0, help="base seed; repetition r uses seed+r")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument(
-        "--engine",
-        choices=("python", "native"),
-        default=None,
-        help="the engine cardlang plays with (sets CARDLANG_ENGINE; default: as the "
-        "environment says, else python)",
-    )
+    engine_argument(parser)
     args = parser.parse_args(argv)
     counts = (args.games, args.openspiel_games)
     if args.repeats < 1 or args.iterations < 1 or any(c is not None and c < 1 for c in counts):
@@ -443,8 +437,7 @@ def report_of(
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if args.engine is not None:
-        os.environ["CARDLANG_ENGINE"] = args.engine
+    use_engine(args.engine)
     os_mods = load_openspiel()
     if os_mods is None:
         print(

@@ -71,11 +71,13 @@ from typing import Any
 
 from bench_common import (
     cardlang_command,
+    engine_argument,
     median,
     note,
     paired_ratios,
     parse_json_output,
     round_games,
+    use_engine,
 )
 
 REPO = Path(__file__).resolve().parents[1]
@@ -273,13 +275,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--timeout", type=float, default=600.0, help="seconds allowed per cardlang run"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument(
-        "--engine",
-        choices=("python", "native"),
-        default=None,
-        help="the engine cardlang plays with (sets CARDLANG_ENGINE for its runs; "
-        "default: as the environment says, else python)",
-    )
+    engine_argument(parser)
     args = parser.parse_args(argv)
     if (
         args.repeats < 1
@@ -425,8 +421,7 @@ def openspiel_summary(
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if args.engine is not None:
-        os.environ["CARDLANG_ENGINE"] = args.engine
+    use_engine(args.engine)
     try:
         import pyspiel  # type: ignore[import-not-found]
     except ImportError:

@@ -332,6 +332,7 @@ class DominionBot:
         self.buy_rules = buy
         self.play_order = play
         self._piles: dict[tuple[int, str, str], str] = {}
+        self._twin: tuple[Any, Any] | None = None  # (program, the native engine's copy)
         self.handlers: dict[str, Callable[[PlayerView, Facts], int]] = {
             "ACTION-PHASE": self.play_action,
             "THRONE-ROOM-PLAY": self.play_action,
@@ -381,11 +382,16 @@ class DominionBot:
     def native_agent(self, master: Any) -> Any:
         """This bot as the native engine runs it (native/src/bots.cpp mirrors every
         handler below), for a game the native engine plays; None otherwise."""
-        make = getattr(getattr(master, "program", None), "dominion_bot", None)
+        program = getattr(master, "program", None)
+        make = getattr(program, "dominion_bot", None)
         if make is None:
             return None
-        rules = [(r.card, _native_nodes(r.text) if r.text else []) for r in self.buy_rules]
-        return make(rules, list(self.play_order))
+        # one twin per program, kept: what it learns (the Supply piles, at its first
+        # decision) lasts across the stretches and rollouts it plays, as self._piles does
+        if self._twin is None or self._twin[0] is not program:
+            rules = [(r.card, _native_nodes(r.text) if r.text else []) for r in self.buy_rules]
+            self._twin = (program, make(rules, list(self.play_order)))
+        return self._twin[1]
 
     # ------------------------------------------------------------ deciding
     def choose(self, view: PlayerView, options: list[Any]) -> int:

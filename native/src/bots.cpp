@@ -20,7 +20,7 @@ struct DominionBot::Facts {
     i32 k = -1;
     auto it = bot.P.storage_ids.find((i64)me * 4294967296LL + (i64)(uint32_t)name);
     if (it != bot.P.storage_ids.end()) k = it->second;
-    return (k >= 0 && k < (i32)st.int_set.size() && st.int_set[k]) ? st.ints[k] : 0;
+    return st.ints.get(k, 0);
   }
   void owned() {
     if (owned_done) return;

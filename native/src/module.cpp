@@ -41,7 +41,6 @@ class NativeProgram {
  public:
   Program P;
   VM vm;
-  EngineLimits limits;
   std::vector<nb::object> key_objects;  // location keys as Python tuples, made once
 
   explicit NativeProgram(nb::dict ir) : vm(P) {
@@ -165,24 +164,12 @@ class NativeProgram {
   }
 
   // ------------------------------------------------------------ the engine's calls
-  State new_game(uint64_t rng, bool record) { return vm.new_game(rng, record, limits); }
+  // the engine's Limits (engine/gamemaster.py) come with every call that plays on
+  State new_game(uint64_t rng, bool record, i64 max_decisions, i64 max_steps) {
+    return vm.new_game(rng, record, EngineLimits{max_decisions, max_steps});
+  }
 
   size_t option_count(State& st) { return vm.legal_options(st).size(); }
-
-  // an option's steps: (slot, value, variable) for a binding, (-1, node, None) for an action
-  nb::list option_steps(State& st, size_t index) {
-    const auto& options = vm.legal_options(st);
-    if (index >= options.size()) throw nb::index_error("no such option");
-    nb::list out;
-    for (const Step& s : options[index]) {
-      if (s.slot >= 0)
-        out.append(nb::make_tuple(s.slot, value(s.value, slot_type(s.slot)),
-                                  nb::str(P.strings[s.var].c_str())));
-      else
-        out.append(nb::make_tuple(-1, s.node, nb::none()));
-    }
-    return out;
-  }
 
   Options options_of(State& st) {
     vm.legal_options(st);
@@ -203,17 +190,11 @@ class NativeProgram {
     return out;
   }
 
-  std::string option_label(State& st, size_t index) {
-    const auto& options = vm.legal_options(st);
-    if (index >= options.size()) throw nb::index_error("no such option");
-    return vm.option_label(st, options[index]);
-  }
-
-  void apply(State& st, size_t index) {
+  void apply(State& st, size_t index, i64 max_decisions, i64 max_steps) {
     if (st.status != RUNNING) throw std::runtime_error("the game is over");
     const auto& options = vm.legal_options(st);
     if (index >= options.size()) throw nb::index_error("no such option");
-    vm.apply(st, index, limits);
+    vm.apply(st, index, EngineLimits{max_decisions, max_steps});
   }
 
   nb::object scores(State& st) {
@@ -321,17 +302,15 @@ class NativeProgram {
     return out;
   }
 
-  size_t n_card_types() const { return P.card_types.size(); }
-
   nb::dict ints(State& st) {
     nb::dict out;
-    for (i32 k : st.int_order) out[storage_key(k)] = st.ints[k];
+    for (i32 k : st.ints.order) out[storage_key(k)] = st.ints.values[k];
     return out;
   }
 
   nb::dict strs(State& st) {
     nb::dict out;
-    for (i32 k : st.str_order) out[storage_key(k)] = nb::str(P.strings[st.strs[k]].c_str());
+    for (i32 k : st.strs.order) out[storage_key(k)] = nb::str(P.strings[st.strs.values[k]].c_str());
     return out;
   }
 
@@ -340,8 +319,6 @@ class NativeProgram {
     for (size_t s = 0; s < st.regs.size(); s++) out.append(value(st.regs[s], slot_type((i32)s)));
     return out;
   }
-
-  std::string label(State& st, i64 card) { return vm.card_label(st, card); }
 
   // a scripted Dominion bot (agents/scripted/dominion.py) inside the engine: its buy rules
   // as (card, condition nodes), each node (op, value, arg, card, kids)
@@ -391,25 +368,13 @@ class NativeProgram {
     return nb::cast(st.zones[k]);
   }
 
-  i64 zone_size(State& st, i32 owner, const std::string& kind, const std::string& name) {
-    i32 k = find_zone_key(owner, kind, name);
-    return (k < 0 || !st.made(k)) ? -1 : (i64)st.zones[k].size();
-  }
-
-  nb::list zone_keys(State& st) {
-    nb::list out;
-    for (i32 k : st.zone_order) out.append(key(k));
-    return out;
-  }
-
   nb::object int_get(State& st, i32 owner, const std::string& name) {
     i32 n = find_string(name);
     if (n < 0) return nb::none();
     auto it = P.storage_ids.find((i64)owner * 4294967296LL + (i64)(uint32_t)n);
     if (it == P.storage_ids.end()) return nb::none();
     i32 k = it->second;
-    if (k >= (i32)st.int_set.size() || !st.int_set[k]) return nb::none();
-    return nb::cast(st.ints[k]);
+    return st.ints.has(k) ? nb::cast(st.ints.values[k]) : nb::none();
   }
 
   // A determinization (information/knowledge.py: Skeleton.determinize): a copy of ``st``
@@ -498,10 +463,10 @@ class NativeProgram {
   }
 
   // play on while the mover's seat has a native agent (None: a Python agent decides)
-  i64 play(State& st, nb::list seats, i64 limit) {
+  i64 play(State& st, nb::list seats, i64 limit, i64 max_decisions, i64 max_steps) {
     std::vector<NativeAgent*> agents;
     for (nb::handle a : seats) agents.push_back(a.is_none() ? nullptr : nb::cast<NativeAgent*>(a));
-    return vm.play(st, agents, limit, limits);
+    return vm.play(st, agents, limit, EngineLimits{max_decisions, max_steps});
   }
 };
 
@@ -546,9 +511,7 @@ NB_MODULE(_native, m) {
         for (const Coll& z : st.zones) n += sizeof(Coll) + z.capacity() * sizeof(i64);
         n += st.zone_made.capacity() + st.zone_order.capacity() * sizeof(i32);
         n += (st.card_zone.capacity() + st.card_type.capacity()) * sizeof(i32);
-        n += (st.ints.capacity() + st.strs.capacity() + st.points.capacity()) * sizeof(i64);
-        n += st.int_set.capacity() + st.str_set.capacity() + st.points_set.capacity();
-        n += (st.int_order.capacity() + st.str_order.capacity()) * sizeof(i32);
+        n += st.ints.bytes() + st.strs.bytes() + st.points.bytes();
         n += st.regs.capacity() * sizeof(Val);
         for (const Val& v : st.regs)
           if (v.list) n += v.list->capacity() * sizeof(i64);
@@ -575,16 +538,9 @@ NB_MODULE(_native, m) {
 
   nb::class_<NativeProgram>(m, "Program")
       .def(nb::init<nb::dict>())
-      .def("set_limits",
-           [](NativeProgram& p, i64 max_decisions, i64 max_steps) {
-             p.limits.max_decisions = max_decisions;
-             p.limits.max_steps = max_steps;
-           })
       .def("new_game", &NativeProgram::new_game)
       .def("option_count", &NativeProgram::option_count)
-      .def("option_steps", &NativeProgram::option_steps)
       .def("options_of", &NativeProgram::options_of)
-      .def("option_label", &NativeProgram::option_label)
       .def("apply", &NativeProgram::apply)
       .def("scores", &NativeProgram::scores)
       .def("current_scores", &NativeProgram::current_scores)
@@ -595,18 +551,16 @@ NB_MODULE(_native, m) {
       .def("card_zone", &NativeProgram::card_zone)
       .def("card_types", &NativeProgram::card_types)
       .def("card_type_attrs", &NativeProgram::card_type_attrs)
-      .def("n_card_types", &NativeProgram::n_card_types)
       .def("ints", &NativeProgram::ints)
       .def("strs", &NativeProgram::strs)
       .def("regs", &NativeProgram::regs)
-      .def("card_label", &NativeProgram::label)
       .def("zone_get", &NativeProgram::zone_get)
-      .def("zone_size", &NativeProgram::zone_size)
-      .def("zone_keys", &NativeProgram::zone_keys)
       .def("int_get", &NativeProgram::int_get)
       .def("card_zone_of", &NativeProgram::card_zone_of)
       .def("determinized", &NativeProgram::determinized)
       .def("frames", &NativeProgram::frames)
       .def("play", &NativeProgram::play)
-      .def("dominion_bot", &NativeProgram::dominion_bot, nb::rv_policy::take_ownership);
+      // the bot reads the program's tables: it keeps the program alive
+      .def("dominion_bot", &NativeProgram::dominion_bot, nb::rv_policy::take_ownership,
+           nb::keep_alive<0, 1>());
 }

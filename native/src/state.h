@@ -113,6 +113,31 @@ struct RuleErr {
   i32 span;  // -1 when it has none
 };
 
+// A table of storages by storage key: each set value, and the keys in the order first
+// set (how the Python engine's dicts iterate).
+struct Storages {
+  std::vector<i64> values;
+  std::vector<uint8_t> set;
+  std::vector<i32> order;
+
+  bool has(i32 k) const { return k >= 0 && k < (i32)set.size() && set[k]; }
+  i64 get(i32 k, i64 otherwise) const { return has(k) ? values[k] : otherwise; }
+  void store(i32 k, i64 v) {
+    if (k >= (i32)values.size()) {
+      values.resize(k + 1, 0);
+      set.resize(k + 1, 0);
+    }
+    if (!set[k]) {
+      set[k] = 1;
+      order.push_back(k);
+    }
+    values[k] = v;
+  }
+  size_t bytes() const {
+    return values.capacity() * sizeof(i64) + set.capacity() + order.capacity() * sizeof(i32);
+  }
+};
+
 struct State {
   // board
   std::vector<Coll> zones;        // by location key (the program's table)
@@ -120,14 +145,9 @@ struct State {
   std::vector<i32> zone_order;    // the keys of the made zones, in the order made
   std::vector<i32> card_zone;
   std::vector<i32> card_type;
-  std::vector<i64> ints;          // by storage key
-  std::vector<uint8_t> int_set;
-  std::vector<i32> int_order;
-  std::vector<i64> strs;          // string storages: a string
-  std::vector<uint8_t> str_set;
-  std::vector<i32> str_order;
-  std::vector<i64> points;        // point storages: a point map
-  std::vector<uint8_t> points_set;
+  Storages ints;    // integer storages
+  Storages strs;    // string storages: a string
+  Storages points;  // point storages: a point map
   std::vector<Val> regs;
   i32 nplayers = 0;
   std::vector<std::vector<i64>> teams;

@@ -153,8 +153,6 @@ i32 VM::make_pointmap(State& st, i32 awards) {
   return id;
 }
 
-i64 VM::typed_value(const Typed& t, int) { return t.v; }
-
 // ---------------------------------------------------------------- names
 
 i32 VM::location_name(i32 base, i64 index) {
@@ -274,11 +272,11 @@ i64 VM::ev(State& st, i32 ni) {
       i32 k = skey(st, ni);
       switch (n.p[0]) {
         case 0:
-          return k < (i32)st.int_set.size() && st.int_set[k] ? st.ints[k] : 0;
+          return st.ints.get(k, 0);
         case 1:
-          return k < (i32)st.str_set.size() && st.str_set[k] ? st.strs[k] : P.intern("");
+          return st.strs.get(k, P.intern(""));
         default:
-          return k < (i32)st.points_set.size() && st.points_set[k] ? st.points[k] : -1;
+          return st.points.get(k, -1);
       }
     }
     case O_PLAYER:
@@ -524,12 +522,6 @@ bool VM::compare(State& st, const Node& n) {
     case 4: return a > b;
     default: return a >= b;
   }
-}
-
-Val VM::element(const State& st, int coll_type, i64 v) const {
-  (void)st;
-  (void)coll_type;
-  return Val::scalar(v);
 }
 
 void VM::elements(State& st, i32 coll, std::vector<Val>& out) {
@@ -975,6 +967,14 @@ Val VM::evv(State& st, i32 ni) {
 
 // ---------------------------------------------------------------- statements
 
+static i64 repeat_count(i64 count, i32 span, const Limits& lim) {
+  if (count > lim.max_repeat)
+    throw RuleErr{"(repeat " + str(count) + " ...) repeats more than " + str(lim.max_repeat) +
+                      " times",
+                  span};
+  return std::max<i64>(count, 0);
+}
+
 void VM::place(State& st, const Node& n, Coll& z, i64 card, i64& at) {
   if (n.p[0] == 0) {
     z.push_back(card);
@@ -1031,58 +1031,25 @@ void VM::remember(State& st, const Node& n, i32) {
   }
 }
 
-static void store_int(State& st, i32 k, i64 v) {
-  if (k >= (i32)st.ints.size()) {
-    st.ints.resize(k + 1, 0);
-    st.int_set.resize(k + 1, 0);
-  }
-  if (!st.int_set[k]) {
-    st.int_set[k] = 1;
-    st.int_order.push_back(k);
-  }
-  st.ints[k] = v;
-}
-
-static void store_str(State& st, i32 k, i64 v) {
-  if (k >= (i32)st.strs.size()) {
-    st.strs.resize(k + 1, 0);
-    st.str_set.resize(k + 1, 0);
-  }
-  if (!st.str_set[k]) {
-    st.str_set[k] = 1;
-    st.str_order.push_back(k);
-  }
-  st.strs[k] = v;
-}
-
-static void store_points(State& st, i32 k, i64 v) {
-  if (k >= (i32)st.points.size()) {
-    st.points.resize(k + 1, -1);
-    st.points_set.resize(k + 1, 0);
-  }
-  st.points_set[k] = 1;
-  st.points[k] = v;
-}
-
 void VM::set_value(State& st, const Node& n) {
   // the value is evaluated before the key (Python's `table[key] = value` order)
   i32 target = P.kid(n, 0), value = P.kid(n, 1);
   if (n.p[1]) {
     i64 pm = make_pointmap(st, value);
-    store_points(st, skey(st, target), pm);
+    st.points.store(skey(st, target), pm);
     return;
   }
   i64 v = ev(st, value);
   i32 k = skey(st, target);
   int8_t kind;
   if (n.p[0] == 0) {
-    store_int(st, k, v);
+    st.ints.store(k, v);
     kind = E_SET_INT;
   } else if (n.p[0] == 1) {
-    store_str(st, k, v);
+    st.strs.store(k, v);
     kind = E_SET_STR;
   } else {
-    store_points(st, k, v);
+    st.points.store(k, v);
     kind = E_SET_POINTS;
   }
   if (st.recording) {
@@ -1099,12 +1066,7 @@ void VM::create_cards(State& st, const Node& n) {
   if (it == P.kind_types.end()) error("no card kind named " + P.strings[name], n.span);
   i32 k = loc_key(st, P.kid(n, 0));
   st.zone_for_write(k);
-  i64 count = ev(st, P.kid(n, 2));
-  if (count > P.limits.max_repeat)
-    error("(repeat " + str(count) + " ...) repeats more than " + str(P.limits.max_repeat) +
-              " times",
-          n.span);
-  i64 made = std::max<i64>(count, 0);
+  i64 made = repeat_count(ev(st, P.kid(n, 2)), n.span, P.limits);
   i64 first = (i64)st.card_type.size();
   for (i64 i = 0; i < made; i++) {
     st.card_type.push_back(it->second);
@@ -1217,14 +1179,6 @@ void VM::for_each(State& st, const Node& n) {
   }
 }
 
-static i64 repeat_count(const VM& vm, i64 count, i32 span, const Limits& lim) {
-  if (count > lim.max_repeat)
-    throw RuleErr{"(repeat " + str(count) + " ...) repeats more than " + str(lim.max_repeat) +
-                      " times",
-                  span};
-  (void)vm;
-  return std::max<i64>(count, 0);
-}
 
 void VM::exec(State& st, i32 ni) {
   // a statement with no decision, run whole (compiler/statements.py: action)
@@ -1267,9 +1221,8 @@ void VM::exec(State& st, i32 ni) {
     case O_INC: {
       i32 k = skey(st, P.kid(n, 0));
       i64 amount = ev(st, P.kid(n, 1));
-      i64 old = k < (i32)st.int_set.size() && st.int_set[k] ? st.ints[k] : 0;
-      i64 v = old + n.p[0] * amount;
-      store_int(st, k, v);
+      i64 v = st.ints.get(k, 0) + n.p[0] * amount;
+      st.ints.store(k, v);
       if (st.recording) {
         Event e{E_SET_INT};
         e.a = k;
@@ -1284,7 +1237,7 @@ void VM::exec(State& st, i32 ni) {
     case O_PASS:
       return;
     case O_REPEAT: {
-      i64 times = repeat_count(*this, ev(st, P.kid(n, 0)), n.span, P.limits);
+      i64 times = repeat_count(ev(st, P.kid(n, 0)), n.span, P.limits);
       i32 body = P.kid(n, 1);
       for (i64 i = 0; i < times; i++) exec(st, body);
       return;
@@ -1530,7 +1483,7 @@ void VM::enter(State& st, i32 ni) {
     case O_REPEAT: {
       Frame f{F_REPEAT};
       f.node = ni;
-      f.f[0] = repeat_count(*this, ev(st, P.kid(n, 0)), n.span, P.limits);
+      f.f[0] = repeat_count(ev(st, P.kid(n, 0)), n.span, P.limits);
       st.stack.push_back(std::move(f));
       return;
     }
@@ -2034,7 +1987,7 @@ void VM::expand(Lister& L, i32 ni, State* st, size_t applied, const Cont* k) {
         times = std::max<i64>(P.node(P.kid(n, 0)).p[0], 0);
       } else {
         st = materialize(L, st, applied);
-        times = repeat_count(*this, ev(*st, P.kid(n, 0)), n.span, P.limits);
+        times = repeat_count(ev(*st, P.kid(n, 0)), n.span, P.limits);
       }
       Cont rep{Cont::REPEAT, k, body, 0, 0, times, nullptr};
       proceed(L, st, applied, &rep);

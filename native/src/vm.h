@@ -103,8 +103,6 @@ class VM {
   i64 score(i64 pointmap, i64 card, const State& st);
   i32 make_pointmap(State& st, i32 awards);
   Typed attribute(const State& st, i64 card, i32 name, bool& found) const;
-  i64 typed_value(const Typed& t, int type);
-  Val element(const State& st, int coll_type, i64 v) const;
   void elements(State& st, i32 coll, std::vector<Val>& out);
   bool compare(State& st, const Node& n);
   i64 rand_below(State& st, uint64_t n);

@@ -185,7 +185,7 @@ class ChoicesMixin(StmtCompilerBase):
     def _expand_guarded(self, node: ast.Guarded) -> Expander:
         cond = self.x.value(node.condition)
         body = self.expander(node.body)
-        pure = _is_pure(self.checked, node.condition)
+        pure = is_pure(self.checked, node.condition)
         fixed = _fixed_steps(body)
 
         # A false guard adds nothing and the option goes on; an option that ends up with
@@ -213,7 +213,7 @@ class ChoicesMixin(StmtCompilerBase):
         items = self.x.cards(node.collection)
         slot = self.checked.slots[id(node)]
         body = self.expander(node.body)
-        pure = _is_pure(self.checked, node.collection)
+        pure = is_pure(self.checked, node.collection)
         var = node.var
         if node.quantifier == "any":
             fixed = _fixed_steps(body)
@@ -312,13 +312,14 @@ def _sequence(parts: list[Expander]) -> Expander:
     return lambda st, steps, applied, emit: run(0, st, steps, applied, emit)
 
 
-def _is_pure(checked: CheckedGame, node: ast.Node) -> bool:
-    """True when the value cannot depend on the game's state (only on variables)."""
+def is_pure(checked: CheckedGame, node: ast.Node) -> bool:
+    """True when the value cannot depend on the game's state (only on variables); the
+    native engine's IR (ir.py) marks the same expressions PURE."""
     if isinstance(node, ast.IntLiteral | ast.NameLiteral | ast.StrList):
         return True
     if isinstance(node, ast.Variable):
         declare = checked.declares.get(id(node))
-        return declare is None or _is_pure(checked, declare.value)
+        return declare is None or is_pure(checked, declare.value)
     return False
 
 

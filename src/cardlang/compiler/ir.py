@@ -38,12 +38,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from cardlang.compiler.choices import is_pure
 from cardlang.engine.control import MAX_CALL_DEPTH, MAX_OPTIONS
 from cardlang.engine.runtime import MAX_RANGE, MAX_REPEAT
 from cardlang.errors import Span
 from cardlang.language import ast
 from cardlang.language import types as T
-from cardlang.language.checker import CheckedGame, deck_cards, one_based_teams, static_int
+from cardlang.language.checker import (
+    CheckedGame,
+    deck_cards,
+    one_based_teams,
+    reaches_decision,
+    static_int,
+)
 from cardlang.language.kinds import KIND_ATTRIBUTE
 from cardlang.language.statics import kind_attribute_tables
 
@@ -338,7 +345,7 @@ class _Lowering:
     def expr(self, node: ast.Node) -> int:
         method = getattr(self, "e_" + type(node).__name__)
         index: int = method(node)
-        if _is_pure(self.checked, node):
+        if is_pure(self.checked, node):
             op, t, span, flags, *rest = self.ir.nodes[index]
             self.ir.nodes[index] = (op, t, span, flags | PURE, *rest)
         return index
@@ -390,25 +397,20 @@ class _Lowering:
         return self.expr(n.card)
 
     def e_Location(self, n: ast.Location) -> int:
-        kids = [self._owner(n.owner), self.expr(n.name)]
+        kids = [self.expr(n.owner), self.expr(n.name)]
         if n.index is not None:
             kids.append(self.expr(n.index))
         kind = LOCATION_KINDS.index(n.kind)
         return self._node("LOCATION", n, p0=kind, p1=int(n.index is not None), kids=kids)
 
     def e_IndexedLocations(self, n: ast.IndexedLocations) -> int:
-        kids = [self._owner(n.owner), self.expr(n.name)]
+        kids = [self.expr(n.owner), self.expr(n.name)]
         return self._node("INDEXED", n, p0=LOCATION_KINDS.index(n.kind), kids=kids)
 
     def e_Storage(self, n: ast.Storage) -> int:
         t = self.checked.type_of(n)
         table = {T.INTSTO: 0, T.STRSTO: 1, T.POINTS: 2}.get(t, 0)
-        return self._node("STORAGE", n, p0=table, kids=[self._owner(n.owner), self.expr(n.name)])
-
-    def _owner(self, node: ast.Node) -> int:
-        """An owner as the VM reads it: -1 the game, a seat, or -2 - t for team t (the
-        node's type tells the VM which)."""
-        return self.expr(node)
+        return self._node("STORAGE", n, p0=table, kids=[self.expr(n.owner), self.expr(n.name)])
 
     def e_PlayerRef(self, n: ast.PlayerRef) -> int:
         return self._which("PLAYER", n, n.which)
@@ -543,11 +545,6 @@ class _Lowering:
 
     # ------------------------------------------------------------ statements
     def _has_decision(self, node: ast.Node) -> bool:
-        return self.checked_reaches(node)
-
-    def checked_reaches(self, node: ast.Node) -> bool:
-        from cardlang.language.checker import reaches_decision
-
         return reaches_decision(node, self.checked.procedures)
 
     def stmt(self, node: ast.Node) -> int:
@@ -720,14 +717,3 @@ class _Lowering:
         return self._node(
             "CHOICE", n, T.ANY, p0=situation, p1=int(n.chooser is not None), kids=kids
         )
-
-
-def _is_pure(checked: CheckedGame, node: ast.Node) -> bool:
-    """The Python engine's test (compiler/choices.py): a value that reads only variables,
-    so an option's pending actions cannot change it."""
-    if isinstance(node, ast.IntLiteral | ast.NameLiteral | ast.StrList):
-        return True
-    if isinstance(node, ast.Variable):
-        declare = checked.declares.get(id(node))
-        return declare is None or _is_pure(checked, declare.value)
-    return False

@@ -189,37 +189,10 @@ class Gamemaster(Generic[G]):
             self._cutoff(st, "decisions")
 
     def result(self, st: Gamestate) -> GameResult:
-        if not st.is_over:
-            raise UsageError("the game is not over yet")
-        n = st.nplayers
-        keys = st.scores or [(0,) * (1 + len(self.game.tiebreaks))] * n
-        scores = tuple(k[0] for k in keys)
-        keyed = self.ranking_keys(keys)
-        ranks = tuple(1 + sum(1 for other in keyed if other < mine) for mine in keyed)
-        winners: tuple[int, ...] = ()
-        credits = tuple(0.0 for _ in range(n))
-        if st.status == COMPLETED:
-            winners = tuple(p for p in range(n) if ranks[p] == 1)
-            credits = tuple(1.0 / len(winners) if p in winners else 0.0 for p in range(n))
-        return GameResult(
-            seed=st.seed,
-            end_reason=st.end_reason,
-            scores=scores,
-            tiebreak_scores=tuple(tuple(k[1:]) for k in keys),
-            ranks=ranks,
-            credits=credits,
-            winners=winners,
-            decisions=st.decisions,
-            turns=st.turns,
-            team_of=tuple(st.team_of),
-            error=st.error,
-        )
+        return game_result(self.game, st)
 
     def ranking_keys(self, keys: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
-        """Per seat (score, tie-breaks...) turned so that smaller is better: what is
-        maximised is negated; tuples then compare as the tie-breaks say, in order."""
-        modes = [self.game.scoring_mode] + [mode for mode, _ in self.game.tiebreaks]
-        return [tuple(v if m == "min" else -v for v, m in zip(k, modes, strict=True)) for k in keys]
+        return ranking_keys(self.game, keys)
 
     # ------------------------------------------------------------ the flow
     def advance(self, st: Gamestate) -> None:
@@ -369,3 +342,39 @@ class Gamemaster(Generic[G]):
             st.scores = self.current_scores(st)
         except RuleError:
             st.scores = None
+
+
+def game_result(rules: Rules, st: Any) -> GameResult:
+    """A finished game's result, from its state (either engine's: they read alike)."""
+    if not st.is_over:
+        raise UsageError("the game is not over yet")
+    n = st.nplayers
+    keys = st.scores or [(0,) * (1 + len(rules.tiebreaks))] * n
+    scores = tuple(k[0] for k in keys)
+    keyed = ranking_keys(rules, keys)
+    ranks = tuple(1 + sum(1 for other in keyed if other < mine) for mine in keyed)
+    winners: tuple[int, ...] = ()
+    credits = tuple(0.0 for _ in range(n))
+    if st.status == COMPLETED:
+        winners = tuple(p for p in range(n) if ranks[p] == 1)
+        credits = tuple(1.0 / len(winners) if p in winners else 0.0 for p in range(n))
+    return GameResult(
+        seed=st.seed,
+        end_reason=st.end_reason,
+        scores=scores,
+        tiebreak_scores=tuple(tuple(k[1:]) for k in keys),
+        ranks=ranks,
+        credits=credits,
+        winners=winners,
+        decisions=st.decisions,
+        turns=st.turns,
+        team_of=tuple(st.team_of),
+        error=st.error,
+    )
+
+
+def ranking_keys(rules: Rules, keys: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
+    """Per seat (score, tie-breaks...) turned so that smaller is better: what is
+    maximised is negated; tuples then compare as the tie-breaks say, in order."""
+    modes = [rules.scoring_mode] + [mode for mode, _ in rules.tiebreaks]
+    return [tuple(v if m == "min" else -v for v, m in zip(k, modes, strict=True)) for k in keys]

@@ -20,10 +20,9 @@ import importlib.util
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
-from cardlang.engine.gamemaster import GameResult, Limits
+from cardlang.engine.gamemaster import GameResult, Limits, game_result, ranking_keys
 from cardlang.engine.points import PointMap
 from cardlang.errors import RuleError, Span, UsageError, did_you_mean
 
@@ -147,68 +146,41 @@ class NativeChoice:
         return next((i for i, s in enumerate(self.branches) if s.start_pos <= pos < s.end_pos), 0)
 
 
-class _Zones(Mapping[tuple[int, str, str], list[int]]):
-    """A native state's locations as the Python engine's ``zones`` dict reads (key ->
-    card ids, bottom first), read one at a time: a view that asks for two locations
-    converts two, not all.  Read-only: the lists are copies."""
+class _Table(Mapping[Any, Any]):
+    """One of a native state's tables as the Python engine's dict reads (locations: key
+    -> card ids; integer storages: key -> value), read one entry at a time: a view that
+    asks for two locations converts two, not all.  Read-only: values are copies.
+    ``one(raw, *key)`` gives an entry or None; ``whole(raw)`` the table as a dict."""
 
-    __slots__ = ("_raw", "_program")
+    __slots__ = ("_raw", "_one", "_whole")
 
-    def __init__(self, raw: Any, program: Any) -> None:
-        self._raw, self._program = raw, program
+    def __init__(self, raw: Any, one: Any, whole: Any) -> None:
+        self._raw, self._one, self._whole = raw, one, whole
 
-    def __getitem__(self, key: tuple[int, str, str]) -> list[int]:
-        found = self._program.zone_get(self._raw, *key)
+    def __getitem__(self, key: Any) -> Any:
+        found = self._one(self._raw, *key)
         if found is None:
             raise KeyError(key)
-        return found  # type: ignore[no-any-return]
+        return found
 
-    def get(self, key: tuple[int, str, str], default: Any = None) -> Any:
-        found = self._program.zone_get(self._raw, *key)
+    def get(self, key: Any, default: Any = None) -> Any:
+        found = self._one(self._raw, *key)
         return default if found is None else found
 
     def __contains__(self, key: object) -> bool:
-        return isinstance(key, tuple) and self._program.zone_size(self._raw, *key) >= 0
+        return isinstance(key, tuple) and self._one(self._raw, *key) is not None
 
-    def __iter__(self) -> Iterator[tuple[int, str, str]]:
-        return iter(self._program.zone_keys(self._raw))
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._whole(self._raw))
 
     def __len__(self) -> int:
-        return len(self._program.zone_keys(self._raw))
+        return len(self._whole(self._raw))
 
     def items(self) -> Any:
-        return self._program.zones(self._raw).items()
+        return self._whole(self._raw).items()
 
     def values(self) -> Any:
-        return self._program.zones(self._raw).values()
-
-
-class _Ints(Mapping[tuple[int, str], int]):
-    """A native state's integer storages, read one at a time (see ``_Zones``)."""
-
-    __slots__ = ("_raw", "_program")
-
-    def __init__(self, raw: Any, program: Any) -> None:
-        self._raw, self._program = raw, program
-
-    def __getitem__(self, key: tuple[int, str]) -> int:
-        found = self._program.int_get(self._raw, *key)
-        if found is None:
-            raise KeyError(key)
-        return found  # type: ignore[no-any-return]
-
-    def get(self, key: tuple[int, str], default: Any = None) -> Any:
-        found = self._program.int_get(self._raw, *key)
-        return default if found is None else found
-
-    def __iter__(self) -> Iterator[tuple[int, str]]:
-        return iter(self._program.ints(self._raw))
-
-    def __len__(self) -> int:
-        return len(self._program.ints(self._raw))
-
-    def items(self) -> Any:
-        return self._program.ints(self._raw).items()
+        return self._whole(self._raw).values()
 
 
 class _Options(Sequence[Any]):
@@ -393,7 +365,8 @@ class NativeState:
 
     @property
     def zones(self) -> Mapping[tuple[int, str, str], list[int]]:
-        return _Zones(self.raw, self.master.program)
+        program = self.master.program
+        return _Table(self.raw, program.zone_get, program.zones)
 
     @property
     def card_zone(self) -> Sequence[tuple[int, str, str] | None]:
@@ -412,7 +385,8 @@ class NativeState:
 
     @property
     def ints(self) -> Mapping[tuple[int, str], int]:
-        return _Ints(self.raw, self.master.program)
+        program = self.master.program
+        return _Table(self.raw, program.int_get, program.ints)
 
     @property
     def strs(self) -> dict[tuple[int, str], str]:
@@ -454,6 +428,7 @@ class NativeMaster:
         check_engine("native")
         self.game = game
         self.limits = limits or Limits()
+        self._limits = (self.limits.max_decisions, self.limits.max_steps)  # for each call
         self.ir = game.ir
         self.program = game.native_program()
         self._choices: dict[int, NativeChoice] = {}
@@ -461,8 +436,7 @@ class NativeMaster:
 
     # ------------------------------------------------------------ the protocol
     def new_game(self, seed: int, *, record: bool = False) -> NativeState:
-        self.program.set_limits(self.limits.max_decisions, self.limits.max_steps)
-        raw = self.program.new_game(seed & ((1 << 64) - 1), record)
+        raw = self.program.new_game(seed & ((1 << 64) - 1), record, *self._limits)
         return NativeState(raw, self, seed)
 
     def legal_options(self, st: NativeState) -> Sequence[Any]:
@@ -486,8 +460,7 @@ class NativeMaster:
             index = options.index_of(choice) if isinstance(options, _Options) else -1
             if index < 0:
                 raise UsageError(f"{choice!r} is not a legal option of this decision")
-        self.program.set_limits(self.limits.max_decisions, self.limits.max_steps)
-        self.program.apply(st.raw, index)
+        self.program.apply(st.raw, index, *self._limits)
         st._options = None
 
     def random_agent(self, seed: int) -> Any:
@@ -502,35 +475,10 @@ class NativeMaster:
     def play_native(self, st: NativeState, seats: Sequence[Any], limit: int) -> int:
         """Play on inside the engine while the mover's seat has a native agent (None: a
         Python agent's turn), up to ``limit`` decisions in all; the decisions taken."""
-        self.program.set_limits(self.limits.max_decisions, self.limits.max_steps)
-        return self.program.play(st.raw, list(seats), limit)  # type: ignore[no-any-return]
+        return self.program.play(st.raw, list(seats), limit, *self._limits)  # type: ignore[no-any-return]
 
     def result(self, st: NativeState) -> GameResult:
-        if not st.is_over:
-            raise UsageError("the game is not over yet")
-        n = st.nplayers
-        keys = st.scores or [(0,) * (1 + len(self.game.tiebreaks))] * n
-        scores = tuple(k[0] for k in keys)
-        keyed = self.ranking_keys(keys)
-        ranks = tuple(1 + sum(1 for other in keyed if other < mine) for mine in keyed)
-        winners: tuple[int, ...] = ()
-        credits = tuple(0.0 for _ in range(n))
-        if st.status == "completed":
-            winners = tuple(p for p in range(n) if ranks[p] == 1)
-            credits = tuple(1.0 / len(winners) if p in winners else 0.0 for p in range(n))
-        return GameResult(
-            seed=st.seed,
-            end_reason=st.end_reason,
-            scores=scores,
-            tiebreak_scores=tuple(tuple(k[1:]) for k in keys),
-            ranks=ranks,
-            credits=credits,
-            winners=winners,
-            decisions=st.decisions,
-            turns=st.turns,
-            team_of=tuple(st.team_of),
-            error=st.error,
-        )
+        return game_result(self.game, st)
 
     def current_scores(self, st: NativeState) -> list[tuple[int, ...]]:
         try:
@@ -543,8 +491,7 @@ class NativeMaster:
             raise self.rule_error(st, message, int(span)) from None
 
     def ranking_keys(self, keys: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
-        modes = [self.game.scoring_mode] + [mode for mode, _ in self.game.tiebreaks]
-        return [tuple(v if m == "min" else -v for v, m in zip(k, modes, strict=True)) for k in keys]
+        return ranking_keys(self.game, keys)
 
     # ------------------------------------------------------------ conversions
     def _option(self, steps: list[tuple[int, Any, Any]]) -> tuple[tuple[Any, Any], ...]:
@@ -590,7 +537,3 @@ class NativeMaster:
         err.seed = st.seed
         err.source = self.game.source
         return err
-
-    @cached_property
-    def describe(self) -> Any:
-        return self.game.describe_option

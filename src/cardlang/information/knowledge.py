@@ -34,7 +34,7 @@ true state that the seat could not know (see ``Skeleton``).
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -323,16 +323,10 @@ class Skeleton:
         base.rng = 0
         base.options = None
         refs: dict[int, SlotRef] = {}  # true id of an unidentified card -> its place
-        for key, cards in st.zones.items():
-            if key[1] == "mem" or can_see(seat, key):
-                continue
-            entries = knowledge.entries.get(key, [])  # made empty, without an event
-            if len(entries) != len(cards):
-                raise AssertionError(f"knowledge of {key} is out of step with the game")
-            for i, (c, e) in enumerate(zip(cards, entries, strict=True)):
-                if e < 0:
-                    refs[c] = SlotRef(key, i)
-                    base.card_zone[c] = None  # type: ignore[call-overload]  # dealt later
+        for key, entries, unidentified in _hidden_places(st, seat, knowledge):
+            for i, c in unidentified:
+                refs[c] = SlotRef(key, i)
+                base.card_zone[c] = None  # type: ignore[call-overload]  # dealt later
             base.zones[key] = list(entries)
         self.has_refs = _map_references(base, game, lambda c: refs.get(c, c))
         self.base = base
@@ -367,6 +361,23 @@ class Skeleton:
                         card_zone[card] = where
 
 
+def _hidden_places(
+    st: Any, seat: int, knowledge: SeatKnowledge
+) -> Iterator[tuple[ZoneKey, list[int], list[tuple[int, int]]]]:
+    """Per location the seat cannot see: its key, the seat's entries for it, and the
+    (position, true card) of every card there it cannot identify."""
+    for key, cards in st.zones.items():
+        if key[1] == "mem" or can_see(seat, key):
+            continue
+        entries = knowledge.entries.get(key, [])  # made empty, without an event
+        if len(entries) != len(cards):
+            raise AssertionError(f"knowledge of {key} is out of step with the game")
+        unidentified = [
+            (i, c) for i, (c, e) in enumerate(zip(cards, entries, strict=True)) if e < 0
+        ]
+        yield key, entries, unidentified
+
+
 #: Stand-ins for unidentified cards in a native skeleton's flow (its registers, loops and
 #: calls): far above any card id, never played, mapped to the dealt cards at each
 #: determinization.
@@ -387,17 +398,11 @@ class _NativeSkeleton:
         self.hidden: dict[ZoneKey, list[int]] = {}  # hidden location -> its entries
         stand_ins: dict[int, int] = {}
         unplaced: list[int] = []
-        for key, cards in st.zones.items():
-            if key[1] == "mem" or can_see(seat, key):
-                continue
-            entries = knowledge.entries.get(key, [])  # made empty, without an event
-            if len(entries) != len(cards):
-                raise AssertionError(f"knowledge of {key} is out of step with the game")
-            for i, (c, e) in enumerate(zip(cards, entries, strict=True)):
-                if e < 0:
-                    stand_ins[c] = _PLACEHOLDER + len(self.refs)
-                    self.refs.append((key, i))
-                    unplaced.append(c)
+        for key, entries, unidentified in _hidden_places(st, seat, knowledge):
+            for i, c in unidentified:
+                stand_ins[c] = _PLACEHOLDER + len(self.refs)
+                self.refs.append((key, i))
+                unplaced.append(c)
             self.hidden[key] = list(entries)
         program = self.master.program
         emptied: list[tuple[ZoneKey, list[int]]] = [(key, []) for key in self.hidden]
