@@ -430,13 +430,13 @@ class NativeProgram {
     for (size_t s = 0; s < out.regs.size(); s++) out.regs[s] = mapped(s, out.regs[s]);
     for (Frame& f : out.stack) {
       if (f.kind == F_LOOP && slot_type((i32)P.node(f.node).p[1]) == T_CARD) {
-        auto items = std::make_shared<std::vector<Val>>(*f.items);
-        for (Val& v : *items) v.i = card(v.i);
-        f.items = std::move(items);
+        std::vector<Val> items = *f.items;
+        for (Val& v : items) v.i = card(v.i);
+        f.items = Rc<std::vector<Val>>::make(std::move(items));
       } else if (f.kind == F_CALL) {
-        auto saved = std::make_shared<std::vector<Val>>(*f.items);
-        for (size_t i = 0; i < saved->size(); i++) (*saved)[i] = mapped(f.f[0] + i, (*saved)[i]);
-        f.items = std::move(saved);
+        std::vector<Val> saved = *f.items;
+        for (size_t i = 0; i < saved.size(); i++) saved[i] = mapped(f.f[0] + i, saved[i]);
+        f.items = Rc<std::vector<Val>>::make(std::move(saved));
       }
     }
     return out;

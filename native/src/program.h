@@ -144,6 +144,9 @@ struct Program {
   std::vector<std::vector<i32>> choice_slots; // per CHOICE: the registers its listing binds
   std::unordered_map<std::string, i32> pointmap_ids;  // awards (serialized) -> point map
   Coll counting;  // 0 .. nplayers - 1: (all player ...) without a new list
+  i32 empty_string = -1;  // the string "", interned by prepare()
+  // NAME#index location names made so far: (name, index) -> (index, the name's string)
+  std::unordered_map<i64, std::pair<i64, i32>> location_names;
 
   // the index of an owner in a key cache: the game, the seats, the teams
   size_t owner_index(i64 owner) const { return (size_t)(owner + nplayers + 2); }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -15,13 +16,67 @@
 
 namespace cardlang {
 
+// A shared, immutable value with a plain (not atomic) count: what a Val's collection
+// and a loop's elements are held by.  std::shared_ptr counts atomically, and copying
+// values is the VM's commonest work; every native call holds the GIL, so no two threads
+// ever touch one count.
+template <class T>
+class Rc {
+ public:
+  Rc() = default;
+  Rc(const Rc& o) : box_(o.box_) {
+    if (box_) box_->count++;
+  }
+  Rc(Rc&& o) noexcept : box_(o.box_) { o.box_ = nullptr; }
+  Rc& operator=(const Rc& o) {
+    if (o.box_) o.box_->count++;
+    release();
+    box_ = o.box_;
+    return *this;
+  }
+  Rc& operator=(Rc&& o) noexcept {
+    if (this != &o) {
+      release();
+      box_ = o.box_;
+      o.box_ = nullptr;
+    }
+    return *this;
+  }
+  ~Rc() { release(); }
+  template <class... A>
+  static Rc make(A&&... args) {
+    Rc r;
+    r.box_ = new Box{1, T(std::forward<A>(args)...)};
+    return r;
+  }
+  explicit operator bool() const { return box_ != nullptr; }
+  const T& operator*() const { return box_->value; }
+  const T* operator->() const { return &box_->value; }
+  void reset() { release(); }
+
+ private:
+  struct Box {
+    long count;
+    T value;
+  };
+  // inline: most values hold nothing, and their copies and ends must cost nothing
+  __attribute__((always_inline)) void release() {
+    if (box_) {
+      if (--box_->count == 0) destroy(box_);
+      box_ = nullptr;
+    }
+  }
+  __attribute__((noinline)) static void destroy(Box* box) { delete box; }
+  Box* box_ = nullptr;
+};
+
 // A value held by a register, an option's binding or a loop's elements.  Scalars
 // (integers, booleans, cards with -1 for none, players, teams, strings, location keys,
 // point maps) are ``i``; a collection is ``list``; a collection of collections ``lists``.
 struct Val {
   i64 i = NO_CARD;
-  std::shared_ptr<const Coll> list;
-  std::shared_ptr<const std::vector<Coll>> lists;
+  Rc<Coll> list;
+  Rc<std::vector<Coll>> lists;
   bool is_none = true;  // a register never set (Python's None)
 
   static Val scalar(i64 v) {
@@ -32,13 +87,19 @@ struct Val {
   }
   static Val of_list(Coll c) {
     Val x;
-    x.list = std::make_shared<const Coll>(std::move(c));
+    x.list = Rc<Coll>::make(std::move(c));
+    x.is_none = false;
+    return x;
+  }
+  static Val of_list_copy(const Coll& c) {
+    Val x;
+    x.list = Rc<Coll>::make(c);
     x.is_none = false;
     return x;
   }
   static Val of_lists(std::vector<Coll> c) {
     Val x;
-    x.lists = std::make_shared<const std::vector<Coll>>(std::move(c));
+    x.lists = Rc<std::vector<Coll>>::make(std::move(c));
     x.is_none = false;
     return x;
   }
@@ -53,7 +114,7 @@ struct Frame {
   // SEQ: next; STAGE/ROOT: current, queued (-1 none), started, outer, is_team, player,
   // counted; LOOP: next; REPEAT: left; CALL: low, high, depth
   i64 f[7] = {0, 0, 0, 0, 0, 0, 0};
-  std::shared_ptr<const std::vector<Val>> items;  // LOOP: the elements; CALL: saved registers
+  Rc<std::vector<Val>> items;  // LOOP: the elements; CALL: saved registers
 };
 // field numbers of a stage frame
 enum { S_CUR = 0, S_QUEUED = 1, S_STARTED = 2, S_OUTER = 3, S_TEAM = 4, S_PLAYER = 5,
@@ -178,7 +239,7 @@ struct State {
     i64 owner;
     i32 kind, name;
     size_t zones;  // how many zones were made when it was found
-    std::shared_ptr<const Coll> keys;
+    Rc<Coll> keys;
   };
   std::vector<Indexed> indexed;
   i64 atomic_call_depth = 0;  // atomic calls of recursive procedures now running

@@ -157,7 +157,13 @@ i32 VM::make_pointmap(State& st, i32 awards) {
 
 i32 VM::location_name(i32 base, i64 index) {
   if (!index) return base;
-  return P.intern(P.strings[base] + "#" + str(index));
+  // remembered: a computed name is asked for again and again (a player's TRICK#3)
+  i64 packed = (i64)base * 4294967296LL + (index & 0xffffffffLL);
+  auto it = P.location_names.find(packed);
+  if (it != P.location_names.end() && it->second.first == index) return it->second.second;
+  i32 id = P.intern(P.strings[base] + "#" + str(index));
+  P.location_names[packed] = {index, id};
+  return id;
 }
 
 void VM::indexed(State& st, i64 owner, i32 kind, i32 name, Coll& out) {
@@ -228,7 +234,7 @@ static i64 cap_card(const Coll& z, int which) {
   return which == 0 ? z.back() : z.front();
 }
 
-i64 VM::ev(State& st, i32 ni) {
+i64 VM::ev_node(State& st, i32 ni) {
   const Node& n = P.node(ni);
   switch (n.op) {
     case O_INT:
@@ -239,7 +245,8 @@ i64 VM::ev(State& st, i32 ni) {
     case O_GAME:
       return -1;
     case O_CARDAT: {
-      Coll scratch;
+      Lent<Coll> lent_(colls);
+  Coll& scratch = lent_.item;
       const Coll& z = evr(st, P.kid(n, 0), scratch);
       if (n.p[0] == 2) {
         i64 i = ev(st, P.kid(n, 1));
@@ -250,7 +257,8 @@ i64 VM::ev(State& st, i32 ni) {
     }
     case O_MAXMIN: {
       // engine/runtime.py: _best (ties drawn uniformly from the game's RNG)
-      Coll scratch;
+      Lent<Coll> lent_(colls);
+  Coll& scratch = lent_.item;
       const Coll& cards = evr(st, P.kid(n, 0), scratch);
       i64 pm = ev(st, P.kid(n, 1));
       if (cards.empty()) return NO_CARD;
@@ -274,7 +282,7 @@ i64 VM::ev(State& st, i32 ni) {
         case 0:
           return st.ints.get(k, 0);
         case 1:
-          return st.strs.get(k, P.intern(""));
+          return st.strs.get(k, P.empty_string);
         default:
           return st.points.get(k, -1);
       }
@@ -369,7 +377,8 @@ i64 VM::ev(State& st, i32 ni) {
       return a;
     }
     case O_SCOREEXT: {
-      Coll scratch;
+      Lent<Coll> lent_(colls);
+  Coll& scratch = lent_.item;
       const Coll& cards = evr(st, P.kid(n, 0), scratch);
       i64 pm = ev(st, P.kid(n, 1));
       if (cards.empty()) return n.p[0] ? -1 : 2147483647;
@@ -384,7 +393,8 @@ i64 VM::ev(State& st, i32 ni) {
       i32 k = P.kid(n, 0);
       const Node& kn = P.node(k);
       if (kn.op == O_FILTER && kn.type != T_CARDSS) {  // counted, not collected
-        Coll scratch;
+        Lent<Coll> lent_(colls);
+  Coll& scratch = lent_.item;
         const Coll& items = evr(st, P.kid(kn, 0), scratch);
         i32 cond = P.kid(kn, 1);
         i64 count = 0;
@@ -399,11 +409,13 @@ i64 VM::ev(State& st, i32 ni) {
         evcc(st, k, groups);
         return (i64)groups.size();
       }
-      Coll scratch;
+      Lent<Coll> lent_(colls);
+  Coll& scratch = lent_.item;
       return (i64)evr(st, k, scratch).size();
     }
     case O_SUM: {
-      Coll scratch;
+      Lent<Coll> lent_(colls);
+  Coll& scratch = lent_.item;
       const Coll& cards = evr(st, P.kid(n, 0), scratch);
       Coll copy = cards;
       i64 pm = ev(st, P.kid(n, 1));
@@ -419,10 +431,10 @@ i64 VM::ev(State& st, i32 ni) {
     case O_CARDATT: {
       i64 c = ev(st, P.kid(n, 1));
       i64 key = ev(st, P.kid(n, 0));
-      if (c == NO_CARD) return P.intern("");
+      if (c == NO_CARD) return P.empty_string;
       bool found;
       Typed t = attribute(st, c, (i32)key, found);
-      if (!found) return P.intern("");
+      if (!found) return P.empty_string;
       if (t.tag == 1) return t.v;
       return P.intern(P.typed_text(t));
     }
@@ -436,7 +448,8 @@ i64 VM::ev(State& st, i32 ni) {
       return t.v;
     }
     case O_TOTAL: {
-      Coll scratch;
+      Lent<Coll> lent_(colls);
+  Coll& scratch = lent_.item;
       const Coll& cards = evr(st, P.kid(n, 0), scratch);
       i64 total = 0;
       for (i64 c : cards) {
@@ -448,7 +461,8 @@ i64 VM::ev(State& st, i32 ni) {
     }
     case O_CONTAINS: {
       i64 v = ev(st, P.kid(n, 1));
-      Coll scratch;
+      Lent<Coll> lent_(colls);
+  Coll& scratch = lent_.item;
       const Coll& copy = evr(st, P.kid(n, 0), scratch);
       return std::find(copy.begin(), copy.end(), v) != copy.end();
     }
@@ -471,7 +485,8 @@ i64 VM::ev(State& st, i32 ni) {
       bool any = n.p[0] == 0;
       i32 coll = P.kid(n, 0), body = P.kid(n, 1);
       if (P.node(coll).type != T_CARDSS) {
-        Coll scratch;
+        Lent<Coll> lent_(colls);
+  Coll& scratch = lent_.item;
         const Coll& items = evr(st, coll, scratch);
         for (size_t i = 0; i < items.size(); i++) {
           bind_scalar(st, n.p[1], items[i]);
@@ -534,7 +549,8 @@ void VM::elements(State& st, i32 coll, std::vector<Val>& out) {
     for (auto& g : groups) out.push_back(Val::of_list(std::move(g)));
     return;
   }
-  Coll scratch;
+  Lent<Coll> lent_(colls);
+  Coll& scratch = lent_.item;
   const Coll& items = evr(st, coll, scratch);
   out.reserve(items.size());
   for (i64 v : items) out.push_back(Val::scalar(v));
@@ -575,18 +591,18 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
       return out;
     }
     case O_TOPN: {
-      Coll scratch;
-      Coll z = evr(st, P.kid(n, 1), scratch);
-      i64 count = ev(st, P.kid(n, 0));
-      Coll result;
+      Lent<Coll> lent_(colls);
+  Coll& scratch = lent_.item;
+      const Coll& z = evr(st, P.kid(n, 1), scratch);
+      i64 count = ev(st, P.kid(n, 0));  // reads no location: z stays as it was
+      out.clear();
       if (count > 0 && !z.empty()) {
         size_t k = std::min((size_t)count, z.size());
         if (n.p[0] == 0)
-          result.assign(z.end() - k, z.end());
+          out.assign(z.end() - k, z.end());
         else
-          result.assign(z.begin(), z.begin() + k);
+          out.assign(z.begin(), z.begin() + k);
       }
-      out = std::move(result);
       return out;
     }
     case O_LOCATION:
@@ -602,7 +618,7 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
           return *c.keys;
       Coll found;
       indexed(st, owner, kind, name, found);
-      auto keys = std::make_shared<const Coll>(std::move(found));
+      auto keys = Rc<Coll>::make(std::move(found));
       bool stored = false;
       for (auto& c : st.indexed)
         if (c.owner == owner && c.kind == kind && c.name == name) {
@@ -646,7 +662,8 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
           evcc(st, part, more);
           for (auto& g : more) groups.push_back(std::move(g));
         } else {
-          Coll scratch;
+          Lent<Coll> lent_(colls);
+  Coll& scratch = lent_.item;
           groups.push_back(evr(st, part, scratch));
         }
       }
@@ -687,20 +704,22 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
     case O_FILTER: {
       // the source is read in place: evaluating an expression changes no location and
       // no register but the filter's own
-      Coll scratch;
+      Lent<Coll> lent_(colls);
+  Coll& scratch = lent_.item;
       const Coll& items = evr(st, P.kid(n, 0), scratch);
-      Coll result;
+      // out is the caller's buffer, never the source's
+      out.clear();
       i32 cond = P.kid(n, 1);
       for (size_t i = 0; i < items.size(); i++) {
         i64 v = items[i];
         bind_scalar(st, n.p[0], v);
-        if (ev(st, cond)) result.push_back(v);
+        if (ev(st, cond)) out.push_back(v);
       }
-      out = std::move(result);
       return out;
     }
     case O_SORT: {
-      Coll scratch;
+      Lent<Coll> lent_(colls);
+  Coll& scratch = lent_.item;
       Coll cards = evr(st, P.kid(n, 0), scratch);
       i64 pm = ev(st, P.kid(n, 1));
       std::vector<std::pair<i64, i64>> keyed;
@@ -713,7 +732,8 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
     }
     case O_RUNEND: {
       // engine/collections.py: run_at_end
-      Coll scratch;
+      Lent<Coll> lent_(colls);
+  Coll& scratch = lent_.item;
       Coll cards = evr(st, P.kid(n, 1), scratch);
       i64 pm = ev(st, P.kid(n, 2));
       i64 count = ev(st, P.kid(n, 0));
@@ -782,7 +802,8 @@ void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
       i32 body = P.kid(n, 1);
       for (const Val& e : items) {
         st.regs[n.p[1]] = e;
-        Coll scratch;
+        Lent<Coll> lent_(colls);
+  Coll& scratch = lent_.item;
         out.push_back(evr(st, body, scratch));
       }
       return;
@@ -799,7 +820,8 @@ void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
     }
     case O_TUPLES: {
       // engine/collections.py: tuples (groups of n cards of equal score, by score)
-      Coll scratch;
+      Lent<Coll> lent_(colls);
+  Coll& scratch = lent_.item;
       Coll cards = evr(st, P.kid(n, 1), scratch);
       i64 pm = ev(st, P.kid(n, 2));
       i64 k = ev(st, P.kid(n, 0));
@@ -826,7 +848,8 @@ void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
     }
     case O_RUNS: {
       // engine/collections.py: runs
-      Coll scratch;
+      Lent<Coll> lent_(colls);
+  Coll& scratch = lent_.item;
       Coll cards = evr(st, P.kid(n, 1), scratch);
       i64 pm = ev(st, P.kid(n, 2));
       i64 count = ev(st, P.kid(n, 0));
@@ -870,7 +893,8 @@ void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
       return;
     }
     case O_SUBSETS: {
-      Coll scratch;
+      Lent<Coll> lent_(colls);
+  Coll& scratch = lent_.item;
       Coll cards = evr(st, P.kid(n, 0), scratch);
       if ((i64)cards.size() > P.limits.max_subset_cards) {
         i64 m = P.limits.max_subset_cards;
@@ -911,7 +935,8 @@ void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
           evcc(st, part, more);
           for (auto& g : more) cards.insert(cards.end(), g.begin(), g.end());
         } else {
-          Coll scratch;
+          Lent<Coll> lent_(colls);
+  Coll& scratch = lent_.item;
           const Coll& g = evr(st, part, scratch);
           cards.insert(cards.end(), g.begin(), g.end());
         }
@@ -921,7 +946,7 @@ void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
       for (i64 c : cards) {
         bool found;
         Typed t = attribute(st, c, (i32)key, found);
-        if (!found) t = Typed{1, P.intern("")};
+        if (!found) t = Typed{1, P.empty_string};
         auto it = std::find_if(groups.begin(), groups.end(),
                                [&](const auto& g) { return g.first == t; });
         if (it == groups.end())
@@ -952,7 +977,8 @@ Val VM::evv(State& st, i32 ni) {
     case T_STRS:
     case T_INTS:
     case T_LOCS: {
-      Coll scratch;
+      Lent<Coll> lent_(colls);
+  Coll& scratch = lent_.item;
       return Val::of_list(evr(st, ni, scratch));
     }
     case T_CARDSS: {
@@ -1170,9 +1196,22 @@ void VM::cycle(State& st, const Node& n) {
 }
 
 void VM::for_each(State& st, const Node& n) {
-  std::vector<Val> items;
-  elements(st, P.kid(n, 0), items);
-  i32 body = P.kid(n, 1);
+  i32 coll = P.kid(n, 0), body = P.kid(n, 1);
+  if (P.node(coll).type != T_CARDSS) {
+    // a copy: the body may move the cards of the location it walks
+    Lent<Coll> lent_items(colls), lent_scratch(colls);
+    Coll& items = lent_items.item;
+    const Coll& source = evr(st, coll, lent_scratch.item);
+    items.assign(source.begin(), source.end());
+    for (i64 e : items) {
+      bind_scalar(st, n.p[1], e);
+      exec(st, body);
+    }
+    return;
+  }
+  Lent<std::vector<Val>> lent(vals);
+  std::vector<Val>& items = lent.item;
+  elements(st, coll, items);
   for (const Val& e : items) {
     st.regs[n.p[1]] = e;
     exec(st, body);
@@ -1243,7 +1282,8 @@ void VM::exec(State& st, i32 ni) {
       return;
     }
     case O_REPEATALL: {
-      Coll scratch;
+      Lent<Coll> lent_(colls);
+  Coll& scratch = lent_.item;
       i64 times = (i64)evr(st, P.kid(n, 1), scratch).size();
       i32 body = P.kid(n, 0);
       for (i64 i = 0; i < times; i++) exec(st, body);
@@ -1332,8 +1372,9 @@ void VM::call_args(State& st, const Node& n, const Procedure& proc, std::vector<
   for (int i = 0; i < n.nkids; i++) {
     i32 a = P.kid(n, i);
     if (i < (int)proc.param_types.size() && proc.param_types[i] == T_CARDS) {
-      Coll scratch;
-      args.push_back(Val::of_list(evr(st, a, scratch)));
+      Lent<Coll> lent_(colls);
+      Coll& scratch = lent_.item;
+      args.push_back(Val::of_list_copy(evr(st, a, scratch)));
     } else {
       args.push_back(evv(st, a));
     }
@@ -1356,7 +1397,8 @@ void VM::call_atomic(State& st, i32 ni) {
   // compiler/control_flow.py: _call_lines
   const Node& n = P.node(ni);
   const Procedure& proc = P.procedures[n.p[0]];
-  std::vector<Val> args;
+  Lent<std::vector<Val>> lent_args(vals);
+  std::vector<Val>& args = lent_args.item;
   call_args(st, n, proc, args);
   if (!proc.recursive) {
     for (size_t i = 0; i < proc.param_slots.size(); i++) st.regs[proc.param_slots[i]] = args[i];
@@ -1383,7 +1425,8 @@ void VM::call_enter(State& st, i32 ni) {
   // engine/control.py: CallNode.enter
   const Node& n = P.node(ni);
   const Procedure& proc = P.procedures[n.p[0]];
-  std::vector<Val> args;
+  Lent<std::vector<Val>> lent_args(vals);
+  std::vector<Val>& args = lent_args.item;
   call_args(st, n, proc, args);
   i32 body = body_for(st, proc, args, n.span);
   bool atomic_body = !(P.node(body).flags & HAS_DECISION);
@@ -1405,7 +1448,7 @@ void VM::call_enter(State& st, i32 ni) {
       error("procedure calls nested too deeply (recursion in " + P.strings[proc.name] + "?)",
             n.span);
     Frame f{F_CALL};
-    f.items = std::make_shared<const std::vector<Val>>(st.regs.begin() + proc.low,
+    f.items = Rc<std::vector<Val>>::make(st.regs.begin() + proc.low,
                                                        st.regs.begin() + proc.high);
     f.f[0] = proc.low;
     f.f[1] = proc.high;
@@ -1474,9 +1517,9 @@ void VM::enter(State& st, i32 ni) {
     case O_FOREACH: {
       Frame f{F_LOOP};
       f.node = ni;
-      auto items = std::make_shared<std::vector<Val>>();
-      elements(st, P.kid(n, 0), *items);
-      f.items = std::move(items);
+      std::vector<Val> items;
+      elements(st, P.kid(n, 0), items);
+      f.items = Rc<std::vector<Val>>::make(std::move(items));
       st.stack.push_back(std::move(f));
       return;
     }
@@ -1569,7 +1612,7 @@ const OptionList& VM::legal_options(State& st) {
   static const OptionList none;
   if (st.status != RUNNING) return none;
   if (!st.options) {
-    auto found = std::make_shared<OptionList>();
+    auto found = fresh_options();
     list_options(st, st.pending, *found);
     st.options = std::move(found);
   }
@@ -1602,15 +1645,34 @@ void VM::apply(State& st, size_t index, const EngineLimits& limits) {
     fail(st, err);
     return;
   }
+  recycle(std::move(options));
   advance(st, limits);
   if (st.status == RUNNING && st.decisions >= limits.max_decisions) cutoff(st, "decisions");
+}
+
+std::shared_ptr<OptionList> VM::fresh_options() {
+  if (spare_options_) {
+    auto list = std::move(spare_options_);
+    list->steps.clear();
+    list->ends.clear();
+    list->branches.clear();
+    return list;
+  }
+  return std::make_shared<OptionList>();
+}
+
+void VM::recycle(std::shared_ptr<const OptionList> options) {
+  // kept for the next decision's list when nothing else holds it (no clone, no Python
+  // Options object), so that its arrays keep their capacity
+  if (options && options.use_count() == 1)
+    spare_options_ = std::const_pointer_cast<OptionList>(std::move(options));
 }
 
 void VM::advance(State& st, const EngineLimits& limits) {
   try {
     run_flow(st, limits);
     if (st.pending >= 0 && st.status == RUNNING) {
-      auto found = std::make_shared<OptionList>();
+      auto found = fresh_options();
       list_options(st, st.pending, *found);
       if (found->empty())
         error("no legal option for player " + str(st.mover) +
@@ -1930,7 +1992,8 @@ void VM::expand(Lister& L, i32 ni, State* st, size_t applied, const Cont* k) {
         // Python engine's fork_fixed does
         bool fixed = P.node(body).flags & FIXED;
         if (P.node(coll).type != T_CARDSS) {
-          Coll scratch;
+          Lent<Coll> lent_(colls);
+  Coll& scratch = lent_.item;
           Coll items = evr(*st, coll, scratch);
           if (items.empty()) {  // like a false guard: the option goes on
             proceed(L, st, applied, k);
@@ -2004,8 +2067,8 @@ void VM::expand(Lister& L, i32 ni, State* st, size_t applied, const Cont* k) {
 void VM::list_options(State& st, i32 choice, OptionList& out) {
   // listing never changes the state: the registers it binds and the RNG are put back
   const std::vector<i32>& slots = P.choice_slots[choice];
-  std::vector<Val> saved_regs;
-  saved_regs.reserve(slots.size());
+  Lent<std::vector<Val>> lent_saved(vals);
+  std::vector<Val>& saved_regs = lent_saved.item;
   for (i32 s : slots) saved_regs.push_back(st.regs[s]);
   uint64_t saved_rng = st.rng;
   auto restore = [&]() {
@@ -2014,7 +2077,8 @@ void VM::list_options(State& st, i32 choice, OptionList& out) {
   };
   Lister L;
   L.out = &out;
-  L.steps.reserve(16);
+  L.steps.swap(lister_steps_);  // a buffer kept from the last listing
+  L.steps.clear();
   const Node& c = P.node(choice);
   L.choice_span = c.span;
   try {
@@ -2026,9 +2090,11 @@ void VM::list_options(State& st, i32 choice, OptionList& out) {
     }
   } catch (...) {
     restore();
+    L.steps.swap(lister_steps_);
     throw;
   }
   restore();
+  L.steps.swap(lister_steps_);
 }
 
 // ---------------------------------------------------------------- labels
@@ -2163,6 +2229,7 @@ void Program::bound_slots(i32 ni, std::vector<i32>& out) const {
 
 void Program::prepare() {
   for (i64 p = 0; p < nplayers; p++) counting.push_back(p);
+  empty_string = intern("");
   for (auto& n : nodes) {
     if (n.op == O_DO) prepare_block(n, 0);
     if (n.op == O_STAGE || n.op == O_WHILE) prepare_block(n, 1);

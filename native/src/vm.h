@@ -4,6 +4,7 @@
 // mirrors; read that code for the why.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,10 +36,46 @@ class RandomAgent : public NativeAgent {
   size_t choose(class VM& vm, State& st, const OptionList& options) override;
 };
 
+// Scratch buffers lent for one evaluation and given back in reverse order (RAII), so
+// that a filter or a procedure call reuses the capacity of an earlier one instead of
+// allocating: the VM's hot paths make no allocation once play has warmed them up.
+template <class T>
+class Pool {
+ public:
+  Pool() = default;
+  Pool(const Pool&) = delete;
+  Pool& operator=(const Pool&) = delete;
+  __attribute__((always_inline)) T& borrow() {
+    if (used_ == items_.size()) grow();
+    T& item = *items_[used_++];
+    item.clear();
+    return item;
+  }
+  void give_back() { used_--; }
+
+ private:
+  __attribute__((noinline)) void grow() { items_.push_back(std::make_unique<T>()); }
+
+  std::vector<std::unique_ptr<T>> items_;  // boxed: a lent buffer never moves
+  size_t used_ = 0;
+};
+
+template <class T>
+struct Lent {
+  explicit Lent(Pool<T>& p) : pool(p), item(p.borrow()) {}
+  ~Lent() { pool.give_back(); }
+  Lent(const Lent&) = delete;
+  Lent& operator=(const Lent&) = delete;
+  Pool<T>& pool;
+  T& item;
+};
+
 class VM {
  public:
   explicit VM(Program& program) : P(program) {}
   Program& P;
+  Pool<Coll> colls;
+  Pool<std::vector<Val>> vals;
 
   // ------------------------------------------------------------ the engine protocol
   // (engine/gamemaster.py: Gamemaster)
@@ -58,7 +95,15 @@ class VM {
   std::string value_label(const State& st, const Val& v, int type) const;
 
   // ------------------------------------------------------------ expressions
-  i64 ev(State& st, i32 n);
+  // an expression's scalar value: constants and registers here, the rest in ev_node
+  // (most expressions evaluated are leaves, and this spares them a call)
+  i64 ev(State& st, i32 ni) {
+    const Node& n = P.nodes[ni];
+    if (n.op == O_REG) return st.regs[n.p[0]].i;
+    if (n.op <= O_STR) return n.p[0];  // O_INT, O_STR
+    return ev_node(st, ni);
+  }
+  i64 ev_node(State& st, i32 n);
   const Coll& evr(State& st, i32 n, Coll& scratch);
   void evcc(State& st, i32 n, std::vector<Coll>& out);
   Val evv(State& st, i32 n);
@@ -81,6 +126,10 @@ class VM {
   i32 body_for(State& st, const Procedure& proc, const std::vector<Val>& args, i32 span);
   void call_args(State& st, const Node& n, const Procedure& proc, std::vector<Val>& args);
   void list_options(State& st, i32 choice, OptionList& out);
+  std::shared_ptr<OptionList> fresh_options();
+  void recycle(std::shared_ptr<const OptionList> options);
+  std::shared_ptr<OptionList> spare_options_;  // a list no one holds, for the next one
+  std::vector<Step> lister_steps_;
   void run_option(State& st, OptionRef option);
 
   // statements
