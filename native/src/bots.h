@@ -31,6 +31,8 @@ class DominionBot : public NativeAgent {
  public:
   DominionBot(Program& program, std::vector<BuyRule> buy, std::vector<i32> play);
   size_t choose(VM& vm, State& st, const OptionList& options) override;
+  // a fresh bot knows no Supply pile yet; the seed is not used (the bots draw nothing)
+  void start_game(uint64_t) override { piles.clear(); }
 
  private:
   struct Facts;

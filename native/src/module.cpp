@@ -468,14 +468,105 @@ class NativeProgram {
     for (nb::handle a : seats) agents.push_back(a.is_none() ? nullptr : nb::cast<NativeAgent*>(a));
     return vm.play(st, agents, limit, EngineLimits{max_decisions, max_steps});
   }
+
+  // Whole games with native agents alone, one after the other, without returning to
+  // Python between them (runs/planned.py: play_batch).  Game i starts from seeds[i] and
+  // is played by seat_sets[which[i]], each agent first given its seat's seed
+  // (runs/planned.py: agent_seeds).  Per game: (status, end reason, scores or None,
+  // decisions, turns, team of each seat); a failed game's error is left for the caller
+  // to find by playing it again.
+  nb::list play_batch(std::vector<uint64_t> seeds, nb::list seat_sets, std::vector<i64> which,
+                      i64 max_decisions, i64 max_steps) {
+    std::vector<std::vector<NativeAgent*>> sets;
+    for (nb::handle set : seat_sets) {
+      std::vector<NativeAgent*> agents;
+      for (nb::handle a : set) agents.push_back(nb::cast<NativeAgent*>(a));
+      sets.push_back(std::move(agents));
+    }
+    if (which.size() != seeds.size()) throw nb::value_error("one seat set per game");
+    EngineLimits limits{max_decisions, max_steps};
+    nb::list out;
+    for (size_t g = 0; g < seeds.size(); g++) {
+      if (which[g] < 0 || which[g] >= (i64)sets.size()) throw nb::index_error("no such seat set");
+      const auto& seats = sets[which[g]];
+      for (size_t seat = 0; seat < seats.size(); seat++)
+        seats[seat]->start_game(agent_seed(seeds[g], seat));
+      State st = vm.new_game(seeds[g], false, limits);
+      if ((size_t)st.nplayers != seats.size() && st.status == RUNNING)
+        throw nb::value_error("one agent per seat");
+      vm.play(st, seats, INT64_MAX, limits);
+      out.append(nb::make_tuple((int)st.status, nb::str(st.end_reason.c_str()), scores(st),
+                                st.decisions, st.turns, nb::cast(st.team_of)));
+    }
+    return out;
+  }
+
+  // runs/planned.py: agent_seeds (SplitMix64 of the game's seed and the seat)
+  static uint64_t agent_seed(uint64_t game_seed, size_t seat) {
+    uint64_t x = game_seed ^ (0xA5A55A5A0F0FF0F0ULL + seat);
+    return splitmix_next(x);
+  }
 };
 
 }  // namespace
+
+// numpy's SeedSequence(entropy, spawn_key=(index,)).generate_state(1, uint64)[0]: the
+// seeds of a batch's games (runs/simulate.py: game_seeds), made here because numpy
+// takes tens of microseconds a seed.  ``entropy`` is the root seed as numpy reads it,
+// 32-bit words from the lowest.  A test holds it to numpy's.
+static uint64_t seed_sequence_child(const std::vector<uint32_t>& entropy, uint64_t index) {
+  const uint32_t INIT_A = 0x43b0d7e5, MULT_A = 0x931e8875, INIT_B = 0x8b51f9dd,
+                 MULT_B = 0x58f38ded, MIX_MULT_L = 0xca01f9dd, MIX_MULT_R = 0x4973f715;
+  const int XSHIFT = 16, POOL = 4;
+  std::vector<uint32_t> words = entropy;
+  if (words.size() < (size_t)POOL) words.resize(POOL, 0);  // a spawn key pads the entropy
+  if (index == 0) words.push_back(0);
+  for (uint64_t k = index; k > 0; k >>= 32) words.push_back((uint32_t)(k & 0xffffffffu));
+  uint32_t hash_const = INIT_A;
+  auto hashmix = [&](uint32_t value) {
+    value ^= hash_const;
+    hash_const *= MULT_A;
+    value *= hash_const;
+    value ^= value >> XSHIFT;
+    return value;
+  };
+  auto mix = [&](uint32_t x, uint32_t y) {
+    uint32_t result = MIX_MULT_L * x - MIX_MULT_R * y;
+    result ^= result >> XSHIFT;
+    return result;
+  };
+  uint32_t pool[POOL];
+  for (int i = 0; i < POOL; i++) pool[i] = hashmix(i < (int)words.size() ? words[i] : 0);
+  for (int src = 0; src < POOL; src++)
+    for (int dst = 0; dst < POOL; dst++)
+      if (src != dst) pool[dst] = mix(pool[dst], hashmix(pool[src]));
+  for (size_t src = POOL; src < words.size(); src++)
+    for (int dst = 0; dst < POOL; dst++) pool[dst] = mix(pool[dst], hashmix(words[src]));
+  uint32_t out[2];
+  uint32_t hb = INIT_B;
+  for (int i = 0; i < 2; i++) {
+    uint32_t v = pool[i % POOL];
+    v ^= hb;
+    hb *= MULT_B;
+    v *= hb;
+    v ^= v >> XSHIFT;
+    out[i] = v;
+  }
+  return (uint64_t)out[0] | ((uint64_t)out[1] << 32);
+}
 
 NB_MODULE(_native, m) {
   m.doc() = "cardlang's native engine: a C++ VM for a game's IR (see cardlang.engine.native)";
   m.attr("IR_VERSION") = IR_VERSION;
   m.attr("OP_COUNT") = (int)O_COUNT;
+  m.def("game_seeds", [](std::vector<uint32_t> entropy, uint64_t start, uint64_t count) {
+    // runs/simulate.py: game_seeds, for games start .. start + count - 1
+    std::vector<uint64_t> out;
+    out.reserve(count);
+    for (uint64_t i = start; i < start + count; i++)
+      out.push_back(seed_sequence_child(entropy, i) >> 1);
+    return out;
+  });
   m.def("splitmix64", [](uint64_t x) {
     uint64_t out = splitmix_next(x);
     return nb::make_tuple(x, out);
@@ -542,6 +633,7 @@ NB_MODULE(_native, m) {
       .def("option_count", &NativeProgram::option_count)
       .def("options_of", &NativeProgram::options_of)
       .def("apply", &NativeProgram::apply)
+      .def("play_batch", &NativeProgram::play_batch)
       .def("scores", &NativeProgram::scores)
       .def("current_scores", &NativeProgram::current_scores)
       .def("error", &NativeProgram::error)

@@ -25,6 +25,9 @@ class NativeAgent {
   virtual ~NativeAgent() = default;
   // the index of the chosen option of the pending decision
   virtual size_t choose(class VM& vm, State& st, const OptionList& options) = 0;
+  // become the agent a fresh Python agent made with this seed is (a batch reuses one
+  // native agent per seat for all its games)
+  virtual void start_game(uint64_t seed) = 0;
 };
 
 // agents/random_agent.py: a uniformly random option from its own SplitMix64 stream
@@ -34,6 +37,7 @@ class RandomAgent : public NativeAgent {
   uint64_t state;
   size_t draw(size_t n);
   size_t choose(class VM& vm, State& st, const OptionList& options) override;
+  void start_game(uint64_t seed) override { state = seed; }
 };
 
 // Scratch buffers lent for one evaluation and given back in reverse order (RAII), so

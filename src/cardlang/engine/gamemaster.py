@@ -348,28 +348,57 @@ def game_result(rules: Rules, st: Any) -> GameResult:
     """A finished game's result, from its state (either engine's: they read alike)."""
     if not st.is_over:
         raise UsageError("the game is not over yet")
-    n = st.nplayers
-    keys = st.scores or [(0,) * (1 + len(rules.tiebreaks))] * n
+    return result_of(
+        rules,
+        seed=st.seed,
+        status=st.status,
+        end_reason=st.end_reason,
+        keys=st.scores,
+        decisions=st.decisions,
+        turns=st.turns,
+        team_of=tuple(st.team_of),
+        error=st.error,
+    )
+
+
+def result_of(
+    rules: Rules,
+    *,
+    seed: int,
+    status: str,
+    end_reason: str,
+    keys: Sequence[tuple[int, ...]] | None,
+    decisions: int,
+    turns: int,
+    team_of: tuple[int, ...],
+    error: RuleError | None = None,
+) -> GameResult:
+    """A finished game's result from what its state says of it (``keys``: per seat, the
+    score and the tie-break values; None where no score was reached)."""
+    n = len(team_of)
+    if keys is None:
+        keys = [(0,) * (1 + len(rules.tiebreaks))] * n
     scores = tuple(k[0] for k in keys)
     keyed = ranking_keys(rules, keys)
     ranks = tuple(1 + sum(1 for other in keyed if other < mine) for mine in keyed)
     winners: tuple[int, ...] = ()
     credits = tuple(0.0 for _ in range(n))
-    if st.status == COMPLETED:
+    if status == COMPLETED:
         winners = tuple(p for p in range(n) if ranks[p] == 1)
-        credits = tuple(1.0 / len(winners) if p in winners else 0.0 for p in range(n))
+        share = 1.0 / len(winners)
+        credits = tuple(share if p in winners else 0.0 for p in range(n))
     return GameResult(
-        seed=st.seed,
-        end_reason=st.end_reason,
+        seed=seed,
+        end_reason=end_reason,
         scores=scores,
         tiebreak_scores=tuple(tuple(k[1:]) for k in keys),
         ranks=ranks,
         credits=credits,
         winners=winners,
-        decisions=st.decisions,
-        turns=st.turns,
-        team_of=tuple(st.team_of),
-        error=st.error,
+        decisions=decisions,
+        turns=turns,
+        team_of=team_of,
+        error=error,
     )
 
 

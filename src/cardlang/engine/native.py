@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cardlang.engine.gamemaster import GameResult, Limits, game_result, ranking_keys
+from cardlang.engine.gamemaster import GameResult, Limits, game_result, ranking_keys, result_of
 from cardlang.engine.points import PointMap
 from cardlang.errors import RuleError, Span, UsageError, did_you_mean
 
@@ -48,6 +48,10 @@ def _load_extension() -> Any:
 
 _native: Any = _load_extension()
 
+#: The extension's status numbers (native/src/state.h: Status), as the states name them.
+_STATUS_NAMES = ("running", "completed", "failed", "cutoff")
+_FAILED = 2
+
 #: The engines a game can be played with (``--engine``, ``CARDLANG_ENGINE``).
 ENGINES = ("python", "native")
 ENGINE_VARIABLE = "CARDLANG_ENGINE"
@@ -55,6 +59,21 @@ ENGINE_VARIABLE = "CARDLANG_ENGINE"
 
 def native_available() -> bool:
     return _native is not None
+
+
+def native_game_seeds(entropy: int, start: int, count: int) -> list[int] | None:
+    """``runs.simulate.game_seeds`` for games ``start`` .. ``start + count - 1``,
+    computed by the extension (numpy's SeedSequence, word for word: a test holds them
+    equal); None when the extension is not built."""
+    if _native is None or entropy < 0:  # numpy says what is wrong with a negative seed
+        return None
+    words = []
+    while True:
+        words.append(entropy & 0xFFFFFFFF)
+        entropy >>= 32
+        if not entropy:
+            break
+    return _native.game_seeds(words, start, count)  # type: ignore[no-any-return]
 
 
 def default_engine() -> str:
@@ -471,6 +490,42 @@ class NativeMaster:
     def state(self, raw: Any, seed: int) -> NativeState:
         """A state of this engine around the extension's (a determinization)."""
         return NativeState(raw, self, seed)
+
+    def play_batch(
+        self, seeds: Sequence[int], seat_sets: Sequence[Sequence[Any]], which: Sequence[int]
+    ) -> list[GameResult | None]:
+        """Whole games played inside the engine, one call for all: game i from
+        ``seeds[i]`` by the native agents ``seat_sets[which[i]]``, each agent first made
+        the one a fresh agent seeded as runs/planned.py ``agent_seeds`` says would be
+        (``start_game``).  None for a game that failed: its rule error is the caller's
+        to find, by playing it again the usual way."""
+        mask = (1 << 64) - 1
+        rows = self.program.play_batch(
+            [seed & mask for seed in seeds],
+            [list(s) for s in seat_sets],
+            list(which),
+            *self._limits,
+        )
+        results: list[GameResult | None] = []
+        for seed, (status, end_reason, keys, decisions, turns, team_of) in zip(
+            seeds, rows, strict=True
+        ):
+            if status == _FAILED:
+                results.append(None)
+                continue
+            results.append(
+                result_of(
+                    self.game,
+                    seed=seed,
+                    status=_STATUS_NAMES[status],
+                    end_reason=end_reason,
+                    keys=keys,
+                    decisions=decisions,
+                    turns=turns,
+                    team_of=tuple(team_of),
+                )
+            )
+        return results
 
     def play_native(self, st: NativeState, seats: Sequence[Any], limit: int) -> int:
         """Play on inside the engine while the mover's seat has a native agent (None: a

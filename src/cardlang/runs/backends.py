@@ -146,10 +146,9 @@ class SerialBackend:
     def play(
         self, master: Gamemaster, todo: Iterable[PlannedGame], *, record: bool, games: int
     ) -> Generator[Played, None, None]:
-        from cardlang.runs.planned import play_planned
+        from cardlang.runs.planned import play_planned_games
 
-        for planned in todo:
-            yield play_planned(master, planned, record)
+        yield from play_planned_games(master, todo, record)
 
 
 # ---------------------------------------------------------------- what workers get
@@ -197,12 +196,12 @@ class Chunk(NamedTuple):
 def play_chunk(master: Gamemaster, chunk: Iterable[PlannedGame], record: bool) -> Chunk:
     """Play a chunk's games in order; an exception ends the chunk after the games played
     before it, which still count (as in a serial run)."""
-    from cardlang.runs.planned import play_planned
+    from cardlang.runs.planned import play_planned_games
 
     played: list[Played] = []
     try:
-        for planned in chunk:
-            played.append(play_planned(master, planned, record))
+        for done in play_planned_games(master, chunk, record):
+            played.append(done)
     except Exception as err:
         return Chunk(played, err, traceback.format_exc())
     return Chunk(played)
