@@ -30,6 +30,7 @@ so a trace is never carried over from an earlier decision.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
@@ -86,6 +87,21 @@ def capabilities_of(agent: Any) -> Capabilities:
     if view is True and knowledge is False:
         return DEFAULT_CAPABILITIES
     return Capabilities(view=bool(view), knowledge=bool(knowledge))
+
+
+#: Set to 0 to keep every agent in Python, one call per decision, even where it has a
+#: twin inside the native engine (what the speed benchmarks compare against).
+NATIVE_AGENTS_VARIABLE = "CARDLANG_NATIVE_AGENTS"
+
+
+def native_twin(agent: Any, master: Any) -> Any:
+    """The agent as the native engine runs it (``agent.native_agent(master)``: whole
+    stretches of a game never come back to Python), or None: it has no such twin, the
+    game is not played by the native engine, or CARDLANG_NATIVE_AGENTS=0."""
+    make = getattr(agent, "native_agent", None)
+    if make is None or os.environ.get(NATIVE_AGENTS_VARIABLE, "").strip() == "0":
+        return None
+    return make(master)
 
 
 def agent_label(agent: Any) -> str:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from cardlang.agents.base import AgentError, capabilities_of
+from cardlang.agents.base import AgentError, capabilities_of, native_twin
 
 from cardlang.engine.state import RUNNING, Gamestate
 from cardlang.information import vocabulary
@@ -83,7 +83,7 @@ def _native_seats(master: Any, agents: Sequence[Any]) -> list[Any] | None:
     offers one with ``native_agent()``; it must choose exactly as the agent would)."""
     if not hasattr(master, "play_native"):
         return None
-    seats = [a.native_agent(master) if hasattr(a, "native_agent") else None for a in agents]
+    seats = [native_twin(a, master) for a in agents]
     return seats if any(s is not None for s in seats) else None
 
 

@@ -85,12 +85,6 @@ DominionBot::DominionBot(Program& program, std::vector<BuyRule> buy, std::vector
   s_turns = P.intern("TURNS");
 }
 
-bool DominionBot::sees(const State&, i32 key, int seat) const {
-  // information/visibility.py: can_see
-  const ZoneKey& k = P.keys[key];
-  return k.kind == 0 || k.kind == 3 || (k.kind == 1 && k.owner == seat && seat >= 0);
-}
-
 void DominionBot::remember_piles(const State& st) {
   // _remember_piles: which kind each Supply pile holds, learnt once some pile is seen
   if (!piles.empty()) return;
@@ -99,35 +93,23 @@ void DominionBot::remember_piles(const State& st) {
     const std::string& name = P.strings[k.name];
     if (k.owner != -1 || name.compare(0, 6, "SUPPLY") != 0) continue;
     const Coll& z = st.zone(key);
-    if (z.empty() || !sees(st, key, -1)) continue;
+    if (z.empty() || !seat_sees(P, key, -1)) continue;
     i32 kind = P.card_types[st.card_type[z.back()]].kind;
     if (kind >= 0) piles.push_back({key, kind});
   }
 }
 
-std::vector<DominionBot::Opt> DominionBot::describe(VM&, const State& st,
+std::vector<DominionBot::Opt> DominionBot::describe(VM& vm, const State& st,
                                                     const OptionList& options, int seat) {
   // views.py: option_kinds and OptionView (the first bound card the chooser sees)
+  std::vector<i64> seen;
+  vm.first_seen_cards(st, options, seat, seen);
   std::vector<Opt> out(options.size());
   for (size_t i = 0; i < options.size(); i++) {
     Opt& o = out[i];
     o.branch = options.branches[i];
-    for (const Step& s : options[i]) {
-      if (s.slot < 0) continue;
-      int type = P.slot_types[s.slot];
-      if (type == T_LOC || type == T_MEMLOC) {
-        const Coll& z = st.zone((i32)s.value.i);
-        if (!z.empty() && sees(st, (i32)s.value.i, seat)) {
-          o.card = z.back();
-          o.kind = P.card_types[st.card_type[o.card]].kind;
-          break;
-        }
-      } else if (type == T_CARD && s.value.i >= 0 && sees(st, st.card_zone[s.value.i], seat)) {
-        o.card = s.value.i;
-        o.kind = P.card_types[st.card_type[o.card]].kind;
-        break;
-      }
-    }
+    o.card = seen[i];
+    if (o.card >= 0) o.kind = P.card_types[st.card_type[o.card]].kind;
   }
   return out;
 }

@@ -51,7 +51,6 @@ class DominionBot : public NativeAgent {
 
   void remember_piles(const State& st);
   std::vector<Opt> describe(VM& vm, const State& st, const OptionList& options, int seat);
-  bool sees(const State& st, i32 key, int seat) const;
   bool is_a(const State& st, i64 card, i32 type) const;
   i64 attr_int(const State& st, i64 card, i32 name) const;
   double keep_value(const State& st, i64 card) const;

@@ -177,6 +177,31 @@ class NativeProgram {
     return Options{st.options, this};
   }
 
+  // views.py: option_kinds -- per option the KIND of the first bound card the seat sees
+  // (None where it sees none or the card has no KIND); None for the whole list where a
+  // KIND is not a string (the view then reads the options itself)
+  nb::object option_kinds(const State& st, const OptionList& list, int seat) {
+    std::vector<i64> seen;
+    vm.first_seen_cards(st, list, seat, seen);
+    i32 kind_name = P.intern("KIND");
+    nb::list out;
+    for (i64 card : seen) {
+      if (card < 0) {
+        out.append(nb::none());
+        continue;
+      }
+      const CardType& t = P.card_types[st.card_type[card]];
+      Typed kind = (size_t)kind_name < t.by_name.size() ? t.by_name[kind_name] : Typed{-1, 0};
+      if (kind.tag == -1)
+        out.append(nb::none());
+      else if (kind.tag == 1)
+        out.append(nb::str(P.strings[kind.v].c_str()));
+      else
+        return nb::none();
+    }
+    return nb::tuple(out);
+  }
+
   nb::list steps_of(const OptionList& list, size_t index) {
     if (index >= list.size()) throw nb::index_error("no such option");
     nb::list out;
@@ -617,7 +642,10 @@ NB_MODULE(_native, m) {
 
   nb::class_<Options>(m, "Options")
       .def("__len__", [](const Options& o) { return o.list->size(); })
-      .def("steps", [](Options& o, size_t i) { return o.program->steps_of(*o.list, i); });
+      .def("steps", [](Options& o, size_t i) { return o.program->steps_of(*o.list, i); })
+      .def("kinds", [](Options& o, const State& st, int seat) {
+        return o.program->option_kinds(st, *o.list, seat);
+      });
 
   nb::class_<NativeAgent>(m, "NativeAgent");
   nb::class_<RandomAgent, NativeAgent>(m, "RandomAgent")
@@ -642,6 +670,11 @@ NB_MODULE(_native, m) {
       .def("zones", &NativeProgram::zones)
       .def("card_zone", &NativeProgram::card_zone)
       .def("card_types", &NativeProgram::card_types)
+      .def("card_type_of",
+           [](NativeProgram&, const State& st, i64 card) {
+             if (card < 0 || card >= (i64)st.card_type.size()) throw nb::index_error("no such card");
+             return st.card_type[card];
+           })
       .def("card_type_attrs", &NativeProgram::card_type_attrs)
       .def("ints", &NativeProgram::ints)
       .def("strs", &NativeProgram::strs)

@@ -2097,6 +2097,29 @@ void VM::list_options(State& st, i32 choice, OptionList& out) {
   L.steps.swap(lister_steps_);
 }
 
+// ---------------------------------------------------------------- what a seat sees
+
+void VM::first_seen_cards(const State& st, const OptionList& options, int seat,
+                          std::vector<i64>& out) const {
+  out.assign(options.size(), NO_CARD);
+  for (size_t i = 0; i < options.size(); i++) {
+    for (const Step& s : options[i]) {
+      if (s.slot < 0) continue;
+      int type = P.slot_types[s.slot];
+      if (type == T_LOC || type == T_MEMLOC) {
+        const Coll& z = st.zone((i32)s.value.i);
+        if (!z.empty() && can_see((i32)s.value.i, seat)) {
+          out[i] = z.back();
+          break;
+        }
+      } else if (type == T_CARD && s.value.i >= 0 && can_see(st.card_zone[s.value.i], seat)) {
+        out[i] = s.value.i;
+        break;
+      }
+    }
+  }
+}
+
 // ---------------------------------------------------------------- labels
 // engine/labels.py
 

@@ -18,6 +18,12 @@ struct EngineLimits {
   i64 max_steps = 200000;
 };
 
+// information/visibility.py: can_see -- whether a seat sees a location's contents
+inline bool seat_sees(const Program& P, i32 key, int seat) {
+  const ZoneKey& k = P.keys[key];
+  return k.kind == 0 || k.kind == 3 || (k.kind == 1 && k.owner == seat && seat >= 0);
+}
+
 // An agent that decides inside the engine, so that a whole game (or a rollout) of such
 // agents never returns to Python.  Each mirrors a Python agent choice for choice.
 class NativeAgent {
@@ -92,6 +98,13 @@ class VM {
   // all; how many decisions were taken
   i64 play(State& st, const std::vector<NativeAgent*>& seats, i64 limit,
            const EngineLimits& limits);
+
+  // ------------------------------------------------------------ what a seat sees
+  bool can_see(i32 key, int seat) const { return seat_sees(P, key, seat); }
+  // information/views.py: option_kinds -- per option, the first bound card the seat
+  // sees (a bound card, or a bound location's top card), -1 for none
+  void first_seen_cards(const State& st, const OptionList& options, int seat,
+                        std::vector<i64>& out) const;
 
   // ------------------------------------------------------------ names
   std::string card_label(const State& st, i64 card) const;

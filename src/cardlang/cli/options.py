@@ -94,7 +94,7 @@ def engine_option(p: argparse.ArgumentParser) -> None:
         choices=ENGINES,
         default=None,
         help="python: the reference engine; native: the C++ engine, built by pip install "
-        f"(same event logs, faster). Default: ${ENGINE_VARIABLE}, else python",
+        f"(same event logs, faster). Default: ${ENGINE_VARIABLE}, else native where built",
     )
 
 

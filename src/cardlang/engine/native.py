@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cardlang.engine.gamemaster import GameResult, Limits, game_result, ranking_keys, result_of
+from cardlang.engine.lazy_options import LazyOptions
 from cardlang.engine.points import PointMap
 from cardlang.errors import RuleError, Span, UsageError, did_you_mean
 
@@ -77,8 +78,11 @@ def native_game_seeds(entropy: int, start: int, count: int) -> list[int] | None:
 
 
 def default_engine() -> str:
-    """The engine ``CARDLANG_ENGINE`` names, else the Python engine."""
-    name = os.environ.get(ENGINE_VARIABLE, "").strip().lower() or "python"
+    """The engine ``CARDLANG_ENGINE`` names, else the native engine where it is built
+    (the same results, faster), else the Python engine."""
+    name = os.environ.get(ENGINE_VARIABLE, "").strip().lower()
+    if not name:
+        return "native" if _native is not None else "python"
     if name not in ENGINES:
         raise UsageError(
             f"{ENGINE_VARIABLE}={name!r} names no engine (choose from {', '.join(ENGINES)})"
@@ -202,17 +206,19 @@ class _Table(Mapping[Any, Any]):
         return self._whole(self._raw).values()
 
 
-class _Options(Sequence[Any]):
+class _Options(LazyOptions):
     """A decision's options as the Python engine's tuples of steps, each made the first
     time it is read: an agent that answers by index converts none.  It holds the
     engine's list of that decision, so it stays right after the state moves on."""
 
-    __slots__ = ("_handle", "_convert", "_items")
+    __slots__ = ("_handle", "_convert", "_items", "_raw", "_decision")
 
-    def __init__(self, handle: Any, convert: Any) -> None:
+    def __init__(self, handle: Any, convert: Any, raw: Any) -> None:
         self._handle = handle
         self._convert = convert
         self._items: list[Any] = [None] * len(handle)
+        self._raw = raw  # the state listed (not its NativeState: no reference cycle)
+        self._decision = raw.decisions
 
     def __len__(self) -> int:
         return len(self._items)
@@ -235,12 +241,44 @@ class _Options(Sequence[Any]):
         """The index of one of these very option objects, -1 for anything else."""
         return next((i for i, o in enumerate(self._items) if o is option), -1)
 
+    def option_kinds(self, seat: int) -> tuple[str | None, ...] | None:
+        """``PlayerView.option_kinds`` for ``seat``, read inside the engine without
+        converting any option; None once the state has moved on (or where a KIND is not
+        a string), and the view then reads the options itself."""
+        if self._raw.decisions != self._decision or self._raw.status != "running":
+            return None
+        return self._handle.kinds(self._raw, seat)  # type: ignore[no-any-return]
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Sequence) and not isinstance(other, str):
             return list(self) == list(other)
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
+
+
+class _CardAttributes(Sequence[dict[str, Any]]):
+    """Each card's attributes (its type's, shared: read-only), read one card at a time:
+    a view that looks at one card converts one card type at most."""
+
+    __slots__ = ("_raw", "_master")
+
+    def __init__(self, raw: Any, master: NativeMaster) -> None:
+        self._raw, self._master = raw, master
+
+    def __getitem__(self, card: Any) -> Any:
+        if isinstance(card, slice):
+            return [self[c] for c in range(*card.indices(len(self)))]
+        if card < 0:
+            card += len(self)
+        return self._master.card_attributes(self._master.program.card_type_of(self._raw, card))
+
+    def __len__(self) -> int:
+        return self._raw.n_cards  # type: ignore[no-any-return]
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        attrs = self._master.card_attributes
+        return iter([attrs(t) for t in self._master.program.card_types(self._raw)])
 
 
 class _CardZones(Sequence[tuple[int, str, str] | None]):
@@ -392,15 +430,8 @@ class NativeState:
         return _CardZones(self.raw, self.master.program)
 
     @property
-    def cards(self) -> list[dict[str, Any]]:
-        # cards are only ever added, and a card keeps its attributes: the list grows, and
-        # a clone starts with its original's
-        found = self._board.get("cards")
-        if found is None or len(found) != self.raw.n_cards:
-            attrs = self.master.card_attributes
-            found = [attrs(t) for t in self.master.program.card_types(self.raw)]
-            self._board["cards"] = found
-        return found  # type: ignore[no-any-return]
+    def cards(self) -> Sequence[dict[str, Any]]:
+        return _CardAttributes(self.raw, self.master)
 
     @property
     def ints(self) -> Mapping[tuple[int, str], int]:
@@ -462,7 +493,7 @@ class NativeMaster:
         if st.is_over:
             return []
         if st._options is None or st._options_of != st.raw.decisions:
-            st._options = _Options(self.program.options_of(st.raw), self._option)  # type: ignore[assignment]
+            st._options = _Options(self.program.options_of(st.raw), self._option, st.raw)  # type: ignore[assignment]
             st._options_of = st.raw.decisions
         return st._options  # type: ignore[return-value]
 
@@ -470,17 +501,23 @@ class NativeMaster:
         if st.is_over:
             raise UsageError(f"the game is over ({st.end_reason}); no move can be applied")
         if type(choice) is int:
-            count = self.program.option_count(st.raw)
-            if not 0 <= choice < count:
-                raise UsageError(f"option {choice} is not legal: there are {count} options")
+            if choice < 0:
+                raise self._not_legal(st, choice)
             index = choice
         else:
             options = self.legal_options(st)
             index = options.index_of(choice) if isinstance(options, _Options) else -1
             if index < 0:
                 raise UsageError(f"{choice!r} is not a legal option of this decision")
-        self.program.apply(st.raw, index, *self._limits)
+        try:
+            self.program.apply(st.raw, index, *self._limits)
+        except (IndexError, TypeError):  # the engine checks the index (one call, not two)
+            raise self._not_legal(st, index) from None
         st._options = None
+
+    def _not_legal(self, st: NativeState, index: int) -> UsageError:
+        count = self.program.option_count(st.raw)
+        return UsageError(f"option {index} is not legal: there are {count} options")
 
     def random_agent(self, seed: int) -> Any:
         """The random agent inside the engine, drawing from ``seed``'s stream (one stream

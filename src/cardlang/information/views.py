@@ -25,6 +25,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from cardlang.engine.gamemaster import Gamemaster, Limits
+from cardlang.engine.lazy_options import LazyOptions
 from cardlang.engine.state import Gamestate
 from cardlang.errors import UsageError
 from cardlang.information.knowledge import SeatKnowledge, Skeleton, seat_knowledge
@@ -140,11 +141,7 @@ class PlayerView:
         self._option_data = None
         if options is not None and pending is not None and game is not None:
             # a tuple, or the engine's own immutable sequence (built lazily: keep it so)
-            kept = (
-                options
-                if isinstance(options, tuple) or hasattr(options, "index_of")
-                else tuple(options)
-            )
+            kept = options if isinstance(options, tuple | LazyOptions) else tuple(options)
             self._option_data = (kept, pending)
         self._st: Gamestate | None = None
         self._knowledge: SeatKnowledge | None = None
@@ -431,6 +428,10 @@ class PlayerView:
         if self._option_data is None or self.game is None:
             return ()
         options = self._option_data[0]
+        if isinstance(options, LazyOptions):  # the engine may know them without converting
+            known = options.option_kinds(self.seat)
+            if known is not None:
+                return known
         card_slots, location_slots = self.game.card_slots, self.game.location_slots
         st = self._st
         attrs = st.cards if st is not None else self._attrs

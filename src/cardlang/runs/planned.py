@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
 from cardlang.agents import make_agent
-from cardlang.agents.base import capabilities_of
+from cardlang.agents.base import capabilities_of, native_twin
 from cardlang.engine.gamemaster import Gamemaster, GameResult
 from cardlang.engine.state import splitmix64
 from cardlang.runs.play import Decision, play_game
@@ -113,8 +113,7 @@ class _NativeSeatSets:
         agents = [make_agent(spec, 0) for spec in specs]
         twins = []
         for agent in agents:
-            make_twin = getattr(agent, "native_agent", None)
-            twin = make_twin(self.master) if make_twin is not None else None
+            twin = native_twin(agent, self.master)
             if twin is None or capabilities_of(agent).knowledge:
                 return None
             twins.append(twin)
