@@ -78,7 +78,7 @@ def engine_argument(parser: Any) -> None:
         choices=("python", "native"),
         default=None,
         help="the engine cardlang plays with (sets CARDLANG_ENGINE for its runs; "
-        "default: as the environment says, else python)",
+        "default: as the environment says, else native where built)",
     )
 
 
@@ -87,4 +87,6 @@ def use_engine(engine: str | None) -> str:
     which engine runs."""
     if engine is not None:
         os.environ["CARDLANG_ENGINE"] = engine
-    return os.environ.get("CARDLANG_ENGINE", "python")
+    from cardlang.engine.native import default_engine
+
+    return default_engine()

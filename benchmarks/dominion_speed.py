@@ -353,6 +353,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     engine_argument(parser)
+    parser.add_argument(
+        "--python-agents",
+        action="store_true",
+        help="play cardlang's bots as Python agents, one call per decision "
+        "(CARDLANG_NATIVE_AGENTS=0), not inside the native engine",
+    )
     # What the cardlang side runs: for trying the plumbing on another game file.
     hidden = argparse.SUPPRESS
     parser.add_argument("--game-file", type=Path, default=Path(DEFAULT_GAME_FILE), help=hidden)
@@ -480,7 +486,8 @@ def report_of(
     measured = series.cardlang_games is not None
     return {
         "benchmark": "dominion_speed",
-        "engine": os.environ.get("CARDLANG_ENGINE", "python"),
+        "engine": use_engine(None),
+        "agents_in": "python" if os.environ.get("CARDLANG_NATIVE_AGENTS") == "0" else "engine",
         "python": platform.python_version(),
         "machine": platform.machine(),
         "repeats": args.repeats,
@@ -580,6 +587,8 @@ def print_table(report: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     use_engine(args.engine)
+    if args.python_agents:
+        os.environ["CARDLANG_NATIVE_AGENTS"] = "0"  # inherited by every cardlang run
     pm = load_pyminion(args.no_log_format)
     if pm is None:
         print(

@@ -24,6 +24,9 @@ What it measures
       part is the agent's ``choose`` (determinizing the view, the search, the trace);
       the event log its knowledge needs is kept for the whole game and is not timed.
       The deal's first 12 decisions are the passes (3 per player, seat by seat).
+    * Beside it (``openspiel_cpp``, ``ratio_to_cpp``): OpenSpiel's C++
+      ``pyspiel.ISMCTSBot`` with the same settings (``RandomRolloutEvaluator(1)``, the
+      same simulations, a fresh world each, the most visited move), the same games.
     * OpenSpiel: ``open_spiel.python.algorithms.ismcts.ISMCTSBot`` (the Python one) on
       ``pyspiel.load_game("hearts")`` (default parameters),
       ``evaluator=mcts.RandomRolloutEvaluator(n_rollouts=1)``, ``max_simulations=100``
@@ -80,7 +83,6 @@ import importlib.metadata
 import inspect
 import json
 import math
-import os
 import platform
 import random
 import sys
@@ -254,7 +256,24 @@ def openspiel_bot(os_mods: tuple[Any, Any, Any], game: Any, args: Any, seed: int
     )
 
 
-def play_openspiel(os_mods: tuple[Any, Any, Any], game: Any, args: Any, n: int, seed: int) -> Run:
+def openspiel_cpp_bot(os_mods: tuple[Any, Any, Any], game: Any, args: Any, seed: int) -> Any:
+    """OpenSpiel's C++ ISMCTSBot, set as the Python one: the same simulations, one random
+    rollout per leaf, a fresh world per simulation, the most visited move played."""
+    pyspiel = os_mods[0]
+    evaluator = pyspiel.RandomRolloutEvaluator(1, seed % 2**31)
+    return pyspiel.ISMCTSBot(
+        (seed + 1) % 2**31,
+        evaluator,
+        args.uct_c,
+        args.iterations,
+        -1,
+        pyspiel.ISMCTSFinalPolicyType.MAX_VISIT_COUNT,
+    )
+
+
+def play_openspiel(
+    os_mods: tuple[Any, Any, Any], game: Any, args: Any, n: int, seed: int, make_bot: Any = None
+) -> Run:
     """``n`` games, the ISMCTS seat rotating; no pass, the deal and the random seats from
     one seeded ``random.Random``."""
     run = Run(n)
@@ -262,7 +281,7 @@ def play_openspiel(os_mods: tuple[Any, Any, Any], game: Any, args: Any, n: int, 
     start = time.perf_counter()
     for g in range(n):
         seat = g % PLAYERS
-        bot = openspiel_bot(os_mods, game, args, seed * 1_000_003 + g)
+        bot = (make_bot or openspiel_bot)(os_mods, game, args, seed * 1_000_003 + g)
         state = game.new_initial_state()
         state.apply_action(NO_PASS)  # the pass direction, drawn first
         while not state.is_terminal():
@@ -401,10 +420,17 @@ def summary(series: Series) -> dict[str, Any]:
 
 
 def report_of(
-    args: argparse.Namespace, os_version: str, cl: Series | None, os_series: Series, why: str | None
+    args: argparse.Namespace,
+    os_version: str,
+    cl: Series | None,
+    os_series: Series,
+    why: str | None,
+    cpp_series: Series | None = None,
 ) -> dict[str, Any]:
     ours = summary(cl) if cl is not None else None
     theirs = summary(os_series)
+    cpp = summary(cpp_series) if cpp_series is not None else None
+    cpp_med = cpp["median_decisions_per_second"] if cpp else None
     cl_med = ours["median_decisions_per_second"] if ours else None
     os_med = theirs["median_decisions_per_second"]
     paired = []
@@ -414,7 +440,7 @@ def report_of(
                 paired.append(a.decisions_per_second / b.decisions_per_second)
     return {
         "benchmark": "ismcts_speed",
-        "engine": os.environ.get("CARDLANG_ENGINE", "python"),
+        "engine": use_engine(None),
         "openspiel_version": os_version,
         "python": platform.python_version(),
         "machine": platform.machine(),
@@ -432,6 +458,9 @@ def report_of(
         "openspiel": theirs,
         "ratio": cl_med / os_med if cl_med is not None and os_med else None,
         "ratio_paired_median": median(paired),
+        # beside it: OpenSpiel's C++ ISMCTSBot, set alike (the issue asks for both)
+        "openspiel_cpp": cpp,
+        "ratio_to_cpp": cl_med / cpp_med if cl_med is not None and cpp_med else None,
     }
 
 
@@ -463,13 +492,17 @@ def main(argv: list[str] | None = None) -> int:
         sides.append((cl_series, lambda n, s: play_cardlang(master, args.spec, n, s)))
     os_series = Series("openspiel")
     sides.append((os_series, lambda n, s: play_openspiel(os_mods, game, args, n, s)))
-    given = {"cardlang": args.games, "openspiel": args.openspiel_games}
+    cpp_series = Series("openspiel_cpp")
+    sides.append(
+        (cpp_series, lambda n, s: play_openspiel(os_mods, game, args, n, s, openspiel_cpp_bot))
+    )
+    given = {"cardlang": args.games, "openspiel": args.openspiel_games, "openspiel_cpp": None}
     for series, play in sides:
         calibrate = lambda play=play: play(PLAYERS, args.seed)  # noqa: E731
         size(series, given[series.side], calibrate, args.target_seconds)
     measure(sides, args.repeats, args.seed)
 
-    report = report_of(args, os_version, cl_series, os_series, why)
+    report = report_of(args, os_version, cl_series, os_series, why, cpp_series)
     if args.json:
         print(json.dumps(report, indent=2))
     else:
@@ -499,8 +532,8 @@ def print_table(report: dict[str, Any]) -> None:
     header = ["side", "games", "decisions/s", "ms each", "per game", "with passes"]
     header += ["win share", "games/s"]
     rows = []
-    for side in ("cardlang", "openspiel"):
-        s = report[side]
+    for side in ("cardlang", "openspiel", "openspiel_cpp"):
+        s = report.get(side)
         if s is None:
             rows.append([side] + ["-"] * (len(header) - 1))
             continue
@@ -526,7 +559,9 @@ def print_table(report: dict[str, Any]) -> None:
         f"{report['python']}.\nper game: searched trick decisions; with passes: cardlang's "
         f"decisions/s counting its 3 passes; win share: the ISMCTS seat's (even: "
         f"{1 / PLAYERS:.0%}).\nratio cardlang / OpenSpiel: {fmt(report['ratio'], '.2f')} "
-        f"(median of paired runs: {fmt(report['ratio_paired_median'], '.2f')})"
+        f"(median of paired runs: {fmt(report['ratio_paired_median'], '.2f')}); "
+        f"cardlang / OpenSpiel's C++ ISMCTSBot (openspiel_cpp): "
+        f"{fmt(report.get('ratio_to_cpp'), '.2f')}"
     )
 
 

@@ -59,7 +59,6 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import json
-import os
 import platform
 import random
 import subprocess
@@ -449,7 +448,7 @@ def main(argv: list[str] | None = None) -> int:
     report = {
         "benchmark": "random_play",
         "openspiel_version": os_version,
-        "engine": os.environ.get("CARDLANG_ENGINE", "python"),
+        "engine": use_engine(None),
         "python": platform.python_version(),
         "machine": platform.machine(),
         "cardlang_cli": " ".join(cmd) if cardlang_ok else None,
