@@ -544,3 +544,44 @@ def _comparable(result: Any) -> tuple[Any, ...]:
     error = result.error
     where = None if error is None else (error.message, error.span, error.turn, error.seed)
     return (*dataclasses.astuple(dataclasses.replace(result, error=None)), where)
+
+
+# ---------------------------------------------------------------- what views ask the engine
+
+
+@pytest.mark.parametrize(
+    "name", ["dominion.rcy", "hearts.rcy", "crazy_eights.rcy", "kuhn_poker.rcy"]
+)
+def test_option_kinds_read_inside_the_engine_are_the_views_own(name: str) -> None:
+    from cardlang.engine.lazy_options import LazyOptions
+    from cardlang.information.views import PlayerView
+
+    game = load_game(ROOT / "games" / name)
+    master = game.master(engine="native")
+    for seed in range(3):
+        st = master.new_game(seed)
+        rng = random.Random(seed)
+        while not st.is_over and st.decisions < 150:
+            options = master.legal_options(st)
+            assert isinstance(options, LazyOptions)
+            for seat in [*range(st.nplayers), -1]:
+                inside = PlayerView.live(st, seat, game, options).option_kinds
+                read = PlayerView.live(st, seat, game, tuple(options)).option_kinds
+                assert inside == read
+            master.apply(st, rng.randrange(len(options)))
+        # once the state moves on, the engine no longer answers for old options
+        if not st.is_over:
+            old = master.legal_options(st)
+            master.apply(st, 0)
+            assert old.option_kinds(0) is None
+
+
+def test_native_agents_can_be_kept_in_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cardlang.agents import make_agent
+    from cardlang.agents.base import NATIVE_AGENTS_VARIABLE, native_twin
+
+    master = load_game(ROOT / "games" / "dominion.rcy").master(engine="native")
+    bot = make_agent("bigmoney", 1)
+    assert native_twin(bot, master) is not None
+    monkeypatch.setenv(NATIVE_AGENTS_VARIABLE, "0")
+    assert native_twin(make_agent("bigmoney", 1), master) is None
