@@ -65,12 +65,13 @@ def build_parser() -> argparse.ArgumentParser:
             "  cardlang simulate games/dominion.rcy --agents bigmoney,bmu --games 1000\n"
             "  cardlang simulate games/dominion.rcy --agents bigmoney --param players=1\n"
             "  cardlang transcript games/hearts.rcy --seed 3\n"
-            "  cardlang simulate games/hearts.rcy --games 10000 --engine native\n"
+            "  cardlang simulate games/hearts.rcy --games 10000 --engine python\n"
             "  cardlang describe games/dominion.rcy --param kingdom=random\n"
             "  cardlang heuristics games/hearts.rcy --games 200 --plot report/\n"
             "  cardlang train games/kuhn_poker.rcy --out runs/kuhn --rounds 10\n\n"
-            "Every command takes --engine native|python (the C++ engine or the Python one:\n"
-            "the same games, logs and results). Add --debug anywhere to see internal tracebacks."
+            "Every command takes --engine native|python (the C++ engine, the default where it\n"
+            "is built, or the Python one: the same games, logs and results). Add --debug\n"
+            "anywhere to see internal tracebacks."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
