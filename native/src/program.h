@@ -42,6 +42,8 @@ enum Type : int16_t {
 constexpr int HAS_DECISION = 1;
 constexpr int PURE = 2;
 constexpr int FIXED = 4;
+// set by Program::prepare: a comparison that orders strings (their text, not numbers)
+constexpr int STRING_ORDER = 1 << 8;
 constexpr i64 NO_CARD = -1;
 constexpr int KIND_VLOC = 0;
 
@@ -143,6 +145,8 @@ struct Program {
   std::vector<std::vector<i32>> key_cache;   // LOCATION/STORAGE with a literal name: by owner
   std::vector<std::vector<i32>> choice_slots; // per CHOICE: the registers its listing binds
   std::unordered_map<std::string, i32> pointmap_ids;  // awards (serialized) -> point map
+  // per AWARDS node, the point maps it made: (the values read, the map)
+  std::unordered_map<i32, std::vector<std::pair<Coll, i32>>> pointmap_cache;
   Coll counting;  // 0 .. nplayers - 1: (all player ...) without a new list
   i32 empty_string = -1;  // the string "", interned by prepare()
   // NAME#index location names made so far: (name, index) -> (index, the name's string)

@@ -24,17 +24,17 @@ template <class T>
 class Rc {
  public:
   Rc() = default;
-  Rc(const Rc& o) : box_(o.box_) {
+  __attribute__((always_inline)) Rc(const Rc& o) : box_(o.box_) {
     if (box_) box_->count++;
   }
   Rc(Rc&& o) noexcept : box_(o.box_) { o.box_ = nullptr; }
-  Rc& operator=(const Rc& o) {
+  __attribute__((always_inline)) Rc& operator=(const Rc& o) {
     if (o.box_) o.box_->count++;
     release();
     box_ = o.box_;
     return *this;
   }
-  Rc& operator=(Rc&& o) noexcept {
+  __attribute__((always_inline)) Rc& operator=(Rc&& o) noexcept {
     if (this != &o) {
       release();
       box_ = o.box_;
@@ -42,7 +42,7 @@ class Rc {
     }
     return *this;
   }
-  ~Rc() { release(); }
+  __attribute__((always_inline)) ~Rc() { release(); }
   template <class... A>
   static Rc make(A&&... args) {
     Rc r;
@@ -78,6 +78,14 @@ struct Val {
   Rc<Coll> list;
   Rc<std::vector<Coll>> lists;
   bool is_none = true;  // a register never set (Python's None)
+
+  // inline: values are copied and dropped everywhere, and most hold no collection
+  Val() = default;
+  __attribute__((always_inline)) Val(const Val&) = default;
+  __attribute__((always_inline)) Val(Val&&) noexcept = default;
+  __attribute__((always_inline)) Val& operator=(const Val&) = default;
+  __attribute__((always_inline)) Val& operator=(Val&&) noexcept = default;
+  __attribute__((always_inline)) ~Val() = default;
 
   static Val scalar(i64 v) {
     Val x;
@@ -141,6 +149,14 @@ struct Step {
   i32 slot;  // -1 for an action
   i32 var;   // the variable's name (a binding)
   Val value;
+
+  __attribute__((always_inline)) Step(i32 n, i32 s, i32 v, Val x)
+      : node(n), slot(s), var(v), value(std::move(x)) {}
+  __attribute__((always_inline)) Step(const Step&) = default;
+  __attribute__((always_inline)) Step(Step&&) noexcept = default;
+  __attribute__((always_inline)) Step& operator=(const Step&) = default;
+  __attribute__((always_inline)) Step& operator=(Step&&) noexcept = default;
+  __attribute__((always_inline)) ~Step() = default;
 };
 
 // One option: a range of steps of an OptionList.
@@ -245,9 +261,12 @@ struct State {
   i64 atomic_call_depth = 0;  // atomic calls of recursive procedures now running
 
   bool made(i32 key) const { return key < (i32)zone_made.size() && zone_made[key]; }
-  const Coll& zone(i32 key) const {
+  static const Coll& no_cards() {
     static const Coll empty;
-    return key < (i32)zones.size() ? zones[key] : empty;
+    return empty;
+  }
+  __attribute__((always_inline)) const Coll& zone(i32 key) const {
+    return key < (i32)zones.size() ? zones[key] : no_cards();
   }
   Coll& zone_for_write(i32 key) {
     if (key >= (i32)zones.size()) {

@@ -116,24 +116,43 @@ i64 VM::score(i64 pm, i64 card, const State& st) {
 }
 
 i32 VM::make_pointmap(State& st, i32 awards) {
-  // compiler/board.py: _awards (equal maps are one map)
+  // compiler/board.py: _awards (equal maps are one map).  The awards' values are read
+  // in the Python engine's order into one signature; a node remembers the maps its
+  // signatures made (a trick's order map is set again every trick).
   const Node& an = P.node(awards);
-  PointMap pm;
+  Lent<Coll> lent(colls);
+  Coll& sig = lent.item;
   for (int i = 0; i < an.nkids; i++) {
     const Node& a = P.node(P.kid(an, i));
-    Award award;
+    size_t count_at = sig.size();
+    sig.push_back(0);  // the number of conditions, then the points
+    sig.push_back(0);
     for (int j = 1; j + 1 < a.nkids; j += 2) {
       i32 kn = P.kid(a, j), vn = P.kid(a, j + 1);
       i64 key = ev(st, kn);
       i64 value = ev(st, vn);
       int vt = P.node(vn).type;
-      Typed tv{(vt == T_INT || vt == T_INTSTO) ? 0 : 1, value};
-      award.conds.push_back({(i32)key, tv});
+      sig.push_back(key);
+      sig.push_back((vt == T_INT || vt == T_INTSTO) ? 0 : 1);
+      sig.push_back(value);
+      sig[count_at]++;
     }
-    award.points = ev(st, P.kid(a, 0));
+    sig[count_at + 1] = ev(st, P.kid(a, 0));
+  }
+  auto& known = P.pointmap_cache[awards];
+  for (const auto& entry : known)
+    if (entry.first == sig) return entry.second;
+  PointMap pm;
+  for (size_t at = 0; at < sig.size();) {
+    Award award;
+    i64 conds = sig[at];
+    award.points = sig[at + 1];
+    at += 2;
+    for (i64 c = 0; c < conds; c++, at += 3)
+      award.conds.push_back({(i32)sig[at], Typed{(int)sig[at + 1], sig[at + 2]}});
     pm.awards.push_back(std::move(award));
   }
-  // intern: the same awards give the same map
+  // intern: the same awards give the same map, whichever node made them
   std::string key;
   auto put = [&key](i64 v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
   for (const Award& a : pm.awards) {
@@ -145,11 +164,16 @@ i32 VM::make_pointmap(State& st, i32 awards) {
       put(c.second.v);
     }
   }
+  i32 id;
   auto it = P.pointmap_ids.find(key);
-  if (it != P.pointmap_ids.end()) return it->second;
-  P.pointmaps.push_back(std::move(pm));
-  i32 id = (i32)P.pointmaps.size() - 1;
-  P.pointmap_ids.emplace(std::move(key), id);
+  if (it != P.pointmap_ids.end()) {
+    id = it->second;
+  } else {
+    P.pointmaps.push_back(std::move(pm));
+    id = (i32)P.pointmaps.size() - 1;
+    P.pointmap_ids.emplace(std::move(key), id);
+  }
+  if (known.size() < 32) known.push_back({sig, id});  // few: a scan stays cheap
   return id;
 }
 
@@ -245,8 +269,13 @@ i64 VM::ev_node(State& st, i32 ni) {
     case O_GAME:
       return -1;
     case O_CARDAT: {
+      const Node& kn = P.node(P.kid(n, 0));
+      if (n.p[0] != 2 && (kn.type == T_LOC || kn.type == T_MEMLOC)) {  // top or bottom
+        if (kn.op == O_LOCATION) return cap_card(st.zone(loc_key(st, P.kid(n, 0))), (int)n.p[0]);
+        if (kn.op == O_REG) return cap_card(st.zone((i32)st.regs[kn.p[0]].i), (int)n.p[0]);
+      }
       Lent<Coll> lent_(colls);
-  Coll& scratch = lent_.item;
+      Coll& scratch = lent_.item;
       const Coll& z = evr(st, P.kid(n, 0), scratch);
       if (n.p[0] == 2) {
         i64 i = ev(st, P.kid(n, 1));
@@ -392,6 +421,10 @@ i64 VM::ev_node(State& st, i32 ni) {
     case O_SIZE: {
       i32 k = P.kid(n, 0);
       const Node& kn = P.node(k);
+      if (kn.type == T_LOC || kn.type == T_MEMLOC) {  // a location: its size, read in place
+        if (kn.op == O_LOCATION) return (i64)st.zone(loc_key(st, k)).size();
+        if (kn.op == O_REG) return (i64)st.zone((i32)st.regs[kn.p[0]].i).size();
+      }
       if (kn.op == O_FILTER && kn.type != T_CARDSS) {  // counted, not collected
         Lent<Coll> lent_(colls);
   Coll& scratch = lent_.item;
@@ -512,15 +545,13 @@ i64 VM::ev_node(State& st, i32 ni) {
 }
 
 bool VM::compare(State& st, const Node& n) {
-  i32 l = P.kid(n, 0), r = P.kid(n, 1);
-  i64 a = ev(st, l), b = ev(st, r);
+  i64 a = ev(st, P.kid(n, 0)), b = ev(st, P.kid(n, 1));
   int op = (int)n.p[0];
   if (n.p[1]) {  // cards: by identity; a missing card equals nothing
     bool same = a != NO_CARD && a == b;
     return op == 0 ? same : !same;
   }
-  int lt = P.node(l).type;
-  if ((lt == T_STR || lt == T_STRSTO) && op >= 2) {
+  if (n.flags & STRING_ORDER) {
     int c = P.strings[a].compare(P.strings[b]);
     switch (op) {
       case 2: return c < 0;
@@ -2264,6 +2295,10 @@ void Program::prepare() {
     if ((n.op == O_LOCATION && !n.p[1]) || n.op == O_STORAGE) {
       if (nodes[kids[n.kid0 + 1]].op == O_STR)  // a literal name: one key per owner
         key_cache[i].assign(2 * (size_t)nplayers + 3, -1);
+    }
+    if (n.op == O_COMPARE && !n.p[1] && n.p[0] >= 2) {
+      int lt = nodes[kids[n.kid0]].type;
+      if (lt == T_STR || lt == T_STRSTO) nodes[i].flags |= STRING_ORDER;
     }
     if (n.op == O_CHOICE) {
       std::vector<i32> slots;

@@ -118,6 +118,7 @@ class VM {
     const Node& n = P.nodes[ni];
     if (n.op == O_REG) return st.regs[n.p[0]].i;
     if (n.op <= O_STR) return n.p[0];  // O_INT, O_STR
+    if (n.op == O_GAME) return -1;
     return ev_node(st, ni);
   }
   i64 ev_node(State& st, i32 n);
