@@ -589,3 +589,46 @@ def test_native_agents_can_be_kept_in_python(monkeypatch: pytest.MonkeyPatch) ->
     assert native_twin(bot, master) is not None
     monkeypatch.setenv(NATIVE_AGENTS_VARIABLE, "0")
     assert native_twin(make_agent("bigmoney", 1), master) is None
+
+
+# Guards of one choice that hold the same expressions: the native engine computes each
+# once per listing (Program::find_shared_guards), which must change nothing.  The second
+# game reads a loop's variable inside the shared shape (not shareable: its value changes
+# within the listing); the third draws from the RNG in every guard (never shared).
+SHARED_GUARDS = [
+    """(stage player (end (>= (game sto N) 8))
+      (do ((inc (game sto N) 1)
+           (choice (((> (size (filter (game vloc STOCK) 'T (== (cardatt RANK 'T) A))) 0)
+                     (any (game vloc STOCK) 'C (move 'C (top ((current player) iloc HAND)))))
+                    ((== (size (filter (game vloc STOCK) 'T (== (cardatt RANK 'T) A))) 0)
+                     (any ((current player) iloc HAND) 'C (move 'C (top (game vloc STOCK)))))
+                    ((and (> (size (filter (game vloc STOCK) 'T (== (cardatt RANK 'T) A))) 1)
+                          (all player 'P (< (size ('P iloc HAND)) 3)))
+                     (turn pass))
+                    ((all player 'P (< (size ('P iloc HAND)) 3)) (turn pass)))))))""",
+    """(stage player (end (>= (game sto N) 12))
+      (do ((inc (game sto N) 1)
+           (choice (((> (size (game vloc STOCK)) 0)
+                     (any (game vloc STOCK) 'C (move 'C (top ((current player) iloc HAND)))))
+                    ((all player 'P (and (< (size ('P iloc HAND)) 2)
+                                         (< (size ('P iloc HAND)) 2)))
+                     (turn pass))
+                    ((> (size ((current player) iloc HAND)) 0)
+                     (any ((current player) iloc HAND) 'C (move 'C (top (game vloc STOCK)))))
+                    ((> (size (game vloc STOCK)) 5) (turn pass)))))))""",
+    """(stage player (end (>= (game sto N) 8))
+      (do ((inc (game sto N) 1)
+           (choice (((> (random 0 .. 3) 1) (turn pass))
+                    ((> (random 0 .. 3) 1)
+                     (any (game vloc STOCK) 'C (move 'C (top ((current player) iloc HAND)))))
+                    ((<= (random 0 .. 3) 9) (turn pass)))))))""",
+]
+
+
+@pytest.mark.parametrize("index", range(len(SHARED_GUARDS)))
+def test_guard_expressions_shared_by_a_choice_play_alike(index: int) -> None:
+    body = SHARED_GUARDS[index]
+    game = load_text(game_text(body, scoring="(scoring max (size ((current player) iloc HAND)))"))
+    assert game.native_program().shared_guard_expressions > 0 or index == 2
+    for seed in range(25):
+        assert_same(game, seed)

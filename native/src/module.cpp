@@ -662,6 +662,8 @@ NB_MODULE(_native, m) {
       .def("options_of", &NativeProgram::options_of)
       .def("apply", &NativeProgram::apply)
       .def("play_batch", &NativeProgram::play_batch)
+      .def_prop_ro("shared_guard_expressions",
+                   [](const NativeProgram& p) { return p.P.n_memo_slots; })
       .def("scores", &NativeProgram::scores)
       .def("current_scores", &NativeProgram::current_scores)
       .def("error", &NativeProgram::error)

@@ -44,6 +44,11 @@ constexpr int PURE = 2;
 constexpr int FIXED = 4;
 // set by Program::prepare: a comparison that orders strings (their text, not numbers)
 constexpr int STRING_ORDER = 1 << 8;
+// set by Program::prepare: a DO whose every part lists as one action step
+constexpr int PLAIN_ACTIONS = 1 << 9;
+// set by Program::prepare: an expression that the top-level guards of one choice hold
+// more than once (its value is computed once per listing: Program::memo_slot)
+constexpr int MEMO = 1 << 10;
 constexpr i64 NO_CARD = -1;
 constexpr int KIND_VLOC = 0;
 
@@ -191,6 +196,13 @@ struct Program {
   void prepare();
   void prepare_block(Node& n, int first);
   void bound_slots(i32 node, std::vector<i32>& out) const;
+  bool plain_actions(const Node& n) const;
+  void find_shared_guards(i32 choice);
+  bool memoizable(i32 node) const;
+  std::string shape(i32 node, std::vector<i32>& binders, const std::vector<i32>& inner,
+                    bool& shareable) const;
+  std::vector<i32> memo_slot;  // per node: its slot among the shared guard expressions
+  i32 n_memo_slots = 0;
   std::string card_type_name(const CardType& t) const;
   std::string typed_text(const Typed& t) const;
 };

@@ -544,6 +544,18 @@ i64 VM::ev_node(State& st, i32 ni) {
   }
 }
 
+i64 VM::ev_memo(State& st, i32 ni) {
+  // a guard expression another top-level guard of the same choice also holds: within
+  // one listing the state is the same for both (bindings aside, which it does not read)
+  if (!memo_on_) return ev_node(st, ni);
+  i32 slot = P.memo_slot[ni];
+  if (memo_stamp_[slot] == memo_epoch_) return memo_value_[slot];
+  i64 v = ev_node(st, ni);
+  memo_stamp_[slot] = memo_epoch_;
+  memo_value_[slot] = v;
+  return v;
+}
+
 bool VM::compare(State& st, const Node& n) {
   i64 a = ev(st, P.kid(n, 0)), b = ev(st, P.kid(n, 1));
   int op = (int)n.p[0];
@@ -2070,6 +2082,12 @@ void VM::expand(Lister& L, i32 ni, State* st, size_t applied, const Cont* k) {
       return;
     }
     case O_DO: {
+      if (n.flags & PLAIN_ACTIONS) {  // each part one action step (the common shape)
+        for (int i = 0; i < n.nkids; i++) L.steps.push_back(Step{P.kid(n, i), -1, -1, Val{}});
+        proceed(L, st, applied, k);
+        L.steps.erase(L.steps.end() - n.nkids, L.steps.end());
+        return;
+      }
       Cont seq{Cont::SEQ, k, ni, 0, 0, n.nkids, nullptr};
       proceed(L, st, applied, &seq);
       return;
@@ -2110,6 +2128,12 @@ void VM::list_options(State& st, i32 choice, OptionList& out) {
   L.out = &out;
   L.steps.swap(lister_steps_);  // a buffer kept from the last listing
   L.steps.clear();
+  if (memo_stamp_.size() < (size_t)P.n_memo_slots) {
+    memo_stamp_.resize(P.n_memo_slots, 0);
+    memo_value_.resize(P.n_memo_slots, 0);
+  }
+  memo_epoch_++;
+  memo_on_ = true;
   const Node& c = P.node(choice);
   L.choice_span = c.span;
   try {
@@ -2120,10 +2144,12 @@ void VM::list_options(State& st, i32 choice, OptionList& out) {
       L.clones.clear();
     }
   } catch (...) {
+    memo_on_ = false;
     restore();
     L.steps.swap(lister_steps_);
     throw;
   }
+  memo_on_ = false;
   restore();
   L.steps.swap(lister_steps_);
 }
@@ -2281,6 +2307,111 @@ void Program::bound_slots(i32 ni, std::vector<i32>& out) const {
   for (int i = 0; i < n.nkids; i++) bound_slots(kids[n.kid0 + i], out);
 }
 
+// ---------------------------------------------------------------- shared guards
+// The condacts of a choice often test the same thing (Hearts: "no card played yet" in
+// three guards, "the suit led" in four).  Their top-level guards are evaluated one after
+// the other on the same state within a listing, so an expression they hold twice is
+// computed once (VM::ev_memo).  Only expressions that draw nothing, change nothing but
+// their own variables, and give a scalar are shared; two are the same when their shapes
+// are, variables they bind counted by position.
+
+static bool scalar_type(int t) {
+  return t == T_INT || t == T_BOOL || t == T_STR || t == T_CARD || t == T_PLAYER ||
+         t == T_TEAM || t == T_INTSTO || t == T_STRSTO;
+}
+
+bool Program::memoizable(i32 ni) const {
+  const Node& n = nodes[ni];
+  switch (n.op) {
+    case O_RANDOM:
+    case O_MAXMIN:  // ties drawn from the game's RNG
+    case O_AWARDS:
+    case O_AWARD:
+      return false;
+    default:
+      break;
+  }
+  if (n.op >= O_MOVE) return false;  // a statement
+  for (int i = 0; i < n.nkids; i++)
+    if (!memoizable(kids[n.kid0 + i])) return false;
+  return true;
+}
+
+std::string Program::shape(i32 ni, std::vector<i32>& binders, const std::vector<i32>& inner,
+                           bool& shareable) const {
+  // ``inner``: the registers bound anywhere in the choice; an expression that reads one
+  // it does not bind itself (a loop's variable, from inside the loop) changes value
+  // within a listing, and is not shared
+  const Node& n = nodes[ni];
+  std::string s = "(" + std::to_string(n.op) + ":" + std::to_string(n.type);
+  i64 p[4] = {n.p[0], n.p[1], n.p[2], n.p[3]};
+  int bound = -1;  // the parameter that names a variable this node binds
+  if (n.op == O_FILTER) bound = 0;
+  if (n.op == O_AGGREGATE) bound = 1;
+  if (n.op == O_REG) {
+    auto at = std::find(binders.begin(), binders.end(), (i32)p[0]);
+    if (at != binders.end()) return s + ":b" + std::to_string(at - binders.begin()) + ")";
+    if (std::find(inner.begin(), inner.end(), (i32)p[0]) != inner.end()) shareable = false;
+  }
+  for (int k = 0; k < 4; k++) s += ":" + (k == bound ? std::string("v") : std::to_string(p[k]));
+  if (bound >= 0) binders.push_back((i32)p[bound]);
+  for (int i = 0; i < n.nkids; i++) s += shape(kids[n.kid0 + i], binders, inner, shareable);
+  if (bound >= 0) binders.pop_back();
+  return s + ")";
+}
+
+void Program::find_shared_guards(i32 choice) {
+  const Node& c = nodes[choice];
+  std::unordered_map<std::string, std::vector<i32>> by_shape;
+  std::vector<i32> inner;
+  bound_slots(choice, inner);
+  std::vector<i32> todo;
+  for (int i = c.p[1] ? 1 : 0; i < c.nkids; i++) {
+    i32 condact = kids[c.kid0 + i];
+    if (nodes[condact].op == O_GUARD) todo.push_back(kids[nodes[condact].kid0]);
+  }
+  while (!todo.empty()) {
+    i32 ni = todo.back();
+    todo.pop_back();
+    const Node& n = nodes[ni];
+    if (n.op <= O_GAME || n.op == O_LOCATION || n.op >= O_MOVE) continue;  // leaves
+    if (scalar_type(n.type) && memoizable(ni)) {
+      std::vector<i32> binders;
+      bool shareable = true;
+      std::string key = shape(ni, binders, inner, shareable);
+      if (shareable) by_shape[key].push_back(ni);
+    }
+    for (int i = 0; i < n.nkids; i++) todo.push_back(kids[n.kid0 + i]);
+  }
+  for (auto& group : by_shape) {
+    if (group.second.size() < 2) continue;
+    i32 slot = n_memo_slots++;
+    for (i32 ni : group.second) {
+      nodes[ni].flags |= MEMO;
+      memo_slot[ni] = slot;
+    }
+  }
+}
+
+bool Program::plain_actions(const Node& n) const {
+  // every part of the DO is expanded by VM::expand's default (one action step): no
+  // form that forks, binds, repeats or nests
+  for (int i = 0; i < n.nkids; i++) {
+    const Node& part = nodes[kids[n.kid0 + i]];
+    switch (part.op) {
+      case O_GUARD:
+      case O_FOREACH:
+      case O_LET:
+      case O_DO:
+      case O_REPEAT:
+        return false;
+      default:
+        break;
+    }
+  }
+  return true;
+}
+
 void Program::prepare() {
   for (i64 p = 0; p < nplayers; p++) counting.push_back(p);
   empty_string = intern("");
@@ -2290,16 +2421,19 @@ void Program::prepare() {
   }
   key_cache.resize(nodes.size());
   choice_slots.resize(nodes.size());
+  memo_slot.assign(nodes.size(), -1);
   for (size_t i = 0; i < nodes.size(); i++) {
     const Node& n = nodes[i];
     if ((n.op == O_LOCATION && !n.p[1]) || n.op == O_STORAGE) {
       if (nodes[kids[n.kid0 + 1]].op == O_STR)  // a literal name: one key per owner
         key_cache[i].assign(2 * (size_t)nplayers + 3, -1);
     }
+    if (n.op == O_DO && plain_actions(n)) nodes[i].flags |= PLAIN_ACTIONS;
     if (n.op == O_COMPARE && !n.p[1] && n.p[0] >= 2) {
       int lt = nodes[kids[n.kid0]].type;
       if (lt == T_STR || lt == T_STRSTO) nodes[i].flags |= STRING_ORDER;
     }
+    if (n.op == O_CHOICE) find_shared_guards((i32)i);
     if (n.op == O_CHOICE) {
       std::vector<i32> slots;
       bound_slots((i32)i, slots);

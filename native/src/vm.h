@@ -119,8 +119,10 @@ class VM {
     if (n.op == O_REG) return st.regs[n.p[0]].i;
     if (n.op <= O_STR) return n.p[0];  // O_INT, O_STR
     if (n.op == O_GAME) return -1;
+    if (__builtin_expect(n.flags & MEMO, 0)) return ev_memo(st, ni);
     return ev_node(st, ni);
   }
+  i64 ev_memo(State& st, i32 ni);
   i64 ev_node(State& st, i32 n);
   const Coll& evr(State& st, i32 n, Coll& scratch);
   void evcc(State& st, i32 n, std::vector<Coll>& out);
@@ -147,6 +149,12 @@ class VM {
   std::shared_ptr<OptionList> fresh_options();
   void recycle(std::shared_ptr<const OptionList> options);
   std::shared_ptr<OptionList> spare_options_;  // a list no one holds, for the next one
+  // the values of a listing's shared guard expressions (Program::memo_slot): valid while
+  // their stamp is the listing's
+  bool memo_on_ = false;
+  uint64_t memo_epoch_ = 0;
+  std::vector<uint64_t> memo_stamp_;
+  std::vector<i64> memo_value_;
   std::vector<Step> lister_steps_;
   void run_option(State& st, OptionRef option);
 
