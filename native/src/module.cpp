@@ -301,6 +301,13 @@ class NativeProgram {
     return out;
   }
 
+  nb::list zone_keys(State& st) {
+    // the made locations' keys, in the order made (as zones() orders them)
+    nb::list out;
+    for (i32 k : st.zone_order) out.append(key(k));
+    return out;
+  }
+
   nb::list card_zone(State& st) {
     nb::list out;
     for (i32 k : st.card_zone) out.append(k < 0 ? nb::none() : key(k));
@@ -671,6 +678,7 @@ NB_MODULE(_native, m) {
       .def("awards", &NativeProgram::awards)
       .def("zones", &NativeProgram::zones)
       .def("card_zone", &NativeProgram::card_zone)
+      .def("zone_keys", &NativeProgram::zone_keys)
       .def("card_types", &NativeProgram::card_types)
       .def("card_type_of",
            [](NativeProgram&, const State& st, i64 card) {

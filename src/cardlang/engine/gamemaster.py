@@ -375,18 +375,19 @@ def result_of(
 ) -> GameResult:
     """A finished game's result from what its state says of it (``keys``: per seat, the
     score and the tie-break values; None where no score was reached)."""
+    # plain loops: a batch of the native engine makes one of these per game
     n = len(team_of)
     if keys is None:
         keys = [(0,) * (1 + len(rules.tiebreaks))] * n
-    scores = tuple(k[0] for k in keys)
+    scores = tuple([k[0] for k in keys])
     keyed = ranking_keys(rules, keys)
-    ranks = tuple(1 + sum(1 for other in keyed if other < mine) for mine in keyed)
+    ranks = tuple([1 + sum([other < mine for other in keyed]) for mine in keyed])
     winners: tuple[int, ...] = ()
-    credits = tuple(0.0 for _ in range(n))
+    credits = (0.0,) * n
     if status == COMPLETED:
-        winners = tuple(p for p in range(n) if ranks[p] == 1)
+        winners = tuple([p for p in range(n) if ranks[p] == 1])
         share = 1.0 / len(winners)
-        credits = tuple(share if p in winners else 0.0 for p in range(n))
+        credits = tuple([share if rank == 1 else 0.0 for rank in ranks])
     return GameResult(
         seed=seed,
         end_reason=end_reason,
@@ -405,5 +406,6 @@ def result_of(
 def ranking_keys(rules: Rules, keys: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
     """Per seat (score, tie-breaks...) turned so that smaller is better: what is
     maximised is negated; tuples then compare as the tie-breaks say, in order."""
-    modes = [rules.scoring_mode] + [mode for mode, _ in rules.tiebreaks]
-    return [tuple(v if m == "min" else -v for v, m in zip(k, modes, strict=True)) for k in keys]
+    signs = [1 if rules.scoring_mode == "min" else -1]
+    signs += [1 if mode == "min" else -1 for mode, _ in rules.tiebreaks]
+    return [tuple([v * sign for v, sign in zip(k, signs, strict=True)]) for k in keys]

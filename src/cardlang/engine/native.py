@@ -173,12 +173,13 @@ class _Table(Mapping[Any, Any]):
     """One of a native state's tables as the Python engine's dict reads (locations: key
     -> card ids; integer storages: key -> value), read one entry at a time: a view that
     asks for two locations converts two, not all.  Read-only: values are copies.
-    ``one(raw, *key)`` gives an entry or None; ``whole(raw)`` the table as a dict."""
+    ``one(raw, *key)`` gives an entry or None; ``whole(raw)`` the table as a dict;
+    ``keys(raw)``, if given, the keys alone (iterating converts no entry)."""
 
-    __slots__ = ("_raw", "_one", "_whole")
+    __slots__ = ("_raw", "_one", "_whole", "_keys")
 
-    def __init__(self, raw: Any, one: Any, whole: Any) -> None:
-        self._raw, self._one, self._whole = raw, one, whole
+    def __init__(self, raw: Any, one: Any, whole: Any, keys: Any = None) -> None:
+        self._raw, self._one, self._whole, self._keys = raw, one, whole, keys
 
     def __getitem__(self, key: Any) -> Any:
         found = self._one(self._raw, *key)
@@ -194,9 +195,13 @@ class _Table(Mapping[Any, Any]):
         return isinstance(key, tuple) and self._one(self._raw, *key) is not None
 
     def __iter__(self) -> Iterator[Any]:
+        if self._keys is not None:
+            return iter(self._keys(self._raw))
         return iter(self._whole(self._raw))
 
     def __len__(self) -> int:
+        if self._keys is not None:
+            return len(self._keys(self._raw))
         return len(self._whole(self._raw))
 
     def items(self) -> Any:
@@ -423,7 +428,7 @@ class NativeState:
     @property
     def zones(self) -> Mapping[tuple[int, str, str], list[int]]:
         program = self.master.program
-        return _Table(self.raw, program.zone_get, program.zones)
+        return _Table(self.raw, program.zone_get, program.zones, program.zone_keys)
 
     @property
     def card_zone(self) -> Sequence[tuple[int, str, str] | None]:
