@@ -556,12 +556,15 @@ def _comparable(result: Any) -> tuple[Any, ...]:
 @pytest.mark.parametrize(
     "name", ["dominion.rcy", "hearts.rcy", "crazy_eights.rcy", "kuhn_poker.rcy"]
 )
-def test_option_kinds_read_inside_the_engine_are_the_views_own(name: str) -> None:
+def test_option_kinds_and_move_keys_read_inside_the_engine_are_pythons(name: str) -> None:
+    from cardlang.agents.search.common import MoveKeys
+
     from cardlang.engine.lazy_options import LazyOptions
     from cardlang.information.views import PlayerView
 
     game = load_game(ROOT / "games" / name)
     master = game.master(engine="native")
+    keys = MoveKeys(game)
     for seed in range(3):
         st = master.new_game(seed)
         rng = random.Random(seed)
@@ -572,6 +575,9 @@ def test_option_kinds_read_inside_the_engine_are_the_views_own(name: str) -> Non
                 inside = PlayerView.live(st, seat, game, options).option_kinds
                 read = PlayerView.live(st, seat, game, tuple(options)).option_kinds
                 assert inside == read
+            made = options.move_keys(st, game.card_slots)  # search's, inside the engine
+            assert made is not None and made == [keys.key(st, o) for o in options]
+            assert keys.keys(st, options) == made
             master.apply(st, rng.randrange(len(options)))
         # once the state moves on, the engine no longer answers for old options
         if not st.is_over:

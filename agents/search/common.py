@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from cardlang.agents.loop import play_out
 from cardlang.agents.registry import make_agent
 
+from cardlang.engine.lazy_options import LazyOptions
 from cardlang.engine.state import MASK64, RUNNING, Gamestate, splitmix64
 from cardlang.errors import UsageError
 from cardlang.information.visibility import can_see
@@ -96,6 +97,10 @@ class MoveKeys:
         self._types: dict[int, str] = {}  # id of a card's attributes -> its type
 
     def keys(self, st: Gamestate, options: Sequence[Any]) -> list[MoveKey]:
+        if isinstance(options, LazyOptions):  # the engine may make them all at once
+            made = options.move_keys(st, self.card_slots)
+            if made is not None:
+                return made
         return [self.key(st, o) for o in options]
 
     def key(self, st: Gamestate, option: Any) -> MoveKey:

@@ -202,6 +202,61 @@ class NativeProgram {
     return nb::tuple(out);
   }
 
+  // ------------------------------------------------------------ search's move keys
+  // agents/search/common.py: MoveKeys.key, for every option of a decision at once.  The
+  // names come from Python (set_move_key_names): per card type, the card's type as
+  // card_type() names it; per node, id() of its AST node; the card slots.
+  std::vector<nb::object> key_type_names;
+  std::vector<nb::object> key_action_ids;
+  std::vector<uint8_t> key_card_slots;
+
+  void set_move_key_names(nb::list types, nb::list actions, std::vector<i32> card_slots) {
+    key_type_names.clear();
+    for (nb::handle t : types) key_type_names.push_back(nb::borrow(t));
+    key_action_ids.clear();
+    for (nb::handle a : actions) key_action_ids.push_back(nb::borrow(a));
+    key_card_slots.assign(P.slot_types.size(), 0);
+    for (i32 slot : card_slots)
+      if (slot >= 0 && (size_t)slot < key_card_slots.size()) key_card_slots[slot] = 1;
+  }
+
+  // None where Python must make them: a card type or node not named yet, a card that
+  // lies nowhere, a collection of collections
+  nb::object move_keys(const OptionList& list, const State& st) {
+    nb::list out;
+    nb::str unseen("?");
+    for (size_t i = 0; i < list.size(); i++) {
+      nb::list parts;
+      for (const Step& s : list[i]) {
+        if (s.slot < 0) {
+          if ((size_t)s.node >= key_action_ids.size()) return nb::none();
+          parts.append(key_action_ids[s.node]);
+          continue;
+        }
+        bool card_slot = (size_t)s.slot < key_card_slots.size() && key_card_slots[s.slot];
+        if (card_slot && !s.value.is_none && !s.value.list && !s.value.lists &&
+            s.value.i != NO_CARD) {
+          i64 card = s.value.i;
+          if (card < 0 || card >= (i64)st.card_zone.size() || st.card_zone[card] < 0)
+            return nb::none();
+          if (!vm.can_see(st.card_zone[card], (int)st.mover)) {
+            parts.append(unseen);
+            continue;
+          }
+          size_t type = (size_t)st.card_type[card];
+          if (type >= key_type_names.size()) return nb::none();
+          parts.append(key_type_names[type]);
+          continue;
+        }
+        if (s.value.lists || (card_slot && s.value.list)) return nb::none();
+        nb::object v = value(s.value, slot_type(s.slot));
+        parts.append(s.value.list ? nb::object(nb::tuple(v)) : v);
+      }
+      out.append(nb::tuple(parts));
+    }
+    return out;
+  }
+
   nb::list steps_of(const OptionList& list, size_t index) {
     if (index >= list.size()) throw nb::index_error("no such option");
     nb::list out;
@@ -652,6 +707,9 @@ NB_MODULE(_native, m) {
       .def("steps", [](Options& o, size_t i) { return o.program->steps_of(*o.list, i); })
       .def("kinds", [](Options& o, const State& st, int seat) {
         return o.program->option_kinds(st, *o.list, seat);
+      })
+      .def("move_keys", [](Options& o, const State& st) {
+        return o.program->move_keys(*o.list, st);
       });
 
   nb::class_<NativeAgent>(m, "NativeAgent");
@@ -679,6 +737,9 @@ NB_MODULE(_native, m) {
       .def("zones", &NativeProgram::zones)
       .def("card_zone", &NativeProgram::card_zone)
       .def("zone_keys", &NativeProgram::zone_keys)
+      .def("set_move_key_names", &NativeProgram::set_move_key_names)
+      .def_prop_ro("card_type_count",
+                   [](const NativeProgram& p) { return p.P.card_types.size(); })
       .def("card_types", &NativeProgram::card_types)
       .def("card_type_of",
            [](NativeProgram&, const State& st, i64 card) {

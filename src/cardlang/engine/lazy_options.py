@@ -29,3 +29,9 @@ class LazyOptions(Sequence[Any]):
     def option_kinds(self, seat: int) -> tuple[str | None, ...] | None:
         """``PlayerView.option_kinds`` as ``seat`` sees them, if the engine knows them
         cheaply while the state has not moved on; None for "read the options"."""
+
+    @abstractmethod
+    def move_keys(self, st: Any, card_slots: frozenset[int]) -> list[Any] | None:
+        """Search's move key of every option (``agents/search/common.MoveKeys``) in the
+        state ``st`` these options were listed in, if the engine makes them cheaply;
+        None for "make them from the options"."""

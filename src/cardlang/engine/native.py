@@ -26,6 +26,7 @@ from cardlang.engine.gamemaster import GameResult, Limits, game_result, ranking_
 from cardlang.engine.lazy_options import LazyOptions
 from cardlang.engine.points import PointMap
 from cardlang.errors import RuleError, Span, UsageError, did_you_mean
+from cardlang.language.kinds import card_type
 
 
 def _load_extension() -> Any:
@@ -216,11 +217,12 @@ class _Options(LazyOptions):
     time it is read: an agent that answers by index converts none.  It holds the
     engine's list of that decision, so it stays right after the state moves on."""
 
-    __slots__ = ("_handle", "_convert", "_items", "_raw", "_decision")
+    __slots__ = ("_handle", "_master", "_convert", "_items", "_raw", "_decision")
 
-    def __init__(self, handle: Any, convert: Any, raw: Any) -> None:
+    def __init__(self, handle: Any, master: NativeMaster, raw: Any) -> None:
         self._handle = handle
-        self._convert = convert
+        self._master = master
+        self._convert = master._option
         self._items: list[Any] = [None] * len(handle)
         self._raw = raw  # the state listed (not its NativeState: no reference cycle)
         self._decision = raw.decisions
@@ -245,6 +247,13 @@ class _Options(LazyOptions):
     def index_of(self, option: Any) -> int:
         """The index of one of these very option objects, -1 for anything else."""
         return next((i for i, o in enumerate(self._items) if o is option), -1)
+
+    def move_keys(self, st: Any, card_slots: frozenset[int]) -> list[Any] | None:
+        """``MoveKeys.keys`` for these options, made inside the engine; None once the
+        state has moved on, for another state, or where Python must make them."""
+        if getattr(st, "raw", None) is not self._raw or self._raw.decisions != self._decision:
+            return None
+        return self._master.move_keys(self._handle, self._raw, card_slots)
 
     def option_kinds(self, seat: int) -> tuple[str | None, ...] | None:
         """``PlayerView.option_kinds`` for ``seat``, read inside the engine without
@@ -488,6 +497,7 @@ class NativeMaster:
         self.program = game.native_program()
         self._choices: dict[int, NativeChoice] = {}
         self._attrs: dict[int, dict[str, Any]] = {}
+        self._key_names: tuple[int, frozenset[int]] | None = None  # move_keys' names
 
     # ------------------------------------------------------------ the protocol
     def new_game(self, seed: int, *, record: bool = False) -> NativeState:
@@ -498,7 +508,7 @@ class NativeMaster:
         if st.is_over:
             return []
         if st._options is None or st._options_of != st.raw.decisions:
-            st._options = _Options(self.program.options_of(st.raw), self._option, st.raw)  # type: ignore[assignment]
+            st._options = _Options(self.program.options_of(st.raw), self, st.raw)  # type: ignore[assignment]
             st._options_of = st.raw.decisions
         return st._options  # type: ignore[return-value]
 
@@ -597,6 +607,26 @@ class NativeMaster:
             (None, (slot, value, var)) if slot >= 0 else (_native_action, nodes[value])
             for slot, value, var in steps
         )
+
+    def move_keys(self, handle: Any, raw: Any, card_slots: frozenset[int]) -> list[Any] | None:
+        """The move keys of a decision's options (``_Options.move_keys``): the engine
+        makes them from the names this master gives it, renewed when the game has made
+        card types since (a named deck's) or the card slots asked for change."""
+        names = (self.program.card_type_count, card_slots)
+        if self._key_names != names:
+            self._set_move_key_names(card_slots)
+        keys = handle.move_keys(raw)
+        if keys is None and self._key_names != (self.program.card_type_count, card_slots):
+            self._set_move_key_names(card_slots)
+            keys = handle.move_keys(raw)
+        return keys  # type: ignore[no-any-return]
+
+    def _set_move_key_names(self, card_slots: frozenset[int]) -> None:
+        count = self.program.card_type_count
+        types = [card_type(self.card_attributes(t)) for t in range(count)]
+        actions = [id(node) for node in self.ir.ast_nodes]
+        self.program.set_move_key_names(types, actions, sorted(card_slots))
+        self._key_names = (count, card_slots)
 
     def choice(self, node: int) -> NativeChoice:
         found = self._choices.get(node)
