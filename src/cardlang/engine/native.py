@@ -251,10 +251,10 @@ class _Options(LazyOptions):
     def move_keys(self, st: Any, card_slots: frozenset[int]) -> list[Any] | None:
         """``MoveKeys.keys`` for these options, made inside the engine; None once the
         state has moved on, for another state, or where Python must make them."""
-        raw: Any = self._raw
-        if getattr(st, "raw", None) is not raw or raw.decisions != self._decision:
+        listed_here = getattr(st, "raw", None) is self._raw
+        if not listed_here or self._raw.decisions != self._decision:
             return None
-        return self._master.move_keys(self._handle, raw, card_slots)
+        return self._master.move_keys(self._handle, self._raw, card_slots)
 
     def option_kinds(self, seat: int) -> tuple[str | None, ...] | None:
         """``PlayerView.option_kinds`` for ``seat``, read inside the engine without
