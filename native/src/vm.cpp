@@ -697,6 +697,12 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
       return out;
     }
     case O_SETOP: {
+      if (n.p[0] == 0 && n.type == T_CARDS) {  // a union of cards: marked in place
+        bool parts_plain = true;
+        for (int i = 0; i < n.nkids; i++)
+          if (P.node(P.kid(n, i)).type == T_CARDSS) parts_plain = false;
+        if (parts_plain) return card_union(st, n, out);
+      }
       std::vector<Coll> groups;
       for (int i = 0; i < n.nkids; i++) {
         i32 part = P.kid(n, i);
@@ -828,6 +834,31 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
       if (n.type == T_LOC || n.type == T_MEMLOC) return st.zone(loc_key(st, ni));
       error("internal: not a collection (op " + str(n.op) + ")", n.span);
   }
+}
+
+const Coll& VM::card_union(State& st, const Node& n, Coll& out) {
+  // engine/collections.py: union (first-seen order), for cards: each card id marked in
+  // a table as big as the game's cards instead of a hash set
+  Lent<Coll> lent_marks(colls);
+  Coll& marks = lent_marks.item;
+  marks.assign(st.card_type.size(), 0);
+  Lent<Coll> lent_result(colls);
+  Coll& result = lent_result.item;
+  for (int i = 0; i < n.nkids; i++) {
+    Lent<Coll> lent_(colls);
+    const Coll& part = evr(st, P.kid(n, i), lent_.item);
+    for (i64 c : part) {
+      if (c >= 0 && c < (i64)marks.size()) {
+        if (marks[c]) continue;
+        marks[c] = 1;
+      } else if (std::find(result.begin(), result.end(), c) != result.end()) {
+        continue;  // not a card id (a stand-in): compared as the hash set would
+      }
+      result.push_back(c);
+    }
+  }
+  out.assign(result.begin(), result.end());
+  return out;
 }
 
 void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {

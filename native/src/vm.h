@@ -126,6 +126,7 @@ class VM {
   i64 ev_node(State& st, i32 n);
   const Coll& evr(State& st, i32 n, Coll& scratch);
   void evcc(State& st, i32 n, std::vector<Coll>& out);
+  const Coll& card_union(State& st, const Node& n, Coll& out);
   Val evv(State& st, i32 n);
   i32 loc_key(State& st, i32 n);
   i32 skey(State& st, i32 n);
