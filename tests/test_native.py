@@ -638,3 +638,15 @@ def test_guard_expressions_shared_by_a_choice_play_alike(index: int) -> None:
     assert game.native_program().shared_guard_expressions > 0 or index == 2
     for seed in range(25):
         assert_same(game, seed)
+
+
+@pytest.mark.parametrize("path", OURS, ids=lambda p: p.name)
+def test_a_game_that_records_nothing_starts_where_a_recorded_one_does(path: Path) -> None:
+    """An unrecorded game starts from the setup's statements that draw nothing, run once
+    (VM::new_game): its state must be the recorded game's, seed for seed."""
+    game = load_game(path)
+    master = game.master(engine="native")
+    for seed in range(4):
+        plain, recorded = master.new_game(seed), master.new_game(seed, record=True)
+        assert plain.fingerprint() == recorded.fingerprint()
+        assert dict(plain.zones) == dict(recorded.zones) and plain.rng == recorded.rng

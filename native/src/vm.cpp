@@ -1669,9 +1669,28 @@ State VM::new_game(uint64_t rng, bool record, const EngineLimits& limits) {
   root.f[S_COUNTED] = 0;
   st.stack.push_back(std::move(root));
   st.stage_idx = 0;
+  size_t first = 0;
+  if (!record && setup_prefix_) {  // the statements that draw nothing, run once
+    st = *setup_prefix_;
+    st.rng = rng;
+    first = setup_prefix_length_;
+  }
   try {
-    for (i32 s : P.setup) exec(st, s);
+    for (size_t i = first; i < P.setup.size(); i++) {
+      if (record || setup_probed_) {
+        exec(st, P.setup[i]);
+        continue;
+      }
+      // the first unrecorded game finds the prefix: the setup's statements up to the
+      // first that draws from the RNG, whose state is the same for every seed
+      State before = st;
+      uint64_t drawn_from = st.rng;
+      exec(st, P.setup[i]);
+      if (st.rng != drawn_from) keep_setup_prefix(std::move(before), i);
+    }
+    if (!record && !setup_probed_) keep_setup_prefix(State(st), P.setup.size());
   } catch (const RuleErr& err) {
+    if (!record) setup_probed_ = true;  // no prefix: every game runs its setup whole
     fail(st, err);
     return st;
   }
@@ -1680,6 +1699,13 @@ State VM::new_game(uint64_t rng, bool record, const EngineLimits& limits) {
   st.stack.push_back(std::move(seq));
   advance(st, limits);
   return st;
+}
+
+void VM::keep_setup_prefix(State prefix, size_t length) {
+  setup_probed_ = true;
+  if (length == 0) return;  // the first statement draws: nothing to keep
+  setup_prefix_ = std::make_unique<State>(std::move(prefix));
+  setup_prefix_length_ = length;
 }
 
 const OptionList& VM::legal_options(State& st) {

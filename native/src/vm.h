@@ -150,6 +150,12 @@ class VM {
   std::shared_ptr<OptionList> fresh_options();
   void recycle(std::shared_ptr<const OptionList> options);
   std::shared_ptr<OptionList> spare_options_;  // a list no one holds, for the next one
+  // The state after the setup's first statements that draw nothing from the RNG (the
+  // same for every seed), which an unrecorded game starts from (new_game)
+  bool setup_probed_ = false;
+  std::unique_ptr<State> setup_prefix_;
+  size_t setup_prefix_length_ = 0;
+  void keep_setup_prefix(State prefix, size_t length);
   // the values of a listing's shared guard expressions (Program::memo_slot): valid while
   // their stamp is the listing's
   bool memo_on_ = false;
