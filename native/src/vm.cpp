@@ -286,18 +286,17 @@ i64 VM::ev_node(State& st, i32 ni) {
     }
     case O_MAXMIN: {
       // engine/runtime.py: _best (ties drawn uniformly from the game's RNG)
-      Lent<Coll> lent_(colls);
-  Coll& scratch = lent_.item;
-      const Coll& cards = evr(st, P.kid(n, 0), scratch);
+      Lent<Coll> lent_(colls), lent_copy(colls), lent_scores(colls), lent_tied(colls);
+      const Coll& cards = evr(st, P.kid(n, 0), lent_.item);
       i64 pm = ev(st, P.kid(n, 1));
       if (cards.empty()) return NO_CARD;
-      Coll copy = cards;
-      std::vector<i64> scores;
-      scores.reserve(copy.size());
+      Coll& copy = lent_copy.item;
+      copy.assign(cards.begin(), cards.end());
+      Coll& scores = lent_scores.item;
       for (i64 c : copy) scores.push_back(score(pm, c, st));
       i64 target = n.p[0] ? *std::max_element(scores.begin(), scores.end())
                           : *std::min_element(scores.begin(), scores.end());
-      Coll tied;
+      Coll& tied = lent_tied.item;
       for (size_t i = 0; i < copy.size(); i++)
         if (scores[i] == target) tied.push_back(copy[i]);
       if (tied.size() == 1) return tied[0];
@@ -447,10 +446,10 @@ i64 VM::ev_node(State& st, i32 ni) {
       return (i64)evr(st, k, scratch).size();
     }
     case O_SUM: {
-      Lent<Coll> lent_(colls);
-  Coll& scratch = lent_.item;
-      const Coll& cards = evr(st, P.kid(n, 0), scratch);
-      Coll copy = cards;
+      Lent<Coll> lent_(colls), lent_copy(colls);
+      const Coll& cards = evr(st, P.kid(n, 0), lent_.item);
+      Coll& copy = lent_copy.item;
+      copy.assign(cards.begin(), cards.end());
       i64 pm = ev(st, P.kid(n, 1));
       i64 total = 0;
       for (i64 c : copy) total += score(pm, c, st);
@@ -697,12 +696,7 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
       return out;
     }
     case O_SETOP: {
-      if (n.p[0] == 0 && n.type == T_CARDS) {  // a union of cards: marked in place
-        bool parts_plain = true;
-        for (int i = 0; i < n.nkids; i++)
-          if (P.node(P.kid(n, i)).type == T_CARDSS) parts_plain = false;
-        if (parts_plain) return card_union(st, n, out);
-      }
+      if (n.p[0] == 0 && n.type == T_CARDS) return card_union(st, n, out);
       std::vector<Coll> groups;
       for (int i = 0; i < n.nkids; i++) {
         i32 part = P.kid(n, i);
@@ -844,9 +838,7 @@ const Coll& VM::card_union(State& st, const Node& n, Coll& out) {
   marks.assign(st.card_type.size(), 0);
   Lent<Coll> lent_result(colls);
   Coll& result = lent_result.item;
-  for (int i = 0; i < n.nkids; i++) {
-    Lent<Coll> lent_(colls);
-    const Coll& part = evr(st, P.kid(n, i), lent_.item);
+  auto add = [&](const Coll& part) {
     for (i64 c : part) {
       if (c >= 0 && c < (i64)marks.size()) {
         if (marks[c]) continue;
@@ -856,6 +848,31 @@ const Coll& VM::card_union(State& st, const Node& n, Coll& out) {
       }
       result.push_back(c);
     }
+  };
+  // parts are evaluated in order (evaluating one changes no other); collections of
+  // collections are kept until all are made
+  std::vector<Coll> groups;
+  bool grouped = false;
+  for (int i = 0; i < n.nkids; i++)
+    if (P.node(P.kid(n, i)).type == T_CARDSS) grouped = true;
+  if (!grouped) {
+    for (int i = 0; i < n.nkids; i++) {
+      Lent<Coll> lent_(colls);
+      add(evr(st, P.kid(n, i), lent_.item));
+    }
+  } else {
+    for (int i = 0; i < n.nkids; i++) {
+      i32 part = P.kid(n, i);
+      if (P.node(part).type == T_CARDSS) {
+        std::vector<Coll> more;
+        evcc(st, part, more);
+        for (auto& g : more) groups.push_back(std::move(g));
+      } else {
+        Lent<Coll> lent_(colls);
+        groups.push_back(evr(st, part, lent_.item));
+      }
+    }
+    for (const Coll& g : groups) add(g);
   }
   out.assign(result.begin(), result.end());
   return out;
