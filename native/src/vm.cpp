@@ -406,7 +406,7 @@ i64 VM::ev_node(State& st, i32 ni) {
     }
     case O_SCOREEXT: {
       Lent<Coll> lent_(colls);
-  Coll& scratch = lent_.item;
+      Coll& scratch = lent_.item;
       const Coll& cards = evr(st, P.kid(n, 0), scratch);
       i64 pm = ev(st, P.kid(n, 1));
       if (cards.empty()) return n.p[0] ? -1 : 2147483647;
@@ -426,7 +426,7 @@ i64 VM::ev_node(State& st, i32 ni) {
       }
       if (kn.op == O_FILTER && kn.type != T_CARDSS) {  // counted, not collected
         Lent<Coll> lent_(colls);
-  Coll& scratch = lent_.item;
+        Coll& scratch = lent_.item;
         const Coll& items = evr(st, P.kid(kn, 0), scratch);
         i32 cond = P.kid(kn, 1);
         i64 count = 0;
@@ -442,7 +442,7 @@ i64 VM::ev_node(State& st, i32 ni) {
         return (i64)groups.size();
       }
       Lent<Coll> lent_(colls);
-  Coll& scratch = lent_.item;
+      Coll& scratch = lent_.item;
       return (i64)evr(st, k, scratch).size();
     }
     case O_SUM: {
@@ -481,7 +481,7 @@ i64 VM::ev_node(State& st, i32 ni) {
     }
     case O_TOTAL: {
       Lent<Coll> lent_(colls);
-  Coll& scratch = lent_.item;
+      Coll& scratch = lent_.item;
       const Coll& cards = evr(st, P.kid(n, 0), scratch);
       i64 total = 0;
       for (i64 c : cards) {
@@ -494,7 +494,7 @@ i64 VM::ev_node(State& st, i32 ni) {
     case O_CONTAINS: {
       i64 v = ev(st, P.kid(n, 1));
       Lent<Coll> lent_(colls);
-  Coll& scratch = lent_.item;
+      Coll& scratch = lent_.item;
       const Coll& copy = evr(st, P.kid(n, 0), scratch);
       return std::find(copy.begin(), copy.end(), v) != copy.end();
     }
@@ -518,7 +518,7 @@ i64 VM::ev_node(State& st, i32 ni) {
       i32 coll = P.kid(n, 0), body = P.kid(n, 1);
       if (P.node(coll).type != T_CARDSS) {
         Lent<Coll> lent_(colls);
-  Coll& scratch = lent_.item;
+        Coll& scratch = lent_.item;
         const Coll& items = evr(st, coll, scratch);
         for (size_t i = 0; i < items.size(); i++) {
           bind_scalar(st, n.p[1], items[i]);
@@ -634,7 +634,7 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
     }
     case O_TOPN: {
       Lent<Coll> lent_(colls);
-  Coll& scratch = lent_.item;
+      Coll& scratch = lent_.item;
       const Coll& z = evr(st, P.kid(n, 1), scratch);
       i64 count = ev(st, P.kid(n, 0));  // reads no location: z stays as it was
       out.clear();
@@ -698,18 +698,7 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
     case O_SETOP: {
       if (n.p[0] == 0 && n.type == T_CARDS) return card_union(st, n, out);
       std::vector<Coll> groups;
-      for (int i = 0; i < n.nkids; i++) {
-        i32 part = P.kid(n, i);
-        if (P.node(part).type == T_CARDSS) {
-          std::vector<Coll> more;
-          evcc(st, part, more);
-          for (auto& g : more) groups.push_back(std::move(g));
-        } else {
-          Lent<Coll> lent_(colls);
-  Coll& scratch = lent_.item;
-          groups.push_back(evr(st, part, scratch));
-        }
-      }
+      set_parts(st, n, groups);
       Coll result;
       if (n.p[0] == 0 || n.p[0] == 2) {  // union (first-seen order)
         std::unordered_set<i64> seen;
@@ -748,7 +737,7 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
       // the source is read in place: evaluating an expression changes no location and
       // no register but the filter's own
       Lent<Coll> lent_(colls);
-  Coll& scratch = lent_.item;
+      Coll& scratch = lent_.item;
       const Coll& items = evr(st, P.kid(n, 0), scratch);
       // out is the caller's buffer, never the source's
       out.clear();
@@ -762,7 +751,7 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
     }
     case O_SORT: {
       Lent<Coll> lent_(colls);
-  Coll& scratch = lent_.item;
+      Coll& scratch = lent_.item;
       Coll cards = evr(st, P.kid(n, 0), scratch);
       i64 pm = ev(st, P.kid(n, 1));
       std::vector<std::pair<i64, i64>> keyed;
@@ -776,7 +765,7 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
     case O_RUNEND: {
       // engine/collections.py: run_at_end
       Lent<Coll> lent_(colls);
-  Coll& scratch = lent_.item;
+      Coll& scratch = lent_.item;
       Coll cards = evr(st, P.kid(n, 1), scratch);
       i64 pm = ev(st, P.kid(n, 2));
       i64 count = ev(st, P.kid(n, 0));
@@ -830,6 +819,22 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
   }
 }
 
+void VM::set_parts(State& st, const Node& n, std::vector<Coll>& groups) {
+  // the collections a set operation joins, in order: a part that is a collection of
+  // collections gives each of its groups
+  for (int i = 0; i < n.nkids; i++) {
+    i32 part = P.kid(n, i);
+    if (P.node(part).type == T_CARDSS) {
+      std::vector<Coll> more;
+      evcc(st, part, more);
+      for (auto& g : more) groups.push_back(std::move(g));
+    } else {
+      Lent<Coll> lent_(colls);
+      groups.push_back(evr(st, part, lent_.item));
+    }
+  }
+}
+
 const Coll& VM::card_union(State& st, const Node& n, Coll& out) {
   // engine/collections.py: union (first-seen order), for cards: each card id marked in
   // a table as big as the game's cards instead of a hash set
@@ -861,17 +866,7 @@ const Coll& VM::card_union(State& st, const Node& n, Coll& out) {
       add(evr(st, P.kid(n, i), lent_.item));
     }
   } else {
-    for (int i = 0; i < n.nkids; i++) {
-      i32 part = P.kid(n, i);
-      if (P.node(part).type == T_CARDSS) {
-        std::vector<Coll> more;
-        evcc(st, part, more);
-        for (auto& g : more) groups.push_back(std::move(g));
-      } else {
-        Lent<Coll> lent_(colls);
-        groups.push_back(evr(st, part, lent_.item));
-      }
-    }
+    set_parts(st, n, groups);
     for (const Coll& g : groups) add(g);
   }
   out.assign(result.begin(), result.end());
@@ -894,7 +889,7 @@ void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
       for (const Val& e : items) {
         st.regs[n.p[1]] = e;
         Lent<Coll> lent_(colls);
-  Coll& scratch = lent_.item;
+        Coll& scratch = lent_.item;
         out.push_back(evr(st, body, scratch));
       }
       return;
@@ -912,7 +907,7 @@ void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
     case O_TUPLES: {
       // engine/collections.py: tuples (groups of n cards of equal score, by score)
       Lent<Coll> lent_(colls);
-  Coll& scratch = lent_.item;
+      Coll& scratch = lent_.item;
       Coll cards = evr(st, P.kid(n, 1), scratch);
       i64 pm = ev(st, P.kid(n, 2));
       i64 k = ev(st, P.kid(n, 0));
@@ -940,7 +935,7 @@ void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
     case O_RUNS: {
       // engine/collections.py: runs
       Lent<Coll> lent_(colls);
-  Coll& scratch = lent_.item;
+      Coll& scratch = lent_.item;
       Coll cards = evr(st, P.kid(n, 1), scratch);
       i64 pm = ev(st, P.kid(n, 2));
       i64 count = ev(st, P.kid(n, 0));
@@ -985,7 +980,7 @@ void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
     }
     case O_SUBSETS: {
       Lent<Coll> lent_(colls);
-  Coll& scratch = lent_.item;
+      Coll& scratch = lent_.item;
       Coll cards = evr(st, P.kid(n, 0), scratch);
       if ((i64)cards.size() > P.limits.max_subset_cards) {
         i64 m = P.limits.max_subset_cards;
@@ -1027,7 +1022,7 @@ void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
           for (auto& g : more) cards.insert(cards.end(), g.begin(), g.end());
         } else {
           Lent<Coll> lent_(colls);
-  Coll& scratch = lent_.item;
+          Coll& scratch = lent_.item;
           const Coll& g = evr(st, part, scratch);
           cards.insert(cards.end(), g.begin(), g.end());
         }
@@ -1069,7 +1064,7 @@ Val VM::evv(State& st, i32 ni) {
     case T_INTS:
     case T_LOCS: {
       Lent<Coll> lent_(colls);
-  Coll& scratch = lent_.item;
+      Coll& scratch = lent_.item;
       return Val::of_list(evr(st, ni, scratch));
     }
     case T_CARDSS: {
@@ -1374,7 +1369,7 @@ void VM::exec(State& st, i32 ni) {
     }
     case O_REPEATALL: {
       Lent<Coll> lent_(colls);
-  Coll& scratch = lent_.item;
+      Coll& scratch = lent_.item;
       i64 times = (i64)evr(st, P.kid(n, 1), scratch).size();
       i32 body = P.kid(n, 0);
       for (i64 i = 0; i < times; i++) exec(st, body);
@@ -2110,7 +2105,7 @@ void VM::expand(Lister& L, i32 ni, State* st, size_t applied, const Cont* k) {
         bool fixed = P.node(body).flags & FIXED;
         if (P.node(coll).type != T_CARDSS) {
           Lent<Coll> lent_(colls);
-  Coll& scratch = lent_.item;
+          Coll& scratch = lent_.item;
           Coll items = evr(*st, coll, scratch);
           if (items.empty()) {  // like a false guard: the option goes on
             proceed(L, st, applied, k);

@@ -127,6 +127,7 @@ class VM {
   const Coll& evr(State& st, i32 n, Coll& scratch);
   void evcc(State& st, i32 n, std::vector<Coll>& out);
   const Coll& card_union(State& st, const Node& n, Coll& out);
+  void set_parts(State& st, const Node& n, std::vector<Coll>& groups);
   Val evv(State& st, i32 n);
   i32 loc_key(State& st, i32 n);
   i32 skey(State& st, i32 n);
