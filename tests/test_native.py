@@ -650,3 +650,15 @@ def test_a_game_that_records_nothing_starts_where_a_recorded_one_does(path: Path
         plain, recorded = master.new_game(seed), master.new_game(seed, record=True)
         assert plain.fingerprint() == recorded.fingerprint()
         assert dict(plain.zones) == dict(recorded.zones) and plain.rng == recorded.rng
+
+
+def test_batches_grow_while_quick_and_shrink_when_slow() -> None:
+    from cardlang.runs.planned import BATCH_GAMES, BATCH_SECONDS, _next_batch_size
+
+    low, high = BATCH_GAMES
+    assert _next_batch_size(8, 8, BATCH_SECONDS / 10) == 16
+    assert _next_batch_size(high, high, 0.0) == high
+    assert _next_batch_size(64, 64, BATCH_SECONDS * 5) == 32
+    assert _next_batch_size(low, low, 10.0) == low
+    assert _next_batch_size(64, 64, BATCH_SECONDS) == 64
+    assert _next_batch_size(64, 3, 0.0) == 64  # the tail of a run: no evidence

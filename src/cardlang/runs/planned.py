@@ -16,6 +16,7 @@ errors.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
@@ -46,9 +47,12 @@ class Played(NamedTuple):
     ended: str
 
 
-#: How many games ``play_planned_games`` hands the native engine at once: few enough
-#: that a progress bar moves and Ctrl-C is felt at once, enough that the call is free.
-BATCH_GAMES = 64
+#: How long one batch of ``play_planned_games`` should take inside the native engine:
+#: short enough that a progress bar moves and Ctrl-C is felt at once (Python sees
+#: neither while the engine plays), long enough that the call costs nothing.  Batches
+#: start small and grow or shrink towards it, between the two bounds.
+BATCH_SECONDS = 0.05
+BATCH_GAMES = (4, 256)
 
 
 def play_planned_games(
@@ -69,13 +73,17 @@ def play_planned_games(
         return
     seats = _NativeSeatSets(master)
     batch: list[tuple[PlannedGame, int]] = []
+    size = BATCH_GAMES[0]
 
     def flush() -> Iterator[Played]:
+        nonlocal size
         games = batch[:]
         batch.clear()
         if not games:
             return
+        start = time.perf_counter()
         results = play_batch([p.seed for p, _ in games], seats.sets, [w for _, w in games])
+        size = _next_batch_size(size, len(games), time.perf_counter() - start)
         for (planned, _), result in zip(games, results, strict=True):
             if result is None:  # failed: played again for its rule error
                 yield play_planned(master, planned, False)
@@ -89,9 +97,22 @@ def play_planned_games(
             yield play_planned(master, planned, False)
             continue
         batch.append((planned, which))
-        if len(batch) == BATCH_GAMES:
+        if len(batch) >= size:
             yield from flush()
     yield from flush()
+
+
+def _next_batch_size(size: int, played: int, seconds: float) -> int:
+    """The next batch's size: twice as many games while a full batch took less than
+    half of BATCH_SECONDS, half as many once one takes more than twice as long."""
+    low, high = BATCH_GAMES
+    if played < size:  # a short batch (the end of a run of seatings) says little
+        return size
+    if seconds < BATCH_SECONDS / 2:
+        return min(size * 2, high)
+    if seconds > BATCH_SECONDS * 2:
+        return max(size // 2, low)
+    return size
 
 
 class _NativeSeatSets:
