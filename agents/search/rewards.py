@@ -29,9 +29,10 @@ def standings(master: Gamemaster, st: Gamestate) -> tuple[float, ...]:
     result; for a game still running (a search's rollout cut short), from the scores as
     they stand now.  A failed game stands everyone at 0.5."""
     n = st.nplayers
-    if st.status == FAILED or n < 2:
-        return (0.5,) * n if st.status == FAILED else (1.0,) * n
-    if st.status == RUNNING:
+    status = st.status
+    if status == FAILED or n < 2:
+        return (0.5,) * n if status == FAILED else (1.0,) * n
+    if status == RUNNING:
         try:
             keys = master.current_scores(st)
         except RuleError:
@@ -39,10 +40,12 @@ def standings(master: Gamemaster, st: Gamestate) -> tuple[float, ...]:
     else:
         keys = st.scores or [(0,) * (1 + len(master.game.tiebreaks))] * n
     keyed = master.ranking_keys(keys)
+    # plain loops: every rollout of a search ends here
     return tuple(
-        (sum(1 for o in keyed if o > mine) + 0.5 * (sum(1 for o in keyed if o == mine) - 1))
-        / (n - 1)
-        for mine in keyed
+        [
+            (sum([o > mine for o in keyed]) + 0.5 * (sum([o == mine for o in keyed]) - 1)) / (n - 1)
+            for mine in keyed
+        ]
     )
 
 
