@@ -102,7 +102,8 @@ void DominionBot::remember_piles(const State& st) {
 std::vector<DominionBot::Opt> DominionBot::describe(VM& vm, const State& st,
                                                     const OptionList& options, int seat) {
   // views.py: option_kinds and OptionView (the first bound card the chooser sees)
-  std::vector<i64> seen;
+  Lent<Coll> lent_seen(vm.colls);
+  Coll& seen = lent_seen.item;
   vm.first_seen_cards(st, options, seat, seen);
   std::vector<Opt> out(options.size());
   for (size_t i = 0; i < options.size(); i++) {

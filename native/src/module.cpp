@@ -42,6 +42,7 @@ class NativeProgram {
   Program P;
   VM vm;
   std::vector<nb::object> key_objects;  // location keys as Python tuples, made once
+  i32 kind_attribute = -1;              // the string KIND (option_kinds reads it)
 
   explicit NativeProgram(nb::dict ir) : vm(P) {
     if (nb::cast<int>(ir["version"]) != IR_VERSION)
@@ -107,6 +108,7 @@ class NativeProgram {
     P.limits.max_range = nb::cast<i64>(lim["max_range"]);
     P.limits.max_repeat = nb::cast<i64>(lim["max_repeat"]);
     P.prepare();
+    kind_attribute = P.intern("KIND");
   }
 
   // ------------------------------------------------------------ values for Python
@@ -183,7 +185,6 @@ class NativeProgram {
   nb::object option_kinds(const State& st, const OptionList& list, int seat) {
     std::vector<i64> seen;
     vm.first_seen_cards(st, list, seat, seen);
-    i32 kind_name = P.intern("KIND");
     nb::list out;
     for (i64 card : seen) {
       if (card < 0) {
@@ -191,7 +192,8 @@ class NativeProgram {
         continue;
       }
       const CardType& t = P.card_types[st.card_type[card]];
-      Typed kind = (size_t)kind_name < t.by_name.size() ? t.by_name[kind_name] : Typed{-1, 0};
+      Typed kind = (size_t)kind_attribute < t.by_name.size() ? t.by_name[kind_attribute]
+                                                              : Typed{-1, 0};
       if (kind.tag == -1)
         out.append(nb::none());
       else if (kind.tag == 1)
@@ -582,7 +584,7 @@ class NativeProgram {
       if ((size_t)st.nplayers != seats.size() && st.status == RUNNING)
         throw nb::value_error("one agent per seat");
       vm.play(st, seats, INT64_MAX, limits);
-      out.append(nb::make_tuple((int)st.status, nb::str(st.end_reason.c_str()), scores(st),
+      out.append(nb::make_tuple(STATUS_NAMES[st.status], nb::str(st.end_reason.c_str()), scores(st),
                                 st.decisions, st.turns, nb::cast(st.team_of)));
     }
     return out;

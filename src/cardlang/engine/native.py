@@ -25,6 +25,7 @@ from typing import Any
 from cardlang.engine.gamemaster import GameResult, Limits, game_result, ranking_keys, result_of
 from cardlang.engine.lazy_options import LazyOptions
 from cardlang.engine.points import PointMap
+from cardlang.engine.state import FAILED
 from cardlang.errors import RuleError, Span, UsageError, did_you_mean
 from cardlang.language.kinds import card_type
 
@@ -49,10 +50,6 @@ def _load_extension() -> Any:
 
 
 _native: Any = _load_extension()
-
-#: The extension's status numbers (native/src/state.h: Status), as the states name them.
-_STATUS_NAMES = ("running", "completed", "failed", "cutoff")
-_FAILED = 2
 
 #: The engines a game can be played with (``--engine``, ``CARDLANG_ENGINE``).
 ENGINES = ("python", "native")
@@ -248,11 +245,15 @@ class _Options(LazyOptions):
         """The index of one of these very option objects, -1 for anything else."""
         return next((i for i, o in enumerate(self._items) if o is option), -1)
 
+    def _pending(self) -> bool:
+        """Whether the state these options were listed in is still at that decision
+        (every move the engine makes counts a decision, the last one too)."""
+        return self._raw.decisions == self._decision  # type: ignore[no-any-return]
+
     def move_keys(self, st: Any, card_slots: frozenset[int]) -> list[Any] | None:
         """``MoveKeys.keys`` for these options, made inside the engine; None once the
         state has moved on, for another state, or where Python must make them."""
-        listed_here = getattr(st, "raw", None) is self._raw
-        if not listed_here or self._raw.decisions != self._decision:
+        if getattr(st, "raw", None) is not self._raw or not self._pending():
             return None
         return self._master.move_keys(self._handle, self._raw, card_slots)
 
@@ -260,7 +261,7 @@ class _Options(LazyOptions):
         """``PlayerView.option_kinds`` for ``seat``, read inside the engine without
         converting any option; None once the state has moved on (or where a KIND is not
         a string), and the view then reads the options itself."""
-        if self._raw.decisions != self._decision or self._raw.status != "running":
+        if not self._pending():
             return None
         return self._handle.kinds(self._raw, seat)  # type: ignore[no-any-return]
 
@@ -477,9 +478,6 @@ class NativeState:
 
     def clone(self) -> NativeState:
         c = NativeState(self.raw.clone(), self.master, self.seed)
-        cards = self._board.get("cards")
-        if cards is not None:
-            c._board["cards"] = cards  # never changed in place: replaced when cards are made
         if self._log is not None:
             c._log = self._log[:]
         return c
@@ -563,14 +561,14 @@ class NativeMaster:
         for seed, (status, end_reason, keys, decisions, turns, team_of) in zip(
             seeds, rows, strict=True
         ):
-            if status == _FAILED:
+            if status == FAILED:
                 results.append(None)
                 continue
             results.append(
                 result_of(
                     self.game,
                     seed=seed,
-                    status=_STATUS_NAMES[status],
+                    status=status,
                     end_reason=end_reason,
                     keys=keys,
                     decisions=decisions,
@@ -613,14 +611,9 @@ class NativeMaster:
         """The move keys of a decision's options (``_Options.move_keys``): the engine
         makes them from the names this master gives it, renewed when the game has made
         card types since (a named deck's) or the card slots asked for change."""
-        names = (self.program.card_type_count, card_slots)
-        if self._key_names != names:
+        if self._key_names != (self.program.card_type_count, card_slots):
             self._set_move_key_names(card_slots)
-        keys = handle.move_keys(raw)
-        if keys is None and self._key_names != (self.program.card_type_count, card_slots):
-            self._set_move_key_names(card_slots)
-            keys = handle.move_keys(raw)
-        return keys  # type: ignore[no-any-return]
+        return handle.move_keys(raw)  # type: ignore[no-any-return]
 
     def _set_move_key_names(self, card_slots: frozenset[int]) -> None:
         count = self.program.card_type_count
