@@ -4,7 +4,7 @@
 # Builds cardlang._native with -fsanitize=address,undefined into a scratch folder (the
 # installed extension is left alone), then runs the native engine's tests against that
 # build: every game file under both engines, hypothesis choosing files and moves, the
-# rule errors, the agents inside the engine.  Any report fails the run.
+# rule errors, the agents and the search inside the engine.  Any report fails the run.
 #
 #   bash native/sanitize.sh            # from the repository root; about 3 minutes
 #   bash native/sanitize.sh -k bots    # more pytest arguments narrow the tests
@@ -30,4 +30,4 @@ export LD_PRELOAD="$(g++ -print-file-name=libasan.so) $(g++ -print-file-name=lib
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 export CARDLANG_NATIVE_MODULE="$module"   # engine/native.py loads this build instead
-python3 -m pytest -q -p no:cacheprovider tests/test_native.py "$@"
+python3 -m pytest -q -p no:cacheprovider tests/test_native.py tests/test_search_in_engine.py "$@"

@@ -54,6 +54,7 @@ from cardlang.agents.search.evaluator import (
     as_evaluator,
     terminal_value,
 )
+from cardlang.agents.search.in_engine import EngineSearch
 
 from cardlang.engine.state import RUNNING, Gamestate
 from cardlang.errors import UsageError
@@ -89,6 +90,7 @@ class ISMCTSAgent:
 
     name = "ismcts"
     capabilities = Capabilities(knowledge=True)  # it determinizes: the game is recorded
+    one_world = False  # MCTS: one determinization per decision (_world)
 
     def __init__(
         self,
@@ -126,8 +128,10 @@ class ISMCTSAgent:
         self.rng = random.Random(seed)
         self.last_trace: DecisionTrace | None = None
         self._keys: MoveKeys | None = None
-        # to reuse: (the decision count it is for, history length then, the subtree)
-        self._kept: tuple[int, int, Node] | None = None
+        # to reuse: (the decision count it is for, history length then, the subtree: a
+        # Node, or the engine's SearchTree)
+        self._kept: tuple[int, int, Any] | None = None
+        self._engine: EngineSearch | None = None  # the search inside the native engine
         self._base: Gamestate | None = None  # MCTS: this decision's one determinization
 
     # ------------------------------------------------------------ deciding
@@ -139,7 +143,12 @@ class ISMCTSAgent:
         master = view.master()
         game = master.game
         self._prepare(game, view.nplayers)
+        engine = self._engine_search(master, options)
+        if engine is not None:
+            return self._choose_in_engine(engine, view, options)
         root = self._root(view)
+        if not isinstance(root, Node):  # kept by the engine's search: not this one's
+            root = Node()
         totals = [0.0] * view.nplayers
         self._base = None
         done = self._search(view, master, root, totals)
@@ -154,6 +163,32 @@ class ISMCTSAgent:
             self._kept = (view.decisions + 1, view.history_length, chosen.child)
         return best
 
+    def _engine_search(self, master: Gamemaster, options: Sequence[Any]) -> EngineSearch | None:
+        """The search inside the native engine, where this decision's can run there
+        (in_engine.py); None for the search below."""
+        if not EngineSearch.fits(self, master, options):
+            return None
+        engine = self._engine
+        if engine is None or engine.program is not getattr(master, "program", None):
+            assert self._keys is not None
+            engine = self._engine = EngineSearch(master, self._keys.card_slots)
+        engine.master = master
+        return engine
+
+    def _choose_in_engine(self, engine: EngineSearch, view: PlayerView, options: Any) -> int:
+        kept = self._root(view)
+        tree = None if isinstance(kept, Node) else kept  # None: a new root
+        best, values, totals, done, subtree = engine.decide(
+            self, view, options, tree, self.one_world
+        )
+        self.last_trace = DecisionTrace(
+            tuple(values), tuple(t / done for t in totals) if done else ()
+        )
+        self._kept = None
+        if subtree is not None:
+            self._kept = (view.decisions + 1, view.history_length, subtree)
+        return best  # type: ignore[no-any-return]
+
     def _prepare(self, game: Game, nplayers: int) -> None:
         if self._keys is None:  # once per agent: agents play one game each
             self._keys = MoveKeys(game)
@@ -161,7 +196,7 @@ class ISMCTSAgent:
                 rollout = make_rollout(self.rollout_spec, nplayers, self.seed)
                 self.evaluator = RolloutEvaluator(rollout, self.cap, self.margin)
 
-    def _root(self, view: PlayerView) -> Node:
+    def _root(self, view: PlayerView) -> Any:
         """The subtree under one's previous move, if nothing happened since that the tree
         does not account for: no one else decided, and no card came into sight and no
         location was shuffled (the tree's statistics mix every way those could go)."""
@@ -296,6 +331,7 @@ class MCTSAgent(ISMCTSAgent):
     """UCT on one determinization per decision: plain MCTS where nothing is hidden."""
 
     name = "mcts"
+    one_world = True
 
     def _world(self, view: PlayerView) -> Gamestate:
         if self._base is None:  # one determinization per decision

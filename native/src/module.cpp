@@ -5,6 +5,8 @@
 // turn a state's board, options and events into the Python engine's values (location
 // keys as (owner, kind, name) tuples, cards as ids, None for no card).
 // cardlang/engine/native.py wraps these into the engine protocol.
+#include <cmath>
+
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
@@ -12,6 +14,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "bots.h"
+#include "search.h"
 #include "vm.h"
 
 namespace nb = nanobind;
@@ -29,6 +32,11 @@ T item(nb::handle seq, size_t i) {
 }
 
 class NativeProgram;
+
+// One search agent's tree: the subtree kept between its decisions (ismcts.py: Node).
+struct SearchTree {
+  std::unique_ptr<SearchNode> root = std::make_unique<SearchNode>();
+};
 
 // The options of one decision, kept alive by whoever holds them: the state may move on,
 // these stay what they were (engine/native.py converts each on first use).
@@ -220,7 +228,15 @@ class NativeProgram {
     key_card_slots.assign(P.slot_types.size(), 0);
     for (i32 slot : card_slots)
       if (slot >= 0 && (size_t)slot < key_card_slots.size()) key_card_slots[slot] = 1;
+    // the same names for the engine's own search (search.h)
+    key_names.type_text.clear();
+    for (nb::handle t : types) key_names.type_text.push_back(key_names.text(nb::cast<std::string>(t)));
+    key_names.action.clear();
+    for (nb::handle a : actions) key_names.action.push_back(nb::cast<i64>(a));
+    key_names.card_slot = key_card_slots;
+    key_names.unseen = key_names.text("?");
   }
+  MoveKeyNames key_names;
 
   // None where Python must make them: a card type or node not named yet, a card that
   // lies nowhere, a collection of collections
@@ -471,64 +487,57 @@ class NativeProgram {
   // unidentified cards mapped to the cards now in their places, and a new RNG.
   State determinized(const State& st, nb::list zones, nb::dict mapping, uint64_t rng,
                      std::vector<i64> unplaced) {
-    State out(st);
-    for (i64 c : unplaced) {  // an unidentified card: where it lies is not known
-      if (c < 0 || c >= (i64)out.card_zone.size()) throw nb::value_error("no such card");
-      out.card_zone[c] = -1;
-    }
-    out.recording = false;
-    out.log.clear();
-    out.options.reset();
-    out.indexed.clear();
-    out.rng = rng;
+    std::vector<std::pair<i32, Coll>> placed;
     for (nb::handle item : zones) {
       nb::tuple key = nb::cast<nb::tuple>(item[0]);
       i32 k = find_zone_key(nb::cast<i32>(key[0]), nb::cast<std::string>(key[1]),
                             nb::cast<std::string>(key[2]));
-      if (k < 0 || !out.made(k)) throw nb::value_error("no such location in this game");
-      Coll cards = nb::cast<Coll>(item[1]);
-      for (i64 c : cards) {
-        if (c < 0 || c >= (i64)out.card_zone.size()) throw nb::value_error("no such card");
-        out.card_zone[c] = k;
-      }
-      out.zones[k] = std::move(cards);
+      if (k < 0) throw nb::value_error("no such location in this game");
+      placed.emplace_back(k, nb::cast<Coll>(item[1]));
     }
     std::unordered_map<i64, i64> map;
     for (auto kv : mapping) map[nb::cast<i64>(kv.first)] = nb::cast<i64>(kv.second);
-    if (map.empty()) return out;
     auto card = [&](i64 c) {
       auto it = map.find(c);
       return it == map.end() ? c : it->second;
     };
-    auto mapped = [&](size_t slot, const Val& v) -> Val {
-      int type = slot_type((i32)slot);
-      if (v.is_none) return v;
-      if (type == T_CARD) {
-        Val x = v;
-        x.i = card(v.i);
-        return x;
-      }
-      if (type == T_CARDS && v.list) {
-        Coll items = *v.list;
-        for (i64& c : items) c = card(c);
-        return Val::of_list(std::move(items));
-      }
-      return v;
-    };
-    // knowledge.py: _map_references (card variables, loops over cards, saved registers)
-    for (size_t s = 0; s < out.regs.size(); s++) out.regs[s] = mapped(s, out.regs[s]);
-    for (Frame& f : out.stack) {
-      if (f.kind == F_LOOP && slot_type((i32)P.node(f.node).p[1]) == T_CARD) {
-        std::vector<Val> items = *f.items;
-        for (Val& v : items) v.i = card(v.i);
-        f.items = Rc<std::vector<Val>>::make(std::move(items));
-      } else if (f.kind == F_CALL) {
-        std::vector<Val> saved = *f.items;
-        for (size_t i = 0; i < saved.size(); i++) saved[i] = mapped(f.f[0] + i, saved[i]);
-        f.items = Rc<std::vector<Val>>::make(std::move(saved));
-      }
+    return determinized_state(P, st, placed, !map.empty(), card, rng, unplaced);
+  }
+
+  // A determinization's plan for the engine's search (search.h: DealPlan), from
+  // knowledge.py's skeleton: the hidden locations and their entries, the pools' members,
+  // each pool's places ((location index, i) or (-1 - pool, i)) and the stand-ins' places
+  DealPlan deal_plan(nb::list hidden, std::vector<Coll> members,
+                     std::vector<std::vector<std::pair<i32, i32>>> places,
+                     std::vector<std::pair<i32, i32>> refs) {
+    DealPlan plan;
+    for (nb::handle item : hidden) {
+      nb::tuple key = nb::cast<nb::tuple>(item[0]);
+      i32 k = find_zone_key(nb::cast<i32>(key[0]), nb::cast<std::string>(key[1]),
+                            nb::cast<std::string>(key[2]));
+      if (k < 0) throw nb::value_error("no such location in this game");
+      plan.zone_keys.push_back(k);
+      plan.entries.push_back(nb::cast<Coll>(item[1]));
     }
-    return out;
+    if (places.size() != members.size()) throw nb::value_error("one list of places per pool");
+    auto fits = [&](i32 target, i32 i) {
+      if (target >= 0) return (size_t)target < plan.entries.size() && i >= 0 &&
+                              (size_t)i < plan.entries[(size_t)target].size();
+      size_t q = (size_t)(-1 - (i64)target);
+      return q < members.size() && i >= 0 && (size_t)i < members[q].size();
+    };
+    for (size_t pool = 0; pool < places.size(); pool++) {
+      if (places[pool].size() != members[pool].size())
+        throw nb::value_error("a pool's places and members differ in number");
+      for (auto [target, i] : places[pool])
+        if (!fits(target, i)) throw nb::index_error("a place outside the plan");
+    }
+    for (auto [h, i] : refs)
+      if (h < 0 || !fits(h, i)) throw nb::index_error("a stand-in's place outside the plan");
+    plan.members = std::move(members);
+    plan.places = std::move(places);
+    plan.refs = std::move(refs);
+    return plan;
   }
 
   // the frame stack, for equality tests (engine/state.py: fingerprint)
@@ -722,6 +731,72 @@ NB_MODULE(_native, m) {
 
   nb::class_<DominionBot, NativeAgent>(m, "DominionBot");
 
+  // CPython's random.Random as the engine's search draws from it (tests hold it to Python's)
+  nb::class_<PyRandom>(m, "PyRandom")
+      .def(nb::init<>())
+      .def("load", &PyRandom::load)
+      .def("save", &PyRandom::save)
+      .def("random", &PyRandom::random)
+      .def("getrandbits",
+           [](PyRandom& r, int k) {
+             if (k < 0 || k > 64) throw nb::value_error("0 to 64 bits");
+             return r.getrandbits(k);
+           })
+      .def("below",
+           [](PyRandom& r, uint64_t n) {
+             if (n == 0) throw nb::value_error("below 0");
+             return r.below(n);
+           })
+      .def("shuffle", [](PyRandom& r, Coll items) {
+        r.shuffle(items);
+        return items;
+      });
+
+  nb::class_<DealPlan>(m, "DealPlan");
+  nb::class_<SearchTree>(m, "SearchTree")
+      .def(nb::init<>())
+      .def_prop_ro("edges", [](const SearchTree& t) { return t.root->edges.size(); });
+
+  // ismcts.py's search inside the engine (search.h); one per agent, keeping the program
+  nb::class_<Ismcts>(m, "Ismcts")
+      .def(
+          "decide",
+          [](Ismcts& search, nb::tuple settings, const DealPlan& plan, const State& base,
+             const Options& real, nb::object given_tree, std::vector<i64> rng_state,
+             uint64_t rollout_state, nb::object refresh_names) {
+            SearchSettings s;
+            s.c = nb::cast<double>(settings[0]);
+            s.cap = nb::cast<i64>(settings[1]);
+            s.margin = nb::cast<double>(settings[2]);
+            s.iterations = nb::cast<i64>(settings[3]);
+            s.seconds = nb::cast<double>(settings[4]);
+            s.one_world = nb::cast<bool>(settings[5]);
+            s.score_sign = nb::cast<int>(settings[6]);
+            s.ranking_signs = nb::cast<std::vector<int>>(settings[7]);
+            s.limits = EngineLimits{nb::cast<i64>(settings[8]), nb::cast<i64>(settings[9])};
+            search.rng.load(rng_state);
+            search.rollout.state = rollout_state;
+            search.refresh_names = [&refresh_names]() { refresh_names(); };
+            SearchTree fresh;  // None: a search from a new root
+            SearchTree& tree = given_tree.is_none() ? fresh : nb::cast<SearchTree&>(given_tree);
+            SearchAnswer a = search.decide(s, plan, base, *real.list, *tree.root,
+                                           (int)base.nplayers);
+            search.refresh_names = nullptr;
+            nb::list values;
+            for (double v : a.values) values.append(std::isnan(v) ? nb::none() : nb::cast(v));
+            nb::object kept = nb::none();
+            if (a.kept) {
+              auto* t = new SearchTree();
+              t->root = std::move(a.kept);
+              kept = nb::cast(t, nb::rv_policy::take_ownership);
+            }
+            return nb::make_tuple(a.best, values, a.totals, a.done, kept, search.rng.save(),
+                                  search.rollout.state);
+          },
+          nb::arg("settings"), nb::arg("plan"), nb::arg("base"), nb::arg("options"),
+          nb::arg("tree").none(), nb::arg("rng_state"), nb::arg("rollout_state"),
+          nb::arg("refresh_names"));
+
   nb::class_<NativeProgram>(m, "Program")
       .def(nb::init<nb::dict>())
       .def("new_game", &NativeProgram::new_game)
@@ -756,6 +831,10 @@ NB_MODULE(_native, m) {
       .def("int_get", &NativeProgram::int_get)
       .def("card_zone_of", &NativeProgram::card_zone_of)
       .def("determinized", &NativeProgram::determinized)
+      .def("deal_plan", &NativeProgram::deal_plan)
+      .def(
+          "ismcts", [](NativeProgram& p) { return new Ismcts(p.vm, p.key_names); },
+          nb::rv_policy::take_ownership, nb::keep_alive<0, 1>())
       .def("frames", &NativeProgram::frames)
       .def("play", &NativeProgram::play)
       // the bot reads the program's tables: it keeps the program alive

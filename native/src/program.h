@@ -150,7 +150,8 @@ struct Program {
   std::vector<std::vector<i32>> key_cache;   // LOCATION/STORAGE with a literal name: by owner
   std::vector<std::vector<i32>> choice_slots; // per CHOICE: the registers its listing binds
   std::unordered_map<std::string, i32> pointmap_ids;  // awards (serialized) -> point map
-  // per AWARDS node, the point maps it made: (the values read, the map)
+  // per AWARDS node, the point maps it made: (the values of its parts that are not
+  // constants, the map)
   std::unordered_map<i32, std::vector<std::pair<Coll, i32>>> pointmap_cache;
   Coll counting;  // 0 .. nplayers - 1: (all player ...) without a new list
   i32 empty_string = -1;  // the string "", interned by prepare()

@@ -116,40 +116,45 @@ i64 VM::score(i64 pm, i64 card, const State& st) {
 }
 
 i32 VM::make_pointmap(State& st, i32 awards) {
-  // compiler/board.py: _awards (equal maps are one map).  The awards' values are read
-  // in the Python engine's order into one signature; a node remembers the maps its
-  // signatures made (a trick's order map is set again every trick).
+  // compiler/board.py: _awards (equal maps are one map).  The awards' parts are read in
+  // the Python engine's order; a node remembers the maps it made by the values of its
+  // parts that are not constants (a trick's order map is set again every trick, and
+  // only the suit led changes).
   const Node& an = P.node(awards);
+  auto constant = [&](i32 node) {
+    const Node& x = P.node(node);
+    return x.op == O_INT || x.op == O_STR;
+  };
   Lent<Coll> lent(colls);
   Coll& sig = lent.item;
+  auto read = [&](i32 node) {
+    if (!constant(node)) sig.push_back(ev(st, node));
+  };
   for (int i = 0; i < an.nkids; i++) {
     const Node& a = P.node(P.kid(an, i));
-    size_t count_at = sig.size();
-    sig.push_back(0);  // the number of conditions, then the points
-    sig.push_back(0);
     for (int j = 1; j + 1 < a.nkids; j += 2) {
-      i32 kn = P.kid(a, j), vn = P.kid(a, j + 1);
-      i64 key = ev(st, kn);
-      i64 value = ev(st, vn);
-      int vt = P.node(vn).type;
-      sig.push_back(key);
-      sig.push_back((vt == T_INT || vt == T_INTSTO) ? 0 : 1);
-      sig.push_back(value);
-      sig[count_at]++;
+      read(P.kid(a, j));
+      read(P.kid(a, j + 1));
     }
-    sig[count_at + 1] = ev(st, P.kid(a, 0));
+    read(P.kid(a, 0));
   }
   auto& known = P.pointmap_cache[awards];
   for (const auto& entry : known)
     if (entry.first == sig) return entry.second;
+  size_t at = 0;
+  auto value = [&](i32 node) { return constant(node) ? P.node(node).p[0] : sig[at++]; };
   PointMap pm;
-  for (size_t at = 0; at < sig.size();) {
+  for (int i = 0; i < an.nkids; i++) {
+    const Node& a = P.node(P.kid(an, i));
     Award award;
-    i64 conds = sig[at];
-    award.points = sig[at + 1];
-    at += 2;
-    for (i64 c = 0; c < conds; c++, at += 3)
-      award.conds.push_back({(i32)sig[at], Typed{(int)sig[at + 1], sig[at + 2]}});
+    for (int j = 1; j + 1 < a.nkids; j += 2) {
+      i32 kn = P.kid(a, j), vn = P.kid(a, j + 1);
+      i64 key = value(kn);
+      int vt = P.node(vn).type;
+      award.conds.push_back(
+          {(i32)key, Typed{(vt == T_INT || vt == T_INTSTO) ? 0 : 1, value(vn)}});
+    }
+    award.points = value(P.kid(a, 0));
     pm.awards.push_back(std::move(award));
   }
   // intern: the same awards give the same map, whichever node made them
@@ -854,20 +859,31 @@ const Coll& VM::card_union(State& st, const Node& n, Coll& out) {
       result.push_back(c);
     }
   };
-  // parts are evaluated in order (evaluating one changes no other); collections of
-  // collections are kept until all are made
-  std::vector<Coll> groups;
-  bool grouped = false;
-  for (int i = 0; i < n.nkids; i++)
-    if (P.node(P.kid(n, i)).type == T_CARDSS) grouped = true;
-  if (!grouped) {
-    for (int i = 0; i < n.nkids; i++) {
+  // parts are evaluated in order (evaluating one changes no other but the variable it
+  // binds), so each is added as it is made: the groups of (all COLL 'V COLLECTION) one
+  // by one, as evcc would list them
+  for (int i = 0; i < n.nkids; i++) {
+    i32 part = P.kid(n, i);
+    const Node& pn = P.node(part);
+    if (pn.type != T_CARDSS) {
       Lent<Coll> lent_(colls);
-      add(evr(st, P.kid(n, i), lent_.item));
+      add(evr(st, part, lent_.item));
+    } else if (pn.op == O_AGGREGATE && P.node(P.kid(pn, 0)).type != T_CARDSS) {
+      Lent<Coll> lent_items(colls);
+      Lent<Coll> lent_scratch(colls);
+      Coll& items = lent_items.item;  // a copy: binding the variable changes no input
+      const Coll& made = evr(st, P.kid(pn, 0), items);
+      if (&made != &items) items.assign(made.begin(), made.end());
+      i32 body = P.kid(pn, 1);
+      for (size_t j = 0; j < items.size(); j++) {
+        st.regs[pn.p[1]] = Val::scalar(items[j]);
+        add(evr(st, body, lent_scratch.item));
+      }
+    } else {
+      std::vector<Coll> groups;
+      evcc(st, part, groups);
+      for (const Coll& g : groups) add(g);
     }
-  } else {
-    set_parts(st, n, groups);
-    for (const Coll& g : groups) add(g);
   }
   out.assign(result.begin(), result.end());
   return out;
@@ -2185,12 +2201,39 @@ void VM::expand(Lister& L, i32 ni, State* st, size_t applied, const Cont* k) {
 void VM::list_options(State& st, i32 choice, OptionList& out) {
   // listing never changes the state: the registers it binds and the RNG are put back
   const std::vector<i32>& slots = P.choice_slots[choice];
-  Lent<std::vector<Val>> lent_saved(vals);
-  std::vector<Val>& saved_regs = lent_saved.item;
-  for (i32 s : slots) saved_regs.push_back(st.regs[s]);
+  // registers hold scalars mostly (a card, a player): those are kept as plain numbers,
+  // and only a collection as a value (a choice may bind a score of registers, and this
+  // runs at every decision)
+  enum : i64 { SCALAR = 0, NONE = 1, HELD = 2 };
+  Lent<Coll> lent_plain(colls), lent_kinds(colls);
+  Coll& plain = lent_plain.item;
+  Coll& kinds = lent_kinds.item;
+  Lent<std::vector<Val>> lent_held(vals);
+  std::vector<Val>& held = lent_held.item;
+  plain.resize(slots.size());
+  kinds.resize(slots.size());
+  for (size_t i = 0; i < slots.size(); i++) {
+    const Val& v = st.regs[slots[i]];
+    plain[i] = v.i;
+    kinds[i] = v.is_none ? NONE : SCALAR;
+    if (__builtin_expect(v.list || v.lists, 0)) {
+      kinds[i] = HELD;
+      held.push_back(v);
+    }
+  }
   uint64_t saved_rng = st.rng;
   auto restore = [&]() {
-    for (size_t i = 0; i < slots.size(); i++) st.regs[slots[i]] = std::move(saved_regs[i]);
+    size_t h = 0;
+    for (size_t i = 0; i < slots.size(); i++) {
+      Val& r = st.regs[slots[i]];
+      if (kinds[i] == HELD) {
+        r = std::move(held[h++]);
+        continue;
+      }
+      if (r.list || r.lists) r = Val();
+      r.i = plain[i];
+      r.is_none = kinds[i] == NONE;
+    }
     st.rng = saved_rng;
   };
   Lister L;

@@ -406,6 +406,12 @@ def result_of(
 def ranking_keys(rules: Rules, keys: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
     """Per seat (score, tie-breaks...) turned so that smaller is better: what is
     maximised is negated; tuples then compare as the tie-breaks say, in order."""
+    signs = ranking_signs(rules)
+    return [tuple([v * sign for v, sign in zip(k, signs, strict=True)]) for k in keys]
+
+
+def ranking_signs(rules: Rules) -> list[int]:
+    """What ``ranking_keys`` multiplies the score and each tie-break by."""
     signs = [1 if rules.scoring_mode == "min" else -1]
     signs += [1 if mode == "min" else -1 for mode, _ in rules.tiebreaks]
-    return [tuple([v * sign for v, sign in zip(k, signs, strict=True)]) for k in keys]
+    return signs

@@ -35,3 +35,8 @@ class LazyOptions(Sequence[Any]):
         """Search's move key of every option (``agents/search/common.MoveKeys``) in the
         state ``st`` these options were listed in, if the engine makes them cheaply;
         None for "make them from the options"."""
+
+    def engine_list(self) -> Any:
+        """The engine's own object for these options, for work done inside the engine
+        (a search); None where there is none."""
+        return None

@@ -257,6 +257,10 @@ class _Options(LazyOptions):
             return None
         return self._master.move_keys(self._handle, self._raw, card_slots)
 
+    def engine_list(self) -> Any:
+        """The engine's own list of these options (what its search names and plays)."""
+        return self._handle
+
     def option_kinds(self, seat: int) -> tuple[str | None, ...] | None:
         """``PlayerView.option_kinds`` for ``seat``, read inside the engine without
         converting any option; None once the state has moved on (or where a KIND is not
@@ -609,11 +613,26 @@ class NativeMaster:
 
     def move_keys(self, handle: Any, raw: Any, card_slots: frozenset[int]) -> list[Any] | None:
         """The move keys of a decision's options (``_Options.move_keys``): the engine
-        makes them from the names this master gives it, renewed when the game has made
-        card types since (a named deck's) or the card slots asked for change."""
+        makes them from the names this master gives it."""
+        self.name_moves(card_slots)
+        return handle.move_keys(raw)  # type: ignore[no-any-return]
+
+    def name_moves(self, card_slots: frozenset[int]) -> None:
+        """Give the engine the names move keys are made of (search's ``MoveKeys``),
+        again when the game has made card types since (a named deck's) or the card
+        slots asked for change."""
         if self._key_names != (self.program.card_type_count, card_slots):
             self._set_move_key_names(card_slots)
-        return handle.move_keys(raw)  # type: ignore[no-any-return]
+
+    def search_engine(self) -> Any:
+        """ISMCTS inside the engine (native/src/search.h), one per search agent:
+        agents/search/in_engine.py drives it."""
+        return self.program.ismcts()
+
+    @property
+    def engine_limits(self) -> tuple[int, int]:
+        """(max decisions, max steps): the limits every call that plays on is given."""
+        return self._limits
 
     def _set_move_key_names(self, card_slots: frozenset[int]) -> None:
         count = self.program.card_type_count

@@ -407,6 +407,24 @@ class _NativeSkeleton:
         program = self.master.program
         emptied: list[tuple[ZoneKey, list[int]]] = [(key, []) for key in self.hidden]
         self.base = program.determinized(st.raw, emptied, stand_ins, 0, unplaced)
+        self._plan: Any = None  # plan(), made when first asked
+
+    def plan(self, skeleton: Skeleton) -> Any:
+        """The deal as the engine's own search makes it (native/src/search.h: DealPlan):
+        ``determinize`` flattened to numbers, places by their index."""
+        if self._plan is None:
+            index = {key: h for h, key in enumerate(self.hidden)}
+
+            def place(where: Any, i: int) -> tuple[int, int]:
+                return (-1 - where, i) if isinstance(where, int) else (index[where], i)
+
+            self._plan = self.master.program.deal_plan(
+                list(self.hidden.items()),
+                skeleton.knowledge.members,
+                [[place(where, i) for where, i in pool] for pool in skeleton.places],
+                [(index[key], i) for key, i in self.refs],
+            )
+        return self._plan
 
     def determinize(self, skeleton: Skeleton, rng: random.Random) -> Any:
         zones = {key: entries[:] for key, entries in self.hidden.items()}

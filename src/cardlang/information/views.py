@@ -365,6 +365,10 @@ class PlayerView:
         sees or knows stays where it is, every other card is dealt at random among the
         places the player cannot tell apart (see knowledge.py).  Needs a recorded game
         (``new_game(..., record=True)``) and the decision's options in the view."""
+        return self.skeleton().determinize(rng)
+
+    def skeleton(self) -> Skeleton:
+        """What ``determinize`` deals into (knowledge.Skeleton), made when first asked."""
         skeleton = self._skeleton
         if skeleton is None:
             st = self._st
@@ -374,7 +378,7 @@ class PlayerView:
                     "decision, or from a game that was not recorded"
                 )
             skeleton = self._skeleton = Skeleton(st, self.seat, self.game)
-        return skeleton.determinize(rng)
+        return skeleton
 
     @property
     def history(self) -> tuple[tuple[Any, ...], ...]:

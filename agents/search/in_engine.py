@@ -1,0 +1,106 @@
+"""ISMCTS and MCTS searched inside the native engine, choice for choice as in Python.
+
+A search whose every part the engine has runs there (native/src/search.h): the state is
+the native engine's, the rollouts are random (the default), the evaluator is the
+agent's own rollout evaluator, and CARDLANG_NATIVE_AGENTS is not 0.  The tree, the
+determinizations, the move keys, the rollouts and the rewards are then the engine's; the
+agent keeps the rest (the forced move, the tree's reuse, the trace).  The engine draws
+from the agent's own ``random.Random`` (its state handed over and taken back) and the
+rollout policy's SplitMix64 stream, in the same order as ismcts.py does, so the choices,
+the traces and the event logs are those of the Python search (tests/test_search_agents.py
+holds them equal on both engines).  Without the extension, or for any other search, the
+agent searches in Python as before.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from cardlang.agents.base import NATIVE_AGENTS_VARIABLE
+from cardlang.agents.search.budget import Budget
+from cardlang.agents.search.common import RandomRollout
+from cardlang.agents.search.evaluator import Evaluator, RolloutEvaluator
+
+from cardlang.engine.gamemaster import ranking_signs
+
+if TYPE_CHECKING:
+    from cardlang.information.views import PlayerView
+
+
+class Searcher(Protocol):
+    """What the engine's search reads of the agent (ismcts.py: ISMCTSAgent)."""
+
+    c: float
+    margin: float
+    budget: Budget
+    evaluator: Evaluator | None
+    rng: random.Random
+
+
+class EngineSearch:
+    """One agent's search inside the engine (its move-key table lives there)."""
+
+    def __init__(self, master: Any, card_slots: frozenset[int]) -> None:
+        self.master = master  # the latest decision's (a view makes one per decision)
+        self.program = master.program  # what the search and its move keys belong to
+        self.card_slots = card_slots
+        self.search = master.search_engine()
+        game = master.game
+        self.score_sign = -1 if game.scoring_mode == "min" else 1
+        self.ranking_signs = ranking_signs(game)
+
+    @staticmethod
+    def fits(agent: Searcher, master: Any, options: Sequence[Any]) -> bool:
+        """Whether this decision's search can run inside the engine."""
+        evaluator = agent.evaluator
+        return (
+            hasattr(master, "search_engine")
+            and getattr(options, "engine_list", lambda: None)() is not None
+            and type(evaluator) is RolloutEvaluator
+            and type(evaluator.policy) is RandomRollout
+            and evaluator.margin == agent.margin
+            and os.environ.get(NATIVE_AGENTS_VARIABLE, "").strip() != "0"
+        )
+
+    def decide(
+        self, agent: Searcher, view: PlayerView, options: Any, tree: Any, one_world: bool
+    ) -> tuple[int, list[float | None], list[float], int, Any]:
+        """The search of one decision from ``tree`` (a ``SearchTree``): (the chosen
+        option, each option's mean value, the seats' summed standings, the iterations
+        done, the subtree under the chosen move or None)."""
+        skeleton = view.skeleton()
+        native = skeleton.native
+        if native is None:
+            raise TypeError("a native engine's view has no native skeleton")
+        evaluator = agent.evaluator
+        assert isinstance(evaluator, RolloutEvaluator)
+        policy = evaluator.policy
+        assert isinstance(policy, RandomRollout)
+        self.master.name_moves(self.card_slots)
+        settings = (
+            agent.c,
+            evaluator.cap,
+            agent.margin,
+            agent.budget.iterations,
+            agent.budget.seconds,
+            one_world,
+            self.score_sign,
+            self.ranking_signs,
+            *self.master.engine_limits,
+        )
+        version, words, gauss = agent.rng.getstate()
+        best, values, totals, done, kept, words, policy.state = self.search.decide(
+            settings,
+            native.plan(skeleton),
+            native.base,
+            options.engine_list(),
+            tree,
+            list(words),
+            policy.state,
+            lambda: self.master.name_moves(self.card_slots),
+        )
+        agent.rng.setstate((version, tuple(words), gauss))
+        return best, values, totals, done, kept
