@@ -103,6 +103,7 @@ CASES = [
     ("dominion.rcy", "ismcts:iterations=12:margin=0.3", 2),
     ("kuhn_poker.rcy", "ismcts:iterations=30", 6),
     ("crazy_eights.rcy", "mcts:iterations=15:c=1.4", 3),
+    ("dominion.rcy", "ismcts:iterations=8:rollout=bigmoney", 2),  # the bots' twins roll out
 ]
 
 
@@ -129,9 +130,12 @@ def test_the_search_inside_the_engine_chooses_as_the_python_search(
     assert [log for _, log in python] == [log for _, log in inside]
 
 
-def test_a_search_with_its_own_rollout_agent_stays_in_python(
+def test_a_search_whose_rollout_agents_have_no_twin_stays_in_python(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    from cardlang.agents.scripted.dominion import DominionBot
+
+    monkeypatch.setattr(DominionBot, "native_agent", lambda self, master: None)
     monkeypatch.setattr(EngineSearch, "decide", None)  # would fail if called
     _play(GAMES / "dominion.rcy", "ismcts:iterations=4:rollout=bigmoney", 1, "native")
 

@@ -404,11 +404,9 @@ class DominionBot:
         is full then) so that an emptied pile is still known."""
         if self._piles:
             return
-        for key in view.locations():
+        for key, top in view.tops().items():
             if key[0] == -1 and key[2].startswith("SUPPLY"):
-                top = view.top(*key)
-                if top is not None:
-                    self._piles[key] = top["KIND"]
+                self._piles[key] = top["KIND"]
 
     # Each handler returns the index of the chosen option.
     def first(self, view: PlayerView, facts: Facts) -> int:

@@ -1,12 +1,14 @@
 """ISMCTS and MCTS searched inside the native engine, choice for choice as in Python.
 
 A search whose every part the engine has runs there (native/src/search.h): the state is
-the native engine's, the rollouts are random (the default), the evaluator is the
-agent's own rollout evaluator, and CARDLANG_NATIVE_AGENTS is not 0.  The tree, the
+the native engine's, the evaluator is the agent's own rollout evaluator, its rollouts are
+random (the default) or played by agents that all have twins inside the engine (the
+Dominion bots: ``rollout=bigmoney``), and CARDLANG_NATIVE_AGENTS is not 0.  The tree, the
 determinizations, the move keys, the rollouts and the rewards are then the engine's; the
 agent keeps the rest (the forced move, the tree's reuse, the trace).  The engine draws
 from the agent's own ``random.Random`` (its state handed over and taken back) and the
-rollout policy's SplitMix64 stream, in the same order as ismcts.py does, so the choices,
+random rollouts' SplitMix64 stream (or the rollout agents' twins), in the same order as
+ismcts.py does, so the choices,
 the traces and the event logs are those of the Python search (tests/test_search_agents.py
 holds them equal on both engines).  Without the extension, or for any other search, the
 agent searches in Python as before.
@@ -19,9 +21,9 @@ import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from cardlang.agents.base import NATIVE_AGENTS_VARIABLE
+from cardlang.agents.base import NATIVE_AGENTS_VARIABLE, native_twin
 from cardlang.agents.search.budget import Budget
-from cardlang.agents.search.common import RandomRollout
+from cardlang.agents.search.common import AgentRollout, RandomRollout
 from cardlang.agents.search.evaluator import Evaluator, RolloutEvaluator
 
 from cardlang.engine.gamemaster import ranking_signs
@@ -60,9 +62,9 @@ class EngineSearch:
             hasattr(master, "search_engine")
             and getattr(options, "engine_list", lambda: None)() is not None
             and type(evaluator) is RolloutEvaluator
-            and type(evaluator.policy) is RandomRollout
             and evaluator.margin == agent.margin
             and os.environ.get(NATIVE_AGENTS_VARIABLE, "").strip() != "0"
+            and rollout_twins(evaluator.policy, master) is not None
         )
 
     def decide(
@@ -78,7 +80,8 @@ class EngineSearch:
         evaluator = agent.evaluator
         assert isinstance(evaluator, RolloutEvaluator)
         policy = evaluator.policy
-        assert isinstance(policy, RandomRollout)
+        twins = rollout_twins(policy, self.master)
+        assert twins is not None
         self.master.name_moves(self.card_slots)
         settings = (
             agent.c,
@@ -92,15 +95,33 @@ class EngineSearch:
             *self.master.engine_limits,
         )
         version, words, gauss = agent.rng.getstate()
-        best, values, totals, done, kept, words, policy.state = self.search.decide(
+        random_state = policy.state if isinstance(policy, RandomRollout) else 0
+        best, values, totals, done, kept, words, random_state = self.search.decide(
             settings,
             native.plan(skeleton),
             native.base,
             options.engine_list(),
             tree,
             list(words),
-            policy.state,
+            random_state,
+            twins,
             lambda: self.master.name_moves(self.card_slots),
         )
         agent.rng.setstate((version, tuple(words), gauss))
+        if isinstance(policy, RandomRollout):
+            policy.state = random_state
         return best, values, totals, done, kept
+
+
+def rollout_twins(policy: Any, master: Any) -> list[Any] | None:
+    """How the engine plays the rollouts: [] for random play (its own stream, carried
+    over from ``RandomRollout``), the twin of each seat's agent for an ``AgentRollout``
+    whose agents all have one (agents/loop.py's play_out would hand them the whole
+    rollout, and they keep what they learn from one rollout to the next, as here); None
+    where a rollout needs Python."""
+    if type(policy) is RandomRollout:
+        return []
+    if type(policy) is not AgentRollout:
+        return None
+    twins = [native_twin(agent, master) for agent in policy.agents]
+    return None if any(t is None for t in twins) else twins

@@ -191,26 +191,34 @@ class NativeProgram {
   // (None where it sees none or the card has no KIND); None for the whole list where a
   // KIND is not a string (the view then reads the options itself)
   nb::object option_kinds(const State& st, const OptionList& list, int seat) {
-    std::vector<i64> seen;
-    vm.first_seen_cards(st, list, seat, seen);
-    nb::list out;
-    for (i64 card : seen) {
-      if (card < 0) {
-        out.append(nb::none());
-        continue;
+    vm.first_seen_cards(st, list, seat, seen_cards_);
+    nb::object out = nb::steal(PyTuple_New((Py_ssize_t)seen_cards_.size()));
+    for (size_t i = 0; i < seen_cards_.size(); i++) {
+      i64 card = seen_cards_[i];
+      nb::object kind_name = nb::none();
+      if (card >= 0) {
+        const CardType& t = P.card_types[st.card_type[card]];
+        Typed kind = (size_t)kind_attribute < t.by_name.size() ? t.by_name[kind_attribute]
+                                                                : Typed{-1, 0};
+        if (kind.tag == 1)
+          kind_name = string_object(kind.v);
+        else if (kind.tag != -1)
+          return nb::none();
       }
-      const CardType& t = P.card_types[st.card_type[card]];
-      Typed kind = (size_t)kind_attribute < t.by_name.size() ? t.by_name[kind_attribute]
-                                                              : Typed{-1, 0};
-      if (kind.tag == -1)
-        out.append(nb::none());
-      else if (kind.tag == 1)
-        out.append(nb::str(P.strings[kind.v].c_str()));
-      else
-        return nb::none();
+      PyTuple_SET_ITEM(out.ptr(), (Py_ssize_t)i, kind_name.release().ptr());
     }
-    return nb::tuple(out);
+    return out;
   }
+  std::vector<i64> seen_cards_;  // option_kinds' scratch
+
+  // a string of the program as a Python str, made once (the bots read KINDs every decision)
+  nb::object string_object(i64 id) {
+    if ((size_t)id >= string_objects_.size()) string_objects_.resize(P.strings.size());
+    nb::object& found = string_objects_[(size_t)id];
+    if (!found.is_valid()) found = nb::str(P.strings[(size_t)id].c_str());
+    return found;
+  }
+  std::vector<nb::object> string_objects_;
 
   // ------------------------------------------------------------ search's move keys
   // agents/search/common.py: MoveKeys.key, for every option of a decision at once.  The
@@ -371,6 +379,14 @@ class NativeProgram {
   nb::dict zones(State& st) {
     nb::dict out;
     for (i32 k : st.zone_order) out[key(k)] = nb::cast(st.zones[k]);
+    return out;
+  }
+
+  // every made location's top card, in the order made (empty ones left out)
+  nb::dict top_cards(State& st) {
+    nb::dict out;
+    for (i32 k : st.zone_order)
+      if (!st.zones[k].empty()) out[key(k)] = st.zones[k].back();
     return out;
   }
 
@@ -763,7 +779,7 @@ NB_MODULE(_native, m) {
           "decide",
           [](Ismcts& search, nb::tuple settings, const DealPlan& plan, const State& base,
              const Options& real, nb::object given_tree, std::vector<i64> rng_state,
-             uint64_t rollout_state, nb::object refresh_names) {
+             uint64_t rollout_state, nb::list rollout_agents, nb::object refresh_names) {
             SearchSettings s;
             s.c = nb::cast<double>(settings[0]);
             s.cap = nb::cast<i64>(settings[1]);
@@ -776,12 +792,21 @@ NB_MODULE(_native, m) {
             s.limits = EngineLimits{nb::cast<i64>(settings[8]), nb::cast<i64>(settings[9])};
             search.rng.load(rng_state);
             search.rollout.state = rollout_state;
+            struct Reset {  // what this call lends the search, taken back however it ends
+              Ismcts& s;
+              ~Reset() {
+                s.refresh_names = nullptr;
+                s.rollout_agents.clear();
+              }
+            } reset{search};
+            search.rollout_agents.clear();  // the list holds them while the search runs
+            for (nb::handle a : rollout_agents)
+              search.rollout_agents.push_back(nb::cast<NativeAgent*>(a));
             search.refresh_names = [&refresh_names]() { refresh_names(); };
             SearchTree fresh;  // None: a search from a new root
             SearchTree& tree = given_tree.is_none() ? fresh : nb::cast<SearchTree&>(given_tree);
             SearchAnswer a = search.decide(s, plan, base, *real.list, *tree.root,
                                            (int)base.nplayers);
-            search.refresh_names = nullptr;
             nb::list values;
             for (double v : a.values) values.append(std::isnan(v) ? nb::none() : nb::cast(v));
             nb::object kept = nb::none();
@@ -795,7 +820,7 @@ NB_MODULE(_native, m) {
           },
           nb::arg("settings"), nb::arg("plan"), nb::arg("base"), nb::arg("options"),
           nb::arg("tree").none(), nb::arg("rng_state"), nb::arg("rollout_state"),
-          nb::arg("refresh_names"));
+          nb::arg("rollout_agents"), nb::arg("refresh_names"));
 
   nb::class_<NativeProgram>(m, "Program")
       .def(nb::init<nb::dict>())
@@ -814,6 +839,7 @@ NB_MODULE(_native, m) {
       .def("zones", &NativeProgram::zones)
       .def("card_zone", &NativeProgram::card_zone)
       .def("zone_keys", &NativeProgram::zone_keys)
+      .def("top_cards", &NativeProgram::top_cards)
       .def("set_move_key_names", &NativeProgram::set_move_key_names)
       .def_prop_ro("card_type_count",
                    [](const NativeProgram& p) { return p.P.card_types.size(); })

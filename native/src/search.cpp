@@ -333,10 +333,15 @@ i32 Ismcts::select(const SearchSettings& s, const SearchNode& node) const {
 void Ismcts::leaf_value(const SearchSettings& s, State& st, std::vector<double>& rewards,
                         std::vector<double>& standings) {
   // ismcts.py: _leaf_value; evaluator.py: RolloutEvaluator, terminal_value;
-  // common.py: RandomRollout.play (one stream for every seat)
+  // common.py: RandomRollout.play (one stream for every seat), AgentRollout.play (whose
+  // agents' twins agents/loop.py's play_out would hand the whole rollout)
   if (st.status == RUNNING) {
-    std::vector<NativeAgent*> seats((size_t)st.nplayers, &rollout);
-    vm_.play(st, seats, st.decisions + s.cap, s.limits);
+    if (rollout_agents.empty()) {
+      std::vector<NativeAgent*> seats((size_t)st.nplayers, &rollout);
+      vm_.play(st, seats, st.decisions + s.cap, s.limits);
+    } else {
+      vm_.play(st, rollout_agents, st.decisions + s.cap, s.limits);
+    }
   }
   standings_of(s, st, standings);
   rewards = standings;

@@ -10,7 +10,8 @@
 //     a plan the skeleton flattens once per decision (``DealPlan``);
 //   - the move keys (agents/search/common.py: MoveKeys), as interned integer tuples whose
 //     equality is Python's equality of the keys (``MoveKeyNames``);
-//   - random rollouts (agents/search/common.py: RandomRollout), the engine's random agent;
+//   - rollouts (agents/search/common.py: RandomRollout, AgentRollout): the engine's random
+//     agent, or the twins inside the engine of the rollout policy's agents;
 //   - rewards (agents/search/rewards.py: standings, score_shares), in the same float
 //     operations.
 #pragma once
@@ -188,7 +189,9 @@ class Ismcts {
  public:
   Ismcts(VM& vm, MoveKeyNames& names) : vm_(vm), names_(names) {}
   PyRandom rng;
-  RandomAgent rollout{0};
+  RandomAgent rollout{0};  // random rollouts: one stream for every seat
+  // rollouts by agents inside the engine (a Dominion bot's twin per seat), else empty
+  std::vector<NativeAgent*> rollout_agents;
   // asked to give the names again when a card type has none (a named deck's, made since)
   std::function<void()> refresh_names;
 

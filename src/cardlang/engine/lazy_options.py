@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 
 class LazyOptions(Sequence[Any]):
@@ -40,3 +40,16 @@ class LazyOptions(Sequence[Any]):
         """The engine's own object for these options, for work done inside the engine
         (a search); None where there is none."""
         return None
+
+
+_LAZY_TYPES: dict[type, bool] = {}
+
+
+def is_lazy(options: object) -> TypeGuard[LazyOptions]:
+    """``isinstance(options, LazyOptions)``, remembered per type: views ask it at every
+    decision, and an ABC's isinstance costs more than the rest of making a view."""
+    kind = type(options)
+    found = _LAZY_TYPES.get(kind)
+    if found is None:
+        found = _LAZY_TYPES[kind] = issubclass(kind, LazyOptions)
+    return found

@@ -445,6 +445,9 @@ class NativeState:
         program = self.master.program
         return _Table(self.raw, program.zone_get, program.zones, program.zone_keys)
 
+    def top_cards(self) -> dict[tuple[int, str, str], int]:
+        return self.master.program.top_cards(self.raw)  # type: ignore[no-any-return]
+
     @property
     def card_zone(self) -> Sequence[tuple[int, str, str] | None]:
         return _CardZones(self.raw, self.master.program)

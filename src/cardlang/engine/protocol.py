@@ -63,6 +63,8 @@ class EngineState(Protocol):
     @property
     def current_seat(self) -> int: ...
 
+    def top_cards(self) -> dict[ZoneKey, int]: ...  # every non-empty location's top card
+
     def clone(self) -> Any: ...
 
 

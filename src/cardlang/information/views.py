@@ -20,12 +20,11 @@ import weakref
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from cardlang.engine.gamemaster import Gamemaster, Limits
-from cardlang.engine.lazy_options import LazyOptions
+from cardlang.engine.lazy_options import is_lazy
 from cardlang.engine.state import Gamestate
 from cardlang.errors import UsageError
 from cardlang.information.knowledge import SeatKnowledge, Skeleton, seat_knowledge
@@ -37,6 +36,28 @@ if TYPE_CHECKING:
 
 ZoneKey = tuple[int, str, str]
 Attributes = Mapping[str, Any]
+
+if TYPE_CHECKING:
+    from functools import cached_property
+else:
+
+    class cached_property:  # noqa: N801 (it stands in for functools' name)
+        """``functools.cached_property`` without the lock Python 3.11 takes at each first
+        read (3.12 dropped it): a view is read by one agent, and a view is made and its
+        options read at every decision a Python agent takes."""
+
+        def __init__(self, fn: Callable[[Any], Any]) -> None:
+            self.fn, self.name, self.__doc__ = fn, fn.__name__, fn.__doc__
+
+        def __set_name__(self, owner: type, name: str) -> None:
+            self.name = name
+
+        def __get__(self, obj: Any, owner: type | None = None) -> Any:
+            if obj is None:
+                return self
+            value = obj.__dict__[self.name] = self.fn(obj)
+            return value
+
 
 _NO_CARDS: tuple[Attributes, ...] = ()
 T = TypeVar("T")
@@ -141,7 +162,7 @@ class PlayerView:
         self._option_data = None
         if options is not None and pending is not None and game is not None:
             # a tuple, or the engine's own immutable sequence (built lazily: keep it so)
-            kept = options if isinstance(options, tuple | LazyOptions) else tuple(options)
+            kept = options if type(options) is tuple or is_lazy(options) else tuple(options)
             self._option_data = (kept, pending)
         self._st: Gamestate | None = None
         self._knowledge: SeatKnowledge | None = None
@@ -250,6 +271,15 @@ class PlayerView:
         """The top card of a visible location (None if it is empty or hidden)."""
         top = self._top_id((owner, kind, name))
         return None if top is None else self._attributes(top)
+
+    def tops(self) -> dict[ZoneKey, Attributes]:
+        """The top card of every location the player sees that holds one, in the order
+        the locations were made: one read for a glance over many piles."""
+        st = self._st
+        if st is not None:
+            seat = self.seat
+            return {k: self._attributes(c) for k, c in st.top_cards().items() if can_see(seat, k)}
+        return {k: self._attributes(ids[-1]) for k, ids in self._zones.items() if ids}
 
     def locations(self) -> list[ZoneKey]:
         """Every location that exists, visible or not."""
@@ -432,7 +462,7 @@ class PlayerView:
         if self._option_data is None or self.game is None:
             return ()
         options = self._option_data[0]
-        if isinstance(options, LazyOptions):  # the engine may know them without converting
+        if is_lazy(options):  # the engine may know them without converting
             known = options.option_kinds(self.seat)
             if known is not None:
                 return known
