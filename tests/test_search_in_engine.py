@@ -196,3 +196,31 @@ def test_card_types_made_during_a_search_are_named_and_searched_alike(
     assert namings[0] >= 2
     monkeypatch.setenv(NATIVE_AGENTS_VARIABLE, "0")
     assert _play(path, "ismcts:iterations=30", 2, "native") == inside
+
+
+def test_a_long_search_inside_the_engine_stops_on_a_signal() -> None:
+    # Ctrl-C reaches Python as a signal whose handler raises: the engine's search asks
+    # Python every few iterations, so a search of twenty seconds stops at once
+    import signal
+    import time
+
+    class Stop(Exception):
+        pass
+
+    def raise_stop(signum: int, frame: Any) -> None:
+        raise Stop
+
+    game = load_game(GAMES / "hearts.rcy")
+    master = game.master(engine="native")
+    agents = [make_agent("random", s) for s in range(4)]
+    agents[0] = make_agent("ismcts:iterations=1:time=20", 5)
+    previous = signal.signal(signal.SIGALRM, raise_stop)
+    start = time.perf_counter()
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        with pytest.raises(Stop):
+            play_game(master, agents, 3)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert time.perf_counter() - start < 5

@@ -796,17 +796,23 @@ NB_MODULE(_native, m) {
               Ismcts& s;
               ~Reset() {
                 s.refresh_names = nullptr;
+                s.interrupted = nullptr;
                 s.rollout_agents.clear();
               }
             } reset{search};
+            search.interrupted = []() { return PyErr_CheckSignals() != 0; };
             search.rollout_agents.clear();  // the list holds them while the search runs
             for (nb::handle a : rollout_agents)
               search.rollout_agents.push_back(nb::cast<NativeAgent*>(a));
             search.refresh_names = [&refresh_names]() { refresh_names(); };
             SearchTree fresh;  // None: a search from a new root
             SearchTree& tree = given_tree.is_none() ? fresh : nb::cast<SearchTree&>(given_tree);
-            SearchAnswer a = search.decide(s, plan, base, *real.list, *tree.root,
-                                           (int)base.nplayers);
+            SearchAnswer a;
+            try {
+              a = search.decide(s, plan, base, *real.list, *tree.root, (int)base.nplayers);
+            } catch (const Interrupted&) {
+              throw nb::python_error();  // the KeyboardInterrupt Python has pending
+            }
             nb::list values;
             for (double v : a.values) values.append(std::isnan(v) ? nb::none() : nb::cast(v));
             nb::object kept = nb::none();

@@ -217,6 +217,7 @@ SearchAnswer Ismcts::decide(const SearchSettings& s, const DealPlan& plan, const
       answer.done = done;
       break;
     }
+    if (done % 32 == 31 && interrupted && interrupted()) throw Interrupted{};
     iterate(s, world(s, plan, base), root, rewards, standings);
     for (size_t p = 0; p < answer.totals.size() && p < standings.size(); p++)
       answer.totals[p] += standings[p];

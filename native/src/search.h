@@ -147,6 +147,9 @@ State determinized_state(const Program& P, const State& base,
 
 struct SearchNode;
 
+// A search stopped from outside (Python's Ctrl-C): it leaves the agent as it was.
+struct Interrupted {};
+
 struct SearchEdge {
   i32 key;
   i64 visits = 0;
@@ -194,6 +197,9 @@ class Ismcts {
   std::vector<NativeAgent*> rollout_agents;
   // asked to give the names again when a card type has none (a named deck's, made since)
   std::function<void()> refresh_names;
+  // asked every few iterations whether to stop (Ctrl-C): true ends the search with
+  // Interrupted, and the caller raises what Python has pending
+  std::function<bool()> interrupted;
 
   // One decision (ismcts.py: ISMCTSAgent.choose after its forced-move check): the
   // search from ``root``, then the real options named in one more determinization.

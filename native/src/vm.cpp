@@ -2120,9 +2120,11 @@ void VM::expand(Lister& L, i32 ni, State* st, size_t applied, const Cont* k) {
         // Python engine's fork_fixed does
         bool fixed = P.node(body).flags & FIXED;
         if (P.node(coll).type != T_CARDSS) {
-          Lent<Coll> lent_(colls);
+          Lent<Coll> lent_(colls), lent_items(colls);
           Coll& scratch = lent_.item;
-          Coll items = evr(*st, coll, scratch);
+          Coll& items = lent_items.item;  // a copy (the body may rebind what it reads)
+          const Coll& made = evr(*st, coll, scratch);
+          items.assign(made.begin(), made.end());
           if (items.empty()) {  // like a false guard: the option goes on
             proceed(L, st, applied, k);
             return;
@@ -2205,13 +2207,11 @@ void VM::list_options(State& st, i32 choice, OptionList& out) {
   // and only a collection as a value (a choice may bind a score of registers, and this
   // runs at every decision)
   enum : i64 { SCALAR = 0, NONE = 1, HELD = 2 };
-  Lent<Coll> lent_plain(colls), lent_kinds(colls);
-  Coll& plain = lent_plain.item;
-  Coll& kinds = lent_kinds.item;
+  Saved saved(saved_, 2 * slots.size());  // no zeroing: every word is written first
   Lent<std::vector<Val>> lent_held(vals);
   std::vector<Val>& held = lent_held.item;
-  plain.resize(slots.size());
-  kinds.resize(slots.size());
+  i64* plain = saved.words();
+  i64* kinds = plain + slots.size();
   for (size_t i = 0; i < slots.size(); i++) {
     const Val& v = st.regs[slots[i]];
     plain[i] = v.i;
@@ -2224,6 +2224,8 @@ void VM::list_options(State& st, i32 choice, OptionList& out) {
   uint64_t saved_rng = st.rng;
   auto restore = [&]() {
     size_t h = 0;
+    const i64* plain = saved.words();
+    const i64* kinds = plain + slots.size();
     for (size_t i = 0; i < slots.size(); i++) {
       Val& r = st.regs[slots[i]];
       if (kinds[i] == HELD) {

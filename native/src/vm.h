@@ -70,6 +70,27 @@ class Pool {
   size_t used_ = 0;
 };
 
+// Words a listing keeps aside (the registers it will put back), taken from one stack
+// and given back in reverse order; unlike a lent vector they are not zeroed first.
+struct WordStack {
+  std::vector<i64> words;
+  size_t top = 0;
+};
+
+struct Saved {
+  Saved(WordStack& s, size_t n) : stack(s), base(s.top), count(n) {
+    if (s.top + n > s.words.size()) s.words.resize(2 * (s.top + n));
+    s.top += n;
+  }
+  ~Saved() { stack.top -= count; }
+  Saved(const Saved&) = delete;
+  Saved& operator=(const Saved&) = delete;
+  // read again after anything that may take words itself (the stack may have grown)
+  i64* words() const { return stack.words.data() + base; }
+  WordStack& stack;
+  size_t base, count;
+};
+
 template <class T>
 struct Lent {
   explicit Lent(Pool<T>& p) : pool(p), item(p.borrow()) {}
@@ -86,6 +107,7 @@ class VM {
   Program& P;
   Pool<Coll> colls;
   Pool<std::vector<Val>> vals;
+  WordStack saved_;
 
   // ------------------------------------------------------------ the engine protocol
   // (engine/gamemaster.py: Gamemaster)
