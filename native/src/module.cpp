@@ -116,6 +116,7 @@ class NativeProgram {
     P.limits.max_range = nb::cast<i64>(lim["max_range"]);
     P.limits.max_repeat = nb::cast<i64>(lim["max_repeat"]);
     P.prepare();
+    vm.bind_tables();  // the tables are complete: the VM reads them directly
     kind_attribute = P.intern("KIND");
   }
 

@@ -120,9 +120,9 @@ i32 VM::make_pointmap(State& st, i32 awards) {
   // the Python engine's order; a node remembers the maps it made by the values of its
   // parts that are not constants (a trick's order map is set again every trick, and
   // only the suit led changes).
-  const Node& an = P.node(awards);
+  const Node& an = nd(awards);
   auto constant = [&](i32 node) {
-    const Node& x = P.node(node);
+    const Node& x = nd(node);
     return x.op == O_INT || x.op == O_STR;
   };
   Lent<Coll> lent(colls);
@@ -131,30 +131,30 @@ i32 VM::make_pointmap(State& st, i32 awards) {
     if (!constant(node)) sig.push_back(ev(st, node));
   };
   for (int i = 0; i < an.nkids; i++) {
-    const Node& a = P.node(P.kid(an, i));
+    const Node& a = nd(kd(an, i));
     for (int j = 1; j + 1 < a.nkids; j += 2) {
-      read(P.kid(a, j));
-      read(P.kid(a, j + 1));
+      read(kd(a, j));
+      read(kd(a, j + 1));
     }
-    read(P.kid(a, 0));
+    read(kd(a, 0));
   }
   auto& known = P.pointmap_cache[awards];
   for (const auto& entry : known)
     if (entry.first == sig) return entry.second;
   size_t at = 0;
-  auto value = [&](i32 node) { return constant(node) ? P.node(node).p[0] : sig[at++]; };
+  auto value = [&](i32 node) { return constant(node) ? nd(node).p[0] : sig[at++]; };
   PointMap pm;
   for (int i = 0; i < an.nkids; i++) {
-    const Node& a = P.node(P.kid(an, i));
+    const Node& a = nd(kd(an, i));
     Award award;
     for (int j = 1; j + 1 < a.nkids; j += 2) {
-      i32 kn = P.kid(a, j), vn = P.kid(a, j + 1);
+      i32 kn = kd(a, j), vn = kd(a, j + 1);
       i64 key = value(kn);
-      int vt = P.node(vn).type;
+      int vt = nd(vn).type;
       award.conds.push_back(
           {(i32)key, Typed{(vt == T_INT || vt == T_INTSTO) ? 0 : 1, value(vn)}});
     }
-    award.points = value(P.kid(a, 0));
+    award.points = value(kd(a, 0));
     pm.awards.push_back(std::move(award));
   }
   // intern: the same awards give the same map, whichever node made them
@@ -220,16 +220,16 @@ void VM::indexed(State& st, i64 owner, i32 kind, i32 name, Coll& out) {
 // ---------------------------------------------------------------- expressions
 
 i32 VM::loc_key(State& st, i32 ni) {
-  const Node& n = P.node(ni);
+  const Node& n = nd(ni);
   if (n.op == O_LOCATION) {
-    const Node& owner_node = P.node(P.kid(n, 0));
-    i64 owner = ev(st, P.kid(n, 0));
+    const Node& owner_node = nd(kd(n, 0));
+    i64 owner = ev(st, kd(n, 0));
     if (owner_node.type == T_TEAM) owner = -2 - owner;
     std::vector<i32>& cache = P.key_cache[ni];
     size_t at = P.owner_index(owner);
     if (at < cache.size() && cache[at] >= 0) return cache[at];  // a literal name
-    i32 name = (i32)ev(st, P.kid(n, 1));
-    if (n.p[1]) name = location_name(name, ev(st, P.kid(n, 2)));
+    i32 name = (i32)ev(st, kd(n, 1));
+    if (n.p[1]) name = location_name(name, ev(st, kd(n, 2)));
     i32 key = P.zone_key((i32)owner, (i32)n.p[0], name);
     if (at < cache.size()) cache[at] = key;
     return key;
@@ -238,14 +238,14 @@ i32 VM::loc_key(State& st, i32 ni) {
 }
 
 i32 VM::skey(State& st, i32 ni) {
-  const Node& n = P.node(ni);
-  const Node& owner_node = P.node(P.kid(n, 0));
-  i64 owner = ev(st, P.kid(n, 0));
+  const Node& n = nd(ni);
+  const Node& owner_node = nd(kd(n, 0));
+  i64 owner = ev(st, kd(n, 0));
   if (owner_node.type == T_TEAM) owner = -2 - owner;
   std::vector<i32>& cache = P.key_cache[ni];
   size_t at = P.owner_index(owner);
   if (at < cache.size() && cache[at] >= 0) return cache[at];  // a literal name
-  i32 key = P.storage_key((i32)owner, (i32)ev(st, P.kid(n, 1)));
+  i32 key = P.storage_key((i32)owner, (i32)ev(st, kd(n, 1)));
   if (at < cache.size()) cache[at] = key;
   return key;
 }
@@ -264,7 +264,7 @@ static i64 cap_card(const Coll& z, int which) {
 }
 
 i64 VM::ev_node(State& st, i32 ni) {
-  const Node& n = P.node(ni);
+  const Node& n = nd(ni);
   switch (n.op) {
     case O_INT:
     case O_STR:
@@ -274,16 +274,16 @@ i64 VM::ev_node(State& st, i32 ni) {
     case O_GAME:
       return -1;
     case O_CARDAT: {
-      const Node& kn = P.node(P.kid(n, 0));
+      const Node& kn = nd(kd(n, 0));
       if (n.p[0] != 2 && (kn.type == T_LOC || kn.type == T_MEMLOC)) {  // top or bottom
-        if (kn.op == O_LOCATION) return cap_card(st.zone(loc_key(st, P.kid(n, 0))), (int)n.p[0]);
+        if (kn.op == O_LOCATION) return cap_card(st.zone(loc_key(st, kd(n, 0))), (int)n.p[0]);
         if (kn.op == O_REG) return cap_card(st.zone((i32)st.regs[kn.p[0]].i), (int)n.p[0]);
       }
       Lent<Coll> lent_(colls);
       Coll& scratch = lent_.item;
-      const Coll& z = evr(st, P.kid(n, 0), scratch);
+      const Coll& z = evr(st, kd(n, 0), scratch);
       if (n.p[0] == 2) {
-        i64 i = ev(st, P.kid(n, 1));
+        i64 i = ev(st, kd(n, 1));
         if (i < 0) error("position " + str(i) + " is negative", n.span);
         return i < (i64)z.size() ? z[i] : NO_CARD;
       }
@@ -292,8 +292,8 @@ i64 VM::ev_node(State& st, i32 ni) {
     case O_MAXMIN: {
       // engine/runtime.py: _best (ties drawn uniformly from the game's RNG)
       Lent<Coll> lent_(colls), lent_copy(colls), lent_scores(colls), lent_tied(colls);
-      const Coll& cards = evr(st, P.kid(n, 0), lent_.item);
-      i64 pm = ev(st, P.kid(n, 1));
+      const Coll& cards = evr(st, kd(n, 0), lent_.item);
+      i64 pm = ev(st, kd(n, 1));
       if (cards.empty()) return NO_CARD;
       Coll& copy = lent_copy.item;
       copy.assign(cards.begin(), cards.end());
@@ -335,7 +335,7 @@ i64 VM::ev_node(State& st, i32 ni) {
           return f.f[S_TEAM] ? st.teams[prev][0] : prev;
         }
         default: {
-          i64 i = ev(st, P.kid(n, 0));
+          i64 i = ev(st, kd(n, 0));
           if (i < 0 || i >= st.nplayers)
             error("there is no player " + str(i) + " (players are 0.." + str(st.nplayers - 1) +
                       ")",
@@ -354,29 +354,29 @@ i64 VM::ev_node(State& st, i32 ni) {
           return pymod(st.team_of[f.f[S_CUR]] + (n.p[0] == 1 ? 1 : -1), (i64)st.teams.size());
         }
         default: {
-          i64 i = ev(st, P.kid(n, 0));
+          i64 i = ev(st, kd(n, 0));
           if (i < 0 || i >= (i64)st.teams.size()) error("there is no team " + str(i), n.span);
           return i;
         }
       }
     case O_OWNER: {
-      i64 c = ev(st, P.kid(n, 0));
+      i64 c = ev(st, kd(n, 0));
       if (c == NO_CARD) error("(owner ...) of a card in an empty location", n.span);
       i32 owner = P.keys[st.card_zone[c]].owner;
       if (owner < 0) error("(owner ...) of a card that no player holds", n.span);
       return owner;
     }
     case O_TEAMOF: {
-      i64 p = ev(st, P.kid(n, 0));
+      i64 p = ev(st, kd(n, 0));
       return st.team_of[pymod(p, (i64)st.team_of.size())];
     }
     case O_RANDOM: {
-      i64 lo = ev(st, P.kid(n, 0)), hi = ev(st, P.kid(n, 1));
+      i64 lo = ev(st, kd(n, 0)), hi = ev(st, kd(n, 1));
       if (hi < lo) error("(random " + str(lo) + " .. " + str(hi) + ") is an empty range", n.span);
       return lo + rand_below(st, (uint64_t)(hi - lo + 1));
     }
     case O_ARITH: {
-      i64 a = ev(st, P.kid(n, 0)), b = ev(st, P.kid(n, 1));
+      i64 a = ev(st, kd(n, 0)), b = ev(st, kd(n, 1));
       switch (n.p[0]) {
         case 0:
           return a + b;
@@ -399,7 +399,7 @@ i64 VM::ev_node(State& st, i32 ni) {
       }
     }
     case O_UNARY: {
-      i64 x = ev(st, P.kid(n, 0));
+      i64 x = ev(st, kd(n, 0));
       if (n.p[0] == 0) return x * (x + 1) / 2;
       i64 a = 0, b = 1;
       for (i64 i = 0; i < x; i++) {
@@ -412,8 +412,8 @@ i64 VM::ev_node(State& st, i32 ni) {
     case O_SCOREEXT: {
       Lent<Coll> lent_(colls);
       Coll& scratch = lent_.item;
-      const Coll& cards = evr(st, P.kid(n, 0), scratch);
-      i64 pm = ev(st, P.kid(n, 1));
+      const Coll& cards = evr(st, kd(n, 0), scratch);
+      i64 pm = ev(st, kd(n, 1));
       if (cards.empty()) return n.p[0] ? -1 : 2147483647;
       i64 best = n.p[0] ? INT64_MIN : INT64_MAX;
       for (i64 c : cards) {
@@ -423,8 +423,8 @@ i64 VM::ev_node(State& st, i32 ni) {
       return best;
     }
     case O_SIZE: {
-      i32 k = P.kid(n, 0);
-      const Node& kn = P.node(k);
+      i32 k = kd(n, 0);
+      const Node& kn = nd(k);
       if (kn.type == T_LOC || kn.type == T_MEMLOC) {  // a location: its size, read in place
         if (kn.op == O_LOCATION) return (i64)st.zone(loc_key(st, k)).size();
         if (kn.op == O_REG) return (i64)st.zone((i32)st.regs[kn.p[0]].i).size();
@@ -432,8 +432,8 @@ i64 VM::ev_node(State& st, i32 ni) {
       if (kn.op == O_FILTER && kn.type != T_CARDSS) {  // counted, not collected
         Lent<Coll> lent_(colls);
         Coll& scratch = lent_.item;
-        const Coll& items = evr(st, P.kid(kn, 0), scratch);
-        i32 cond = P.kid(kn, 1);
+        const Coll& items = evr(st, kd(kn, 0), scratch);
+        i32 cond = kd(kn, 1);
         i64 count = 0;
         for (size_t i = 0; i < items.size(); i++) {
           bind_scalar(st, kn.p[0], items[i]);
@@ -452,22 +452,22 @@ i64 VM::ev_node(State& st, i32 ni) {
     }
     case O_SUM: {
       Lent<Coll> lent_(colls), lent_copy(colls);
-      const Coll& cards = evr(st, P.kid(n, 0), lent_.item);
+      const Coll& cards = evr(st, kd(n, 0), lent_.item);
       Coll& copy = lent_copy.item;
       copy.assign(cards.begin(), cards.end());
-      i64 pm = ev(st, P.kid(n, 1));
+      i64 pm = ev(st, kd(n, 1));
       i64 total = 0;
       for (i64 c : copy) total += score(pm, c, st);
       return total;
     }
     case O_SCORE: {
-      i64 c = ev(st, P.kid(n, 0));
-      i64 pm = ev(st, P.kid(n, 1));
+      i64 c = ev(st, kd(n, 0));
+      i64 pm = ev(st, kd(n, 1));
       return c == NO_CARD ? 0 : score(pm, c, st);
     }
     case O_CARDATT: {
-      i64 c = ev(st, P.kid(n, 1));
-      i64 key = ev(st, P.kid(n, 0));
+      i64 c = ev(st, kd(n, 1));
+      i64 key = ev(st, kd(n, 0));
       if (c == NO_CARD) return P.empty_string;
       bool found;
       Typed t = attribute(st, c, (i32)key, found);
@@ -476,7 +476,7 @@ i64 VM::ev_node(State& st, i32 ni) {
       return P.intern(P.typed_text(t));
     }
     case O_ATTR: {
-      i64 c = ev(st, P.kid(n, 0));
+      i64 c = ev(st, kd(n, 0));
       if (c == NO_CARD)
         error("(attr " + P.strings[n.p[0]] + " ...) of a card in an empty location", n.span);
       bool found;
@@ -487,7 +487,7 @@ i64 VM::ev_node(State& st, i32 ni) {
     case O_TOTAL: {
       Lent<Coll> lent_(colls);
       Coll& scratch = lent_.item;
-      const Coll& cards = evr(st, P.kid(n, 0), scratch);
+      const Coll& cards = evr(st, kd(n, 0), scratch);
       i64 total = 0;
       for (i64 c : cards) {
         bool found;
@@ -497,31 +497,31 @@ i64 VM::ev_node(State& st, i32 ni) {
       return total;
     }
     case O_CONTAINS: {
-      i64 v = ev(st, P.kid(n, 1));
+      i64 v = ev(st, kd(n, 1));
       Lent<Coll> lent_(colls);
       Coll& scratch = lent_.item;
-      const Coll& copy = evr(st, P.kid(n, 0), scratch);
+      const Coll& copy = evr(st, kd(n, 0), scratch);
       return std::find(copy.begin(), copy.end(), v) != copy.end();
     }
     case O_IF:
-      return ev(st, P.kid(n, 0)) ? ev(st, P.kid(n, 1)) : ev(st, P.kid(n, 2));
+      return ev(st, kd(n, 0)) ? ev(st, kd(n, 1)) : ev(st, kd(n, 2));
     case O_COMPARE:
       return compare(st, n);
     case O_AND:
       for (int i = 0; i < n.nkids; i++)
-        if (!ev(st, P.kid(n, i))) return 0;
+        if (!ev(st, kd(n, i))) return 0;
       return 1;
     case O_OR:
       for (int i = 0; i < n.nkids; i++)
-        if (ev(st, P.kid(n, i))) return 1;
+        if (ev(st, kd(n, i))) return 1;
       return 0;
     case O_NOT:
-      return !ev(st, P.kid(n, 0));
+      return !ev(st, kd(n, 0));
     case O_AGGREGATE: {
       // (any|all COLL 'V BOOL), short-circuiting as Python's any/all do
       bool any = n.p[0] == 0;
-      i32 coll = P.kid(n, 0), body = P.kid(n, 1);
-      if (P.node(coll).type != T_CARDSS) {
+      i32 coll = kd(n, 0), body = kd(n, 1);
+      if (nd(coll).type != T_CARDSS) {
         Lent<Coll> lent_(colls);
         Coll& scratch = lent_.item;
         const Coll& items = evr(st, coll, scratch);
@@ -561,7 +561,7 @@ i64 VM::ev_memo(State& st, i32 ni) {
 }
 
 bool VM::compare(State& st, const Node& n) {
-  i64 a = ev(st, P.kid(n, 0)), b = ev(st, P.kid(n, 1));
+  i64 a = ev(st, kd(n, 0)), b = ev(st, kd(n, 1));
   int op = (int)n.p[0];
   if (n.p[1]) {  // cards: by identity; a missing card equals nothing
     bool same = a != NO_CARD && a == b;
@@ -589,7 +589,7 @@ bool VM::compare(State& st, const Node& n) {
 void VM::elements(State& st, i32 coll, std::vector<Val>& out) {
   // the elements of any collection, as values a register can hold
   out.clear();
-  const Node& c = P.node(coll);
+  const Node& c = nd(coll);
   if (c.type == T_CARDSS) {
     std::vector<Coll> groups;
     evcc(st, coll, groups);
@@ -604,7 +604,7 @@ void VM::elements(State& st, i32 coll, std::vector<Val>& out) {
 }
 
 const Coll& VM::evr(State& st, i32 ni, Coll& out) {
-  const Node& n = P.node(ni);
+  const Node& n = nd(ni);
   switch (n.op) {
     case O_REG: {
       const Val& v = st.regs[n.p[0]];
@@ -625,11 +625,11 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
     }
     case O_CARDAT: {  // a group of a collection of collections
       std::vector<Coll> groups;
-      evcc(st, P.kid(n, 0), groups);
+      evcc(st, kd(n, 0), groups);
       out.clear();
       if (groups.empty()) return out;
       if (n.p[0] == 2) {
-        i64 i = ev(st, P.kid(n, 1));
+        i64 i = ev(st, kd(n, 1));
         if (i < 0) error("position " + str(i) + " is negative", n.span);
         if (i < (i64)groups.size()) out = groups[i];
         return out;
@@ -640,8 +640,8 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
     case O_TOPN: {
       Lent<Coll> lent_(colls);
       Coll& scratch = lent_.item;
-      const Coll& z = evr(st, P.kid(n, 1), scratch);
-      i64 count = ev(st, P.kid(n, 0));  // reads no location: z stays as it was
+      const Coll& z = evr(st, kd(n, 1), scratch);
+      i64 count = ev(st, kd(n, 0));  // reads no location: z stays as it was
       out.clear();
       if (count > 0 && !z.empty()) {
         size_t k = std::min((size_t)count, z.size());
@@ -655,10 +655,10 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
     case O_LOCATION:
       return st.zone(loc_key(st, ni));
     case O_INDEXED: {
-      const Node& owner_node = P.node(P.kid(n, 0));
-      i64 owner = ev(st, P.kid(n, 0));
+      const Node& owner_node = nd(kd(n, 0));
+      i64 owner = ev(st, kd(n, 0));
       if (owner_node.type == T_TEAM) owner = -2 - owner;
-      i32 name = (i32)ev(st, P.kid(n, 1));
+      i32 name = (i32)ev(st, kd(n, 1));
       i32 kind = (i32)n.p[0];
       for (const auto& c : st.indexed)
         if (c.owner == owner && c.kind == kind && c.name == name && c.zones == st.zone_order.size())
@@ -695,7 +695,7 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
       return out;
     }
     case O_OTHERS: {
-      i64 p = ev(st, P.kid(n, 0));
+      i64 p = ev(st, kd(n, 0));
       out.clear();
       for (i64 k = 1; k < st.nplayers; k++) out.push_back(pymod(p + k, st.nplayers));
       return out;
@@ -743,10 +743,10 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
       // no register but the filter's own
       Lent<Coll> lent_(colls);
       Coll& scratch = lent_.item;
-      const Coll& items = evr(st, P.kid(n, 0), scratch);
+      const Coll& items = evr(st, kd(n, 0), scratch);
       // out is the caller's buffer, never the source's
       out.clear();
-      i32 cond = P.kid(n, 1);
+      i32 cond = kd(n, 1);
       for (size_t i = 0; i < items.size(); i++) {
         i64 v = items[i];
         bind_scalar(st, n.p[0], v);
@@ -757,8 +757,8 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
     case O_SORT: {
       Lent<Coll> lent_(colls);
       Coll& scratch = lent_.item;
-      Coll cards = evr(st, P.kid(n, 0), scratch);
-      i64 pm = ev(st, P.kid(n, 1));
+      Coll cards = evr(st, kd(n, 0), scratch);
+      i64 pm = ev(st, kd(n, 1));
       std::vector<std::pair<i64, i64>> keyed;
       for (i64 c : cards) keyed.push_back({score(pm, c, st), c});
       std::stable_sort(keyed.begin(), keyed.end(),
@@ -771,9 +771,9 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
       // engine/collections.py: run_at_end
       Lent<Coll> lent_(colls);
       Coll& scratch = lent_.item;
-      Coll cards = evr(st, P.kid(n, 1), scratch);
-      i64 pm = ev(st, P.kid(n, 2));
-      i64 count = ev(st, P.kid(n, 0));
+      Coll cards = evr(st, kd(n, 1), scratch);
+      i64 pm = ev(st, kd(n, 2));
+      i64 count = ev(st, kd(n, 0));
       bool bottom = n.p[0] == 1;
       Coll ordered = cards;
       if (!bottom) std::reverse(ordered.begin(), ordered.end());
@@ -795,7 +795,7 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
       return out;
     }
     case O_RANGE: {
-      i64 lo = ev(st, P.kid(n, 0)), hi = ev(st, P.kid(n, 1));
+      i64 lo = ev(st, kd(n, 0)), hi = ev(st, kd(n, 1));
       if (hi - lo + 1 > P.limits.max_range)
         error("(range " + str(lo) + " .. " + str(hi) + ") has more than " +
                   str(P.limits.max_range) + " numbers",
@@ -805,7 +805,7 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
       return out;
     }
     case O_ATTR: {
-      i64 c = ev(st, P.kid(n, 0));
+      i64 c = ev(st, kd(n, 0));
       if (c == NO_CARD)
         error("(attr " + P.strings[n.p[0]] + " ...) of a card in an empty location", n.span);
       bool found;
@@ -816,8 +816,8 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
       return out;
     }
     case O_IF:
-      if (ev(st, P.kid(n, 0))) return evr(st, P.kid(n, 1), out);
-      return evr(st, P.kid(n, 2), out);
+      if (ev(st, kd(n, 0))) return evr(st, kd(n, 1), out);
+      return evr(st, kd(n, 2), out);
     default:
       if (n.type == T_LOC || n.type == T_MEMLOC) return st.zone(loc_key(st, ni));
       error("internal: not a collection (op " + str(n.op) + ")", n.span);
@@ -828,8 +828,8 @@ void VM::set_parts(State& st, const Node& n, std::vector<Coll>& groups) {
   // the collections a set operation joins, in order: a part that is a collection of
   // collections gives each of its groups
   for (int i = 0; i < n.nkids; i++) {
-    i32 part = P.kid(n, i);
-    if (P.node(part).type == T_CARDSS) {
+    i32 part = kd(n, i);
+    if (nd(part).type == T_CARDSS) {
       std::vector<Coll> more;
       evcc(st, part, more);
       for (auto& g : more) groups.push_back(std::move(g));
@@ -863,18 +863,18 @@ const Coll& VM::card_union(State& st, const Node& n, Coll& out) {
   // binds), so each is added as it is made: the groups of (all COLL 'V COLLECTION) one
   // by one, as evcc would list them
   for (int i = 0; i < n.nkids; i++) {
-    i32 part = P.kid(n, i);
-    const Node& pn = P.node(part);
+    i32 part = kd(n, i);
+    const Node& pn = nd(part);
     if (pn.type != T_CARDSS) {
       Lent<Coll> lent_(colls);
       add(evr(st, part, lent_.item));
-    } else if (pn.op == O_AGGREGATE && P.node(P.kid(pn, 0)).type != T_CARDSS) {
+    } else if (pn.op == O_AGGREGATE && nd(kd(pn, 0)).type != T_CARDSS) {
       Lent<Coll> lent_items(colls);
       Lent<Coll> lent_scratch(colls);
       Coll& items = lent_items.item;  // a copy: binding the variable changes no input
-      const Coll& made = evr(st, P.kid(pn, 0), items);
+      const Coll& made = evr(st, kd(pn, 0), items);
       if (&made != &items) items.assign(made.begin(), made.end());
-      i32 body = P.kid(pn, 1);
+      i32 body = kd(pn, 1);
       for (size_t j = 0; j < items.size(); j++) {
         st.regs[pn.p[1]] = Val::scalar(items[j]);
         add(evr(st, body, lent_scratch.item));
@@ -890,7 +890,7 @@ const Coll& VM::card_union(State& st, const Node& n, Coll& out) {
 }
 
 void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
-  const Node& n = P.node(ni);
+  const Node& n = nd(ni);
   out.clear();
   switch (n.op) {
     case O_REG: {
@@ -900,8 +900,8 @@ void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
     }
     case O_AGGREGATE: {  // (all COLL 'V COLLECTION): one collection per element
       std::vector<Val> items;
-      elements(st, P.kid(n, 0), items);
-      i32 body = P.kid(n, 1);
+      elements(st, kd(n, 0), items);
+      i32 body = kd(n, 1);
       for (const Val& e : items) {
         st.regs[n.p[1]] = e;
         Lent<Coll> lent_(colls);
@@ -912,8 +912,8 @@ void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
     }
     case O_FILTER: {
       std::vector<Coll> groups;
-      evcc(st, P.kid(n, 0), groups);
-      i32 cond = P.kid(n, 1);
+      evcc(st, kd(n, 0), groups);
+      i32 cond = kd(n, 1);
       for (auto& g : groups) {
         st.regs[n.p[0]] = Val::of_list(g);
         if (ev(st, cond)) out.push_back(g);
@@ -924,9 +924,9 @@ void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
       // engine/collections.py: tuples (groups of n cards of equal score, by score)
       Lent<Coll> lent_(colls);
       Coll& scratch = lent_.item;
-      Coll cards = evr(st, P.kid(n, 1), scratch);
-      i64 pm = ev(st, P.kid(n, 2));
-      i64 k = ev(st, P.kid(n, 0));
+      Coll cards = evr(st, kd(n, 1), scratch);
+      i64 pm = ev(st, kd(n, 2));
+      i64 k = ev(st, kd(n, 0));
       std::map<i64, Coll> by_score;
       for (i64 c : cards) by_score[score(pm, c, st)].push_back(c);
       for (auto& kv : by_score) {
@@ -952,9 +952,9 @@ void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
       // engine/collections.py: runs
       Lent<Coll> lent_(colls);
       Coll& scratch = lent_.item;
-      Coll cards = evr(st, P.kid(n, 1), scratch);
-      i64 pm = ev(st, P.kid(n, 2));
-      i64 count = ev(st, P.kid(n, 0));
+      Coll cards = evr(st, kd(n, 1), scratch);
+      i64 pm = ev(st, kd(n, 2));
+      i64 count = ev(st, kd(n, 0));
       std::map<i64, Coll> by_score;
       for (i64 c : cards) by_score[score(pm, c, st)].push_back(c);
       std::vector<std::vector<i64>> blocks;
@@ -997,7 +997,7 @@ void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
     case O_SUBSETS: {
       Lent<Coll> lent_(colls);
       Coll& scratch = lent_.item;
-      Coll cards = evr(st, P.kid(n, 0), scratch);
+      Coll cards = evr(st, kd(n, 0), scratch);
       if ((i64)cards.size() > P.limits.max_subset_cards) {
         i64 m = P.limits.max_subset_cards;
         std::string many = cards.size() < 63 ? str((i64)1 << cards.size()) : "2**" + str(cards.size());
@@ -1031,8 +1031,8 @@ void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
       // the cards of every part, grouped by an attribute's value, groups first seen first
       Coll cards;
       for (int i = 1; i < n.nkids; i++) {
-        i32 part = P.kid(n, i);
-        if (P.node(part).type == T_CARDSS) {
+        i32 part = kd(n, i);
+        if (nd(part).type == T_CARDSS) {
           std::vector<Coll> more;
           evcc(st, part, more);
           for (auto& g : more) cards.insert(cards.end(), g.begin(), g.end());
@@ -1043,7 +1043,7 @@ void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
           cards.insert(cards.end(), g.begin(), g.end());
         }
       }
-      i64 key = ev(st, P.kid(n, 0));
+      i64 key = ev(st, kd(n, 0));
       std::vector<std::pair<Typed, Coll>> groups;
       for (i64 c : cards) {
         bool found;
@@ -1060,10 +1060,10 @@ void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
       return;
     }
     case O_IF:
-      if (ev(st, P.kid(n, 0)))
-        evcc(st, P.kid(n, 1), out);
+      if (ev(st, kd(n, 0)))
+        evcc(st, kd(n, 1), out);
       else
-        evcc(st, P.kid(n, 2), out);
+        evcc(st, kd(n, 2), out);
       return;
     default:
       error("internal: not a collection of collections (op " + str(n.op) + ")", n.span);
@@ -1071,7 +1071,7 @@ void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
 }
 
 Val VM::evv(State& st, i32 ni) {
-  const Node& n = P.node(ni);
+  const Node& n = nd(ni);
   switch (n.type) {
     case T_CARDS:
     case T_PLAYERS:
@@ -1111,7 +1111,7 @@ void VM::place(State& st, const Node& n, Coll& z, i64 card, i64& at) {
     z.insert(z.begin(), card);
     at = 0;
   } else {
-    i64 index = ev(st, P.kid(n, 2));
+    i64 index = ev(st, kd(n, 2));
     at = std::min(std::max<i64>(index, 0), (i64)z.size());
     z.insert(z.begin() + at, card);
   }
@@ -1119,7 +1119,7 @@ void VM::place(State& st, const Node& n, Coll& z, i64 card, i64& at) {
 
 void VM::move(State& st, const Node& n, i32) {
   // compiler/moves.py: a_Move (the card is taken before the destination is evaluated)
-  i64 c = ev(st, P.kid(n, 0));
+  i64 c = ev(st, kd(n, 0));
   if (c == NO_CARD) error(P.strings[n.p[1]], n.span);
   i32 src = st.card_zone[c];
   Coll& z = st.zones[src];
@@ -1129,7 +1129,7 @@ void VM::move(State& st, const Node& n, i32) {
     auto it = std::find(z.begin(), z.end(), c);
     if (it != z.end()) z.erase(it);
   }
-  i32 dk = loc_key(st, P.kid(n, 1));
+  i32 dk = loc_key(st, kd(n, 1));
   Coll& dz = st.zone_for_write(dk);
   i64 at;
   place(st, n, dz, c, at);
@@ -1145,9 +1145,9 @@ void VM::move(State& st, const Node& n, i32) {
 }
 
 void VM::remember(State& st, const Node& n, i32) {
-  i64 c = ev(st, P.kid(n, 0));
+  i64 c = ev(st, kd(n, 0));
   if (c == NO_CARD) error("remember of a card in an empty location", n.span);
-  i32 dk = loc_key(st, P.kid(n, 1));
+  i32 dk = loc_key(st, kd(n, 1));
   Coll& dz = st.zone_for_write(dk);
   i64 at;
   place(st, n, dz, c, at);
@@ -1161,7 +1161,7 @@ void VM::remember(State& st, const Node& n, i32) {
 
 void VM::set_value(State& st, const Node& n) {
   // the value is evaluated before the key (Python's `table[key] = value` order)
-  i32 target = P.kid(n, 0), value = P.kid(n, 1);
+  i32 target = kd(n, 0), value = kd(n, 1);
   if (n.p[1]) {
     i64 pm = make_pointmap(st, value);
     st.points.store(skey(st, target), pm);
@@ -1189,12 +1189,12 @@ void VM::set_value(State& st, const Node& n) {
 }
 
 void VM::create_cards(State& st, const Node& n) {
-  i64 name = ev(st, P.kid(n, 1));
+  i64 name = ev(st, kd(n, 1));
   auto it = P.kind_types.find((i32)name);
   if (it == P.kind_types.end()) error("no card kind named " + P.strings[name], n.span);
-  i32 k = loc_key(st, P.kid(n, 0));
+  i32 k = loc_key(st, kd(n, 0));
   st.zone_for_write(k);
-  i64 made = repeat_count(ev(st, P.kid(n, 2)), n.span, P.limits);
+  i64 made = repeat_count(ev(st, kd(n, 2)), n.span, P.limits);
   i64 first = (i64)st.card_type.size();
   for (i64 i = 0; i < made; i++) {
     st.card_type.push_back(it->second);
@@ -1211,9 +1211,9 @@ void VM::create_cards(State& st, const Node& n) {
 }
 
 void VM::create_deck(State& st, const Node& n) {
-  i32 k = loc_key(st, P.kid(n, 0));
+  i32 k = loc_key(st, kd(n, 0));
   st.zone_for_write(k);
-  i32 deck_name = n.p[1] ? (i32)ev(st, P.kid(n, 1)) : -1;
+  i32 deck_name = n.p[1] ? (i32)ev(st, kd(n, 1)) : -1;
   if (deck_name >= 0 && P.strings[deck_name].empty()) deck_name = -1;
   i64 cache_key = (i64)n.p[0] * 4294967296LL + (i64)(uint32_t)deck_name;
   const auto& cards = P.decks[n.p[0]];
@@ -1284,7 +1284,7 @@ void VM::cycle(State& st, const Node& n) {
     case 1: value = next_in_cycle(st); break;
     case 2: value = previous_in_cycle(st); break;
     default: {
-      i64 p = ev(st, P.kid(n, 0));
+      i64 p = ev(st, kd(n, 0));
       Frame& f = st.stack[st.stage_idx];
       value = f.f[S_TEAM] ? st.team_of[pymod(p, (i64)st.team_of.size())] : p;
     }
@@ -1298,8 +1298,8 @@ void VM::cycle(State& st, const Node& n) {
 }
 
 void VM::for_each(State& st, const Node& n) {
-  i32 coll = P.kid(n, 0), body = P.kid(n, 1);
-  if (P.node(coll).type != T_CARDSS) {
+  i32 coll = kd(n, 0), body = kd(n, 1);
+  if (nd(coll).type != T_CARDSS) {
     // a copy: the body may move the cards of the location it walks
     Lent<Coll> lent_items(colls), lent_scratch(colls);
     Coll& items = lent_items.item;
@@ -1323,7 +1323,7 @@ void VM::for_each(State& st, const Node& n) {
 
 void VM::exec(State& st, i32 ni) {
   // a statement with no decision, run whole (compiler/statements.py: action)
-  const Node& n = P.node(ni);
+  const Node& n = nd(ni);
   switch (n.op) {
     case O_MOVE:
       move(st, n, ni);
@@ -1332,9 +1332,9 @@ void VM::exec(State& st, i32 ni) {
       remember(st, n, ni);
       return;
     case O_FORGET: {
-      i64 c = ev(st, P.kid(n, 0));
+      i64 c = ev(st, kd(n, 0));
       if (c == NO_CARD) error("forget from an empty mem location", n.span);
-      i32 k = loc_key(st, P.kid(n, 1));
+      i32 k = loc_key(st, kd(n, 1));
       if (k >= (i32)st.zones.size()) return;
       Coll& z = st.zones[k];
       for (size_t i = z.size(); i-- > 0;)
@@ -1345,7 +1345,7 @@ void VM::exec(State& st, i32 ni) {
       return;
     }
     case O_SHUFFLE: {
-      i32 k = loc_key(st, P.kid(n, 0));
+      i32 k = loc_key(st, kd(n, 0));
       if (k >= (i32)st.zones.size() || st.zones[k].empty()) return;
       shuffle_in_place(st.rng, st.zones[k]);
       if (st.recording) {
@@ -1360,8 +1360,8 @@ void VM::exec(State& st, i32 ni) {
       set_value(st, n);
       return;
     case O_INC: {
-      i32 k = skey(st, P.kid(n, 0));
-      i64 amount = ev(st, P.kid(n, 1));
+      i32 k = skey(st, kd(n, 0));
+      i64 amount = ev(st, kd(n, 1));
       i64 v = st.ints.get(k, 0) + n.p[0] * amount;
       st.ints.store(k, v);
       if (st.recording) {
@@ -1378,21 +1378,21 @@ void VM::exec(State& st, i32 ni) {
     case O_PASS:
       return;
     case O_REPEAT: {
-      i64 times = repeat_count(ev(st, P.kid(n, 0)), n.span, P.limits);
-      i32 body = P.kid(n, 1);
+      i64 times = repeat_count(ev(st, kd(n, 0)), n.span, P.limits);
+      i32 body = kd(n, 1);
       for (i64 i = 0; i < times; i++) exec(st, body);
       return;
     }
     case O_REPEATALL: {
       Lent<Coll> lent_(colls);
       Coll& scratch = lent_.item;
-      i64 times = (i64)evr(st, P.kid(n, 1), scratch).size();
-      i32 body = P.kid(n, 0);
+      i64 times = (i64)evr(st, kd(n, 1), scratch).size();
+      i32 body = kd(n, 0);
       for (i64 i = 0; i < times; i++) exec(st, body);
       return;
     }
     case O_SWAP: {
-      i64 a = ev(st, P.kid(n, 0)), b = ev(st, P.kid(n, 1));
+      i64 a = ev(st, kd(n, 0)), b = ev(st, kd(n, 1));
       if (a == NO_CARD || b == NO_CARD)
         error("swap with an empty location: there is no card to swap", n.span);
       if (a == b) return;
@@ -1432,31 +1432,31 @@ void VM::exec(State& st, i32 ni) {
       create_teams(st, n);
       return;
     case O_STORE:
-      st.regs[n.p[0]] = evv(st, P.kid(n, 0));
+      st.regs[n.p[0]] = evv(st, kd(n, 0));
       return;
     case O_DO:
-      for (int i = 0; i < n.nkids; i++) exec(st, P.kid(n, i));
+      for (int i = 0; i < n.nkids; i++) exec(st, kd(n, i));
       return;
     case O_GUARD:
-      if (ev(st, P.kid(n, 0))) exec(st, P.kid(n, 1));
+      if (ev(st, kd(n, 0))) exec(st, kd(n, 1));
       return;
     case O_LET:
-      st.regs[n.p[0]] = evv(st, P.kid(n, 0));
-      exec(st, P.kid(n, 1));
+      st.regs[n.p[0]] = evv(st, kd(n, 0));
+      exec(st, kd(n, 1));
       return;
     case O_FOREACH:
       for_each(st, n);
       return;
     case O_WHILE: {
       i64 passes = 0;
-      i32 cond = P.kid(n, 0);
+      i32 cond = kd(n, 0);
       while (ev(st, cond)) {
         passes++;
         if (passes > P.limits.max_repeat)
           error("(while ...) ran more than " + str(P.limits.max_repeat) +
                     " passes without a decision",
                 n.span);
-        for (int i = 1; i < n.nkids; i++) exec(st, P.kid(n, i));
+        for (int i = 1; i < n.nkids; i++) exec(st, kd(n, i));
       }
       return;
     }
@@ -1472,7 +1472,7 @@ void VM::call_args(State& st, const Node& n, const Procedure& proc, std::vector<
   // a location's cards included)
   args.reserve(n.nkids);
   for (int i = 0; i < n.nkids; i++) {
-    i32 a = P.kid(n, i);
+    i32 a = kd(n, i);
     if (i < (int)proc.param_types.size() && proc.param_types[i] == T_CARDS) {
       Lent<Coll> lent_(colls);
       Coll& scratch = lent_.item;
@@ -1497,7 +1497,7 @@ i32 VM::body_for(State& st, const Procedure& proc, const std::vector<Val>& args,
 
 void VM::call_atomic(State& st, i32 ni) {
   // compiler/control_flow.py: _call_lines
-  const Node& n = P.node(ni);
+  const Node& n = nd(ni);
   const Procedure& proc = P.procedures[n.p[0]];
   Lent<std::vector<Val>> lent_args(vals);
   std::vector<Val>& args = lent_args.item;
@@ -1525,13 +1525,13 @@ void VM::call_atomic(State& st, i32 ni) {
 
 void VM::call_enter(State& st, i32 ni) {
   // engine/control.py: CallNode.enter
-  const Node& n = P.node(ni);
+  const Node& n = nd(ni);
   const Procedure& proc = P.procedures[n.p[0]];
   Lent<std::vector<Val>> lent_args(vals);
   std::vector<Val>& args = lent_args.item;
   call_args(st, n, proc, args);
   i32 body = body_for(st, proc, args, n.span);
-  bool atomic_body = !(P.node(body).flags & HAS_DECISION);
+  bool atomic_body = !(nd(body).flags & HAS_DECISION);
   if (proc.recursive && atomic_body) {
     std::vector<Val> saved(st.regs.begin() + proc.low, st.regs.begin() + proc.high);
     for (size_t i = 0; i < proc.param_slots.size(); i++) st.regs[proc.param_slots[i]] = args[i];
@@ -1565,7 +1565,7 @@ void VM::call_enter(State& st, i32 ni) {
 
 void VM::enter(State& st, i32 ni) {
   // engine/control.py: Control.enter of each node
-  const Node& n = P.node(ni);
+  const Node& n = nd(ni);
   if (!(n.flags & HAS_DECISION)) {
     exec(st, ni);
     return;
@@ -1598,7 +1598,7 @@ void VM::enter(State& st, i32 ni) {
     case O_CHOICE:
       st.pending = ni;
       st.options.reset();
-      st.mover = (i32)(n.p[1] ? ev(st, P.kid(n, 0)) : current_player(st));
+      st.mover = (i32)(n.p[1] ? ev(st, kd(n, 0)) : current_player(st));
       return;
     case O_CALL:
       call_enter(st, ni);
@@ -1610,17 +1610,17 @@ void VM::enter(State& st, i32 ni) {
       return;
     }
     case O_GUARD:
-      if (ev(st, P.kid(n, 0))) enter(st, P.kid(n, 1));
+      if (ev(st, kd(n, 0))) enter(st, kd(n, 1));
       return;
     case O_LET:
-      st.regs[n.p[0]] = evv(st, P.kid(n, 0));
-      enter(st, P.kid(n, 1));
+      st.regs[n.p[0]] = evv(st, kd(n, 0));
+      enter(st, kd(n, 1));
       return;
     case O_FOREACH: {
       Frame f{F_LOOP};
       f.node = ni;
       std::vector<Val> items;
-      elements(st, P.kid(n, 0), items);
+      elements(st, kd(n, 0), items);
       f.items = Rc<std::vector<Val>>::make(std::move(items));
       st.stack.push_back(std::move(f));
       return;
@@ -1628,7 +1628,7 @@ void VM::enter(State& st, i32 ni) {
     case O_REPEAT: {
       Frame f{F_REPEAT};
       f.node = ni;
-      f.f[0] = repeat_count(ev(st, P.kid(n, 0)), n.span, P.limits);
+      f.f[0] = repeat_count(ev(st, kd(n, 0)), n.span, P.limits);
       st.stack.push_back(std::move(f));
       return;
     }
@@ -1638,16 +1638,16 @@ void VM::enter(State& st, i32 ni) {
 }
 
 void VM::run_item(State& st, i32 block, i32 item) {
-  const auto& range = P.items[P.node(block).item0 + item];
-  const Node& b = P.node(block);
+  const auto& range = P.items[nd(block).item0 + item];
+  const Node& b = nd(block);
   if (range.second - range.first == 1) {
-    i32 s = P.kids[b.kid0 + range.first];
-    if (P.node(s).flags & HAS_DECISION) {
+    i32 s = kids_[b.kid0 + range.first];
+    if (nd(s).flags & HAS_DECISION) {
       enter(st, s);
       return;
     }
   }
-  for (i32 i = range.first; i < range.second; i++) exec(st, P.kids[b.kid0 + i]);
+  for (i32 i = range.first; i < range.second; i++) exec(st, kids_[b.kid0 + i]);
 }
 
 // ---------------------------------------------------------------- native agents
@@ -1758,7 +1758,7 @@ void VM::apply(State& st, size_t index, const EngineLimits& limits) {
     Event e{E_DECISION};
     e.a = st.mover;
     e.b = st.turns;
-    e.c = st.pending >= 0 ? P.node(st.pending).p[0] : P.intern("CHOICE");
+    e.c = st.pending >= 0 ? nd(st.pending).p[0] : P.intern("CHOICE");
     e.label = option_label(st, option);
     st.log.push_back(std::move(e));
   }
@@ -1805,7 +1805,7 @@ void VM::advance(State& st, const EngineLimits& limits) {
       if (found->empty())
         error("no legal option for player " + str(st.mover) +
                   ": every option of this choice is ruled out",
-              P.node(st.pending).span);
+              nd(st.pending).span);
       st.options = std::move(found);
     }
   } catch (const RuleErr& err) {
@@ -1820,7 +1820,7 @@ void VM::run_flow(State& st, const EngineLimits& limits) {
     Frame& frame = st.stack[top];
     switch (frame.kind) {
       case F_SEQ: {
-        const Node& b = P.node(frame.node);
+        const Node& b = nd(frame.node);
         i64 i = frame.f[0];
         if (i == b.nitems) {
           st.stack.pop_back();
@@ -1850,9 +1850,9 @@ void VM::run_flow(State& st, const EngineLimits& limits) {
           continue;
         }
         frame.f[0] = i + 1;
-        const Node& n = P.node(frame.node);
+        const Node& n = nd(frame.node);
         st.regs[n.p[1]] = (*frame.items)[i];
-        enter(st, P.kid(n, 1));
+        enter(st, kd(n, 1));
         break;
       }
       case F_REPEAT: {
@@ -1861,12 +1861,12 @@ void VM::run_flow(State& st, const EngineLimits& limits) {
           continue;
         }
         frame.f[0] -= 1;
-        enter(st, P.kid(P.node(frame.node), 1));
+        enter(st, kd(nd(frame.node), 1));
         break;
       }
       case F_WHILE: {
         i32 node = frame.node;
-        if (!ev(st, P.kid(P.node(node), 0))) {
+        if (!ev(st, kd(nd(node), 0))) {
           st.stack.pop_back();
           continue;
         }
@@ -1896,7 +1896,7 @@ void VM::run_flow(State& st, const EngineLimits& limits) {
 
 void VM::stage_pass(State& st, size_t fi) {
   i32 node = st.stack[fi].node;
-  if (ev(st, P.kid(P.node(node), 0))) {
+  if (ev(st, kd(nd(node), 0))) {
     st.stage_idx = (i32)st.stack[fi].f[S_OUTER];
     st.stack.pop_back();
     return;
@@ -2056,7 +2056,7 @@ void VM::proceed(Lister& L, State* st, size_t applied, const Cont* k) {
       }
       Cont next = *k;
       next.index++;
-      expand(L, P.kids[P.node(k->node).kid0 + k->index], st, applied, &next);
+      expand(L, kids_[nd(k->node).kid0 + k->index], st, applied, &next);
       return;
     }
     case Cont::REPEAT: {
@@ -2074,13 +2074,13 @@ void VM::proceed(Lister& L, State* st, size_t applied, const Cont* k) {
         proceed(L, st, applied, k->up);
         return;
       }
-      const Node& n = P.node(k->node);
+      const Node& n = nd(k->node);
       const Val& e = (*k->elements)[k->index];
       st->regs[n.p[1]] = e;
       Cont next = *k;
       next.index++;
       L.steps.push_back(Step{k->node, (i32)n.p[1], (i32)n.p[2], e});
-      expand(L, P.kid(n, 1), st, applied + 1, &next);
+      expand(L, kd(n, 1), st, applied + 1, &next);
       L.steps.pop_back();
       return;
     }
@@ -2092,7 +2092,7 @@ static bool repeats_with_decision(const Node& n) {
 }
 
 void VM::expand(Lister& L, i32 ni, State* st, size_t applied, const Cont* k) {
-  const Node& n = P.node(ni);
+  const Node& n = nd(ni);
   if (repeats_with_decision(n)) {  // runs as one step after the option's actions
     L.steps.push_back(Step{ni, -1, -1, Val{}});
     proceed(L, st, applied, k);
@@ -2101,25 +2101,25 @@ void VM::expand(Lister& L, i32 ni, State* st, size_t applied, const Cont* k) {
   }
   switch (n.op) {
     case O_GUARD: {
-      i32 cond = P.kid(n, 0);
-      if (!(P.node(cond).flags & PURE) && applied != L.steps.size())
+      i32 cond = kd(n, 0);
+      if (!(nd(cond).flags & PURE) && applied != L.steps.size())
         st = materialize(L, st, applied);
       if (ev(*st, cond))
-        expand(L, P.kid(n, 1), st, applied, k);
+        expand(L, kd(n, 1), st, applied, k);
       else
         proceed(L, st, applied, k);
       return;
     }
     case O_FOREACH: {
-      i32 coll = P.kid(n, 0);
+      i32 coll = kd(n, 0);
       if (n.p[0] == 0) {  // any: one option per element
-        if (!(P.node(coll).flags & PURE) && applied != L.steps.size())
+        if (!(nd(coll).flags & PURE) && applied != L.steps.size())
           st = materialize(L, st, applied);
-        i32 body = P.kid(n, 1);
+        i32 body = kd(n, 1);
         // a fixed body (actions alone) binds the variable without applying it, as the
         // Python engine's fork_fixed does
-        bool fixed = P.node(body).flags & FIXED;
-        if (P.node(coll).type != T_CARDSS) {
+        bool fixed = nd(body).flags & FIXED;
+        if (nd(coll).type != T_CARDSS) {
           Lent<Coll> lent_(colls), lent_items(colls);
           Coll& scratch = lent_.item;
           Coll& items = lent_items.item;  // a copy (the body may rebind what it reads)
@@ -2161,16 +2161,16 @@ void VM::expand(Lister& L, i32 ni, State* st, size_t applied, const Cont* k) {
     }
     case O_LET: {
       st = materialize(L, st, applied);
-      Val v = evv(*st, P.kid(n, 0));
+      Val v = evv(*st, kd(n, 0));
       st->regs[n.p[0]] = v;
       L.steps.push_back(Step{ni, (i32)n.p[0], (i32)n.p[1], v});
-      expand(L, P.kid(n, 1), st, applied + 1, k);
+      expand(L, kd(n, 1), st, applied + 1, k);
       L.steps.pop_back();
       return;
     }
     case O_DO: {
       if (n.flags & PLAIN_ACTIONS) {  // each part one action step (the common shape)
-        for (int i = 0; i < n.nkids; i++) L.steps.push_back(Step{P.kid(n, i), -1, -1, Val{}});
+        for (int i = 0; i < n.nkids; i++) L.steps.push_back(Step{kd(n, i), -1, -1, Val{}});
         proceed(L, st, applied, k);
         L.steps.erase(L.steps.end() - n.nkids, L.steps.end());
         return;
@@ -2180,13 +2180,13 @@ void VM::expand(Lister& L, i32 ni, State* st, size_t applied, const Cont* k) {
       return;
     }
     case O_REPEAT: {
-      i32 body = P.kid(n, 1);
+      i32 body = kd(n, 1);
       i64 times;
       if (n.p[0]) {  // a literal count: the body that many times, in sequence
-        times = std::max<i64>(P.node(P.kid(n, 0)).p[0], 0);
+        times = std::max<i64>(nd(kd(n, 0)).p[0], 0);
       } else {
         st = materialize(L, st, applied);
-        times = repeat_count(ev(*st, P.kid(n, 0)), n.span, P.limits);
+        times = repeat_count(ev(*st, kd(n, 0)), n.span, P.limits);
       }
       Cont rep{Cont::REPEAT, k, body, 0, 0, times, nullptr};
       proceed(L, st, applied, &rep);
@@ -2248,13 +2248,13 @@ void VM::list_options(State& st, i32 choice, OptionList& out) {
   }
   memo_epoch_++;
   memo_on_ = true;
-  const Node& c = P.node(choice);
+  const Node& c = nd(choice);
   L.choice_span = c.span;
   try {
     int first = c.p[1] ? 1 : 0;
     for (int i = first; i < c.nkids; i++) {
       L.branch = i - first;
-      expand(L, P.kid(c, i), &st, 0, nullptr);
+      expand(L, kd(c, i), &st, 0, nullptr);
       L.clones.clear();
     }
   } catch (...) {

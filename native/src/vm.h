@@ -103,8 +103,18 @@ struct Lent {
 
 class VM {
  public:
-  explicit VM(Program& program) : P(program) {}
+  explicit VM(Program& program) : P(program) { bind_tables(); }
   Program& P;
+  // the program's node and kid tables, read at every node: held here so that a read is
+  // one load, not two (the tables are complete before play and never grow)
+  void bind_tables() {
+    nodes_ = P.nodes.data();
+    kids_ = P.kids.data();
+  }
+  const Node* nodes_ = nullptr;
+  const i32* kids_ = nullptr;
+  const Node& nd(i32 n) const { return nodes_[n]; }
+  i32 kd(const Node& n, int i) const { return kids_[n.kid0 + i]; }
   Pool<Coll> colls;
   Pool<std::vector<Val>> vals;
   WordStack saved_;
@@ -137,7 +147,7 @@ class VM {
   // an expression's scalar value: constants and registers here, the rest in ev_node
   // (most expressions evaluated are leaves, and this spares them a call)
   i64 ev(State& st, i32 ni) {
-    const Node& n = P.nodes[ni];
+    const Node& n = nodes_[ni];
     if (n.op == O_REG) return st.regs[n.p[0]].i;
     if (n.op <= O_STR) return n.p[0];  // O_INT, O_STR
     if (n.op == O_GAME) return -1;
