@@ -39,3 +39,36 @@ def test_a_view_holds_no_reference_to_the_state() -> None:
     master.apply(st, 0)  # the mover passes a card out of the hand
     assert len(st.zones[(mover, "iloc", "HAND")]) == before - 1
     assert mover_view.size(mover, "iloc", "HAND") == before
+
+
+def test_tops_are_the_top_cards_of_the_visible_locations_on_either_engine() -> None:
+    import pytest
+
+    from cardlang.engine.native import native_available
+    from cardlang.information.views import PlayerView
+
+    engines = ["python", "native"] if native_available() else ["python"]
+    for engine in engines:
+        game = load_game(GAMES / "dominion.rcy")
+        master = game.master(engine=engine)
+        st = master.new_game(4)
+        for _ in range(9):  # a few turns in: piles, hands and discards hold cards
+            master.apply(st, 0)
+        options = master.legal_options(st)
+        seat = st.mover
+        live = PlayerView.live(st, seat, game, options)
+        for view in (live, view_of(st, seat, game, options)):
+            expected = {}
+            for key in view.locations():
+                top = view.top(*key)
+                if top is not None:
+                    expected[key] = dict(top)
+            tops = view.tops()
+            assert {k: dict(v) for k, v in tops.items()} == expected, engine
+            assert list(tops) == list(expected)  # in the order the locations were made
+            assert any(k[2].startswith("SUPPLY") for k in tops)
+            assert all(k[1] != "hloc" for k in tops)  # nothing hidden
+            some = next(iter(tops.values()))
+            with pytest.raises(TypeError):
+                some["KIND"] = "X"  # type: ignore[index]  # read-only
+        live.close()

@@ -277,8 +277,10 @@ class PlayerView:
         the locations were made: one read for a glance over many piles."""
         st = self._st
         if st is not None:
-            seat = self.seat
-            return {k: self._attributes(c) for k, c in st.top_cards().items() if can_see(seat, k)}
+            seat, cards = self.seat, st.cards  # one table for all (a native one is made)
+            return {
+                k: MappingProxyType(cards[c]) for k, c in st.top_cards().items() if can_see(seat, k)
+            }
         return {k: self._attributes(ids[-1]) for k, ids in self._zones.items() if ids}
 
     def locations(self) -> list[ZoneKey]:
