@@ -9,7 +9,7 @@ agent keeps the rest (the forced move, the tree's reuse, the trace).  The engine
 from the agent's own ``random.Random`` (its state handed over and taken back) and the
 random rollouts' SplitMix64 stream (or the rollout agents' twins), in the same order as
 ismcts.py does, so the choices,
-the traces and the event logs are those of the Python search (tests/test_search_agents.py
+the traces and the event logs are those of the Python search (tests/test_search_in_engine.py
 holds them equal on both engines).  Without the extension, or for any other search, the
 agent searches in Python as before.
 """
@@ -55,24 +55,33 @@ class EngineSearch:
         self.ranking_signs = ranking_signs(game)
 
     @staticmethod
-    def fits(agent: Searcher, master: Any, options: Sequence[Any]) -> bool:
-        """Whether this decision's search can run inside the engine."""
+    def rollouts(agent: Searcher, master: Any, options: Sequence[Any]) -> list[Any] | None:
+        """How the engine would play this decision's rollouts (``rollout_twins``), or None
+        where the search cannot run inside the engine."""
         evaluator = agent.evaluator
-        return (
+        if not (
             hasattr(master, "search_engine")
             and getattr(options, "engine_list", lambda: None)() is not None
             and type(evaluator) is RolloutEvaluator
             and evaluator.margin == agent.margin
             and os.environ.get(NATIVE_AGENTS_VARIABLE, "").strip() != "0"
-            and rollout_twins(evaluator.policy, master) is not None
-        )
+        ):
+            return None
+        return rollout_twins(evaluator.policy, master)
 
     def decide(
-        self, agent: Searcher, view: PlayerView, options: Any, tree: Any, one_world: bool
+        self,
+        agent: Searcher,
+        view: PlayerView,
+        options: Any,
+        tree: Any,
+        one_world: bool,
+        twins: list[Any],
     ) -> tuple[int, list[float | None], list[float], int, Any]:
-        """The search of one decision from ``tree`` (a ``SearchTree``): (the chosen
-        option, each option's mean value, the seats' summed standings, the iterations
-        done, the subtree under the chosen move or None)."""
+        """The search of one decision from ``tree`` (a ``SearchTree``), its rollouts by
+        ``twins`` (``rollouts``): (the chosen option, each option's mean value, the
+        seats' summed standings, the iterations done, the subtree under the chosen move
+        or None)."""
         skeleton = view.skeleton()
         native = skeleton.native
         if native is None:
@@ -80,8 +89,6 @@ class EngineSearch:
         evaluator = agent.evaluator
         assert isinstance(evaluator, RolloutEvaluator)
         policy = evaluator.policy
-        twins = rollout_twins(policy, self.master)
-        assert twins is not None
         self.master.name_moves(self.card_slots)
         settings = (
             agent.c,

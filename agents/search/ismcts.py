@@ -143,9 +143,9 @@ class ISMCTSAgent:
         master = view.master()
         game = master.game
         self._prepare(game, view.nplayers)
-        engine = self._engine_search(master, options)
-        if engine is not None:
-            return self._choose_in_engine(engine, view, options)
+        twins = EngineSearch.rollouts(self, master, options)
+        if twins is not None:  # the search runs inside the native engine (in_engine.py)
+            return self._choose_in_engine(self._engine_for(master), view, options, twins)
         root = self._root(view)
         if not isinstance(root, Node):  # kept by the engine's search: not this one's
             root = Node()
@@ -163,11 +163,8 @@ class ISMCTSAgent:
             self._kept = (view.decisions + 1, view.history_length, chosen.child)
         return best
 
-    def _engine_search(self, master: Gamemaster, options: Sequence[Any]) -> EngineSearch | None:
-        """The search inside the native engine, where this decision's can run there
-        (in_engine.py); None for the search below."""
-        if not EngineSearch.fits(self, master, options):
-            return None
+    def _engine_for(self, master: Gamemaster) -> EngineSearch:
+        """This agent's search inside the native engine, for this game's program."""
         engine = self._engine
         if engine is None or engine.program is not getattr(master, "program", None):
             assert self._keys is not None
@@ -175,11 +172,13 @@ class ISMCTSAgent:
         engine.master = master
         return engine
 
-    def _choose_in_engine(self, engine: EngineSearch, view: PlayerView, options: Any) -> int:
+    def _choose_in_engine(
+        self, engine: EngineSearch, view: PlayerView, options: Any, twins: list[Any]
+    ) -> int:
         kept = self._root(view)
         tree = None if isinstance(kept, Node) else kept  # None: a new root
         best, values, totals, done, subtree = engine.decide(
-            self, view, options, tree, self.one_world
+            self, view, options, tree, self.one_world, twins
         )
         self.last_trace = DecisionTrace(
             tuple(values), tuple(t / done for t in totals) if done else ()

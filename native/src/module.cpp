@@ -222,66 +222,85 @@ class NativeProgram {
   std::vector<nb::object> string_objects_;
 
   // ------------------------------------------------------------ search's move keys
-  // agents/search/common.py: MoveKeys.key, for every option of a decision at once.  The
-  // names come from Python (set_move_key_names): per card type, the card's type as
+  // agents/search/common.py: MoveKeys.key, for every option of a decision at once, made
+  // by the engine's search (search.h: move_key_parts) and turned into Python's tuples.
+  // The names come from Python (set_move_key_names): per card type, the card's type as
   // card_type() names it; per node, id() of its AST node; the card slots.
-  std::vector<nb::object> key_type_names;
-  std::vector<nb::object> key_action_ids;
-  std::vector<uint8_t> key_card_slots;
+  MoveKeyNames key_names;
+  i64 named_types = -1;  // what the names were last given for (move_key_names)
+  std::vector<i32> named_slots;
+  std::vector<nb::object> text_objects_;
 
   void set_move_key_names(nb::list types, nb::list actions, std::vector<i32> card_slots) {
-    key_type_names.clear();
-    for (nb::handle t : types) key_type_names.push_back(nb::borrow(t));
-    key_action_ids.clear();
-    for (nb::handle a : actions) key_action_ids.push_back(nb::borrow(a));
-    key_card_slots.assign(P.slot_types.size(), 0);
-    for (i32 slot : card_slots)
-      if (slot >= 0 && (size_t)slot < key_card_slots.size()) key_card_slots[slot] = 1;
-    // the same names for the engine's own search (search.h)
     key_names.type_text.clear();
     for (nb::handle t : types) key_names.type_text.push_back(key_names.text(nb::cast<std::string>(t)));
     key_names.action.clear();
     for (nb::handle a : actions) key_names.action.push_back(nb::cast<i64>(a));
-    key_names.card_slot = key_card_slots;
+    key_names.card_slot.assign(P.slot_types.size(), 0);
+    for (i32 slot : card_slots)
+      if (slot >= 0 && (size_t)slot < key_names.card_slot.size()) key_names.card_slot[slot] = 1;
     key_names.unseen = key_names.text("?");
+    named_types = (i64)types.size();
+    named_slots = card_slots;
   }
-  MoveKeyNames key_names;
 
-  // None where Python must make them: a card type or node not named yet, a card that
-  // lies nowhere, a collection of collections
+  // None where Python must make them: a card type not named yet, a card that lies
+  // nowhere, a collection of collections
   nb::object move_keys(const OptionList& list, const State& st) {
     nb::list out;
-    nb::str unseen("?");
+    std::vector<i64> parts;
     for (size_t i = 0; i < list.size(); i++) {
-      nb::list parts;
-      for (const Step& s : list[i]) {
-        if (s.slot < 0) {
-          if ((size_t)s.node >= key_action_ids.size()) return nb::none();
-          parts.append(key_action_ids[s.node]);
-          continue;
-        }
-        bool card_slot = (size_t)s.slot < key_card_slots.size() && key_card_slots[s.slot];
-        if (card_slot && !s.value.is_none && !s.value.list && !s.value.lists &&
-            s.value.i != NO_CARD) {
-          i64 card = s.value.i;
-          if (card < 0 || card >= (i64)st.card_zone.size() || st.card_zone[card] < 0)
-            return nb::none();
-          if (!vm.can_see(st.card_zone[card], (int)st.mover)) {
-            parts.append(unseen);
-            continue;
-          }
-          size_t type = (size_t)st.card_type[card];
-          if (type >= key_type_names.size()) return nb::none();
-          parts.append(key_type_names[type]);
-          continue;
-        }
-        if (s.value.lists || (card_slot && s.value.list)) return nb::none();
-        nb::object v = value(s.value, slot_type(s.slot));
-        parts.append(s.value.list ? nb::object(nb::tuple(v)) : v);
+      parts.clear();
+      try {
+        move_key_parts(vm, key_names, st, list[i], parts);
+      } catch (const Unnamed&) {
+        return nb::none();
+      } catch (const std::exception&) {
+        return nb::none();
       }
-      out.append(nb::tuple(parts));
+      out.append(key_object(parts));
     }
     return out;
+  }
+
+  nb::object text_object(i64 text) {
+    if ((size_t)text >= text_objects_.size()) text_objects_.resize(key_names.text_of.size());
+    nb::object& found = text_objects_[(size_t)text];
+    if (!found.is_valid()) found = nb::str(key_names.text_of[(size_t)text].c_str());
+    return found;
+  }
+
+  // a key's parts (search.h: KeyTag) as the tuple MoveKeys.key makes
+  nb::object key_object(const std::vector<i64>& parts) {
+    nb::list items;
+    size_t at = 0;
+    while (at < parts.size()) {
+      switch (parts[at++]) {
+        case K_ACTION:
+        case K_NUMBER:
+          items.append(nb::cast(parts[at++]));
+          break;
+        case K_TEXT:
+          items.append(text_object(parts[at++]));
+          break;
+        case K_NONE:
+          items.append(nb::none());
+          break;
+        case K_LOCATION:
+          items.append(key((i32)parts[at++]));
+          break;
+        default: {  // K_LIST
+          i64 kind = parts[at++], n = parts[at++];
+          nb::list elements;
+          for (i64 j = 0; j < n; j++, at++)
+            elements.append(kind == L_TEXTS       ? text_object(parts[at])
+                            : kind == L_LOCATIONS ? key((i32)parts[at])
+                                                  : nb::cast(parts[at]));
+          items.append(nb::tuple(elements));
+        }
+      }
+    }
+    return nb::tuple(items);
   }
 
   nb::list steps_of(const OptionList& list, size_t index) {
@@ -770,9 +789,7 @@ NB_MODULE(_native, m) {
       });
 
   nb::class_<DealPlan>(m, "DealPlan");
-  nb::class_<SearchTree>(m, "SearchTree")
-      .def(nb::init<>())
-      .def_prop_ro("edges", [](const SearchTree& t) { return t.root->edges.size(); });
+  nb::class_<SearchTree>(m, "SearchTree");
 
   // ismcts.py's search inside the engine (search.h); one per agent, keeping the program
   nb::class_<Ismcts>(m, "Ismcts")
@@ -848,6 +865,8 @@ NB_MODULE(_native, m) {
       .def("zone_keys", &NativeProgram::zone_keys)
       .def("top_cards", &NativeProgram::top_cards)
       .def("set_move_key_names", &NativeProgram::set_move_key_names)
+      .def_prop_ro("move_key_names",
+                   [](const NativeProgram& p) { return nb::make_tuple(p.named_types, p.named_slots); })
       .def_prop_ro("card_type_count",
                    [](const NativeProgram& p) { return p.P.card_types.size(); })
       .def("card_types", &NativeProgram::card_types)

@@ -83,8 +83,9 @@ void PyRandom::shuffle(Coll& items) {
 i32 MoveKeyNames::text(const std::string& s) {
   auto it = texts.find(s);
   if (it != texts.end()) return it->second;
-  i32 id = (i32)texts.size();
+  i32 id = (i32)text_of.size();
   texts.emplace(s, id);
+  text_of.push_back(s);
   return id;
 }
 
@@ -139,61 +140,76 @@ State Ismcts::world(const SearchSettings& s, const DealPlan& plan, const State& 
   return st;
 }
 
-void Ismcts::name_moves(const State& st, const OptionList& options, std::vector<i32>& out) {
+void move_key_parts(const VM& vm, MoveKeyNames& names, const State& st, OptionRef option,
+                    std::vector<i64>& parts) {
   // agents/search/common.py: MoveKeys.key, each part tagged so that two keys are equal
-  // exactly where Python's tuples are: 0 an action, 1 a text (a card's type, "?", a
-  // string), 2 a number (bools are numbers in Python too), 3 None, 4 a location, 5 a list
-  const Program& P = vm_.P;
+  // exactly where Python's tuples are (KeyTag)
+  const Program& P = vm.P;
+  for (const Step& s : option) {
+    if (s.slot < 0) {
+      if ((size_t)s.node >= names.action.size()) throw std::out_of_range("an unnamed action");
+      parts.push_back(K_ACTION);
+      parts.push_back(names.action[(size_t)s.node]);
+      continue;
+    }
+    const Val& v = s.value;
+    bool card_slot = (size_t)s.slot < names.card_slot.size() && names.card_slot[(size_t)s.slot];
+    int type = (size_t)s.slot < P.slot_types.size() ? P.slot_types[(size_t)s.slot] : T_ANY;
+    bool none = v.is_none || (type == T_CARD && !v.list && !v.lists && v.i == NO_CARD);
+    if (v.lists || (card_slot && v.list))
+      throw std::invalid_argument("a move binds a collection where search keys need a value");
+    if (card_slot && !none) {
+      i64 card = v.i;
+      if (card < 0 || card >= (i64)st.card_zone.size() || st.card_zone[(size_t)card] < 0)
+        throw std::invalid_argument("a move binds a card that lies nowhere");
+      parts.push_back(K_TEXT);
+      if (!vm.can_see(st.card_zone[(size_t)card], (int)st.mover)) {
+        parts.push_back(names.unseen);
+        continue;
+      }
+      size_t t = (size_t)st.card_type[(size_t)card];
+      if (t >= names.type_text.size()) throw Unnamed{};
+      parts.push_back(names.type_text[t]);
+      continue;
+    }
+    if (none) {
+      parts.push_back(K_NONE);
+    } else if (v.list) {
+      const Coll& items = *v.list;
+      i64 sub = items.empty() ? L_INTS : type == T_STRS ? L_TEXTS : type == T_LOCS ? L_LOCATIONS
+                                                                                    : L_INTS;
+      parts.push_back(K_LIST);
+      parts.push_back(sub);
+      parts.push_back((i64)items.size());
+      for (i64 x : items) parts.push_back(sub == L_TEXTS ? names.string_text_of(P, x) : x);
+    } else if (type == T_LOC || type == T_MEMLOC) {
+      parts.push_back(K_LOCATION);
+      parts.push_back(v.i);
+    } else if (type == T_STR) {
+      parts.push_back(K_TEXT);
+      parts.push_back(names.string_text_of(P, v.i));
+    } else {
+      parts.push_back(K_NUMBER);
+      parts.push_back(type == T_BOOL ? (i64)(v.i != 0) : v.i);
+    }
+  }
+}
+
+void Ismcts::name_moves(const State& st, const OptionList& options, std::vector<i32>& out) {
+  // each option's key as a number of this search's table; a card type made since the
+  // names were given (a named deck's) has them given again, once
   out.clear();
-  const int mover = (int)st.mover;
   for (size_t o = 0; o < options.size(); o++) {
     parts_.clear();
-    for (const Step& s : options[o]) {
-      if (s.slot < 0) {
-        if ((size_t)s.node >= names_.action.size()) throw std::out_of_range("an unnamed action");
-        parts_.push_back(0);
-        parts_.push_back(names_.action[(size_t)s.node]);
-        continue;
-      }
-      const Val& v = s.value;
-      bool card_slot = (size_t)s.slot < names_.card_slot.size() && names_.card_slot[(size_t)s.slot];
-      int type = (size_t)s.slot < P.slot_types.size() ? P.slot_types[(size_t)s.slot] : T_ANY;
-      bool none = v.is_none || (type == T_CARD && !v.list && !v.lists && v.i == NO_CARD);
-      if (v.lists || (card_slot && v.list))
-        throw std::invalid_argument("a move binds a collection where search keys need a value");
-      if (card_slot && !none) {
-        i64 card = v.i;
-        if (card < 0 || card >= (i64)st.card_zone.size() || st.card_zone[(size_t)card] < 0)
-          throw std::invalid_argument("a move binds a card that lies nowhere");
-        parts_.push_back(1);
-        if (!vm_.can_see(st.card_zone[(size_t)card], mover)) {
-          parts_.push_back(names_.unseen);
-          continue;
-        }
-        size_t t = (size_t)st.card_type[(size_t)card];
-        if (t >= names_.type_text.size() && refresh_names) refresh_names();
-        if (t >= names_.type_text.size()) throw std::out_of_range("a card type without a name");
-        parts_.push_back(names_.type_text[t]);
-        continue;
-      }
-      if (none) {
-        parts_.push_back(3);
-      } else if (v.list) {
-        const Coll& items = *v.list;
-        int sub = items.empty() ? 0 : type == T_STRS ? 1 : type == T_LOCS ? 2 : 0;
-        parts_.push_back(5);
-        parts_.push_back(sub);
-        parts_.push_back((i64)items.size());
-        for (i64 x : items) parts_.push_back(sub == 1 ? names_.string_text_of(P, x) : x);
-      } else if (type == T_LOC || type == T_MEMLOC) {
-        parts_.push_back(4);
-        parts_.push_back(v.i);
-      } else if (type == T_STR) {
-        parts_.push_back(1);
-        parts_.push_back(names_.string_text_of(P, v.i));
-      } else {
-        parts_.push_back(2);
-        parts_.push_back(type == T_BOOL ? (i64)(v.i != 0) : v.i);
+    try {
+      move_key_parts(vm_, names_, st, options[o], parts_);
+    } catch (const Unnamed&) {
+      if (refresh_names) refresh_names();
+      parts_.clear();
+      try {
+        move_key_parts(vm_, names_, st, options[o], parts_);
+      } catch (const Unnamed&) {
+        throw std::out_of_range("a card type without a name");
       }
     }
     auto it = key_ids_.find(parts_);

@@ -53,12 +53,27 @@ struct MoveKeyNames {
   std::vector<i64> action;        // IR node -> AST node number
   std::vector<uint8_t> card_slot;  // slot -> a card slot
   std::unordered_map<std::string, i32> texts;
+  std::vector<std::string> text_of;  // text number -> the text
   std::vector<i32> string_text;   // the program's string number -> text number, -1 unknown
   i32 unseen = -1;                // the text "?"
 
   i32 text(const std::string& s);
   i32 string_text_of(const Program& P, i64 string);
 };
+
+// A move key's parts (move_key_parts), each a tag and its words: an action (its AST
+// node), a text (a card's type, "?", a string), a number (bools are numbers in Python
+// too), None, a location (its key), a list (its kind, length and items).
+enum KeyTag : i64 { K_ACTION, K_TEXT, K_NUMBER, K_NONE, K_LOCATION, K_LIST };
+enum ListKind : i64 { L_INTS, L_TEXTS, L_LOCATIONS };  // an empty list is L_INTS: () == ()
+
+// A card type without a name yet (a named deck's, made since the names were given).
+struct Unnamed {};
+
+// agents/search/common.py: MoveKeys.key for one option, appended to ``parts``; throws
+// where Python's key would fail, and Unnamed
+void move_key_parts(const VM& vm, MoveKeyNames& names, const State& st, OptionRef option,
+                    std::vector<i64>& parts);
 
 struct KeyHash {
   size_t operator()(const std::vector<i64>& k) const {

@@ -70,8 +70,10 @@ def build_parser() -> argparse.ArgumentParser:
             "  cardlang heuristics games/hearts.rcy --games 200 --plot report/\n"
             "  cardlang train games/kuhn_poker.rcy --out runs/kuhn --rounds 10\n\n"
             "Every command takes --engine native|python (the C++ engine, the default where it\n"
-            "is built, or the Python one: the same games, logs and results). Add --debug\n"
-            "anywhere to see internal tracebacks."
+            "is built, or the Python one: the same games, logs and results). On the C++\n"
+            "engine the random agent, the Dominion bots and ISMCTS/MCTS searches run inside\n"
+            "it (CARDLANG_NATIVE_AGENTS=0 keeps them in Python, choosing the same moves).\n"
+            "Add --debug anywhere to see internal tracebacks."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

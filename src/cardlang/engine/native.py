@@ -622,10 +622,15 @@ class NativeMaster:
 
     def name_moves(self, card_slots: frozenset[int]) -> None:
         """Give the engine the names move keys are made of (search's ``MoveKeys``),
-        again when the game has made card types since (a named deck's) or the card
-        slots asked for change."""
-        if self._key_names != (self.program.card_type_count, card_slots):
+        unless it has them: the program keeps them for every master of the game (a view
+        makes a master per decision), and they are given again only when the game has
+        made card types since (a named deck's) or other card slots are asked for."""
+        count = self.program.card_type_count
+        if self._key_names == (count, card_slots):
+            return
+        if self.program.move_key_names != (count, sorted(card_slots)):
             self._set_move_key_names(card_slots)
+        self._key_names = (count, card_slots)
 
     def search_engine(self) -> Any:
         """ISMCTS inside the engine (native/src/search.h), one per search agent:
@@ -642,7 +647,6 @@ class NativeMaster:
         types = [card_type(self.card_attributes(t)) for t in range(count)]
         actions = [id(node) for node in self.ir.ast_nodes]
         self.program.set_move_key_names(types, actions, sorted(card_slots))
-        self._key_names = (count, card_slots)
 
     def choice(self, node: int) -> NativeChoice:
         found = self._choices.get(node)
