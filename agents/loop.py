@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from cardlang.agents.base import AgentError, capabilities_of, native_twin
 
-from cardlang.engine.state import RUNNING, Gamestate
+from cardlang.engine.state import Gamestate
 from cardlang.information import vocabulary
 from cardlang.information.views import consult
 
@@ -53,7 +53,7 @@ def play_out(
     limit = st.decisions + cap if cap is not None else None
     clock = time.perf_counter
     native = _native_seats(master, agents) if observer is None else None
-    while st.status == RUNNING and (limit is None or st.decisions < limit):
+    while not st.is_over and (limit is None or st.decisions < limit):
         if native is not None and native[st.mover] is not None:
             # the engine plays on until a Python agent's turn (or the end, or the cap)
             master.play_native(st, native, _NO_LIMIT if limit is None else limit)  # type: ignore[attr-defined]
@@ -65,7 +65,7 @@ def play_out(
             if getattr(agent, "last_trace", None) is not None:
                 agent.last_trace = None
             start = clock()
-        choice = ask(agent, wants_view[mover], st, master, options)
+        choice = ask(agent, wants_view[mover], st, mover, master, options)
         illegal: tuple[str, ...] = ()
         if type(choice) is not int:
             choice, illegal = resolve_choice(game, st, options, choice, labels[mover])
@@ -88,13 +88,18 @@ def _native_seats(master: Any, agents: Sequence[Any]) -> list[Any] | None:
 
 
 def ask(
-    agent: Any, wants_view: bool, st: Gamestate, master: Gamemaster, options: Sequence[Any]
+    agent: Any,
+    wants_view: bool,
+    st: Gamestate,
+    mover: int,
+    master: Gamemaster,
+    options: Sequence[Any],
 ) -> Any:
-    """The mover's agent's answer, given a live view of the state (or None if it wants
-    no view)."""
+    """The answer of ``mover``'s agent, given a live view of the state (or None if it
+    wants no view)."""
     if not wants_view:
         return agent.choose(None, options)
-    return consult(agent.choose, st, st.mover, master.game, options, master.limits)
+    return consult(agent.choose, st, mover, master.game, options, master.limits)
 
 
 def resolve_choice(

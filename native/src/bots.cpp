@@ -99,13 +99,14 @@ void DominionBot::remember_piles(const State& st) {
   }
 }
 
-std::vector<DominionBot::Opt> DominionBot::describe(VM& vm, const State& st,
-                                                    const OptionList& options, int seat) {
+const std::vector<DominionBot::Opt>& DominionBot::describe(VM& vm, const State& st,
+                                                           const OptionList& options, int seat) {
   // views.py: option_kinds and OptionView (the first bound card the chooser sees)
   Lent<Coll> lent_seen(vm.colls);
   Coll& seen = lent_seen.item;
   vm.first_seen_cards(st, options, seat, seen);
-  std::vector<Opt> out(options.size());
+  std::vector<Opt>& out = described;  // kept: a decision's list, without an allocation
+  out.assign(options.size(), Opt{});
   for (size_t i = 0; i < options.size(); i++) {
     Opt& o = out[i];
     o.branch = options.branches[i];
@@ -238,7 +239,7 @@ static size_t best(size_t n, F score) {
 size_t DominionBot::choose(VM& vm, State& st, const OptionList& options) {
   remember_piles(st);
   int seat = st.mover;
-  std::vector<Opt> opts = describe(vm, st, options, seat);
+  const std::vector<Opt>& opts = describe(vm, st, options, seat);
   Facts facts{*this, st, seat};
   const std::string& situation = P.strings[P.node(st.pending).p[0]];
   auto card = [&](size_t i) { return opts[i].card; };

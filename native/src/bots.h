@@ -50,7 +50,8 @@ class DominionBot : public NativeAgent {
       s_silver, s_estate, s_buys, s_actions, s_turns;
 
   void remember_piles(const State& st);
-  std::vector<Opt> describe(VM& vm, const State& st, const OptionList& options, int seat);
+  std::vector<Opt> described;  // describe's last list
+  const std::vector<Opt>& describe(VM& vm, const State& st, const OptionList& options, int seat);
   bool is_a(const State& st, i64 card, i32 type) const;
   i64 attr_int(const State& st, i64 card, i32 name) const;
   double keep_value(const State& st, i64 card) const;

@@ -306,9 +306,10 @@ class NativeProgram {
   nb::list steps_of(const OptionList& list, size_t index) {
     if (index >= list.size()) throw nb::index_error("no such option");
     nb::list out;
-    for (const Step& s : list[index]) {
+    OptionRef option = list[index];
+    for (const Step& s : option) {
       if (s.slot >= 0)
-        out.append(nb::make_tuple(s.slot, value(s.value, slot_type(s.slot)),
+        out.append(nb::make_tuple(s.slot, value(option.value(s), slot_type(s.slot)),
                                   nb::str(P.strings[s.var].c_str())));
       else
         out.append(nb::make_tuple(-1, s.node, nb::none()));
@@ -403,10 +404,11 @@ class NativeProgram {
   }
 
   // every made location's top card, in the order made (empty ones left out)
-  nb::dict top_cards(State& st) {
+  nb::dict top_card_types(State& st) {
+    // every non-empty location's top card's type, in the order the locations were made
     nb::dict out;
     for (i32 k : st.zone_order)
-      if (!st.zones[k].empty()) out[key(k)] = st.zones[k].back();
+      if (!st.zones[k].empty()) out[key(k)] = st.card_type[(size_t)st.zones[k].back()];
     return out;
   }
 
@@ -709,6 +711,7 @@ NB_MODULE(_native, m) {
   nb::class_<State>(m, "State")
       .def("clone", [](const State& st) { return State(st); })
       .def_prop_ro("status", [](const State& st) { return STATUS_NAMES[st.status]; })
+      .def_prop_ro("over", [](const State& st) { return st.status != RUNNING; })
       .def_prop_ro("end_reason", [](const State& st) { return st.end_reason; })
       .def_prop_ro("mover", [](const State& st) { return st.mover; })
       .def_prop_ro("current_seat",
@@ -863,7 +866,7 @@ NB_MODULE(_native, m) {
       .def("zones", &NativeProgram::zones)
       .def("card_zone", &NativeProgram::card_zone)
       .def("zone_keys", &NativeProgram::zone_keys)
-      .def("top_cards", &NativeProgram::top_cards)
+      .def("top_card_types", &NativeProgram::top_card_types)
       .def("set_move_key_names", &NativeProgram::set_move_key_names)
       .def_prop_ro("move_key_names",
                    [](const NativeProgram& p) { return nb::make_tuple(p.named_types, p.named_slots); })

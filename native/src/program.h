@@ -47,7 +47,8 @@ constexpr int STRING_ORDER = 1 << 8;
 // set by Program::prepare: a DO whose every part lists as one action step
 constexpr int PLAIN_ACTIONS = 1 << 9;
 // set by Program::prepare: an expression that the top-level guards of one choice hold
-// more than once (its value is computed once per listing: Program::memo_slot)
+// more than once, or that an (any ...) body's guard holds (evaluated once per element);
+// its value is computed once per listing (Program::memo_slot)
 constexpr int MEMO = 1 << 10;
 constexpr i64 NO_CARD = -1;
 constexpr int KIND_VLOC = 0;
@@ -153,6 +154,8 @@ struct Program {
   // per AWARDS node, the point maps it made: (the values of its parts that are not
   // constants, the map)
   std::unordered_map<i32, std::vector<std::pair<Coll, i32>>> pointmap_cache;
+  // per (indexed owner kind NAME): per location key, its index among them (-1: none)
+  std::unordered_map<i64, std::vector<i64>> indexed_match;
   Coll counting;  // 0 .. nplayers - 1: (all player ...) without a new list
   i32 empty_string = -1;  // the string "", interned by prepare()
   // NAME#index location names made so far: (name, index) -> (index, the name's string)

@@ -152,7 +152,7 @@ void move_key_parts(const VM& vm, MoveKeyNames& names, const State& st, OptionRe
       parts.push_back(names.action[(size_t)s.node]);
       continue;
     }
-    const Val& v = s.value;
+    const Val v = option.value(s);
     bool card_slot = (size_t)s.slot < names.card_slot.size() && names.card_slot[(size_t)s.slot];
     int type = (size_t)s.slot < P.slot_types.size() ? P.slot_types[(size_t)s.slot] : T_ANY;
     bool none = v.is_none || (type == T_CARD && !v.list && !v.lists && v.i == NO_CARD);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <type_traits>
 #include <utility>
 #include <string>
 #include <vector>
@@ -143,45 +144,97 @@ struct Event {
 enum Status : int8_t { RUNNING, COMPLETED, FAILED, CUTOFF };
 
 // One step of an option: a binding (slot, value, the variable's name) or an action (a
-// statement run whole, or entered when it can reach a decision).
+// statement run whole, or entered when it can reach a decision).  Plain data, so that a
+// listing copies its steps as bytes: a value that is a collection (rare) lies in the
+// list's `held` values, and the step keeps its index there.
 struct Step {
-  i32 node;  // the action's statement; for a binding, the binding statement
-  i32 slot;  // -1 for an action
-  i32 var;   // the variable's name (a binding)
-  Val value;
+  i32 node;          // the action's statement; for a binding, the binding statement
+  i32 slot;          // -1 for an action
+  i32 var;           // the variable's name (a binding)
+  i32 held;          // -1: the value is the scalar below; else its index in `held`
+  i64 i;             // the scalar value (a binding)
+  bool is_none;      // the scalar value is None
 
-  __attribute__((always_inline)) Step(i32 n, i32 s, i32 v, Val x)
-      : node(n), slot(s), var(v), value(std::move(x)) {}
-  __attribute__((always_inline)) Step(const Step&) = default;
-  __attribute__((always_inline)) Step(Step&&) noexcept = default;
-  __attribute__((always_inline)) Step& operator=(const Step&) = default;
-  __attribute__((always_inline)) Step& operator=(Step&&) noexcept = default;
-  __attribute__((always_inline)) ~Step() = default;
+  static Step action(i32 node) { return Step{node, -1, -1, -1, NO_CARD, true}; }
+  static Step scalar(i32 node, i32 slot, i32 var, i64 v) {
+    return Step{node, slot, var, -1, v, false};
+  }
 };
+static_assert(std::is_trivially_copyable<Step>::value, "steps are copied as bytes");
 
-// One option: a range of steps of an OptionList.
+// A step's value: its scalar, or the collection it holds in `held`.
+inline Val step_value(const Step& s, const Val* held) {
+  if (s.held >= 0) return held[s.held];
+  Val v;
+  v.i = s.i;
+  v.is_none = s.is_none;
+  return v;
+}
+
+// One option: a range of steps of an OptionList, and the list's held values.
 struct OptionRef {
   const Step* first;
   const Step* last;
+  const Val* held;
   const Step* begin() const { return first; }
   const Step* end() const { return last; }
+  Val value(const Step& s) const { return step_value(s, held); }
 };
 
 // The options of a decision, their steps in one array (one allocation, not one per option).
 struct OptionList {
   std::vector<Step> steps;
+  std::vector<Val> held;  // the values of bindings to collections
   std::vector<uint32_t> ends;  // option i is steps[ends[i - 1], ends[i])
   std::vector<uint16_t> branches;  // the condact of the choice each option comes from
   size_t size() const { return ends.size(); }
   bool empty() const { return ends.empty(); }
   OptionRef operator[](size_t i) const {
     size_t from = i ? ends[i - 1] : 0;
-    return OptionRef{steps.data() + from, steps.data() + ends[i]};
+    return OptionRef{steps.data() + from, steps.data() + ends[i], held.data()};
   }
-  void add(const std::vector<Step>& option, int branch) {
-    steps.insert(steps.end(), option.begin(), option.end());
+  // an option from a listing's steps, whose collections lie in `option_held`
+  void add(const Step* first, const Step* last, const std::vector<Val>& option_held,
+           int branch) {
+    size_t from = steps.size();
+    steps.insert(steps.end(), first, last);
+    if (!option_held.empty())
+      for (size_t k = from; k < steps.size(); k++)
+        if (steps[k].held >= 0) {
+          held.push_back(option_held[(size_t)steps[k].held]);
+          steps[k].held = (i32)held.size() - 1;
+        }
     ends.push_back((uint32_t)steps.size());
     branches.push_back((uint16_t)branch);
+  }
+  void clear() {
+    steps.clear();
+    held.clear();
+    ends.clear();
+    branches.clear();
+  }
+};
+
+// The lister's stack of steps: pushed and popped at every node a listing expands, so an
+// array and a length (a vector's push is a call the compiler keeps out of line).
+struct StepStack {
+  std::vector<Step> buf;
+  size_t n = 0;
+  size_t size() const { return n; }
+  const Step& operator[](size_t i) const { return buf[i]; }
+  const Step& back() const { return buf[n - 1]; }
+  const Step* begin() const { return buf.data(); }
+  const Step* end() const { return buf.data() + n; }
+  void push_back(const Step& s) {
+    if (__builtin_expect(n == buf.size(), 0)) buf.resize(n ? 2 * n : 64);
+    buf[n++] = s;
+  }
+  void pop_back() { n--; }
+  void pop(size_t k) { n -= k; }
+  void clear() { n = 0; }
+  void swap(StepStack& o) {
+    buf.swap(o.buf);
+    std::swap(n, o.n);
   }
 };
 

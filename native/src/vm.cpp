@@ -195,26 +195,41 @@ i32 VM::location_name(i32 base, i64 index) {
   return id;
 }
 
-void VM::indexed(State& st, i64 owner, i32 kind, i32 name, Coll& out) {
-  // engine/runtime.py: _indexed (NAME is index 0, NAME#i index i; a later zone wins)
+// NAME is index 0 of (indexed NAME), NAME#i index i; -1: the key is not one of them
+static i64 index_in(const Program& P, i32 key, i64 owner, i32 kind, i32 name) {
+  const ZoneKey& k = P.keys[key];
+  if (k.owner != owner || k.kind != kind) return -1;
+  if (k.name == name) return 0;
   const std::string& base = P.strings[name];
-  std::map<i64, i32> found;
-  for (i32 key : st.zone_order) {
-    const ZoneKey& k = P.keys[key];
-    if (k.owner != owner || k.kind != kind) continue;
-    const std::string& zname = P.strings[k.name];
-    if (k.name == name) {
-      found[0] = key;
-    } else if (zname.size() > base.size() + 1 && zname.compare(0, base.size(), base) == 0 &&
-               zname[base.size()] == '#') {
-      std::string digits = zname.substr(base.size() + 1);
-      if (std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
-          digits.size() < 18)
-        found[std::stoll(digits)] = key;
-    }
-  }
+  const std::string& zname = P.strings[k.name];
+  if (zname.size() <= base.size() + 1 || zname.compare(0, base.size(), base) != 0 ||
+      zname[base.size()] != '#')
+    return -1;
+  std::string digits = zname.substr(base.size() + 1);
+  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+      digits.size() >= 18)
+    return -1;
+  return std::stoll(digits);
+}
+
+void VM::indexed(State& st, i64 owner, i32 kind, i32 name, Coll& out) {
+  // engine/runtime.py: _indexed (NAME is index 0, NAME#i index i; a later zone wins).
+  // Which keys match is the program's to remember (its key table only grows); which of
+  // them this state has made, and in what order, is the state's.
+  i64 query = ((owner + 1024) * 8 + kind) * 4294967296LL + (i64)(uint32_t)name;
+  std::vector<i64>& match = P.indexed_match[query];
+  for (size_t k = match.size(); k < P.keys.size(); k++)
+    match.push_back(index_in(P, (i32)k, owner, kind, name));
+  std::vector<std::pair<i64, i32>>& found = indexed_found_;
+  found.clear();
+  for (i32 key : st.zone_order)
+    if (match[(size_t)key] >= 0) found.push_back({match[(size_t)key], key});
+  std::stable_sort(found.begin(), found.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
   out.clear();
-  for (auto& kv : found) out.push_back(kv.second);
+  for (size_t i = 0; i < found.size(); i++)
+    if (i + 1 == found.size() || found[i + 1].first != found[i].first)  // the later zone
+      out.push_back(found[i].second);
 }
 
 // ---------------------------------------------------------------- expressions
@@ -498,6 +513,18 @@ i64 VM::ev_node(State& st, i32 ni) {
     }
     case O_CONTAINS: {
       i64 v = ev(st, kd(n, 1));
+      const Node& cn = nd(kd(n, 0));
+      if (cn.op == O_ATTR) {  // a card's list attribute (TYPES): searched where it lies
+        i64 c = ev(st, kd(cn, 0));
+        if (c == NO_CARD)
+          error("(attr " + P.strings[cn.p[0]] + " ...) of a card in an empty location", cn.span);
+        bool found;
+        Typed t = attribute(st, c, (i32)cn.p[0], found);
+        if (!found) t = P.values[cn.p[1]];
+        if (t.tag != 2) return 0;
+        const Coll& l = P.lists[t.v];
+        return std::find(l.begin(), l.end(), v) != l.end();
+      }
       Lent<Coll> lent_(colls);
       Coll& scratch = lent_.item;
       const Coll& copy = evr(st, kd(n, 0), scratch);
@@ -1781,9 +1808,7 @@ void VM::apply(State& st, size_t index, const EngineLimits& limits) {
 std::shared_ptr<OptionList> VM::fresh_options() {
   if (spare_options_) {
     auto list = std::move(spare_options_);
-    list->steps.clear();
-    list->ends.clear();
-    list->branches.clear();
+    list->clear();
     return list;
   }
   return std::make_shared<OptionList>();
@@ -1976,7 +2001,7 @@ void VM::cutoff(State& st, const char* which) {
 void VM::run_option(State& st, OptionRef option) {
   for (const Step& s : option) {
     if (s.slot >= 0)
-      st.regs[s.slot] = s.value;
+      st.regs[s.slot] = option.value(s);
     else
       enter(st, s.node);  // enter runs a statement with no decision whole
   }
@@ -1997,7 +2022,22 @@ struct VM::Cont {
 
 struct VM::Lister {
   OptionList* out;
-  std::vector<Step> steps;
+  StepStack steps;
+  std::vector<Val> held;  // the collections that steps on the stack bind
+
+  // a binding step on the stack; its value's collection (if any) beside it
+  void push_binding(i32 node, i32 slot, i32 var, const Val& v) {
+    if (__builtin_expect(v.list || v.lists, 0)) {
+      held.push_back(v);
+      steps.push_back(Step{node, slot, var, (i32)held.size() - 1, v.i, v.is_none});
+      return;
+    }
+    steps.push_back(Step{node, slot, var, -1, v.i, v.is_none});
+  }
+  void pop_step() {
+    if (steps.back().held >= 0) held.pop_back();
+    steps.pop_back();
+  }
   int branch = 0;  // the condact being expanded
   i32 choice_span;
   std::vector<std::unique_ptr<State>> clones;
@@ -2013,7 +2053,8 @@ State* VM::materialize(Lister& L, State* st, size_t& applied) {
       break;
     }
   if (only_bindings) {
-    for (size_t i = applied; i < L.steps.size(); i++) st->regs[L.steps[i].slot] = L.steps[i].value;
+    for (size_t i = applied; i < L.steps.size(); i++)
+      st->regs[L.steps[i].slot] = step_value(L.steps[i], L.held.data());
     applied = L.steps.size();
     return st;
   }
@@ -2023,7 +2064,7 @@ State* VM::materialize(Lister& L, State* st, size_t& applied) {
   for (size_t i = applied; i < L.steps.size(); i++) {
     const Step& s = L.steps[i];
     if (s.slot >= 0)
-      clone->regs[s.slot] = s.value;
+      clone->regs[s.slot] = step_value(s, L.held.data());
     else
       enter(*clone, s.node);
   }
@@ -2042,7 +2083,7 @@ void VM::proceed(Lister& L, State* st, size_t applied, const Cont* k) {
         break;
       }
     if (!acts) return;
-    L.out->add(L.steps, L.branch);
+    L.out->add(L.steps.begin(), L.steps.end(), L.held, L.branch);
     if ((i64)L.out->size() > P.limits.max_options)
       error("this choice lists more than " + str(P.limits.max_options) + " options",
             L.choice_span);
@@ -2079,9 +2120,9 @@ void VM::proceed(Lister& L, State* st, size_t applied, const Cont* k) {
       st->regs[n.p[1]] = e;
       Cont next = *k;
       next.index++;
-      L.steps.push_back(Step{k->node, (i32)n.p[1], (i32)n.p[2], e});
+      L.push_binding(k->node, (i32)n.p[1], (i32)n.p[2], e);
       expand(L, kd(n, 1), st, applied + 1, &next);
-      L.steps.pop_back();
+      L.pop_step();
       return;
     }
   }
@@ -2094,7 +2135,7 @@ static bool repeats_with_decision(const Node& n) {
 void VM::expand(Lister& L, i32 ni, State* st, size_t applied, const Cont* k) {
   const Node& n = nd(ni);
   if (repeats_with_decision(n)) {  // runs as one step after the option's actions
-    L.steps.push_back(Step{ni, -1, -1, Val{}});
+    L.steps.push_back(Step::action(ni));
     proceed(L, st, applied, k);
     L.steps.pop_back();
     return;
@@ -2131,7 +2172,7 @@ void VM::expand(Lister& L, i32 ni, State* st, size_t applied, const Cont* k) {
           }
           for (i64 e : items) {
             if (!fixed) bind_scalar(*st, n.p[1], e);
-            L.steps.push_back(Step{ni, (i32)n.p[1], (i32)n.p[2], Val::scalar(e)});
+            L.steps.push_back(Step::scalar(ni, (i32)n.p[1], (i32)n.p[2], e));
             expand(L, body, st, fixed ? applied : applied + 1, k);
             L.steps.pop_back();
           }
@@ -2145,9 +2186,9 @@ void VM::expand(Lister& L, i32 ni, State* st, size_t applied, const Cont* k) {
         }
         for (const Val& e : items) {
           if (!fixed) st->regs[n.p[1]] = e;
-          L.steps.push_back(Step{ni, (i32)n.p[1], (i32)n.p[2], e});
+          L.push_binding(ni, (i32)n.p[1], (i32)n.p[2], e);
           expand(L, body, st, fixed ? applied : applied + 1, k);
-          L.steps.pop_back();
+          L.pop_step();
         }
         return;
       }
@@ -2163,16 +2204,16 @@ void VM::expand(Lister& L, i32 ni, State* st, size_t applied, const Cont* k) {
       st = materialize(L, st, applied);
       Val v = evv(*st, kd(n, 0));
       st->regs[n.p[0]] = v;
-      L.steps.push_back(Step{ni, (i32)n.p[0], (i32)n.p[1], v});
+      L.push_binding(ni, (i32)n.p[0], (i32)n.p[1], v);
       expand(L, kd(n, 1), st, applied + 1, k);
-      L.steps.pop_back();
+      L.pop_step();
       return;
     }
     case O_DO: {
       if (n.flags & PLAIN_ACTIONS) {  // each part one action step (the common shape)
-        for (int i = 0; i < n.nkids; i++) L.steps.push_back(Step{kd(n, i), -1, -1, Val{}});
+        for (int i = 0; i < n.nkids; i++) L.steps.push_back(Step::action(kd(n, i)));
         proceed(L, st, applied, k);
-        L.steps.erase(L.steps.end() - n.nkids, L.steps.end());
+        L.steps.pop((size_t)n.nkids);
         return;
       }
       Cont seq{Cont::SEQ, k, ni, 0, 0, n.nkids, nullptr};
@@ -2193,7 +2234,7 @@ void VM::expand(Lister& L, i32 ni, State* st, size_t applied, const Cont* k) {
       return;
     }
     default:  // an action (entered when it reaches a decision)
-      L.steps.push_back(Step{ni, -1, -1, Val{}});
+      L.steps.push_back(Step::action(ni));
       proceed(L, st, applied, k);
       L.steps.pop_back();
       return;
@@ -2278,13 +2319,13 @@ void VM::first_seen_cards(const State& st, const OptionList& options, int seat,
       if (s.slot < 0) continue;
       int type = P.slot_types[s.slot];
       if (type == T_LOC || type == T_MEMLOC) {
-        const Coll& z = st.zone((i32)s.value.i);
-        if (!z.empty() && can_see((i32)s.value.i, seat)) {
+        const Coll& z = st.zone((i32)s.i);
+        if (!z.empty() && can_see((i32)s.i, seat)) {
           out[i] = z.back();
           break;
         }
-      } else if (type == T_CARD && s.value.i >= 0 && can_see(st.card_zone[s.value.i], seat)) {
-        out[i] = s.value.i;
+      } else if (type == T_CARD && s.held < 0 && s.i >= 0 && can_see(st.card_zone[s.i], seat)) {
+        out[i] = s.i;
         break;
       }
     }
@@ -2353,7 +2394,7 @@ std::string VM::option_label(const State& st, OptionRef option) const {
     if (s.slot >= 0) {
       if (!binds.empty()) binds += ", ";
       int type = s.slot < (i32)P.slot_types.size() ? P.slot_types[s.slot] : T_ANY;
-      binds += "'" + P.strings[s.var] + "=" + value_label(st, s.value, type);
+      binds += "'" + P.strings[s.var] + "=" + value_label(st, option.value(s), type);
     } else {
       if (!acts.empty()) acts += "; ";
       acts += P.strings[P.snippets[s.node]];
@@ -2479,13 +2520,28 @@ void Program::find_shared_guards(i32 choice) {
   std::unordered_map<std::string, std::vector<i32>> by_shape;
   std::vector<i32> inner;
   bound_slots(choice, inner);
-  std::vector<i32> todo;
-  for (int i = c.p[1] ? 1 : 0; i < c.nkids; i++) {
-    i32 condact = kids[c.kid0 + i];
-    if (nodes[condact].op == O_GUARD) todo.push_back(kids[nodes[condact].kid0]);
+  // The guards reached before any action of an option: a condact's guard, and the
+  // guards of (any ...) bodies within it, as deep as guards and (any ...) nest.  The
+  // state is the listing's own while they are evaluated.  A guard in an (any ...) body
+  // is evaluated once per element: an expression there that reads no variable bound
+  // inside the choice is worth keeping even if no other guard holds it.
+  std::vector<std::pair<i32, bool>> todo;  // (expression, evaluated once per element)
+  std::vector<std::pair<i32, bool>> chain;
+  for (int i = c.p[1] ? 1 : 0; i < c.nkids; i++) chain.push_back({kids[c.kid0 + i], false});
+  while (!chain.empty()) {
+    auto [ni, repeated] = chain.back();
+    chain.pop_back();
+    const Node& n = nodes[ni];
+    if (n.op == O_GUARD) {
+      todo.push_back({kids[n.kid0], repeated});
+      chain.push_back({kids[n.kid0 + 1], repeated});
+    } else if (n.op == O_FOREACH && n.p[0] == 0 && !(n.flags & FIXED)) {
+      chain.push_back({kids[n.kid0 + 1], true});
+    }
   }
+  std::unordered_map<std::string, bool> repeats;  // a shape some element repeats
   while (!todo.empty()) {
-    i32 ni = todo.back();
+    auto [ni, repeated] = todo.back();
     todo.pop_back();
     const Node& n = nodes[ni];
     if (n.op <= O_GAME || n.op == O_LOCATION || n.op >= O_MOVE) continue;  // leaves
@@ -2493,12 +2549,15 @@ void Program::find_shared_guards(i32 choice) {
       std::vector<i32> binders;
       bool shareable = true;
       std::string key = shape(ni, binders, inner, shareable);
-      if (shareable) by_shape[key].push_back(ni);
+      if (shareable) {
+        by_shape[key].push_back(ni);
+        if (repeated) repeats[key] = true;
+      }
     }
-    for (int i = 0; i < n.nkids; i++) todo.push_back(kids[n.kid0 + i]);
+    for (int i = 0; i < n.nkids; i++) todo.push_back({kids[n.kid0 + i], repeated});
   }
   for (auto& group : by_shape) {
-    if (group.second.size() < 2) continue;
+    if (group.second.size() < 2 && !repeats.count(group.first)) continue;
     i32 slot = n_memo_slots++;
     for (i32 ni : group.second) {
       nodes[ni].flags |= MEMO;

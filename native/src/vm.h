@@ -195,7 +195,7 @@ class VM {
   uint64_t memo_epoch_ = 0;
   std::vector<uint64_t> memo_stamp_;
   std::vector<i64> memo_value_;
-  std::vector<Step> lister_steps_;
+  StepStack lister_steps_;
   void run_option(State& st, OptionRef option);
 
   // statements
@@ -223,6 +223,7 @@ class VM {
   i64 rand_below(State& st, uint64_t n);
   i32 location_name(i32 base, i64 index);
   void indexed(State& st, i64 owner, i32 kind, i32 name, Coll& out);
+  std::vector<std::pair<i64, i32>> indexed_found_;  // indexed's scratch
 
   // listing (compiler/choices.py: the expanders)
   struct Cont;

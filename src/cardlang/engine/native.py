@@ -377,7 +377,7 @@ class NativeState:
 
     @property
     def is_over(self) -> bool:
-        return self.raw.status != "running"  # type: ignore[no-any-return]
+        return self.raw.over  # type: ignore[no-any-return]
 
     @property
     def mover(self) -> int:
@@ -445,8 +445,10 @@ class NativeState:
         program = self.master.program
         return _Table(self.raw, program.zone_get, program.zones, program.zone_keys)
 
-    def top_cards(self) -> dict[tuple[int, str, str], int]:
-        return self.master.program.top_cards(self.raw)  # type: ignore[no-any-return]
+    def top_attributes(self) -> dict[tuple[int, str, str], dict[str, Any]]:
+        attributes = self.master.card_attributes  # per card type, made once
+        types = self.master.program.top_card_types(self.raw)
+        return {k: attributes(t) for k, t in types.items()}
 
     @property
     def card_zone(self) -> Sequence[tuple[int, str, str] | None]:

@@ -63,7 +63,8 @@ class EngineState(Protocol):
     @property
     def current_seat(self) -> int: ...
 
-    def top_cards(self) -> dict[ZoneKey, int]: ...  # every non-empty location's top card
+    # every non-empty location's top card's attributes (read-only: the state's own)
+    def top_attributes(self) -> dict[ZoneKey, Mapping[str, Any]]: ...
 
     def clone(self) -> Any: ...
 

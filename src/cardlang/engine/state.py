@@ -213,10 +213,11 @@ class Gamestate:
     def is_over(self) -> bool:
         return self.status != RUNNING
 
-    def top_cards(self) -> dict[tuple[int, str, str], int]:
-        """Every location's top card, in the order the locations were made (empty ones
-        left out): one read where a player looks at many piles."""
-        return {k: z[-1] for k, z in self.zones.items() if z}
+    def top_attributes(self) -> dict[tuple[int, str, str], dict[str, Any]]:
+        """Every location's top card's attributes, in the order the locations were made
+        (empty ones left out): one read where a player looks at many piles."""
+        cards = self.cards
+        return {k: cards[z[-1]] for k, z in self.zones.items() if z}
 
     @property
     def current_seat(self) -> int:

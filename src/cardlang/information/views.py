@@ -112,12 +112,8 @@ class PlayerView:
 
     __slots__ = (
         "seat",
-        "nplayers",
-        "current_player",
-        "decisions",
-        "turns",
+        "_header",  # snapshot: (nplayers, current_player, decisions, turns)
         "situation",
-        "situation_text",
         "kinds",
         "_st",  # the live state, or None for a snapshot
         "_zones",  # snapshot: visible location -> card ids
@@ -147,14 +143,9 @@ class PlayerView:
         limits: Limits | None = None,
     ) -> None:
         self.seat = seat
-        self.nplayers = st.nplayers
-        self.current_player = st.current_seat
-        self.decisions = st.decisions
-        self.turns = st.turns
+        self._header: tuple[int, int, int, int] | None = None
         pending = st.pending
         self.situation: str | None = pending.situation if pending is not None else None
-        texts = game.situations if game is not None else {}
-        self.situation_text = texts.get(self.situation or "", self.situation or "")
         self.kinds: Mapping[str, Attributes] = game.kind_attributes if game else {}
         self.game = game  # the rules (public): search agents simulate with them
         self.limits = limits or DEFAULT_LIMITS
@@ -192,7 +183,36 @@ class PlayerView:
             raise UsageError("this view was made without its game: it cannot simulate")
         return self.game.master(self.limits, engine=self.engine)  # type: ignore[no-any-return]
 
+    # The header: read from the live state (a Python agent's view at every decision reads
+    # few of them, if any), kept in the snapshot.
+    @property
+    def nplayers(self) -> int:
+        st = self._st
+        return st.nplayers if st is not None else self._header[0]  # type: ignore[index]
+
+    @property
+    def current_player(self) -> int:
+        st = self._st
+        return st.current_seat if st is not None else self._header[1]  # type: ignore[index]
+
+    @property
+    def decisions(self) -> int:
+        st = self._st
+        return st.decisions if st is not None else self._header[2]  # type: ignore[index]
+
+    @property
+    def turns(self) -> int:
+        st = self._st
+        return st.turns if st is not None else self._header[3]  # type: ignore[index]
+
+    @property
+    def situation_text(self) -> str:
+        """The pending situation's text (its name where the game gives none)."""
+        name = self.situation or ""
+        return self.game.situations.get(name, name) if self.game is not None else name
+
     def _snapshot(self, st: Gamestate) -> None:
+        self._header = (st.nplayers, st.current_seat, st.decisions, st.turns)
         zones: dict[ZoneKey, tuple[int, ...]] = {}
         hidden: dict[ZoneKey, int] = {}
         seat = self.seat
@@ -277,9 +297,9 @@ class PlayerView:
         the locations were made: one read for a glance over many piles."""
         st = self._st
         if st is not None:
-            seat, cards = self.seat, st.cards  # one table for all (a native one is made)
+            seat = self.seat
             return {
-                k: MappingProxyType(cards[c]) for k, c in st.top_cards().items() if can_see(seat, k)
+                k: MappingProxyType(a) for k, a in st.top_attributes().items() if can_see(seat, k)
             }
         return {k: self._attributes(ids[-1]) for k, ids in self._zones.items() if ids}
 
