@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from cardlang.agents.base import Capabilities
 
@@ -327,37 +327,40 @@ class DominionBot:
 
     capabilities = Capabilities(view=True)
 
+    #: Which method answers each situation (by name: an instance needs no table of its
+    #: own, and a bot is made for every game a batch plays); any other: ``first``.
+    HANDLERS: ClassVar[dict[str, str]] = {
+        "ACTION-PHASE": "play_action",
+        "THRONE-ROOM-PLAY": "play_action",
+        "BUY-PHASE": "buy",
+        "WORKSHOP-GAIN": "gain",
+        "REMODEL-GAIN": "gain",
+        "ARTISAN-GAIN": "gain",
+        "MINE-GAIN": "gain",
+        "MILITIA-DISCARD": "discard_worst",
+        "POACHER-DISCARD": "discard_worst",
+        "BUREAUCRAT-TOPDECK": "discard_worst",
+        "CELLAR-DISCARD": "discard_junk",
+        "CHAPEL-TRASH": "trash_junk",
+        "REMODEL-TRASH": "trash_cheapest",
+        "BANDIT-TRASH": "trash_cheapest",
+        "MINE-TRASH": "mine_trash",
+        "MONEYLENDER-TRASH": "accept",
+        "MOAT-REVEAL": "accept",
+        "VASSAL-PLAY": "accept",
+        "HARBINGER-TOPDECK": "harbinger",
+        "LIBRARY-SKIP": "library",
+        "SENTRY-SORT": "sentry_sort",
+        "SENTRY-ORDER": "discard_worst",  # the best card goes back last, on top
+        "ARTISAN-TOPDECK": "artisan_topdeck",
+    }
+
     def __init__(self, name: str, buy: list[BuyRule], play: list[str], seed: int = 0) -> None:
         self.name = name
         self.buy_rules = buy
         self.play_order = play
         self._piles: dict[tuple[int, str, str], str] = {}
         self._twin: tuple[Any, Any] | None = None  # (program, the native engine's copy)
-        self.handlers: dict[str, Callable[[PlayerView, Facts], int]] = {
-            "ACTION-PHASE": self.play_action,
-            "THRONE-ROOM-PLAY": self.play_action,
-            "BUY-PHASE": self.buy,
-            "WORKSHOP-GAIN": self.gain,
-            "REMODEL-GAIN": self.gain,
-            "ARTISAN-GAIN": self.gain,
-            "MINE-GAIN": self.gain,
-            "MILITIA-DISCARD": self.discard_worst,
-            "POACHER-DISCARD": self.discard_worst,
-            "BUREAUCRAT-TOPDECK": self.discard_worst,
-            "CELLAR-DISCARD": self.discard_junk,
-            "CHAPEL-TRASH": self.trash_junk,
-            "REMODEL-TRASH": self.trash_cheapest,
-            "BANDIT-TRASH": self.trash_cheapest,
-            "MINE-TRASH": self.mine_trash,
-            "MONEYLENDER-TRASH": self.accept,
-            "MOAT-REVEAL": self.accept,
-            "VASSAL-PLAY": self.accept,
-            "HARBINGER-TOPDECK": self.harbinger,
-            "LIBRARY-SKIP": self.library,
-            "SENTRY-SORT": self.sentry_sort,
-            "SENTRY-ORDER": self.discard_worst,  # the best card goes back last, on top
-            "ARTISAN-TOPDECK": self.artisan_topdeck,
-        }
 
     # ------------------------------------------------------------ loading
     @classmethod
@@ -396,8 +399,8 @@ class DominionBot:
     # ------------------------------------------------------------ deciding
     def choose(self, view: PlayerView, options: list[Any]) -> int:
         self._remember_piles(view)
-        handler = self.handlers.get(view.situation or "", self.first)
-        return handler(view, Facts(view, self._piles))
+        handler = getattr(self, self.HANDLERS.get(view.situation or "", "first"))
+        return handler(view, Facts(view, self._piles))  # type: ignore[no-any-return]
 
     def _remember_piles(self, view: PlayerView) -> None:
         """Which kind each Supply pile holds, learnt at the first decision (every pile

@@ -404,11 +404,16 @@ class NativeProgram {
   }
 
   // every made location's top card, in the order made (empty ones left out)
-  nb::dict top_card_types(State& st) {
-    // every non-empty location's top card's type, in the order the locations were made
-    nb::dict out;
-    for (i32 k : st.zone_order)
-      if (!st.zones[k].empty()) out[key(k)] = st.card_type[(size_t)st.zones[k].back()];
+  nb::list top_attributes(State& st, nb::list by_type) {
+    // every non-empty location's (key, its top card's attributes), in the order the
+    // locations were made; by_type holds each card type's attributes (Python's objects)
+    nb::list out;
+    for (i32 k : st.zone_order) {
+      if (st.zones[k].empty()) continue;
+      size_t type = (size_t)st.card_type[(size_t)st.zones[k].back()];
+      if (type >= nb::len(by_type)) throw nb::index_error("a card type without attributes");
+      out.append(nb::make_tuple(key(k), by_type[type]));
+    }
     return out;
   }
 
@@ -866,7 +871,7 @@ NB_MODULE(_native, m) {
       .def("zones", &NativeProgram::zones)
       .def("card_zone", &NativeProgram::card_zone)
       .def("zone_keys", &NativeProgram::zone_keys)
-      .def("top_card_types", &NativeProgram::top_card_types)
+      .def("top_attributes", &NativeProgram::top_attributes)
       .def("set_move_key_names", &NativeProgram::set_move_key_names)
       .def_prop_ro("move_key_names",
                    [](const NativeProgram& p) { return nb::make_tuple(p.named_types, p.named_slots); })

@@ -20,6 +20,7 @@ import importlib.util
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from cardlang.engine.gamemaster import GameResult, Limits, game_result, ranking_keys, result_of
@@ -445,10 +446,9 @@ class NativeState:
         program = self.master.program
         return _Table(self.raw, program.zone_get, program.zones, program.zone_keys)
 
-    def top_attributes(self) -> dict[tuple[int, str, str], dict[str, Any]]:
-        attributes = self.master.card_attributes  # per card type, made once
-        types = self.master.program.top_card_types(self.raw)
-        return {k: attributes(t) for k, t in types.items()}
+    def top_attributes(self) -> list[tuple[tuple[int, str, str], Mapping[str, Any]]]:
+        # each card type's attributes read-only, made once
+        return self.master.program.top_attributes(self.raw, self.master.attribute_views())  # type: ignore[no-any-return]
 
     @property
     def card_zone(self) -> Sequence[tuple[int, str, str] | None]:
@@ -505,6 +505,7 @@ class NativeMaster:
         self.program = game.native_program()
         self._choices: dict[int, NativeChoice] = {}
         self._attrs: dict[int, dict[str, Any]] = {}
+        self._attr_views: list[Mapping[str, Any]] = []
         self._key_names: tuple[int, frozenset[int]] | None = None  # move_keys' names
 
     # ------------------------------------------------------------ the protocol
@@ -667,6 +668,15 @@ class NativeMaster:
             if e[0] == "set-points":
                 events[i] = ("set", e[1], PointMap(self.program.awards(e[2])))
         return events  # type: ignore[no-any-return]
+
+    def attribute_views(self) -> list[Mapping[str, Any]]:
+        """Every card type's attributes, read-only, by type (types made mid-game added as
+        they appear)."""
+        views = self._attr_views
+        count = self.program.card_type_count
+        while len(views) < count:
+            views.append(MappingProxyType(self.card_attributes(len(views))))
+        return views
 
     def card_attributes(self, card_type: int) -> dict[str, Any]:
         found = self._attrs.get(card_type)

@@ -29,6 +29,8 @@ Layout (the slots, by role)
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from cardlang.engine.frames import F_CUR, F_NODE, F_PLAYER, F_QUEUED, F_TEAM
@@ -213,11 +215,12 @@ class Gamestate:
     def is_over(self) -> bool:
         return self.status != RUNNING
 
-    def top_attributes(self) -> dict[tuple[int, str, str], dict[str, Any]]:
-        """Every location's top card's attributes, in the order the locations were made
-        (empty ones left out): one read where a player looks at many piles."""
+    def top_attributes(self) -> list[tuple[tuple[int, str, str], Mapping[str, Any]]]:
+        """Every location and its top card's attributes (read-only), in the order the
+        locations were made (empty ones left out): one read where a player looks at many
+        piles."""
         cards = self.cards
-        return {k: cards[z[-1]] for k, z in self.zones.items() if z}
+        return [(k, MappingProxyType(cards[z[-1]])) for k, z in self.zones.items() if z]
 
     @property
     def current_seat(self) -> int:
