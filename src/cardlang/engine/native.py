@@ -215,36 +215,39 @@ class _Options(LazyOptions):
     time it is read: an agent that answers by index converts none.  It holds the
     engine's list of that decision, so it stays right after the state moves on."""
 
-    __slots__ = ("_handle", "_master", "_convert", "_items", "_raw", "_decision")
+    __slots__ = ("_handle", "_master", "_count", "_items", "_raw", "_decision")
 
     def __init__(self, handle: Any, master: NativeMaster, raw: Any) -> None:
         self._handle = handle
         self._master = master
-        self._convert = master._option
-        self._items: list[Any] = [None] * len(handle)
+        self._count: int = len(handle)
+        self._items: list[Any] | None = None  # made at the first option read
         self._raw = raw  # the state listed (not its NativeState: no reference cycle)
         self._decision = raw.decisions
 
     def __len__(self) -> int:
-        return len(self._items)
+        return self._count
 
     def __getitem__(self, i: Any) -> Any:
         if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self._items)))]
-        item = self._items[i]
+            return [self[j] for j in range(*i.indices(self._count))]
+        items = self._items
+        if items is None:
+            items = self._items = [None] * self._count
+        item = items[i]
         if item is None:
             if i < 0:
-                i += len(self._items)
-            item = self._items[i] = self._convert(self._handle.steps(i))
+                i += self._count
+            item = items[i] = self._master._option(self._handle.steps(i))
         return item
 
     def __iter__(self) -> Iterator[Any]:
-        for i in range(len(self._items)):
+        for i in range(self._count):
             yield self[i]
 
     def index_of(self, option: Any) -> int:
         """The index of one of these very option objects, -1 for anything else."""
-        return next((i for i, o in enumerate(self._items) if o is option), -1)
+        return next((i for i, o in enumerate(self._items or ()) if o is option), -1)
 
     def _pending(self) -> bool:
         """Whether the state these options were listed in is still at that decision
