@@ -10,8 +10,9 @@ from the agent's own ``random.Random`` (its state handed over and taken back) an
 random rollouts' SplitMix64 stream (or the rollout agents' twins), in the same order as
 ismcts.py does, so the choices,
 the traces and the event logs are those of the Python search (tests/test_search_in_engine.py
-holds them equal on both engines).  Without the extension, or for any other search, the
-agent searches in Python as before.
+holds them equal on both engines).  Without the extension, for a game with a
+``(simultaneous ...)`` block (the engine's deal knows nothing of secret picks), or for any
+other search, the agent searches in Python as before.
 """
 
 from __future__ import annotations
@@ -61,6 +62,8 @@ class EngineSearch:
         evaluator = agent.evaluator
         if not (
             hasattr(master, "search_engine")
+            # the engine deals no secret pick a seat has not seen (knowledge.py draws them)
+            and not master.program.has_simultaneous
             and getattr(options, "engine_list", lambda: None)() is not None
             and type(evaluator) is RolloutEvaluator
             and evaluator.margin == agent.margin

@@ -22,7 +22,7 @@ using namespace cardlang;
 
 namespace {
 
-constexpr int IR_VERSION = 2;
+constexpr int IR_VERSION = 3;
 const char* KIND_NAMES[] = {"vloc", "iloc", "hloc", "mem"};
 const char* STATUS_NAMES[] = {"running", "completed", "failed", "cutoff"};
 
@@ -305,8 +305,11 @@ class NativeProgram {
 
   nb::list steps_of(const OptionList& list, size_t index) {
     if (index >= list.size()) throw nb::index_error("no such option");
+    return option_steps(list[index]);
+  }
+
+  nb::list option_steps(OptionRef option) {
     nb::list out;
-    OptionRef option = list[index];
     for (const Step& s : option) {
       if (s.slot >= 0)
         out.append(nb::make_tuple(s.slot, value(option.value(s), slot_type(s.slot)),
@@ -373,7 +376,9 @@ class NativeProgram {
           out.append(nb::make_tuple("remember", e.a, key((i32)e.b)));
           break;
         case E_DECISION:
-          out.append(nb::make_tuple("decision", e.a, nb::str(e.label.c_str()), e.b,
+        case E_REVEAL:
+          out.append(nb::make_tuple(e.kind == E_DECISION ? "decision" : "reveal", e.a,
+                                    nb::str(e.label.c_str()), e.b,
                                     nb::str(P.strings[e.c].c_str())));
           break;
       }
@@ -603,6 +608,38 @@ class NativeProgram {
     return k < 0 ? nb::none() : key(k);
   }
 
+  // the running (simultaneous ...) block's picks, for equality tests (engine/state.py:
+  // fingerprint): per pick (mover, choice node, blank, its steps as steps_of gives
+  // them, its registers)
+  nb::list picks(State& st) {
+    nb::list out;
+    for (const Pick& p : st.picks) {
+      nb::list regs;
+      for (size_t s = 0; s < p.regs.size(); s++) regs.append(value(p.regs[s], slot_type((i32)s)));
+      out.append(nb::make_tuple(p.mover, p.choice, p.blank, nb::tuple(option_steps(p.option())),
+                                nb::tuple(regs)));
+    }
+    return out;
+  }
+
+  // engine/picks.py: pick_option_count and set_pick (a rule error while listing as
+  // current_scores reports one)
+  size_t pick_option_count(State& st, size_t k) {
+    try {
+      return vm.pick_option_count(st, k);
+    } catch (const RuleErr& err) {
+      throw nb::value_error(("rule:" + std::to_string(err.span) + ":" + err.message).c_str());
+    }
+  }
+
+  void set_pick(State& st, size_t k, size_t index) {
+    try {
+      vm.set_pick(st, k, index);
+    } catch (const RuleErr& err) {
+      throw nb::value_error(("rule:" + std::to_string(err.span) + ":" + err.message).c_str());
+    }
+  }
+
   // play on while the mover's seat has a native agent (None: a Python agent decides)
   i64 play(State& st, nb::list seats, i64 limit, i64 max_decisions, i64 max_steps) {
     std::vector<NativeAgent*> agents;
@@ -752,6 +789,9 @@ NB_MODULE(_native, m) {
         n += st.team_of.capacity() * sizeof(i64) + st.stack.capacity() * sizeof(Frame);
         for (const Frame& f : st.stack)
           if (f.items) n += f.items->capacity() * sizeof(Val);
+        n += st.picks.capacity() * sizeof(Pick);
+        for (const Pick& p : st.picks)
+          n += p.steps.capacity() * sizeof(Step) + (p.held.capacity() + p.regs.capacity()) * sizeof(Val);
         if (st.options) n += st.options->steps.capacity() * sizeof(Step);
         n += st.log.capacity() * sizeof(Event);
         return n;
@@ -896,6 +936,12 @@ NB_MODULE(_native, m) {
           "ismcts", [](NativeProgram& p) { return new Ismcts(p.vm, p.key_names); },
           nb::rv_policy::take_ownership, nb::keep_alive<0, 1>())
       .def("frames", &NativeProgram::frames)
+      .def("picks", &NativeProgram::picks)
+      .def_prop_ro("has_simultaneous", [](const NativeProgram& p) { return p.P.has_simultaneous; })
+      .def("hide_picks", [](NativeProgram& p, State& st, int seat) { p.vm.hide_picks(st, seat); })
+      .def("blank_picks", [](NativeProgram& p, const State& st) { return p.vm.blank_picks(st); })
+      .def("pick_option_count", &NativeProgram::pick_option_count)
+      .def("set_pick", &NativeProgram::set_pick)
       .def("play", &NativeProgram::play)
       // the bot reads the program's tables: it keeps the program alive
       .def("dominion_bot", &NativeProgram::dominion_bot, nb::rv_policy::take_ownership,

@@ -29,6 +29,7 @@ enum Op : int16_t {
   O_MOVE, O_REMEMBER, O_FORGET, O_SHUFFLE, O_SET, O_INC, O_CYCLE, O_PASS, O_REPEAT,
   O_REPEATALL, O_SWAP, O_CALL, O_CREATECARDS, O_CREATEDECK, O_CREATEPLAYERS,
   O_CREATETEAMS, O_STORE, O_DO, O_GUARD, O_LET, O_FOREACH, O_WHILE, O_STAGE, O_CHOICE,
+  O_SIMULTANEOUS,
   O_COUNT
 };
 
@@ -158,6 +159,9 @@ struct Program {
   std::unordered_map<i64, std::vector<i64>> indexed_match;
   Coll counting;  // 0 .. nplayers - 1: (all player ...) without a new list
   i32 empty_string = -1;  // the string "", interned by prepare()
+  // set by prepare(): the program holds a (simultaneous ...) block, whose secret picks
+  // the engine's own search cannot determinize (agents/search/in_engine.py)
+  bool has_simultaneous = false;
   // NAME#index location names made so far: (name, index) -> (index, the name's string)
   std::unordered_map<i64, std::pair<i64, i32>> location_names;
 

@@ -144,7 +144,8 @@ State determinized_state(const Program& P, const State& base,
     }
     return v;
   };
-  // knowledge.py: _map_references (card variables, loops over cards, saved registers)
+  // knowledge.py: _map_references (card variables, loops over cards, saved registers,
+  // secret picks)
   for (size_t s = 0; s < out.regs.size(); s++) out.regs[s] = mapped(s, out.regs[s]);
   for (Frame& f : out.stack) {
     if (f.kind == F_LOOP && slot_type((size_t)P.node(f.node).p[1]) == T_CARD) {
@@ -155,6 +156,16 @@ State determinized_state(const Program& P, const State& base,
       std::vector<Val> saved = *f.items;
       for (size_t i = 0; i < saved.size(); i++) saved[i] = mapped((size_t)f.f[0] + i, saved[i]);
       f.items = Rc<std::vector<Val>>::make(std::move(saved));
+    }
+  }
+  for (Pick& p : out.picks) {  // secret picks: their registers and their bindings
+    for (size_t s = 0; s < p.regs.size(); s++) p.regs[s] = mapped(s, p.regs[s]);
+    for (Step& step : p.steps) {
+      if (step.slot < 0) continue;
+      if (step.held >= 0)
+        p.held[(size_t)step.held] = mapped((size_t)step.slot, p.held[(size_t)step.held]);
+      else if (!step.is_none && slot_type((size_t)step.slot) == T_CARD)
+        step.i = card(step.i);
     }
   }
   return out;

@@ -115,7 +115,9 @@ struct Val {
 };
 
 // Frame kinds and fields: cardlang/engine/frames.py.
-enum FrameKind : int8_t { F_SEQ, F_STAGE, F_LOOP, F_REPEAT, F_ROOT, F_WHILE, F_CALL };
+// F_SECRET: a (simultaneous ...) block whose body runs; its picks lie in State::picks
+// (blocks do not nest, so a state holds one block's picks at most).
+enum FrameKind : int8_t { F_SEQ, F_STAGE, F_LOOP, F_REPEAT, F_ROOT, F_WHILE, F_CALL, F_SECRET };
 
 struct Frame {
   int8_t kind;
@@ -130,15 +132,15 @@ enum { S_CUR = 0, S_QUEUED = 1, S_STARTED = 2, S_OUTER = 3, S_TEAM = 4, S_PLAYER
        S_COUNTED = 6 };
 
 enum EventKind : int8_t { E_CREATE, E_MOVE, E_SET_INT, E_SET_STR, E_SET_POINTS, E_SHUFFLE,
-                          E_REMEMBER, E_DECISION };
+                          E_REMEMBER, E_DECISION, E_REVEAL };
 
 struct Event {
   int8_t kind;
   i64 a = 0, b = 0, c = 0, d = 0;  // create: n, key; move: card, from, to, at; set: key,
                                    // value; shuffle: key; remember: card, key;
-                                   // decision: mover, turns, situation
+                                   // decision, reveal: mover, turns, situation
   std::vector<i64> cards;          // shuffle: the new order
-  std::string label;               // decision: the option's label
+  std::string label;               // decision, reveal: the option's label
 };
 
 enum Status : int8_t { RUNNING, COMPLETED, FAILED, CUTOFF };
@@ -238,6 +240,33 @@ struct StepStack {
   }
 };
 
+// A secret pick of a (simultaneous ...) block (engine/frames.py: SECRET): the option
+// chosen, kept unseen and unrun until the block's body is done, and every register as it
+// was when picked (the option runs with them).  Its collections lie in its own `held`,
+// re-indexed as OptionList::add does, so that it outlives the decision's option list.
+struct Pick {
+  i32 mover = -1;
+  i32 choice = -1;  // the CHOICE node
+  std::vector<Step> steps;
+  std::vector<Val> held;
+  std::vector<Val> regs;
+  bool blank = false;  // its option forgotten (a seat's skeleton: engine/picks.py)
+
+  OptionRef option() const {
+    return OptionRef{steps.data(), steps.data() + steps.size(), held.data()};
+  }
+  void set_option(OptionRef option) {
+    steps.assign(option.first, option.last);
+    held.clear();
+    for (Step& s : steps)
+      if (s.held >= 0) {
+        held.push_back(option.held[s.held]);
+        s.held = (i32)held.size() - 1;
+      }
+    blank = false;
+  }
+};
+
 struct RuleErr {
   std::string message;
   i32 span;  // -1 when it has none
@@ -287,6 +316,7 @@ struct State {
   i64 seed = 0;
   // flow
   std::vector<Frame> stack;
+  std::vector<Pick> picks;  // the running (simultaneous ...) block's, in the order made
   i32 stage_idx = 0;
   i32 pending = -1;  // the CHOICE node waiting, -1 for none
   std::shared_ptr<const OptionList> options;  // once listed

@@ -1630,6 +1630,13 @@ void VM::enter(State& st, i32 ni) {
     case O_CALL:
       call_enter(st, ni);
       return;
+    case O_SIMULTANEOUS: {  // its choices are secret picks, kept in State::picks
+      Frame f{F_SECRET};
+      f.node = ni;
+      st.stack.push_back(std::move(f));
+      enter(st, kd(n, 0));
+      return;
+    }
     case O_WHILE: {
       Frame f{F_WHILE};
       f.node = ni;
@@ -1774,6 +1781,17 @@ const OptionList& VM::legal_options(State& st) {
   return *st.options;
 }
 
+// a secret pick: its option (copied, as the decision's list may be reused) and every
+// register, for the reveal
+static void keep_pick(State& st, i32 mover, i32 choice, OptionRef option) {
+  Pick pick;
+  pick.mover = mover;
+  pick.choice = choice;
+  pick.set_option(option);
+  pick.regs = st.regs;
+  st.picks.push_back(std::move(pick));
+}
+
 void VM::apply(State& st, size_t index, const EngineLimits& limits) {
   auto options = st.options;
   if (!options) {
@@ -1781,11 +1799,12 @@ void VM::apply(State& st, size_t index, const EngineLimits& limits) {
     options = st.options;
   }
   OptionRef option = (*options)[index];
+  i32 choice = st.pending, mover = st.mover;
   if (st.recording) {
     Event e{E_DECISION};
-    e.a = st.mover;
+    e.a = mover;
     e.b = st.turns;
-    e.c = st.pending >= 0 ? nd(st.pending).p[0] : P.intern("CHOICE");
+    e.c = choice >= 0 ? nd(choice).p[0] : P.intern("CHOICE");
     e.label = option_label(st, option);
     st.log.push_back(std::move(e));
   }
@@ -1794,11 +1813,15 @@ void VM::apply(State& st, size_t index, const EngineLimits& limits) {
   st.mover = -1;
   st.decisions++;
   st.steps = 0;
-  try {
-    run_option(st, option);
-  } catch (const RuleErr& err) {
-    fail(st, err);
-    return;
+  if (choice >= 0 && nd(choice).p[2]) {
+    keep_pick(st, mover, choice, option);  // unseen and unrun until its block is done
+  } else {
+    try {
+      run_option(st, option);
+    } catch (const RuleErr& err) {
+      fail(st, err);
+      return;
+    }
   }
   recycle(std::move(options));
   advance(st, limits);
@@ -1912,6 +1935,10 @@ void VM::run_flow(State& st, const EngineLimits& limits) {
         st.stack.pop_back();
         break;
       }
+      case F_SECRET:  // the block's body is done: every pick is made (no step counted)
+        st.stack.pop_back();
+        reveal(st);
+        break;
       default:  // ROOT
         finish(st);
         return;
@@ -1943,6 +1970,28 @@ void VM::stage_pass(State& st, size_t fi) {
   Frame seq{F_SEQ};
   seq.node = node;
   st.stack.push_back(std::move(seq));
+}
+
+void VM::reveal(State& st) {
+  // engine/gamemaster.py: Gamemaster._reveal.  The frame is popped, so its picks go; a
+  // rule error leaves the registers as the failing option had them, as in Python.
+  std::vector<Pick> picks = std::move(st.picks);
+  st.picks.clear();
+  if (st.recording)
+    for (const Pick& p : picks) {  // a label reads no register: none are set for it
+      Event e{E_REVEAL};
+      e.a = p.mover;
+      e.b = st.turns;
+      e.c = nd(p.choice).p[0];
+      e.label = option_label(st, p.option());
+      st.log.push_back(std::move(e));
+    }
+  std::vector<Val> saved = st.regs;
+  for (const Pick& p : picks) {
+    st.regs = p.regs;
+    run_option(st, p.option());  // plain actions: the checker lets no option decide
+  }
+  st.regs = std::move(saved);
 }
 
 void VM::finish(State& st) {
@@ -2309,6 +2358,57 @@ void VM::list_options(State& st, i32 choice, OptionList& out) {
   L.steps.swap(lister_steps_);
 }
 
+// ---------------------------------------------------------------- secret picks
+// engine/picks.py: a seat's skeleton forgets the others' picks, and each determinized
+// world draws them again among the options their choices list in it
+
+void VM::hide_picks(State& st, int seat) const {
+  for (Pick& p : st.picks)
+    if (p.mover != seat) {
+      p.steps.clear();
+      p.held.clear();
+      p.blank = true;
+    }
+}
+
+std::vector<size_t> VM::blank_picks(const State& st) const {
+  std::vector<size_t> out;
+  for (size_t k = 0; k < st.picks.size(); k++)
+    if (st.picks[k].blank) out.push_back(k);
+  return out;
+}
+
+void VM::list_pick_options(State& st, size_t k, OptionList& out) {
+  // engine/picks.py: pick_options -- listed with the registers the pick was made with,
+  // then every register put back (list_options puts back the RNG)
+  if (k >= st.picks.size()) throw std::out_of_range("no such pick");
+  std::vector<Val> saved = std::move(st.regs);
+  st.regs = st.picks[k].regs;
+  try {
+    list_options(st, st.picks[k].choice, out);
+  } catch (...) {
+    st.regs = std::move(saved);
+    throw;
+  }
+  st.regs = std::move(saved);
+}
+
+size_t VM::pick_option_count(State& st, size_t k) {
+  auto found = fresh_options();
+  list_pick_options(st, k, *found);
+  size_t n = found->size();
+  recycle(std::move(found));
+  return n;
+}
+
+void VM::set_pick(State& st, size_t k, size_t index) {
+  auto found = fresh_options();
+  list_pick_options(st, k, *found);
+  if (index >= found->size()) throw std::out_of_range("no such option");
+  st.picks[k].set_option((*found)[index]);
+  recycle(std::move(found));
+}
+
 // ---------------------------------------------------------------- what a seat sees
 
 void VM::first_seen_cards(const State& st, const OptionList& options, int seat,
@@ -2607,6 +2707,7 @@ void Program::prepare() {
       if (lt == T_STR || lt == T_STRSTO) nodes[i].flags |= STRING_ORDER;
     }
     if (n.op == O_CHOICE) find_shared_guards((i32)i);
+    if (n.op == O_SIMULTANEOUS) has_simultaneous = true;
     if (n.op == O_CHOICE) {
       std::vector<i32> slots;
       bound_slots((i32)i, slots);

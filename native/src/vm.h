@@ -131,6 +131,14 @@ class VM {
   i64 play(State& st, const std::vector<NativeAgent*>& seats, i64 limit,
            const EngineLimits& limits);
 
+  // ------------------------------------------------------------ secret picks
+  // engine/picks.py: what a determinization does with the running (simultaneous ...)
+  // block's picks.  Listing a pick's options leaves the state as it was.
+  void hide_picks(State& st, int seat) const;
+  std::vector<size_t> blank_picks(const State& st) const;
+  size_t pick_option_count(State& st, size_t k);
+  void set_pick(State& st, size_t k, size_t index);
+
   // ------------------------------------------------------------ what a seat sees
   bool can_see(i32 key, int seat) const { return seat_sees(P, key, seat); }
   // information/views.py: option_kinds -- per option, the first bound card the seat
@@ -169,6 +177,8 @@ class VM {
   void advance(State& st, const EngineLimits& limits);
   void run_flow(State& st, const EngineLimits& limits);
   void stage_pass(State& st, size_t frame);
+  void reveal(State& st);
+  void list_pick_options(State& st, size_t k, OptionList& out);
   void finish(State& st);
   void fail(State& st, const RuleErr& err);
   void cutoff(State& st, const char* which);

@@ -28,6 +28,7 @@ from cardlang.engine.control import (
     LoopNode,
     RepeatNode,
     Seq,
+    SimultaneousNode,
     StageNode,
     WhileNode,
 )
@@ -124,7 +125,14 @@ class ControlFlowMixin(StmtCompilerBase):
                 lister=lister,
                 all_chains=all_chains,
                 chooser=chooser,
+                secret=self.secret,
             )
+        if isinstance(node, ast.Simultaneous):
+            self.secret = True  # the checker allows no nesting
+            try:
+                return SimultaneousNode(self.block(node.body, node.span), node.span)
+            finally:
+                self.secret = False
         if isinstance(node, ast.Call):
             return CallNode(self.procedure(node.name), self._call_args(node), node.span)
         if isinstance(node, ast.While):

@@ -55,7 +55,7 @@ from cardlang.language.kinds import KIND_ATTRIBUTE
 from cardlang.language.statics import kind_attribute_tables
 
 #: The IR's version: the VM refuses an IR of another (``_native.IR_VERSION``).
-IR_VERSION = 2
+IR_VERSION = 3
 
 #: The node kinds, in the order of the C++ enum ``Op`` (native/src/ir.h); a test checks
 #: that both agree.
@@ -131,7 +131,8 @@ OPS = (
     "FOREACH",  # p0 0 any, 1 all; p1 slot; p2 name; kids collection, body
     "WHILE",  # kids condition, statements
     "STAGE",  # p0 1 team stage; kids end, statements
-    "CHOICE",  # p0 situation; p1 1 with a chooser; kids [chooser], condacts
+    "CHOICE",  # p0 situation; p1 1 with a chooser; p2 1 a secret pick; kids [chooser], condacts
+    "SIMULTANEOUS",  # kids body (a DO node)
 )
 OP = {name: i for i, name in enumerate(OPS)}
 
@@ -239,6 +240,7 @@ class _Lowering:
         self._span_ids: dict[Span, int] = {}
         self._procedures: dict[str, int] = {}
         self._declared: dict[int, int] = {}  # id(declare) -> node of its value
+        self._secret = False  # lowering the body of a (simultaneous ...) block
 
     # ------------------------------------------------------------ the game
     def run(self) -> IR:
@@ -715,5 +717,19 @@ class _Lowering:
         kids += [self.stmt(b) for b in n.body]
         situation = self.ir.string(n.situation or "CHOICE")
         return self._node(
-            "CHOICE", n, T.ANY, p0=situation, p1=int(n.chooser is not None), kids=kids
+            "CHOICE",
+            n,
+            T.ANY,
+            p0=situation,
+            p1=int(n.chooser is not None),
+            p2=int(self._secret),
+            kids=kids,
         )
+
+    def s_Simultaneous(self, n: ast.Simultaneous) -> int:
+        self._secret = True  # the checker allows no nesting
+        try:
+            body = self._do(n.body, n.span)
+        finally:
+            self._secret = False
+        return self._node("SIMULTANEOUS", n, T.ANY, kids=[body])

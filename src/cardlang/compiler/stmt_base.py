@@ -31,6 +31,7 @@ class StmtCompilerBase:
         # together (mutual recursion is bounded too)
         self.call_depth = CallDepth()
         self.kind_cards = kind_attribute_tables(checked)
+        self.secret = False  # compiling the body of a (simultaneous ...) block
 
     # ------------------------------------------------------------ classification
     def has_decision(self, node: ast.Node) -> bool:

@@ -25,6 +25,7 @@ from cardlang.engine.frames import (
     F_TEAM,
     LOOP,
     REPEAT,
+    SECRET,
     SEQ,
     STAGE,
     WHILE,
@@ -111,6 +112,7 @@ class ChoiceNode(Control):
     lister: Callable[[Gamestate, list[Steps], Emit | None], None] | None = None
     all_chains: bool = False  # the lister needs no expander (and so no emit)
     chooser: Fn | None = None  # (choice by PLAYER ...); None: the current player
+    secret: bool = False  # a pick of a (simultaneous ...) block: its option runs later
     branches: tuple[ast.Span, ...] = ()  # the span of each condact, in order
     _branch_cache: dict[int, int] = field(default_factory=dict, repr=False)
 
@@ -131,6 +133,19 @@ class ChoiceNode(Control):
         st.pending = self
         st.options = None
         st.mover = current_player(st) if self.chooser is None else self.chooser(st)
+
+
+@dataclass(eq=False)
+class SimultaneousNode(Control):
+    """(simultaneous BODY+): the choices of BODY are secret picks, kept in the SECRET
+    frame until BODY is done (frames.py; the Gamemaster keeps and reveals them)."""
+
+    body: Control
+    span: ast.Span
+
+    def enter(self, st: Gamestate) -> None:
+        st.stack.append([SECRET, self, ()])  # frames.py: [SECRET, node, picks]
+        self.body.enter(st)
 
 
 @dataclass(eq=False)

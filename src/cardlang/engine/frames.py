@@ -62,12 +62,20 @@ Layouts, field by field (the name of each index in parentheses):
     this one included (bounded by ``control.MAX_CALL_DEPTH``).  When the body is done
     the flow reaches the CALL frame, which puts ``saved`` back into ``regs[low:high]`` and
     is popped.  It has no node: its second field is the saved registers.
+
+``[SECRET, node, picks]``
+    A ``(simultaneous ...)`` block (``control.SimultaneousNode``) whose body is running.
+    ``picks`` (F_PICKS): the secret picks made so far, in order, as a tuple of
+    ``(mover, choice, option, registers)`` (the registers as a tuple, taken when the pick
+    was made; a tuple of tuples, so that copying the frame copies them).  When the body
+    is done the flow reaches this frame, pops it and reveals the picks
+    (``Gamemaster._reveal``).
 """
 
 from __future__ import annotations
 
 # ---------------------------------------------------------------- kinds (field F_KIND)
-SEQ, STAGE, LOOP, REPEAT, ROOT, WHILE, CALL = range(7)
+SEQ, STAGE, LOOP, REPEAT, ROOT, WHILE, CALL, SECRET = range(8)
 
 # ---------------------------------------------------------------- fields
 # every frame
@@ -93,6 +101,11 @@ F_LOOP_NEXT = 3
 
 # REPEAT
 F_REPEAT_LEFT = 2
+
+# SECRET
+F_PICKS = 2
+# the fields of one pick
+P_MOVER, P_CHOICE, P_OPTION, P_REGS = range(4)
 
 # CALL
 F_CALL_SAVED = 1

@@ -35,13 +35,19 @@ from cardlang.engine.frames import (
     F_LOOP_NEXT,
     F_NODE,
     F_OUTER,
+    F_PICKS,
     F_QUEUED,
     F_REPEAT_LEFT,
     F_SEQ_NEXT,
     F_STARTED,
     LOOP,
+    P_CHOICE,
+    P_MOVER,
+    P_OPTION,
+    P_REGS,
     REPEAT,
     ROOT,
+    SECRET,
     SEQ,
     STAGE,
     WHILE,
@@ -169,20 +175,27 @@ class Gamemaster(Generic[G]):
             if not any(choice is o for o in options):
                 raise UsageError(f"{choice!r} is not a legal option of this decision")
             option = cast(Option, choice)  # one of the options: not an int
+        choice_node = st.pending
+        mover = st.mover
         if st.log is not None:
             label = self.game.describe_option(st, option)
-            situation = st.pending.situation if st.pending is not None else "CHOICE"
-            st.log.append(("decision", st.mover, label, st.turns, situation))
+            situation = choice_node.situation if choice_node is not None else "CHOICE"
+            st.log.append(("decision", mover, label, st.turns, situation))
         st.pending = None
         st.options = None
         st.mover = -1
         st.decisions += 1
         st.steps = 0
-        try:
-            run_option(st, option)
-        except (RuleError, RecursionError) as err:
-            self._fail(st, err)
-            return
+        if choice_node is not None and choice_node.secret:
+            # a secret pick: kept, unseen, until its (simultaneous ...) block is done
+            frame = _innermost_secret(st.stack)
+            frame[F_PICKS] += ((mover, choice_node, option, tuple(st.regs)),)
+        else:
+            try:
+                run_option(st, option)
+            except (RuleError, RecursionError) as err:
+                self._fail(st, err)
+                return
         self.advance(st)
         # A game that ends right after its last allowed decision is complete, not cut off.
         if st.status == RUNNING and st.decisions >= self.limits.max_decisions:
@@ -261,6 +274,9 @@ class Gamemaster(Generic[G]):
             elif kind == CALL:  # the body is done: restore the caller's registers
                 st.regs[frame[F_CALL_LOW] : frame[F_CALL_HIGH]] = frame[F_CALL_SAVED]
                 stack.pop()
+            elif kind == SECRET:  # every pick is made
+                stack.pop()
+                self._reveal(st, frame[F_PICKS])
             else:
                 assert kind == ROOT
                 self._finish(st)
@@ -293,6 +309,23 @@ class Gamemaster(Generic[G]):
             outer[F_COUNTED] = False
             st.turns -= 1
         st.stack.append([SEQ, node.body, 0])  # the pass: [SEQ, seq, next]
+
+    def _reveal(self, st: Gamestate, picks: tuple[Any, ...]) -> None:
+        """The end of a (simultaneous ...) block: every pick is shown (a "reveal" event
+        with its option's label), then each option runs, in the order picked, with the
+        registers as they were when it was picked."""
+        regs = st.regs
+        saved = regs[:]
+        if st.log is not None:
+            for pick in picks:
+                regs[:] = pick[P_REGS]
+                label = self.game.describe_option(st, pick[P_OPTION])
+                situation = pick[P_CHOICE].situation
+                st.log.append(("reveal", pick[P_MOVER], label, st.turns, situation))
+        for pick in picks:
+            regs[:] = pick[P_REGS]
+            run_option(st, pick[P_OPTION])
+        regs[:] = saved
 
     # ------------------------------------------------------------ endings
     def _finish(self, st: Gamestate) -> None:
@@ -342,6 +375,14 @@ class Gamemaster(Generic[G]):
             st.scores = self.current_scores(st)
         except RuleError:
             st.scores = None
+
+
+def _innermost_secret(stack: list[list[Any]]) -> list[Any]:
+    """The SECRET frame of the (simultaneous ...) block a secret pick belongs to."""
+    for frame in reversed(stack):
+        if frame[F_KIND] == SECRET:
+            return frame
+    raise AssertionError("a secret pick outside its (simultaneous ...) block")
 
 
 def game_result(rules: Rules, st: Any) -> GameResult:

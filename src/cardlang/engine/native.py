@@ -483,6 +483,7 @@ class NativeState:
             tuple(sorted(program.ints(self.raw).items())),
             tuple(sorted(program.strs(self.raw).items())),
             tuple(program.frames(self.raw)),
+            tuple(program.picks(self.raw)),  # a (simultaneous ...) block's secret picks
             self.raw.rng,
             self.raw.decisions,
             self.raw.status,

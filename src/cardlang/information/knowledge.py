@@ -45,8 +45,11 @@ from cardlang.engine.frames import (
     F_KIND,
     F_LOOP_ITEMS,
     F_NODE,
+    F_PICKS,
     LOOP,
+    SECRET,
 )
+from cardlang.engine.picks import blank_picks, hide_picks, pick_option_count, set_pick
 from cardlang.engine.state import MASK64, Gamestate
 from cardlang.errors import UsageError
 from cardlang.information.visibility import ZoneKey, can_see
@@ -329,6 +332,7 @@ class Skeleton:
                 base.card_zone[c] = None  # type: ignore[call-overload]  # dealt later
             base.zones[key] = list(entries)
         self.has_refs = _map_references(base, game, lambda c: refs.get(c, c))
+        hide_picks(base, seat)  # the others' secret picks: drawn again in each world
         self.base = base
 
     def determinize(self, rng: random.Random) -> Gamestate:
@@ -341,6 +345,12 @@ class Skeleton:
         st.rng = rng.getrandbits(64) & MASK64
         st.options = None
         st.indexed = {}
+        _draw_picks(
+            rng,
+            blank_picks(st),
+            lambda k: pick_option_count(st, k),
+            lambda k, i: set_pick(st, k, i),
+        )
         # the seat knows in this world what it knew in the real one (until a move is
         # applied), so views of it show the same
         attach_knowledge(st, self.knowledge)
@@ -407,6 +417,7 @@ class _NativeSkeleton:
         program = self.master.program
         emptied: list[tuple[ZoneKey, list[int]]] = [(key, []) for key in self.hidden]
         self.base = program.determinized(st.raw, emptied, stand_ins, 0, unplaced)
+        program.hide_picks(self.base, seat)  # the others' secret picks: drawn in each world
         self._plan: Any = None  # plan(), made when first asked
 
     def plan(self, skeleton: Skeleton) -> Any:
@@ -431,10 +442,25 @@ class _NativeSkeleton:
         skeleton._deal(rng, zones, None)
         refs = {_PLACEHOLDER + j: zones[key][i] for j, (key, i) in enumerate(self.refs)}
         state_rng = rng.getrandbits(64) & MASK64
-        raw = self.master.program.determinized(self.base, list(zones.items()), refs, state_rng, [])
+        program = self.master.program
+        raw = program.determinized(self.base, list(zones.items()), refs, state_rng, [])
+        _draw_picks(
+            rng,
+            program.blank_picks(raw),
+            lambda k: program.pick_option_count(raw, k),
+            lambda k, i: program.set_pick(raw, k, i),
+        )
         st = self.master.state(raw, self.seed)
         attach_knowledge(st, skeleton.knowledge)
         return st
+
+
+def _draw_picks(rng: random.Random, blank: list[int], count: Any, choose: Any) -> None:
+    """Draw every secret pick the seat does not know, uniformly among the options its
+    choice lists in this world (what a determinization assumes of an unseen pick, as it
+    assumes every unseen card equally likely).  Both engines draw alike."""
+    for k in blank:
+        choose(k, rng.randrange(count(k)))
 
 
 def _resolve(value: Any, st: Gamestate) -> Any:
@@ -493,7 +519,25 @@ def _map_references(st: Gamestate, game: Game, fn: Any) -> bool:
             low = frame[F_CALL_LOW]
             saved = frame[F_CALL_SAVED]
             frame[F_CALL_SAVED] = [mapped(low + i, v) for i, v in enumerate(saved)]
+        elif kind == SECRET:
+            frame[F_PICKS] = tuple(
+                (
+                    mover,
+                    choice,
+                    None if option is None else _map_option(option, mapped),
+                    tuple(mapped(slot, v) for slot, v in enumerate(regs)),
+                )
+                for mover, choice, option, regs in frame[F_PICKS]
+            )
     return changed
+
+
+def _map_option(option: Any, mapped: Any) -> Any:
+    """An option (control.Option) with the values of its bindings mapped."""
+    return tuple(
+        (None, (arg[0], mapped(arg[0], arg[1]), *arg[2:])) if fn is None else (fn, arg)
+        for fn, arg in option
+    )
 
 
 def determinize(st: Gamestate, seat: int, game: Game, rng: random.Random) -> Gamestate:

@@ -53,7 +53,7 @@ def statement_children(node: ast.Node) -> list[ast.Node]:
 def reaches_decision(node: ast.Node, procedures: Mapping[str, Procedure]) -> bool:
     """Whether running a statement can stop at a decision: it holds a choice or a stage,
     or calls a procedure known (in ``procedures``) to reach one."""
-    if isinstance(node, ast.Choice | ast.Stage):
+    if isinstance(node, ast.Choice | ast.Stage | ast.Simultaneous):
         return True
     if isinstance(node, ast.Call):
         proc = procedures.get(node.name)
@@ -67,6 +67,14 @@ def choices_in(node: ast.Node) -> Iterator[ast.Choice]:
         yield node
     for c in statement_children(node):
         yield from choices_in(c)
+
+
+def simultaneous_in(node: ast.Node) -> Iterator[ast.Simultaneous]:
+    """Every (simultaneous ...) block written inside a statement, nested ones included."""
+    if isinstance(node, ast.Simultaneous):
+        yield node
+    for c in statement_children(node):
+        yield from simultaneous_in(c)
 
 
 def one_based_teams(n: ast.CreateTeams, nplayers: int | None) -> bool:

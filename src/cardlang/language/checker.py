@@ -27,6 +27,7 @@ from cardlang.language.ast_facts import (
     deck_cards,
     one_based_teams,
     reaches_decision,
+    simultaneous_in,
     statement_children,
     static_int,
 )
@@ -261,6 +262,42 @@ class Checker(StatementRules, ExpressionRules):
                 for choice in choices_in(item):
                     for option in choice.body:
                         self._tail_decisions(option, True)
+                for block in simultaneous_in(item):
+                    self._check_simultaneous(block)
+
+    def _check_simultaneous(self, block: ast.Simultaneous) -> None:
+        """A (simultaneous ...) block only makes decisions: its body is choices and the
+        control around them; each choice's options run after all have picked, so they
+        cannot hold another decision."""
+        if not any(True for item in block.body for _ in choices_in(item)):
+            self.error(block.span, "(simultaneous ...) holds no choice: nobody picks anything")
+        for item in block.body:
+            self._secret_body(item)
+
+    def _secret_body(self, node: ast.Node) -> None:
+        if isinstance(node, ast.Choice):
+            for option in node.body:
+                inner = self._first_decision(option)
+                if inner is not None:
+                    self.error(
+                        inner.span,
+                        "an option of a choice in (simultaneous ...) cannot hold another "
+                        "decision: it runs once every pick is made",
+                    )
+        elif isinstance(node, ast.Simultaneous):
+            self.error(node.span, "(simultaneous ...) cannot be nested in another")
+        elif isinstance(node, ast.Stage):
+            self.error(node.span, "(simultaneous ...) cannot hold a stage")
+        elif isinstance(node, ast.Do | ast.ForEach | ast.Guarded | ast.Let | ast.Repeat):
+            for child in statement_children(node):
+                self._secret_body(child)
+        elif not isinstance(node, ast.Pass):
+            self.error(
+                node.span,
+                "an action in (simultaneous ...) outside a choice would run before the "
+                "picks are revealed: the block only makes decisions",
+                hint="put it in a choice's option, or after the block",
+            )
 
     def _tail_decisions(self, node: ast.Node, tail: bool) -> None:
         if isinstance(node, ast.Do):
@@ -279,6 +316,16 @@ class Checker(StatementRules, ExpressionRules):
                 hint="move it to the end of the option, or after the choice",
             )
 
+    def _first_decision(self, node: ast.Node) -> ast.Node | None:
+        """The first statement inside ``node`` that stops at a decision by itself."""
+        if isinstance(node, ast.Choice | ast.Stage | ast.Simultaneous | ast.Call):
+            return node if self.has_decision(node) else None
+        for child in statement_children(node):
+            found = self._first_decision(child)
+            if found is not None:
+                return found
+        return None
+
     def _check_setup(self, setup: ast.Setup) -> None:
         first = setup.body[0] if setup.body else None
         if not isinstance(first, ast.CreatePlayers):
@@ -291,7 +338,7 @@ class Checker(StatementRules, ExpressionRules):
                 else "add (create players N) as the first form of the setup",
             )
         for item in setup.body:
-            if isinstance(item, ast.Choice | ast.Stage):
+            if isinstance(item, ast.Choice | ast.Stage | ast.Simultaneous):
                 self.error(item.span, "setup cannot hold decisions or stages")
             self.stmt(item)
 

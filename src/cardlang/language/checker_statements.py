@@ -59,6 +59,14 @@ class StatementRules(RuleBase):
             self.stmt(item)
         self.in_choice -= 1
 
+    def s_Simultaneous(self, n: ast.Simultaneous) -> None:
+        # the shape of its body (choices and the control around them) is checked with
+        # the other places of decisions, once procedures are known (checker.py)
+        if self.in_choice:
+            self.error(n.span, "(simultaneous ...) cannot be part of a choice's option")
+        for item in n.body:
+            self.stmt(item)
+
     def s_While(self, n: ast.While) -> None:
         self.expect(n.condition, T.BOOL, "as the condition of a while loop")
         for item in n.body:

@@ -20,6 +20,7 @@ FORM_SIGNATURES: dict[str, str] = {
     "end": "(end BOOL)",
     "do": "(do (CONDACT ...))",
     "choice": "(choice [SITUATION] [by PLAYER] (CONDACT ...))",
+    "simultaneous": "(simultaneous BODY+)",
     "define": "(define NAME ((TYPE 'PARAM) ...) BODY*)",
     "call": "(call PROCEDURE ARG ...)",
     "card-kind": "(card-kind NAME (ATTRIBUTE VALUE)* (on PROCEDURE BODY+)*)",

@@ -152,6 +152,7 @@ _NODES_WITH_TUPLE: dict[str, tuple[Callable[..., ast.Node], int]] = {
     "stage": (ast.Stage, 2),
     "do_block": (ast.Do, 0),
     "while_loop": (ast.While, 1),
+    "simultaneous": (ast.Simultaneous, 0),
     "awards": (ast.Awards, 0),
     "set_op": (ast.SetOp, 1),
     "partition": (ast.Partition, 1),

@@ -53,6 +53,10 @@ def _render_event(game: Game, event: tuple[Any, ...]) -> str:
         _, mover, label, turn, situation = event
         where = "" if situation == "CHOICE" else f" ({situation})"
         return f"turn {turn}: P{mover} chooses{where} {label}"
+    if kind == "reveal":  # a secret pick of a (simultaneous ...) block, shown
+        _, mover, label, turn, situation = event
+        where = "" if situation == "CHOICE" else f" ({situation})"
+        return f"turn {turn}: P{mover} reveals{where} {label}"
     if kind == "set":
         _, (owner, name), value = event
         return f"    {describe_owner(owner)}.{name} = {value}"

@@ -83,6 +83,7 @@ from cardlang.language.ast.flow import (
     ForEach,
     Guarded,
     Let,
+    Simultaneous,
     Stage,
     While,
 )
@@ -201,6 +202,7 @@ __all__ = [
     "Setup",
     "Shuffle",
     "Situation",
+    "Simultaneous",
     "Size",
     "Sort",
     "Span",

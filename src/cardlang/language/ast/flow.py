@@ -1,6 +1,7 @@
 """The flow section of grammar/cardlang.lark: the statements that order, choose, loop
-over and guard others: ``(stage ...)``, ``(do ...)``, ``(choice ...)``, ``(while ...)``,
-``(BOOL ACTION)``, ``(any|all ...)`` as a statement and ``(let ...)``.
+over and guard others: ``(stage ...)``, ``(do ...)``, ``(choice ...)``,
+``(simultaneous ...)``, ``(while ...)``, ``(BOOL ACTION)``, ``(any|all ...)`` as a
+statement and ``(let ...)``.
 """
 
 from __future__ import annotations
@@ -34,6 +35,14 @@ class Choice(Node):
     body: tuple[Node, ...]
     chooser: Node | None = None
     situation: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Simultaneous(Node):
+    """``(simultaneous BODY+)``: the choices BODY reaches are secret picks; their options
+    run, in the order picked, once BODY is done (docs/language.md)."""
+
+    body: tuple[Node, ...]
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,16 @@ from cardlang.language.ast.actions import (
     TurnPass,
 )
 from cardlang.language.ast.expressions import Actual, CardAt, MaxMin
-from cardlang.language.ast.flow import Choice, Do, ForEach, Guarded, Let, Stage, While
+from cardlang.language.ast.flow import (
+    Choice,
+    Do,
+    ForEach,
+    Guarded,
+    Let,
+    Simultaneous,
+    Stage,
+    While,
+)
 from cardlang.language.ast.nodes import Node
 from cardlang.language.ast.setup import CreateDeck, CreatePlayers, CreateTeams
 
@@ -32,6 +41,7 @@ STATEMENT_CLASSES: tuple[type[Node], ...] = (
     Stage,
     Do,
     Choice,
+    Simultaneous,
     Guarded,
     ForEach,
     Let,
