@@ -3,6 +3,7 @@
 - ``base``: the agent contract (``choose``, declared ``Capabilities``, ``DecisionTrace``);
 - ``loop``: the one play loop (ask, resolve the answer, apply);
 - ``random_agent``: uniformly random play;
+- ``policy_table``: a policy solved by ``cardlang solve`` (``policy:table=PATH``);
 - ``specs`` and ``registry``: agent specs (``ismcts:iterations=500``) to agents;
 - ``search/``: ISMCTS, MCTS and PIMC, with one budget contract and one evaluator interface;
 - ``scripted/``: rule-based bots whose strategy is data (the Dominion bots);
@@ -20,6 +21,7 @@ from functools import partial
 
 from cardlang.agents.base import Agent, Capabilities, DecisionTrace
 from cardlang.agents.neural.agent import NeuralAgent
+from cardlang.agents.policy_table import PolicyTableAgent
 from cardlang.agents.random_agent import RandomAgent
 from cardlang.agents.registry import (
     BUILTIN_AGENTS,
@@ -35,6 +37,7 @@ from cardlang.agents.specs import AgentSpec, parse_spec
 BUILTIN_AGENTS.update(
     {
         "random": RandomAgent,
+        "policy": PolicyTableAgent,
         "pimc": PIMCAgent,
         "ismcts": ISMCTSAgent,
         "mcts": MCTSAgent,

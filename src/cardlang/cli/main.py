@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from cardlang import __version__
-from cardlang.cli import check, describe, heuristics, simulate, train, transcript
+from cardlang.cli import check, describe, heuristics, simulate, solve, train, transcript
 from cardlang.cli.options import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -42,6 +42,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "describe": describe.cmd_describe,
     "heuristics": heuristics.cmd_heuristics,
     "train": train.cmd_train,
+    "solve": solve.cmd_solve,
 }
 
 
@@ -68,7 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
             "  cardlang simulate games/hearts.rcy --games 10000 --engine python\n"
             "  cardlang describe games/dominion.rcy --param kingdom=random\n"
             "  cardlang heuristics games/hearts.rcy --games 200 --plot report/\n"
-            "  cardlang train games/kuhn_poker.rcy --out runs/kuhn --rounds 10\n\n"
+            "  cardlang train games/kuhn_poker.rcy --out runs/kuhn --rounds 10\n"
+            "  cardlang solve games/kuhn_poker.rcy --seat 0 --opponent uniform --reward score\n\n"
             "Every command takes --engine native|python (the C++ engine, the default where it\n"
             "is built, or the Python one: the same games, logs and results). On the C++\n"
             "engine the random agent, the Dominion bots and ISMCTS/MCTS searches run inside\n"
@@ -80,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"cardlang {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    for module in (check, simulate, transcript, describe, heuristics, train):
+    for module in (check, simulate, transcript, describe, heuristics, train, solve):
         module.add_parser(sub)
     return parser
 

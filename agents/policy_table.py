@@ -1,0 +1,80 @@
+"""A policy table plays: ``policy:table=PATH``, the file ``cardlang solve --out`` saves.
+
+At each decision the agent computes the key of what it observes (information.observation,
+the kind the table was solved with) and takes the option the table names for it.  A
+position the table does not hold (the game strayed where the solve never went: another
+seat, another opponent) gets a uniformly random option from the agent's own seeded
+stream, and is counted (``misses``).  ``probabilities`` gives the same choice as a
+distribution, so a solve can take a table as its opponent model.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from cardlang.agents.base import Capabilities
+
+from cardlang.engine.state import MASK64, splitmix64
+from cardlang.errors import UsageError
+from cardlang.information.observation import KEY_KINDS, observation_key, option_key
+
+FORMAT = "cardlang-policy"
+
+
+@cache
+def _load(path: str, mtime: float) -> tuple[str, dict[str, str]]:
+    """The table's kind of key and its key -> option key map (cached per file version:
+    a batch makes a fresh agent for every game)."""
+    try:
+        doc = json.loads(Path(path).read_text())
+    except OSError as err:
+        raise UsageError(f"cannot read policy table {path}: {err.strerror}") from err
+    except json.JSONDecodeError as err:
+        raise UsageError(f"policy table {path} is not JSON: {err}") from err
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise UsageError(f"{path} is not a policy table (made by cardlang solve --out)")
+    kind = doc.get("keys")
+    if kind not in KEY_KINDS:
+        raise UsageError(f"policy table {path}: unknown kind of keys {kind!r}")
+    return kind, {key: entry["action"] for key, entry in doc["policy"].items()}
+
+
+class PolicyTableAgent:
+    name = "policy"
+    capabilities = Capabilities(knowledge=True)  # info keys read the game's history
+
+    def __init__(self, table: str, seed: int = 0) -> None:
+        path = Path(table)
+        if not path.is_file():
+            raise UsageError(f"policy table {table} not found")
+        self.kind, self.policy = _load(str(path.resolve()), path.stat().st_mtime)
+        self._state = seed & MASK64
+        self.hits = 0
+        self.misses = 0
+
+    def _index(self, view: Any) -> int | None:
+        want = self.policy.get(observation_key(view, self.kind))
+        if want is None:
+            return None
+        for i, o in enumerate(view.options):
+            if option_key(o) == want:
+                return i
+        return None
+
+    def choose(self, view: Any, options: list[Any]) -> int:
+        i = self._index(view)
+        if i is not None:
+            self.hits += 1
+            return i
+        self.misses += 1
+        self._state, z = splitmix64(self._state)
+        return (z * len(options)) >> 64
+
+    def probabilities(self, view: Any, options: list[Any]) -> list[float]:
+        i = self._index(view)
+        if i is None:
+            return [1.0 / len(options)] * len(options)
+        return [1.0 if j == i else 0.0 for j in range(len(options))]

@@ -1,0 +1,83 @@
+"""Keys of what a seat observes: the states of its decision process, and its actions.
+
+Pipeline position: information, beside views.py.  ``cardlang solve`` (cardlang.solve)
+builds a seat's decision process whose states are these keys, and the policy it saves
+plays as an agent (``policy:table=PATH``) that computes the same keys from the views it
+is given, so both sides read a view through this one module.
+
+Two kinds of key:
+
+``info``
+    everything the seat has observed since the game began: its view's public history
+    (moves with the cards it saw, storage changes, shuffles, decisions with its own
+    labels, reveals) and what it sees now.  With perfect recall this is the seat's
+    information state: two positions with the same key are positions the seat cannot
+    tell apart, ever.
+``view``
+    what the seat sees now, without the history: the cards of every location it sees
+    (by type), the size of every other location, the storages, the situation and the
+    options.  Positions that look alike now share a key though the seat may have seen
+    them reached differently: an abstraction, smaller than ``info``.
+
+A card is named by its type (``language.kinds.card_type``): copies of a kind are alike.
+Keys are hex digests, stable across runs, engines and machines.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from typing import Any
+
+from cardlang.language.kinds import card_type
+
+#: The kinds of state key ``cardlang solve`` offers.
+KEY_KINDS = ("info", "view")
+
+
+def _value(v: Any) -> Any:
+    """A value of a view (a card's attributes, a location key, a number...) as plain,
+    ordered data."""
+    if isinstance(v, Mapping):
+        return ("card", card_type(v))
+    if isinstance(v, tuple | list):
+        return tuple(_value(x) for x in v)
+    return v
+
+
+def option_key(option: Any) -> str:
+    """An option as its chooser sees it (an ``OptionView``): its branch and what it
+    binds, cards by type.  Equal options (two copies of a card) share a key."""
+    bound = tuple((name, _value(v)) for name, v in option.bindings)
+    return f"{option.branch}:{bound!r}"
+
+
+def _event(event: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple(_value(x) for x in event)
+
+
+def view_summary(view: Any) -> tuple[Any, ...]:
+    """What the seat sees now, as plain data (the ``view`` key's content)."""
+    visible = tuple(
+        sorted((key, tuple(card_type(c) for c in cards)) for key, cards in view.visible.items())
+    )
+    return (
+        view.seat,
+        view.situation,
+        visible,
+        tuple(sorted(view.hidden_sizes.items())),
+        tuple(sorted(view.ints.items())),
+        tuple(sorted(view.strs.items())),
+        tuple(option_key(o) for o in view.options),
+    )
+
+
+def observation_key(view: Any, kind: str) -> str:
+    """The state key of a seat's view (see the module docstring)."""
+    if kind == "view":
+        content: tuple[Any, ...] = view_summary(view)
+    elif kind == "info":
+        content = (view_summary(view), tuple(_event(e) for e in view.history))
+    else:
+        raise ValueError(f"unknown kind of key {kind!r} (one of {', '.join(KEY_KINDS)})")
+    return hashlib.blake2b(repr(content).encode(), digest_size=16).hexdigest()

@@ -1,0 +1,40 @@
+"""Small games solved exactly: a seat's decision process against a model of the others.
+
+Pipeline position: above the runs (it plays games through agents and the engines),
+beside analysis.  ``cardlang solve`` (cli/solve.py) is its face.
+
+- ``opponents``: what the other seats do, as a distribution over their options
+  (``uniform``, any agent spec, a saved policy table);
+- ``worlds``: the starting positions, every deal the shuffles can make with its weight
+  (exact), or a sample of them;
+- ``process``: the seat's decision process, built by walking the game from every starting
+  position: states are what the seat observes (information.observation), transitions
+  and rewards are weighted by chance and by the opponents' model;
+- ``iteration``: value iteration over it, sweep by sweep;
+- ``table``: the policy it finds, saved as a table that plays as ``policy:table=PATH``.
+
+May import: cardlang.runs, cardlang.agents and below; never cardlang.cli.
+"""
+
+from __future__ import annotations
+
+from cardlang.solve.iteration import Sweep, ValueIteration, value_iteration
+from cardlang.solve.opponents import OpponentModel, opponent_model
+from cardlang.solve.process import DecisionProcess, build_process, evaluate_policy
+from cardlang.solve.table import save_policy
+from cardlang.solve.worlds import SolveError, StartingPositions, starting_positions
+
+__all__ = [
+    "DecisionProcess",
+    "OpponentModel",
+    "SolveError",
+    "StartingPositions",
+    "Sweep",
+    "ValueIteration",
+    "build_process",
+    "evaluate_policy",
+    "opponent_model",
+    "save_policy",
+    "starting_positions",
+    "value_iteration",
+]

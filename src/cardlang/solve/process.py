@@ -1,0 +1,315 @@
+"""A seat's decision process, built by walking the game from its starting positions.
+
+Every node of the game tree below a starting position is visited once.  At the seat's own
+decisions every option is followed; at the others' decisions each option is followed with
+the probability the opponent model gives it (options it never takes are not); chance after
+the start is the game's own RNG, fixed by the deal (an exact solve refuses a game that
+draws chance after its first decision: that chance is not enumerated).
+
+Each node where the seat decides has a *weight*: its starting position's weight times the
+probabilities of the others' moves on the way (not the seat's own, which the solve
+chooses).  Nodes with one observation key (``information.observation``) form one state.
+From a state, an action leads to the seat's next states or to the end: the transition
+weights, summed over the state's nodes and divided by the state's weight, are the
+probabilities of the process, and the rewards at the ends are averaged the same way.
+With ``info`` keys and perfect recall this is exactly the seat's problem against the
+model (the best response); with ``view`` keys it is an abstraction.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from cardlang.information.observation import observation_key, option_key
+from cardlang.information.views import view_of
+from cardlang.solve.opponents import OpponentModel
+from cardlang.solve.worlds import SolveError, StartingPositions
+
+REWARDS = ("win", "score")
+
+__all__ = [
+    "REWARDS",
+    "DecisionProcess",
+    "SolveError",
+    "build_process",
+    "estimate_nodes",
+    "evaluate_policy",
+]
+
+
+@dataclass
+class DecisionProcess:
+    """States (keys), their actions, transitions and rewards, as built from the tree.
+
+    For state ``s`` and its ``a``-th action: ``next[s][a]`` maps next states to summed
+    weights, ``reward[s][a]`` is the summed weight times reward of the ends reached
+    before the seat decides again, ``ends[s][a]`` their summed weight; ``weight[s]`` is
+    the state's summed weight.  ``start`` and ``start_reward`` are the same for the walk
+    from the starting positions to the seat's first decisions.
+    """
+
+    seat: int
+    keys_kind: str
+    keys: list[str] = field(default_factory=list)
+    index: dict[str, int] = field(default_factory=dict)
+    actions: list[list[str]] = field(default_factory=list)  # option keys
+    labels: list[list[str]] = field(default_factory=list)  # option labels, for people
+    weight: list[float] = field(default_factory=list)
+    next: list[list[dict[int, float]]] = field(default_factory=list)
+    reward: list[list[float]] = field(default_factory=list)
+    ends: list[list[float]] = field(default_factory=list)
+    start: dict[int, float] = field(default_factory=dict)
+    start_reward: float = 0.0
+    start_ends: float = 0.0
+    nodes: int = 0  # game-tree nodes visited
+
+    def state(self, key: str, actions: list[str], labels: list[str]) -> int:
+        s = self.index.get(key)
+        if s is None:
+            s = self.index[key] = len(self.keys)
+            self.keys.append(key)
+            self.actions.append(actions)
+            self.labels.append(labels)
+            self.weight.append(0.0)
+            self.next.append([{} for _ in actions])
+            self.reward.append([0.0] * len(actions))
+            self.ends.append([0.0] * len(actions))
+        elif self.actions[s] != actions:
+            raise SolveError(
+                "two positions the seat cannot tell apart offer different options: the "
+                f"options depend on what it cannot see (state {key[:12]}); use --keys info"
+            )
+        return s
+
+    @property
+    def n_states(self) -> int:
+        return len(self.keys)
+
+    @property
+    def n_pairs(self) -> int:
+        return sum(len(a) for a in self.actions)
+
+    @property
+    def n_transitions(self) -> int:
+        return sum(len(d) for row in self.next for d in row)
+
+
+class _Walk:
+    def __init__(
+        self,
+        master: Any,
+        game: Any,
+        seat: int,
+        opponents: OpponentModel,
+        keys_kind: str,
+        reward: Callable[[Any], float],
+        exact: bool,
+        max_nodes: int,
+        progress: Callable[[int], None] | None,
+    ) -> None:
+        self.master, self.game, self.seat = master, game, seat
+        self.opponents = opponents
+        self.keys_kind = keys_kind
+        self.reward = reward
+        self.exact = exact
+        self.max_nodes = max_nodes
+        self.progress = progress
+        self.process = DecisionProcess(seat, keys_kind)
+
+    def from_start(self, st: Any, weight: float) -> None:
+        self._walk(st, weight, None)
+
+    def _child(self, st: Any, index: int) -> Any:
+        child = st.clone()
+        before = child.rng
+        self.master.apply(child, index)
+        if self.exact and child.rng != before:
+            raise SolveError(
+                f"the game draws chance after its first decision (turn {child.turns}): an "
+                "exact solve enumerates only the deal; use --sample N to sample it"
+            )
+        p = self.process
+        p.nodes += 1
+        if p.nodes > self.max_nodes:
+            raise SolveError(
+                f"the game tree is larger than --max-nodes {self.max_nodes:,}; raise it, or "
+                "use --keys view with --sample N"
+            )
+        if self.progress is not None and p.nodes % 10_000 == 0:
+            self.progress(p.nodes)
+        return child
+
+    def _end(self, st: Any, weight: float, src: tuple[int, int] | None) -> None:
+        r = self.reward(st)
+        p = self.process
+        if src is None:
+            p.start_reward += weight * r
+            p.start_ends += weight
+        else:
+            s, a = src
+            p.reward[s][a] += weight * r
+            p.ends[s][a] += weight
+
+    def _walk(self, st: Any, weight: float, src: tuple[int, int] | None) -> None:
+        if st.is_over:
+            self._end(st, weight, src)
+            return
+        master = self.master
+        options = master.legal_options(st)
+        mover = st.mover
+        if mover != self.seat:
+            probs = self.opponents.probabilities(st, mover, options)
+            for i, q in enumerate(probs):
+                if q > 0.0:
+                    self._walk(self._child(st, i), weight * q, src)
+            return
+        view = view_of(st, mover, self.game, options)
+        firsts: dict[str, int] = {}  # equal options (copies of a card): the first stands
+        labels: list[str] = []
+        for i, o in enumerate(view.options):
+            k = option_key(o)
+            if k not in firsts:
+                firsts[k] = i
+                labels.append(self.game.describe_option(st, options[i]))
+        p = self.process
+        s = p.state(observation_key(view, self.keys_kind), list(firsts), labels)
+        p.weight[s] += weight
+        if src is None:
+            p.start[s] = p.start.get(s, 0.0) + weight
+        else:
+            row = p.next[src[0]][src[1]]
+            row[s] = row.get(s, 0.0) + weight
+        for a, i in enumerate(firsts.values()):
+            self._walk(self._child(st, i), weight, (s, a))
+
+
+def reward_function(reward: str, seat: int, master: Any) -> Callable[[Any], float]:
+    """``win``: +1 for the seat's sole win, -1 for a loss, 0 otherwise (a shared win, a
+    game cut off); ``score``: the seat's final score."""
+    if reward == "score":
+        return lambda st: float(master.result(st).scores[seat])
+
+    def win(st: Any) -> float:
+        result = master.result(st)
+        if not result.completed or not result.winners:
+            return 0.0
+        if result.winners == (seat,):
+            return 1.0
+        return 0.0 if seat in result.winners else -1.0
+
+    return win
+
+
+def build_process(
+    master: Any,
+    game: Any,
+    positions: StartingPositions,
+    *,
+    seat: int,
+    opponents: OpponentModel,
+    keys_kind: str,
+    reward: str,
+    max_nodes: int,
+    progress: Callable[[int], None] | None = None,
+) -> DecisionProcess:
+    """The seat's decision process (see the module docstring)."""
+    walk = _Walk(
+        master,
+        game,
+        seat,
+        opponents,
+        keys_kind,
+        reward_function(reward, seat, master),
+        positions.exact,
+        max_nodes,
+        progress,
+    )
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20_000))  # a walk recurses once per decision
+    try:
+        for st, w in zip(positions.states, positions.weights, strict=True):
+            walk.from_start(st, w)
+    finally:
+        sys.setrecursionlimit(limit)
+    return walk.process
+
+
+def evaluate_policy(
+    master: Any,
+    game: Any,
+    positions: StartingPositions,
+    *,
+    seat: int,
+    opponents: OpponentModel,
+    keys_kind: str,
+    reward: str,
+    policy: dict[str, str],
+) -> list[float]:
+    """Per starting position, the seat's expected reward when it plays ``policy`` (state
+    key -> option key) against the model: the value of the policy itself, which an
+    abstraction's process only approximates."""
+    reward_of = reward_function(reward, seat, master)
+
+    def walk(st: Any) -> float:
+        if st.is_over:
+            return reward_of(st)
+        options = master.legal_options(st)
+        if st.mover != seat:
+            probs = opponents.probabilities(st, st.mover, options)
+            return sum(q * walk(_applied(master, st, i)) for i, q in enumerate(probs) if q > 0.0)
+        view = view_of(st, seat, game, options)
+        want = policy.get(observation_key(view, keys_kind))
+        index = next((i for i, o in enumerate(view.options) if option_key(o) == want), None)
+        if index is None:
+            raise SolveError("the policy has no action for a position it reaches")
+        return walk(_applied(master, st, index))
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20_000))
+    try:
+        return [walk(st) for st in positions.states]
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _applied(master: Any, st: Any, index: int) -> Any:
+    child = st.clone()
+    master.apply(child, index)
+    return child
+
+
+def estimate_nodes(
+    master: Any,
+    positions: StartingPositions,
+    *,
+    seat: int,
+    opponents: OpponentModel,
+    probes: int,
+    seed: int,
+    max_depth: int = 10_000,
+) -> float:
+    """About how many game-tree nodes the walk will visit (Knuth's estimator: random
+    paths, each node counted as the product of the branchings above it), for refusing a
+    game too large before walking it."""
+    rng = random.Random(seed)
+    total = 0.0
+    for _ in range(probes):
+        st = positions.states[rng.randrange(len(positions.states))]
+        nodes, width, depth = 0.0, 1.0, 0
+        while not st.is_over and depth < max_depth:
+            options = master.legal_options(st)
+            if st.mover == seat:
+                followed = list(range(len(options)))
+            else:
+                probs = opponents.probabilities(st, st.mover, options)
+                followed = [i for i, q in enumerate(probs) if q > 0.0]
+            width *= len(followed)
+            nodes += width
+            st = _applied(master, st, followed[rng.randrange(len(followed))])
+            depth += 1
+        total += nodes
+    return total / probes * len(positions.states)

@@ -1,0 +1,51 @@
+"""A solved policy as a file: per state key, the action to take (``policy:table=PATH``).
+
+JSON, one object: ``format`` ("cardlang-policy"), ``version`` (1), the ``game`` file's
+name and the SHA-256 of its text, the ``seat``, the kind of ``keys`` (``info`` or
+``view``, information/observation.py), how it was solved (``opponent``, ``reward``,
+``discount``, ``exact``), its ``value`` at the start, and ``policy``: state key ->
+``{"action": option key, "label": the option as the game describes it, "value": the
+state's value}``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from cardlang.solve.iteration import ValueIteration
+from cardlang.solve.process import DecisionProcess
+
+FORMAT = "cardlang-policy"
+VERSION = 1
+
+
+def policy_document(
+    p: DecisionProcess, vi: ValueIteration, *, game_path: Path, meta: dict[str, Any]
+) -> dict[str, Any]:
+    policy = {
+        key: {
+            "action": p.actions[s][vi.greedy[s]],
+            "label": p.labels[s][vi.greedy[s]],
+            "value": float(vi.values[s]),
+        }
+        for s, key in enumerate(p.keys)
+    }
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "game": game_path.name,
+        "game_sha256": hashlib.sha256(game_path.read_bytes()).hexdigest(),
+        "seat": p.seat,
+        "keys": p.keys_kind,
+        **meta,
+        "value": vi.start_value,
+        "policy": policy,
+    }
+
+
+def save_policy(path: Path, document: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=1, sort_keys=False) + "\n")
