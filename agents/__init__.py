@@ -4,6 +4,7 @@
 - ``loop``: the one play loop (ask, resolve the answer, apply);
 - ``random_agent``: uniformly random play;
 - ``policy_table``: a policy solved by ``cardlang solve`` (``policy:table=PATH``);
+- ``opponent_model``: a model fitted by ``cardlang fit-opponent`` (``model:path=PATH``);
 - ``specs`` and ``registry``: agent specs (``ismcts:iterations=500``) to agents;
 - ``search/``: ISMCTS, MCTS and PIMC, with one budget contract and one evaluator interface;
 - ``scripted/``: rule-based bots whose strategy is data (the Dominion bots);
@@ -21,6 +22,7 @@ from functools import partial
 
 from cardlang.agents.base import Agent, Capabilities, DecisionTrace
 from cardlang.agents.neural.agent import NeuralAgent
+from cardlang.agents.opponent_model import ModelAgent
 from cardlang.agents.policy_table import PolicyTableAgent
 from cardlang.agents.random_agent import RandomAgent
 from cardlang.agents.registry import (
@@ -38,6 +40,7 @@ BUILTIN_AGENTS.update(
     {
         "random": RandomAgent,
         "policy": PolicyTableAgent,
+        "model": ModelAgent,
         "pimc": PIMCAgent,
         "ismcts": ISMCTSAgent,
         "mcts": MCTSAgent,

@@ -21,7 +21,16 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from cardlang import __version__
-from cardlang.cli import check, describe, heuristics, simulate, solve, train, transcript
+from cardlang.cli import (
+    check,
+    describe,
+    fit_opponent,
+    heuristics,
+    simulate,
+    solve,
+    train,
+    transcript,
+)
 from cardlang.cli.options import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -43,6 +52,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "heuristics": heuristics.cmd_heuristics,
     "train": train.cmd_train,
     "solve": solve.cmd_solve,
+    "fit-opponent": fit_opponent.cmd_fit_opponent,
 }
 
 
@@ -82,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"cardlang {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    for module in (check, simulate, transcript, describe, heuristics, train, solve):
+    for module in (check, simulate, transcript, describe, heuristics, train, solve, fit_opponent):
         module.add_parser(sub)
     return parser
 

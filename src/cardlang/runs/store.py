@@ -526,6 +526,16 @@ class RunStore:
             max_steps=ms,
         )
 
+    def done_games(self, game_sha256: str | None = None) -> list[int]:
+        """The ids of the games played to their end, in order; with ``game_sha256``, only
+        those of batches of the game file with that text."""
+        sql = "SELECT g.id FROM games g JOIN batches b ON b.id = g.batch_id WHERE g.status = 'done'"
+        args: tuple[Any, ...] = ()
+        if game_sha256 is not None:
+            sql += " AND b.game_sha256 = ?"
+            args = (game_sha256,)
+        return [row[0] for row in self.conn.execute(sql + " ORDER BY g.id", args)]
+
     def choices(self, game_id: int) -> list[tuple[int, int, int]]:
         """A game's moves in order: (seat, option index, number of options)."""
         return self.conn.execute(

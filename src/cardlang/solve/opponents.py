@@ -1,6 +1,8 @@
 """What the other seats do: a distribution over their options at each of their decisions.
 
-``uniform`` spreads evenly over the options.  An agent spec (``ismcts:iterations=50``,
+``uniform`` spreads evenly over the options.  ``model:PATH`` is an opponent model fitted
+from records (``cardlang fit-opponent``; agents/opponent_model.py), which gives
+probabilities.  An agent spec (``ismcts:iterations=50``,
 ``bigmoney``, ``policy:table=PATH``) gives the agent's own distribution when it has one
 (a ``probabilities(view, options)`` method), else its choice, taken as certain: it is
 asked once per information state of its seat (the answer is remembered, so the solve and
@@ -31,6 +33,8 @@ class OpponentModel:
         self.agents: list[Any] = []
         self._chosen: dict[tuple[int, str], int] = {}  # (seat, its info key) -> choice
         if not self.uniform:
+            if spec.startswith("model:") and "=" not in spec:  # model:PATH
+                spec = f"model:path={spec[len('model:') :]}"
             self.agents = [make_agent(spec, seed=seed * 1_000 + p) for p in range(nplayers)]
 
     @property

@@ -1,0 +1,87 @@
+"""``cardlang fit-opponent DB --game FILE --out PATH``: an opponent model from records.
+
+Pipeline position: the command line (cli/), the face of cardlang.solve.fit.  Replays the
+recorded games of FILE in DB (``cardlang simulate FILE --db DB``), counts each observed
+state's moves (``--champion``: the winners' only) and writes the model that
+``cardlang solve --opponent model:PATH`` and ``--agents model:path=PATH`` read.
+
+May import: anything in cardlang (the command line sits above everything).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from cardlang.cli.options import EXIT_OK, SubParsers, param_option
+from cardlang.errors import UsageError
+from cardlang.language.params import parse_param_args
+
+__all__ = ["add_parser", "cmd_fit_opponent"]
+
+METHODS = ("parless",)
+
+
+def add_parser(sub: SubParsers) -> None:
+    from cardlang.information.observation import KEY_KINDS
+
+    p = sub.add_parser(
+        "fit-opponent",
+        help="learn an opponent model from recorded games (PARLESS: Dirichlet counts per state)",
+        description="Replay the games of FILE recorded in DB and count, per state the mover "
+        "observes, the moves made there. The model gives the posterior mean of a Dirichlet "
+        "prior of total pseudo-count 3 over the legal moves plus the counts; unseen states "
+        "are uniform.",
+    )
+    p.add_argument("db", metavar="DB", type=Path, help="records (cardlang simulate --db DB)")
+    p.add_argument("--game", required=True, metavar="FILE", help="the game file they played")
+    p.add_argument("--out", required=True, type=Path, help="where to write the model (JSON)")
+    p.add_argument("--champion", action="store_true", help="count only the winners' moves")
+    p.add_argument("--method", choices=METHODS, default="parless", help="parless (default)")
+    p.add_argument(
+        "--keys", choices=KEY_KINDS, default="view", help="states: view (default) or info"
+    )
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    param_option(p)
+
+
+def cmd_fit_opponent(args: argparse.Namespace) -> int:
+    from cardlang.compiler.load import load_game, read_source
+    from cardlang.solve.fit import fit_counts, model_document
+
+    if not args.db.is_file():
+        raise UsageError(f"records {args.db} not found")
+    source = read_source(args.game)
+    game = load_game(text=source.text, name=source.name, params=parse_param_args(args.param))
+
+    def progress(n: int, total: int) -> None:
+        if sys.stderr.isatty():
+            print(f"  {n}/{total} games", end="\r", file=sys.stderr, flush=True)
+
+    states, report = fit_counts(
+        args.db, game, source.text, keys=args.keys, champion=args.champion, progress=progress
+    )
+    doc = model_document(
+        states, report, keys=args.keys, champion=args.champion, game=Path(args.game).name
+    )
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(doc) + "\n")
+    summary = {
+        "games": report.games,
+        "decisions": report.decisions,
+        "states": report.states,
+        "skipped_games": report.skipped,
+        "out": str(args.out),
+    }
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(
+            f"{report.games} games, {report.decisions} decisions counted"
+            + (" (winners only)" if args.champion else "")
+            + f", {report.states} states -> {args.out}"
+            + (f" ({report.skipped} games of other files skipped)" if report.skipped else "")
+        )
+    return EXIT_OK
