@@ -26,6 +26,7 @@ from cardlang.cli import (
     describe,
     fit_opponent,
     heuristics,
+    import_log,
     simulate,
     solve,
     train,
@@ -53,6 +54,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "train": train.cmd_train,
     "solve": solve.cmd_solve,
     "fit-opponent": fit_opponent.cmd_fit_opponent,
+    "import-log": import_log.cmd_import_log,
 }
 
 
@@ -92,7 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"cardlang {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    for module in (check, simulate, transcript, describe, heuristics, train, solve, fit_opponent):
+    commands = (check, simulate, transcript, describe, heuristics, train, solve, fit_opponent)
+    for module in (*commands, import_log):
         module.add_parser(sub)
     return parser
 

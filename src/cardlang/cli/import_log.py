@@ -1,0 +1,65 @@
+"""``cardlang import-log LOG --game FILE --db DB``: games played elsewhere, into records.
+
+Pipeline position: the command line (cli/), the face of runs/importing.py, whose
+docstring states the log's schema (a CSV, or SQLite with a table ``moves``: game, seed,
+seat, move[, player]).  The imported games are a batch of DB like any ``simulate --db``
+batch: ``fit-opponent DB --game FILE`` learns from them, ``transcript --db DB`` replays
+them.
+
+May import: anything in cardlang (the command line sits above everything).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from cardlang.cli.options import EXIT_OK, SubParsers, engine_option, param_option
+from cardlang.errors import UsageError
+from cardlang.language.params import parse_param_args
+
+__all__ = ["add_parser", "cmd_import_log"]
+
+
+def add_parser(sub: SubParsers) -> None:
+    from cardlang.runs.store import DEFAULT_DB
+
+    p = sub.add_parser(
+        "import-log",
+        help="import games played elsewhere (CSV or SQLite: game, seed, seat, move) into records",
+        description="Replay each logged game from its cardlang seed, checking every move "
+        "(an option index, or the option's label as cardlang transcript prints it), and "
+        "write the games to DB as one batch. Columns: game, seed, seat, move, and "
+        "optionally player.",
+    )
+    p.add_argument("log", metavar="LOG", type=Path, help="a .csv file, or SQLite with table moves")
+    p.add_argument("--game", required=True, metavar="FILE", help="the game file they played")
+    p.add_argument("--db", type=Path, default=DEFAULT_DB, help=f"the records ({DEFAULT_DB})")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    param_option(p)
+    engine_option(p)
+
+
+def cmd_import_log(args: argparse.Namespace) -> int:
+    from cardlang.compiler.load import load_game, read_source
+    from cardlang.runs.importing import import_log, read_log
+
+    if not args.log.is_file():
+        raise UsageError(f"log {args.log} not found")
+    source = read_source(args.game)
+    params = parse_param_args(args.param)
+    game = load_game(text=source.text, name=source.name, params=params)
+    master = game.master()
+    batch_id, new = import_log(
+        args.db, args.log, game, Path(args.game), source.text, master, params=params
+    )
+    games = len(read_log(args.log))
+    summary = {"games": games, "batch": batch_id, "new": new, "db": str(args.db)}
+    if args.json:
+        print(json.dumps(summary))
+    elif new:
+        print(f"imported {games} games into {args.db} (batch {batch_id})")
+    else:
+        print(f"{args.log} is already in {args.db} (batch {batch_id}): nothing added")
+    return EXIT_OK
