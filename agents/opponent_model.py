@@ -11,11 +11,10 @@ distribution is the posterior mean.  A state never observed gets the uniform dis
 
 from __future__ import annotations
 
-import json
 import random
-from functools import cache
-from pathlib import Path
 from typing import Any
+
+from cardlang.agents.specs import agent_file
 
 from cardlang.errors import UsageError
 from cardlang.information.observation import KEY_KINDS, observation_key, option_key
@@ -23,30 +22,13 @@ from cardlang.information.observation import KEY_KINDS, observation_key, option_
 FORMAT = "cardlang-opponent-model"
 
 
-@cache
-def load_model(path: str, mtime: float) -> dict[str, Any]:
-    """A model file, checked (cached per file version)."""
-    try:
-        doc = json.loads(Path(path).read_text())
-    except OSError as err:
-        raise UsageError(f"cannot read opponent model {path}: {err.strerror}") from err
-    except json.JSONDecodeError as err:
-        raise UsageError(f"opponent model {path} is not JSON: {err}") from err
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise UsageError(f"{path} is not an opponent model (made by cardlang fit-opponent)")
-    if doc.get("keys") not in KEY_KINDS:
-        raise UsageError(f"opponent model {path}: unknown kind of keys {doc.get('keys')!r}")
-    return doc
-
-
 class ModelAgent:
     name = "model"
 
     def __init__(self, path: str, seed: int = 0) -> None:
-        p = Path(path)
-        if not p.is_file():
-            raise UsageError(f"opponent model {path} not found")
-        self.doc = load_model(str(p.resolve()), p.stat().st_mtime)
+        self.doc = agent_file(path, FORMAT, "opponent model")
+        if self.doc.get("keys") not in KEY_KINDS:
+            raise UsageError(f"opponent model {path}: unknown kind of keys {self.doc['keys']!r}")
         self.kind: str = self.doc["keys"]
         self.prior = float(self.doc.get("prior", 3.0))
         self.states: dict[str, dict[str, int]] = self.doc["states"]

@@ -10,12 +10,10 @@ distribution, so a solve can take a table as its opponent model.
 
 from __future__ import annotations
 
-import json
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 from cardlang.agents.base import Capabilities
+from cardlang.agents.specs import agent_file
 
 from cardlang.engine.state import MASK64, splitmix64
 from cardlang.errors import UsageError
@@ -24,18 +22,9 @@ from cardlang.information.observation import KEY_KINDS, observation_key, option_
 FORMAT = "cardlang-policy"
 
 
-@cache
-def _load(path: str, mtime: float) -> tuple[str, dict[str, str]]:
-    """The table's kind of key and its key -> option key map (cached per file version:
-    a batch makes a fresh agent for every game)."""
-    try:
-        doc = json.loads(Path(path).read_text())
-    except OSError as err:
-        raise UsageError(f"cannot read policy table {path}: {err.strerror}") from err
-    except json.JSONDecodeError as err:
-        raise UsageError(f"policy table {path} is not JSON: {err}") from err
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise UsageError(f"{path} is not a policy table (made by cardlang solve --out)")
+def _load(path: str) -> tuple[str, dict[str, str]]:
+    """The table's kind of key and its key -> option key map."""
+    doc = agent_file(path, FORMAT, "policy table")
     kind = doc.get("keys")
     if kind not in KEY_KINDS:
         raise UsageError(f"policy table {path}: unknown kind of keys {kind!r}")
@@ -47,10 +36,7 @@ class PolicyTableAgent:
     capabilities = Capabilities(knowledge=True)  # info keys read the game's history
 
     def __init__(self, table: str, seed: int = 0) -> None:
-        path = Path(table)
-        if not path.is_file():
-            raise UsageError(f"policy table {table} not found")
-        self.kind, self.policy = _load(str(path.resolve()), path.stat().st_mtime)
+        self.kind, self.policy = _load(table)
         self._state = seed & MASK64
         self.hits = 0
         self.misses = 0

@@ -219,3 +219,32 @@ def _unknown_message(spec: AgentSpec, key: str, signature: Signature) -> str:
         f"agent '{spec.text}': unknown parameter '{key}'"
         f"{f' ({hint})' if hint else ''}; {spec.head} takes: {listing}"
     )
+
+
+@cache
+def read_agent_file(path: str, mtime: float, fmt: str, what: str) -> dict[str, Any]:
+    """A JSON file an agent plays from (a policy table, an opponent model), checked to be
+    of format ``fmt``; cached per file version (``mtime``), since a batch makes a fresh
+    agent for every game.  ``what`` names it in messages."""
+    import json
+    from pathlib import Path
+
+    try:
+        doc = json.loads(Path(path).read_text())
+    except OSError as err:
+        raise UsageError(f"cannot read {what} {path}: {err.strerror}") from err
+    except json.JSONDecodeError as err:
+        raise UsageError(f"{what} {path} is not JSON: {err}") from err
+    if not isinstance(doc, dict) or doc.get("format") != fmt:
+        raise UsageError(f"{path} is not a file of format {fmt} ({what})")
+    return doc
+
+
+def agent_file(path: str, fmt: str, what: str) -> dict[str, Any]:
+    """``read_agent_file`` of a path given in a spec: a clear error when it is missing."""
+    from pathlib import Path
+
+    p = Path(path)
+    if not p.is_file():
+        raise UsageError(f"{what} {path} not found")
+    return read_agent_file(str(p.resolve()), p.stat().st_mtime, fmt, what)

@@ -61,3 +61,22 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
         cwd=Path(__file__).resolve().parent.parent,
         timeout=300,
     )
+
+
+def record_games(db: Path, game: Path, *, agents: str, games: int, seed: int) -> Path:
+    """Play and record a batch (``cardlang simulate --db``); returns the records' path."""
+    done = run_cli(
+        "simulate",
+        str(game),
+        "--agents",
+        agents,
+        "--games",
+        str(games),
+        "--seed",
+        str(seed),
+        "--db",
+        str(db),
+        "--quiet",
+    )
+    assert done.returncode == 0, done.stderr
+    return db

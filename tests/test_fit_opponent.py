@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from cardlang.agents import make_agent
 from conftest import GAMES
-from helpers import run_cli
+from helpers import record_games, run_cli
 
 from cardlang import load_game
 from cardlang.information.observation import observation_key, option_key
@@ -29,21 +29,7 @@ KUHN = GAMES / "kuhn_poker.rcy"
 @pytest.fixture(scope="module")
 def records(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = tmp_path_factory.mktemp("fit") / "kuhn.db"
-    done = run_cli(
-        "simulate",
-        str(KUHN),
-        "--agents",
-        "random",
-        "--games",
-        "200",
-        "--seed",
-        "3",
-        "--db",
-        str(db),
-        "--quiet",
-    )
-    assert done.returncode == 0, done.stderr
-    return db
+    return record_games(db, KUHN, agents="random", games=200, seed=3)
 
 
 def _fit(db: Path, out: Path, *extra: str) -> dict[str, Any]:

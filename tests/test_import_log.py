@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import GAMES
-from helpers import run_cli
+from helpers import record_games, run_cli
 
 from cardlang import load_game
 
@@ -25,21 +25,7 @@ KUHN = GAMES / "kuhn_poker.rcy"
 @pytest.fixture(scope="module")
 def records(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = tmp_path_factory.mktemp("imp") / "kuhn.db"
-    done = run_cli(
-        "simulate",
-        str(KUHN),
-        "--agents",
-        "random",
-        "--games",
-        "60",
-        "--seed",
-        "5",
-        "--db",
-        str(db),
-        "--quiet",
-    )
-    assert done.returncode == 0, done.stderr
-    return db
+    return record_games(db, KUHN, agents="random", games=60, seed=5)
 
 
 def _moves(db: Path) -> list[tuple[int, int, int, int]]:

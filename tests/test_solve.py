@@ -25,6 +25,7 @@ from cardlang import load_game
 from cardlang.engine.native import native_available
 from cardlang.runs.play import play_game
 from cardlang.solve import (
+    Problem,
     build_process,
     evaluate_policy,
     opponent_model,
@@ -193,31 +194,14 @@ def test_the_process_is_consistent_with_its_policy() -> None:
     master = game.master(engine="python")
     positions = starting_positions(master, sample=None, seed=0)
     opponents = opponent_model("uniform", game, 2, 0)
-    p = build_process(
-        master,
-        game,
-        positions,
-        seat=1,
-        opponents=opponents,
-        keys_kind="info",
-        reward="score",
-        max_nodes=10_000,
-    )
+    problem = Problem(master, game, positions, 1, opponents, keys_kind="info", reward="score")
+    p = build_process(problem, max_nodes=10_000)
     for s in range(p.n_states):
         for a in range(len(p.actions[s])):
             assert math.isclose(sum(p.next[s][a].values()) + p.ends[s][a], p.weight[s])
     vi = value_iteration(p, discount=1.0, tolerance=0.0, max_sweeps=50)
     policy = {k: p.actions[s][vi.greedy[s]] for s, k in enumerate(p.keys)}
-    values = evaluate_policy(
-        master,
-        game,
-        positions,
-        seat=1,
-        opponents=opponents,
-        keys_kind="info",
-        reward="score",
-        policy=policy,
-    )
+    values = evaluate_policy(problem, policy)
     assert math.isclose(sum(values) / len(values), vi.start_value, abs_tol=1e-12)
 
 

@@ -118,13 +118,14 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from cardlang.compiler.load import load_game
     from cardlang.engine.gamemaster import Limits
     from cardlang.solve import (
+        Problem,
         build_process,
+        estimate_nodes,
         evaluate_policy,
         opponent_model,
         starting_positions,
         value_iteration,
     )
-    from cardlang.solve.process import estimate_nodes
     from cardlang.solve.table import policy_document, save_policy
 
     game = load_game(args.file, params=parse_param_args(args.param))
@@ -136,9 +137,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
     opponents = opponent_model(args.opponent, game, game.nplayers, args.seed)
     positions = starting_positions(master, sample=args.sample, seed=args.seed)
     say(f"starting positions: {positions.note}")
-    estimate = estimate_nodes(
-        master, positions, seat=args.seat, opponents=opponents, probes=200, seed=args.seed
+    problem = Problem(
+        master, game, positions, args.seat, opponents, keys_kind=args.keys, reward=args.reward
     )
+    estimate = estimate_nodes(problem, probes=200, seed=args.seed)
     if estimate > args.max_nodes:
         raise UsageError(
             f"the game tree holds about {estimate:,.0f} nodes (estimated from 200 random "
@@ -147,13 +149,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         )
     say(f"walking about {estimate:,.0f} game-tree nodes")
     process = build_process(
-        master,
-        game,
-        positions,
-        seat=args.seat,
-        opponents=opponents,
-        keys_kind=args.keys,
-        reward=args.reward,
+        problem,
         max_nodes=max(args.max_nodes, int(estimate * 4)),
         progress=lambda n: say(f"  {n:,} nodes", transient=True),
     )
@@ -178,16 +174,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     )
     solved = time.perf_counter()
     policy = {key: process.actions[s][vi.greedy[s]] for s, key in enumerate(process.keys)}
-    per_position = evaluate_policy(
-        master,
-        game,
-        positions,
-        seat=args.seat,
-        opponents=opponents,
-        keys_kind=args.keys,
-        reward=args.reward,
-        policy=policy,
-    )
+    per_position = evaluate_policy(problem, policy)
     played = sum(w * v for w, v in zip(positions.weights, per_position, strict=True))
     error = _standard_error(per_position) if not positions.exact else 0.0
     exactness = _exactness(positions, args.keys, opponents, args.discount)

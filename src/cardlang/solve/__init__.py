@@ -20,18 +20,26 @@ from __future__ import annotations
 
 from cardlang.solve.iteration import Sweep, ValueIteration, value_iteration
 from cardlang.solve.opponents import OpponentModel, opponent_model
-from cardlang.solve.process import DecisionProcess, build_process, evaluate_policy
+from cardlang.solve.process import (
+    DecisionProcess,
+    Problem,
+    build_process,
+    estimate_nodes,
+    evaluate_policy,
+)
 from cardlang.solve.table import save_policy
 from cardlang.solve.worlds import SolveError, StartingPositions, starting_positions
 
 __all__ = [
     "DecisionProcess",
     "OpponentModel",
+    "Problem",
     "SolveError",
     "StartingPositions",
     "Sweep",
     "ValueIteration",
     "build_process",
+    "estimate_nodes",
     "evaluate_policy",
     "opponent_model",
     "save_policy",

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import random
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,11 +35,37 @@ REWARDS = ("win", "score")
 __all__ = [
     "REWARDS",
     "DecisionProcess",
+    "Problem",
     "SolveError",
     "build_process",
     "estimate_nodes",
     "evaluate_policy",
 ]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What a solve is about: the game (its Gamemaster and rules), where it starts, the
+    seat, the model of the others, the kind of state key and the reward."""
+
+    master: Any
+    game: Any
+    positions: StartingPositions
+    seat: int
+    opponents: OpponentModel
+    keys_kind: str
+    reward: str
+
+
+@contextmanager
+def _deep_recursion() -> Iterator[None]:
+    """A walk recurses once per decision: let it go deeper than Python's default."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20_000))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 @dataclass
@@ -100,25 +127,16 @@ class DecisionProcess:
 
 class _Walk:
     def __init__(
-        self,
-        master: Any,
-        game: Any,
-        seat: int,
-        opponents: OpponentModel,
-        keys_kind: str,
-        reward: Callable[[Any], float],
-        exact: bool,
-        max_nodes: int,
-        progress: Callable[[int], None] | None,
+        self, problem: Problem, max_nodes: int, progress: Callable[[int], None] | None
     ) -> None:
-        self.master, self.game, self.seat = master, game, seat
-        self.opponents = opponents
-        self.keys_kind = keys_kind
-        self.reward = reward
-        self.exact = exact
+        self.master, self.game, self.seat = problem.master, problem.game, problem.seat
+        self.opponents = problem.opponents
+        self.keys_kind = problem.keys_kind
+        self.reward = reward_function(problem.reward, problem.seat, problem.master)
+        self.exact = problem.positions.exact
         self.max_nodes = max_nodes
         self.progress = progress
-        self.process = DecisionProcess(seat, keys_kind)
+        self.process = DecisionProcess(problem.seat, problem.keys_kind)
 
     def from_start(self, st: Any, weight: float) -> None:
         self._walk(st, weight, None)
@@ -205,75 +223,40 @@ def reward_function(reward: str, seat: int, master: Any) -> Callable[[Any], floa
 
 
 def build_process(
-    master: Any,
-    game: Any,
-    positions: StartingPositions,
-    *,
-    seat: int,
-    opponents: OpponentModel,
-    keys_kind: str,
-    reward: str,
-    max_nodes: int,
-    progress: Callable[[int], None] | None = None,
+    problem: Problem, *, max_nodes: int, progress: Callable[[int], None] | None = None
 ) -> DecisionProcess:
     """The seat's decision process (see the module docstring)."""
-    walk = _Walk(
-        master,
-        game,
-        seat,
-        opponents,
-        keys_kind,
-        reward_function(reward, seat, master),
-        positions.exact,
-        max_nodes,
-        progress,
-    )
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 20_000))  # a walk recurses once per decision
-    try:
+    walk = _Walk(problem, max_nodes, progress)
+    positions = problem.positions
+    with _deep_recursion():
         for st, w in zip(positions.states, positions.weights, strict=True):
             walk.from_start(st, w)
-    finally:
-        sys.setrecursionlimit(limit)
     return walk.process
 
 
-def evaluate_policy(
-    master: Any,
-    game: Any,
-    positions: StartingPositions,
-    *,
-    seat: int,
-    opponents: OpponentModel,
-    keys_kind: str,
-    reward: str,
-    policy: dict[str, str],
-) -> list[float]:
+def evaluate_policy(problem: Problem, policy: dict[str, str]) -> list[float]:
     """Per starting position, the seat's expected reward when it plays ``policy`` (state
     key -> option key) against the model: the value of the policy itself, which an
     abstraction's process only approximates."""
-    reward_of = reward_function(reward, seat, master)
+    master, game, seat = problem.master, problem.game, problem.seat
+    reward_of = reward_function(problem.reward, seat, master)
 
     def walk(st: Any) -> float:
         if st.is_over:
             return reward_of(st)
         options = master.legal_options(st)
         if st.mover != seat:
-            probs = opponents.probabilities(st, st.mover, options)
+            probs = problem.opponents.probabilities(st, st.mover, options)
             return sum(q * walk(_applied(master, st, i)) for i, q in enumerate(probs) if q > 0.0)
         view = view_of(st, seat, game, options)
-        want = policy.get(observation_key(view, keys_kind))
+        want = policy.get(observation_key(view, problem.keys_kind))
         index = next((i for i, o in enumerate(view.options) if option_key(o) == want), None)
         if index is None:
             raise SolveError("the policy has no action for a position it reaches")
         return walk(_applied(master, st, index))
 
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 20_000))
-    try:
-        return [walk(st) for st in positions.states]
-    finally:
-        sys.setrecursionlimit(limit)
+    with _deep_recursion():
+        return [walk(st) for st in problem.positions.states]
 
 
 def _applied(master: Any, st: Any, index: int) -> Any:
@@ -282,34 +265,26 @@ def _applied(master: Any, st: Any, index: int) -> Any:
     return child
 
 
-def estimate_nodes(
-    master: Any,
-    positions: StartingPositions,
-    *,
-    seat: int,
-    opponents: OpponentModel,
-    probes: int,
-    seed: int,
-    max_depth: int = 10_000,
-) -> float:
+def estimate_nodes(problem: Problem, *, probes: int, seed: int, max_depth: int = 10_000) -> float:
     """About how many game-tree nodes the walk will visit (Knuth's estimator: random
     paths, each node counted as the product of the branchings above it), for refusing a
     game too large before walking it."""
+    master, seat, states = problem.master, problem.seat, problem.positions.states
     rng = random.Random(seed)
     total = 0.0
     for _ in range(probes):
-        st = positions.states[rng.randrange(len(positions.states))]
+        st = states[rng.randrange(len(states))]
         nodes, width, depth = 0.0, 1.0, 0
         while not st.is_over and depth < max_depth:
             options = master.legal_options(st)
             if st.mover == seat:
                 followed = list(range(len(options)))
             else:
-                probs = opponents.probabilities(st, st.mover, options)
+                probs = problem.opponents.probabilities(st, st.mover, options)
                 followed = [i for i, q in enumerate(probs) if q > 0.0]
             width *= len(followed)
             nodes += width
             st = _applied(master, st, followed[rng.randrange(len(followed))])
             depth += 1
         total += nodes
-    return total / probes * len(positions.states)
+    return total / probes * len(states)
