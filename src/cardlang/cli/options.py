@@ -65,6 +65,17 @@ def positive(text: str) -> int:
     return value
 
 
+def non_negative(text: str) -> float:
+    """A number >= 0 (rates, weights, tolerances)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value >= 0:  # NaN too
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
+    return value
+
+
 def seed(text: str) -> int:
     """A seed: a whole number >= 0."""
     if _whole_number(text, "an integer seed") < 0:

@@ -26,6 +26,7 @@ from cardlang.cli.options import (
     SubParsers,
     engine_option,
     limit_options,
+    non_negative,
     param_option,
     positive,
     seed_option,
@@ -46,16 +47,6 @@ def _fraction(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
     if not 0.0 < value <= 1.0:
         raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {value}")
-    return value
-
-
-def _non_negative(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if value < 0.0 or math.isnan(value):
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
     return value
 
 
@@ -88,7 +79,7 @@ def add_parser(sub: SubParsers) -> None:
     )
     p.add_argument("--discount", type=_fraction, default=1.0, help="per decision (1)")
     p.add_argument(
-        "--tolerance", type=_non_negative, default=1e-9, help="stop when a sweep changes less"
+        "--tolerance", type=non_negative, default=1e-9, help="stop when a sweep changes less"
     )
     p.add_argument("--max-sweeps", type=positive, default=10_000, help="at most (10000)")
     p.add_argument(

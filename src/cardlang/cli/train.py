@@ -16,6 +16,7 @@ from cardlang.cli.options import (
     SubParsers,
     backend_options,
     engine_option,
+    non_negative,
     param_option,
     positive,
     seed_option,
@@ -29,16 +30,6 @@ def _whole(text: str) -> int:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
-    return value
-
-
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
     return value
@@ -65,7 +56,7 @@ def add_parser(sub: SubParsers) -> None:
     )
     g.add_argument(
         "--time-limit",
-        type=_fraction,
+        type=non_negative,
         default=0.0,
         metavar="SECONDS",
         help="stop after the round in which this many seconds have passed (0: no limit)",
@@ -81,11 +72,13 @@ def add_parser(sub: SubParsers) -> None:
     g.add_argument(
         "--determinizations", type=positive, default=2, help="worlds evaluated per expansion (2)"
     )
-    g.add_argument("--temperature", type=_fraction, default=1.0, help="move choice temperature (1)")
     g.add_argument(
-        "--noise", type=_fraction, default=0.25, help="weight of Dirichlet root noise (0.25)"
+        "--temperature", type=non_negative, default=1.0, help="move choice temperature (1)"
     )
-    g.add_argument("--alpha", type=_fraction, default=0.3, help="Dirichlet alpha (0.3)")
+    g.add_argument(
+        "--noise", type=non_negative, default=0.25, help="weight of Dirichlet root noise (0.25)"
+    )
+    g.add_argument("--alpha", type=non_negative, default=0.3, help="Dirichlet alpha (0.3)")
     g.add_argument(
         "--policy",
         choices=("visits", "gumbel"),
@@ -116,9 +109,9 @@ def add_parser(sub: SubParsers) -> None:
     g.add_argument("--steps", type=positive, default=50, help="gradient steps per round (50)")
     g.add_argument("--batch-size", type=positive, default=128, help="samples per step (128)")
     g.add_argument("--buffer", type=positive, default=50_000, help="replay buffer, samples (50000)")
-    g.add_argument("--lr", type=_fraction, default=1e-3, help="learning rate (0.001)")
+    g.add_argument("--lr", type=non_negative, default=1e-3, help="learning rate (0.001)")
     g.add_argument(
-        "--value-weight", type=_fraction, default=1.0, help="weight of the value loss (1)"
+        "--value-weight", type=non_negative, default=1.0, help="weight of the value loss (1)"
     )
     g.add_argument(
         "--warm-start",
