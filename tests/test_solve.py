@@ -224,3 +224,31 @@ def test_bad_arguments_get_usage_help() -> None:
     assert done.returncode == 2 and "seats 0 to 1" in done.stderr
     done = run_cli("solve", str(KUHN), "--discount", "1.5")
     assert done.returncode == 2 and "usage:" in done.stderr
+
+
+# ---------------------------------------------------------------- estimated by sampling
+def test_a_sampled_process_finds_the_best_response_of_kuhn() -> None:
+    result = solve(KUHN, 0, "--rollouts", "300", "--play", "3000", "--keys", "view")
+    assert not result["exact"] and "samples per state and action" in result["why"]
+    assert result["states"] == 6
+    # the policy is the best response (0.5): its played value within 4 standard errors
+    assert abs(result["policy_value"] - 0.5) < 4 * result["standard_error"]
+    assert abs(result["value"] - 0.5) < 0.15  # the process's own estimate, noisier
+
+
+def test_a_sampled_process_stops_at_its_state_limit() -> None:
+    done = run_cli(
+        "solve",
+        str(GAMES / "punish.rcy"),
+        "--rollouts",
+        "1",
+        "--keys",
+        "counts",
+        "--sample",
+        "20",
+        "--max-states",
+        "50",
+        "--quiet",
+    )
+    assert done.returncode == 1
+    assert "more than --max-states 50 states" in done.stderr

@@ -38,6 +38,8 @@ __all__ = ["add_parser", "cmd_solve"]
 
 #: The walk refuses a game tree estimated larger than this unless --max-nodes says more.
 DEFAULT_MAX_NODES = 3_000_000
+#: Deals a sampled process (--rollouts) starts from, unless --sample says.
+SAMPLED_DEALS = 1_000
 
 
 def _fraction(text: str) -> float:
@@ -87,13 +89,31 @@ def add_parser(sub: SubParsers) -> None:
         type=positive,
         default=None,
         metavar="N",
-        help="N deals from seeds instead of every deal (values then carry a sampling error)",
+        help="N deals from seeds instead of every deal (values then carry a sampling error; "
+        f"with --rollouts, {SAMPLED_DEALS:,} by default)",
     )
     p.add_argument(
         "--max-nodes",
         type=positive,
         default=DEFAULT_MAX_NODES,
         help=f"refuse a game tree estimated larger ({DEFAULT_MAX_NODES:,})",
+    )
+    p.add_argument(
+        "--rollouts",
+        type=positive,
+        default=None,
+        metavar="N",
+        help="estimate the process instead of walking it: N sampled transitions per state "
+        "and action, from real positions (for games too large to walk)",
+    )
+    p.add_argument(
+        "--max-states", type=positive, default=200_000, help="with --rollouts: at most (200000)"
+    )
+    p.add_argument(
+        "--play",
+        type=positive,
+        default=2_000,
+        help="with --rollouts: games that measure the policy",
     )
     p.add_argument("--out", type=Path, default=None, help="save the policy table (JSON)")
     p.add_argument("--plot", type=Path, default=None, help="save the convergence plot (PNG)")
@@ -110,13 +130,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from cardlang.engine.gamemaster import Limits
     from cardlang.solve import (
         Problem,
-        build_process,
-        estimate_nodes,
         evaluate_policy,
         opponent_model,
         starting_positions,
         value_iteration,
     )
+    from cardlang.solve.sampling import play_policy, sample_process
     from cardlang.solve.table import policy_document, save_policy
 
     game = load_game(args.file, params=parse_param_args(args.param))
@@ -126,24 +145,24 @@ def cmd_solve(args: argparse.Namespace) -> int:
     say = _reporter(args)
     clock = time.perf_counter()
     opponents = opponent_model(args.opponent, game, game.nplayers, args.seed)
-    positions = starting_positions(master, sample=args.sample, seed=args.seed)
+    sample = args.sample
+    if args.rollouts is not None and sample is None:
+        sample = SAMPLED_DEALS
+    positions = starting_positions(master, sample=sample, seed=args.seed)
     say(f"starting positions: {positions.note}")
     problem = Problem(
         master, game, positions, args.seat, opponents, keys_kind=args.keys, reward=args.reward
     )
-    estimate = estimate_nodes(problem, probes=200, seed=args.seed)
-    if estimate > args.max_nodes:
-        raise UsageError(
-            f"the game tree holds about {estimate:,.0f} nodes (estimated from 200 random "
-            f"paths), more than --max-nodes {args.max_nodes:,}: too large to walk"
-            + ("" if args.sample else "; --sample N walks N deals only")
+    if args.rollouts is None:
+        process = _walked(problem, args, say)
+    else:
+        process = sample_process(
+            problem,
+            samples=args.rollouts,
+            max_states=args.max_states,
+            seed=args.seed,
+            progress=lambda n, s: say(f"  {n:,} states expanded of {s:,}", transient=True),
         )
-    say(f"walking about {estimate:,.0f} game-tree nodes")
-    process = build_process(
-        problem,
-        max_nodes=max(args.max_nodes, int(estimate * 4)),
-        progress=lambda n: say(f"  {n:,} nodes", transient=True),
-    )
     built = time.perf_counter()
     say(
         f"decision process: {process.n_states:,} states, {process.n_pairs:,} actions, "
@@ -165,10 +184,14 @@ def cmd_solve(args: argparse.Namespace) -> int:
     )
     solved = time.perf_counter()
     policy = {key: process.actions[s][vi.greedy[s]] for s, key in enumerate(process.keys)}
-    per_position = evaluate_policy(problem, policy)
-    played = sum(w * v for w, v in zip(positions.weights, per_position, strict=True))
-    error = _standard_error(per_position) if not positions.exact else 0.0
-    exactness = _exactness(positions, args.keys, opponents, args.discount)
+    if args.rollouts is None:
+        per_position = evaluate_policy(problem, policy)
+        played = sum(w * v for w, v in zip(positions.weights, per_position, strict=True))
+        error = _standard_error(per_position) if not positions.exact else 0.0
+    else:
+        rewards = play_policy(problem, policy, args.play, args.seed)
+        played, error = sum(rewards) / len(rewards), _standard_error(rewards)
+    exactness = _exactness(positions, args.keys, opponents, args.discount, args.rollouts)
     result = {
         "value": vi.start_value,
         "states": process.n_states,
@@ -204,12 +227,38 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _exactness(positions: Any, keys: str, opponents: Any, discount: float) -> tuple[bool, str]:
+def _walked(problem: Any, args: argparse.Namespace, say: Any) -> Any:
+    """The process walked whole, after refusing a tree estimated too large."""
+    from cardlang.solve import build_process, estimate_nodes
+
+    estimate = estimate_nodes(problem, probes=200, seed=args.seed)
+    if estimate > args.max_nodes:
+        raise UsageError(
+            f"the game tree holds about {estimate:,.0f} nodes (estimated from 200 random "
+            f"paths), more than --max-nodes {args.max_nodes:,}: too large to walk; "
+            "--rollouts N estimates the process by sampling instead"
+        )
+    say(f"walking about {estimate:,.0f} game-tree nodes")
+    return build_process(
+        problem,
+        max_nodes=max(args.max_nodes, int(estimate * 4)),
+        progress=lambda n: say(f"  {n:,} nodes", transient=True),
+    )
+
+
+def _exactness(
+    positions: Any, keys: str, opponents: Any, discount: float, rollouts: int | None
+) -> tuple[bool, str]:
     reasons = []
+    if rollouts is not None:
+        reasons.append(
+            f"transitions estimated from {rollouts} samples per state and action, the "
+            "policy's value from games played"
+        )
     if not positions.exact:
         reasons.append(f"{positions.note}, not every deal: values carry a sampling error")
     if keys != "info":
-        reasons.append("view keys merge positions the seat could tell apart (an abstraction)")
+        reasons.append(f"{keys} keys merge positions the seat could tell apart (an abstraction)")
     if not opponents.exact:
         reasons.append(
             f"the opponent {opponents.spec} gives no probabilities: its choice at each "

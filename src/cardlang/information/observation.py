@@ -18,6 +18,9 @@ Two kinds of key:
     (by type), the size of every other location, the storages, the situation and the
     options.  Positions that look alike now share a key though the seat may have seen
     them reached differently: an abstraction, smaller than ``info``.
+``counts``
+    as ``view``, but each location the seat sees counted by card type, not in order (a
+    discard pile's order, a hand's order do not matter): coarser still.
 
 A card is named by its type (``language.kinds.card_type``): copies of a kind are alike.
 Keys are hex digests, stable across runs, engines and machines.
@@ -32,7 +35,7 @@ from typing import Any
 from cardlang.language.kinds import card_type
 
 #: The kinds of state key ``cardlang solve`` offers.
-KEY_KINDS = ("info", "view")
+KEY_KINDS = ("info", "view", "counts")
 
 
 def _value(v: Any) -> Any:
@@ -56,10 +59,16 @@ def _event(event: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(_value(x) for x in event)
 
 
-def view_summary(view: Any) -> tuple[Any, ...]:
-    """What the seat sees now, as plain data (the ``view`` key's content)."""
+def view_summary(view: Any, counted: bool = False) -> tuple[Any, ...]:
+    """What the seat sees now, as plain data (the ``view`` key's content; ``counted``:
+    each location's cards as sorted types, the ``counts`` key's)."""
     visible = tuple(
-        sorted((key, tuple(card_type(c) for c in cards)) for key, cards in view.visible.items())
+        sorted(
+            (key, tuple(sorted(types) if counted else types))
+            for key, types in (
+                (key, [card_type(c) for c in cards]) for key, cards in view.visible.items()
+            )
+        )
     )
     return (
         view.seat,
@@ -76,6 +85,8 @@ def observation_key(view: Any, kind: str) -> str:
     """The state key of a seat's view (see the module docstring)."""
     if kind == "view":
         content: tuple[Any, ...] = view_summary(view)
+    elif kind == "counts":
+        content = view_summary(view, counted=True)
     elif kind == "info":
         content = (view_summary(view), tuple(_event(e) for e in view.history))
     else:
