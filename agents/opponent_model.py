@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from cardlang.agents.base import Capabilities
 from cardlang.agents.specs import agent_file
 
 from cardlang.errors import UsageError
@@ -24,12 +25,14 @@ FORMAT = "cardlang-opponent-model"
 
 class ModelAgent:
     name = "model"
+    capabilities = Capabilities(knowledge=True)  # until the model says its kind of keys
 
     def __init__(self, path: str, seed: int = 0) -> None:
         self.doc = agent_file(path, FORMAT, "opponent model")
         if self.doc.get("keys") not in KEY_KINDS:
             raise UsageError(f"opponent model {path}: unknown kind of keys {self.doc['keys']!r}")
         self.kind: str = self.doc["keys"]
+        self.capabilities = Capabilities(knowledge=self.kind == "info")  # info keys: history
         self.prior = float(self.doc.get("prior", 3.0))
         self.states: dict[str, dict[str, int]] = self.doc["states"]
         self.rng = random.Random(seed)

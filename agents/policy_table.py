@@ -33,10 +33,12 @@ def _load(path: str) -> tuple[str, dict[str, str]]:
 
 class PolicyTableAgent:
     name = "policy"
-    capabilities = Capabilities(knowledge=True)  # info keys read the game's history
+    capabilities = Capabilities(knowledge=True)  # until the table says its kind of keys
 
     def __init__(self, table: str, seed: int = 0) -> None:
         self.kind, self.policy = _load(table)
+        # only info keys read the game's history (so only they need a recorded game)
+        self.capabilities = Capabilities(knowledge=self.kind == "info")
         self._state = seed & MASK64
         self.hits = 0
         self.misses = 0

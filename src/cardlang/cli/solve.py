@@ -148,7 +148,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     sample = args.sample
     if args.rollouts is not None and sample is None:
         sample = SAMPLED_DEALS
-    positions = starting_positions(master, sample=sample, seed=args.seed)
+    record = args.rollouts is None or args.keys == "info" or opponents.needs_history
+    positions = starting_positions(master, sample=sample, seed=args.seed, record=record)
     say(f"starting positions: {positions.note}")
     problem = Problem(
         master, game, positions, args.seat, opponents, keys_kind=args.keys, reward=args.reward

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from cardlang.agents.base import capabilities_of
 from cardlang.agents.registry import make_agent
 from cardlang.information.observation import observation_key
 from cardlang.information.views import view_of
@@ -41,6 +42,11 @@ class OpponentModel:
     def exact(self) -> bool:
         """Whether the model's distribution is the agent's own (not one sampled choice)."""
         return self.uniform or all(hasattr(a, "probabilities") for a in self.agents)
+
+    @property
+    def needs_history(self) -> bool:
+        """Whether some agent reads the game's history (its positions must be recorded)."""
+        return any(capabilities_of(a).knowledge for a in self.agents)
 
     def probabilities(self, st: Any, mover: int, options: Sequence[Any]) -> list[float]:
         n = len(options)

@@ -81,10 +81,14 @@ def position_key(st: Any) -> tuple[Any, ...]:
     return (zones, tuple(sorted(st.ints.items())), tuple(sorted(st.strs.items())), st.mover)
 
 
-def starting_positions(master: Any, *, sample: int | None, seed: int) -> StartingPositions:
-    """Every deal (``sample`` None), or ``sample`` games from seeds ``seed``, ``seed + 1``..."""
+def starting_positions(
+    master: Any, *, sample: int | None, seed: int, record: bool = True
+) -> StartingPositions:
+    """Every deal (``sample`` None), or ``sample`` games from seeds ``seed``, ``seed + 1``...
+    (recorded unless ``record`` is False: nothing will read their history, and a pool of
+    sampled positions is lighter without it)."""
     if sample is not None:
-        states = [master.new_game(seed + i, record=True) for i in range(sample)]
+        states = [master.new_game(seed + i, record=record) for i in range(sample)]
         return StartingPositions(
             states, [1.0 / sample] * sample, False, f"a sample of {sample} deals", None
         )
