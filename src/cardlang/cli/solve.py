@@ -231,11 +231,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
 def _walked(problem: Any, args: argparse.Namespace, say: Any) -> Any:
     """The process walked whole, after refusing a tree estimated too large."""
     from cardlang.solve import build_process, estimate_nodes
+    from cardlang.solve.worlds import count_text
 
     estimate = estimate_nodes(problem, probes=200, seed=args.seed)
     if estimate > args.max_nodes:
         raise UsageError(
-            f"the game tree holds about {estimate:,.0f} nodes (estimated from 200 random "
+            f"the game tree holds {count_text(estimate)} nodes (estimated from 200 random "
             f"paths), more than --max-nodes {args.max_nodes:,}: too large to walk; "
             "--rollouts N estimates the process by sampling instead"
         )

@@ -28,6 +28,16 @@ from cardlang.information.knowledge import KnowledgeTracker, SeatKnowledge, is_t
 from cardlang.language.kinds import card_type
 
 
+def count_text(n: float) -> str:
+    """A count for people: exact up to a billion, else its order of magnitude."""
+    if n < 1e9:
+        return f"{n:,.0f}"
+    digits = len(str(int(n))) - 1 if isinstance(n, int) or n < 1e300 else None
+    if digits is None or digits > 15:
+        return f"about 10^{digits}" if digits is not None else "more than 10^300"
+    return f"about {n:.2e}"
+
+
 class SolveError(CardlangError):
     """A game cannot be solved as asked (the message says why and what to do)."""
 
@@ -101,7 +111,8 @@ def starting_positions(
         )
     if expected > MAX_DEALS:
         raise DealError(
-            f"the game has {expected:,} distinct deals, more than {MAX_DEALS:,} to list; "
+            f"the game has {count_text(expected)} distinct deals, more than {MAX_DEALS:,} to "
+            "list; "
             "--sample N solves over N of them"
         )
     found: dict[tuple[Any, ...], Any] = {}
