@@ -6,7 +6,10 @@ state (information.observation keys), the moves seen there and how often.  PARLE
 Punish notes' name) reads it as a Dirichlet posterior: a prior of total pseudo-count
 ``prior`` (3) spread evenly over the legal moves, plus the observed counts; the move
 distribution is the posterior mean.  A state never observed gets the uniform distribution.
-``choose`` draws from the distribution with the agent's own seeded generator.
+A PAWNN model (``fit-opponent --method pawnn``) also holds a small network per situation,
+which gives the distribution of a state never observed (cardlang.solve.pawnn trains it;
+it is evaluated here with numpy).  ``choose`` draws from the distribution with the agent's
+own seeded generator.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import numpy as np
 from cardlang.agents.base import Capabilities
 from cardlang.agents.specs import agent_file
 
@@ -45,7 +49,8 @@ class ModelAgent:
         n = len(options)
         if counts is None:
             self.unseen += 1
-            return [1.0 / n] * n
+            net = self._network(view)
+            return net if net is not None else [1.0 / n] * n
         self.seen += 1
         distinct = list(dict.fromkeys(keys))  # equal options are one move
         alpha = self.prior / len(distinct)
@@ -54,6 +59,32 @@ class ModelAgent:
         for k in distinct:
             probs[keys.index(k)] = (alpha + counts.get(k, 0)) / total
         return probs
+
+    def _network(self, view: Any) -> list[float] | None:
+        """PAWNN's distribution over the options, where the model has a network for the
+        view's situation."""
+        networks = self.doc.get("networks")
+        if not networks or view.game is None:
+            return None
+        from cardlang.information.encode import Encoder
+
+        encoder = Encoder.of(view.game)
+        sid, vector, mask = encoder.encode(view)
+        raw = networks.get(encoder.layouts[sid].situation)
+        if raw is None:
+            return None
+        w = {k: np.asarray(v) for k, v in raw.items()}
+        h = np.tanh((vector - w["mean"]) / w["std"] @ w["W1"] + w["b1"])
+        logits = np.where(mask, h @ w["W2"] + w["b2"], -np.inf)
+        p = np.exp(logits - logits.max())
+        probs = [0.0] * len(view.options)
+        taken: set[int] = set()
+        for j, i in enumerate(encoder.vocabulary.view_indices(view)):
+            if i is not None and i not in taken:  # equal options are one move
+                taken.add(i)
+                probs[j] = float(p[i])
+        total = sum(probs)
+        return [q / total for q in probs] if total > 0 else None
 
     def choose(self, view: Any, options: list[Any]) -> int:
         probs = self.probabilities(view, options)

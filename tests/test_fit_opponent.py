@@ -14,6 +14,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from cardlang.agents import make_agent
 from conftest import GAMES
@@ -124,3 +125,46 @@ def test_records_of_another_game_are_refused(records: Path, tmp_path: Path) -> N
         str(tmp_path / "x.json"),
     )
     assert done.returncode == 1 and "no finished game of this game file" in done.stderr
+
+
+# ---------------------------------------------------------------- PAWNN
+def test_pawnn_learns_a_rule_and_masks_illegal_moves() -> None:
+    """A network trained on targets that a rule of the vector decides beats the uniform
+    distribution on held-out states, and never puts mass on a masked move."""
+    from cardlang.solve.pawnn import Samples, cross_validate, fit_networks, probabilities
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(300, 4))
+    mask = np.ones((300, 3), dtype=bool)
+    mask[::3, 2] = False  # the third move is illegal in a third of the states
+    target = np.zeros((300, 3))
+    target[np.arange(300), (x[:, 0] > 0).astype(int)] = 1.0  # move 0 or 1 by the sign
+    s = Samples(x, mask, target)
+    cv = cross_validate(s, folds=5, seed=0)
+    assert cv["folds"] == 5 and cv["cross_entropy"] < 0.35 < cv["uniform_cross_entropy"]
+    networks, _ = fit_networks({"S": s}, folds=2, seed=0)
+    w = {k: np.asarray(v) for k, v in networks["S"].items()}
+    p = probabilities(w, x, mask)
+    assert np.allclose(p.sum(axis=1), 1.0) and (p[~mask] == 0).all()
+
+
+def test_a_pawnn_model_answers_unseen_states_with_its_network(
+    records: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "pawnn.json"
+    summary = _fit(records, out, "--method", "pawnn", "--folds", "3")
+    cv = next(iter(summary["cross_validation"].values()))
+    assert cv["folds"] == 3 and cv["cross_entropy"] is not None
+    doc = json.loads(out.read_text())
+    assert doc["method"] == "pawnn" and doc["networks"]
+    doc["states"] = {}  # every state unseen: only the network answers
+    out.write_text(json.dumps(doc))
+    agent = make_agent(f"model:path={out}", 0)
+    game = load_game(KUHN)
+    master = game.master(engine="python")
+    for seed in range(6):
+        st = master.new_game(seed, record=True)
+        options = master.legal_options(st)
+        probs = agent.probabilities(view_of(st, st.mover, game, options), options)
+        assert math.isclose(sum(probs), 1.0) and probs != [0.5, 0.5]
+    assert agent.unseen == 6

@@ -15,13 +15,13 @@ import json
 import sys
 from pathlib import Path
 
-from cardlang.cli.options import EXIT_OK, SubParsers, param_option
+from cardlang.cli.options import EXIT_OK, SubParsers, param_option, positive
 from cardlang.errors import UsageError
 from cardlang.language.params import parse_param_args
 
 __all__ = ["add_parser", "cmd_fit_opponent"]
 
-METHODS = ("parless",)
+METHODS = ("parless", "pawnn")
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -39,7 +39,14 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument("--game", required=True, metavar="FILE", help="the game file they played")
     p.add_argument("--out", required=True, type=Path, help="where to write the model (JSON)")
     p.add_argument("--champion", action="store_true", help="count only the winners' moves")
-    p.add_argument("--method", choices=METHODS, default="parless", help="parless (default)")
+    p.add_argument(
+        "--method",
+        choices=METHODS,
+        default="parless",
+        help="parless (default); pawnn adds a network for unseen states (k-fold validated)",
+    )
+    p.add_argument("--folds", type=positive, default=5, help="pawnn: cross-validation folds (5)")
+    p.add_argument("--seed", type=int, default=0, help="pawnn: the networks' seed (0)")
     p.add_argument(
         "--keys", choices=KEY_KINDS, default="view", help="states: view (default) or info"
     )
@@ -49,7 +56,7 @@ def add_parser(sub: SubParsers) -> None:
 
 def cmd_fit_opponent(args: argparse.Namespace) -> int:
     from cardlang.compiler.load import load_game, read_source
-    from cardlang.solve.fit import fit_counts, model_document
+    from cardlang.solve.fit import Features, fit_counts, model_document, pawnn_networks
 
     if not args.db.is_file():
         raise UsageError(f"records {args.db} not found")
@@ -60,12 +67,23 @@ def cmd_fit_opponent(args: argparse.Namespace) -> int:
         if sys.stderr.isatty():
             print(f"  {n}/{total} games", end="\r", file=sys.stderr, flush=True)
 
+    features: dict[str, Features] | None = {} if args.method == "pawnn" else None
     states, report = fit_counts(
-        args.db, game, source.text, keys=args.keys, champion=args.champion, progress=progress
+        args.db,
+        game,
+        source.text,
+        keys=args.keys,
+        champion=args.champion,
+        progress=progress,
+        features=features,
     )
     doc = model_document(
         states, report, keys=args.keys, champion=args.champion, game=Path(args.game).name
     )
+    validation = None
+    if features is not None:
+        networks, validation = pawnn_networks(states, features, folds=args.folds, seed=args.seed)
+        doc.update(method="pawnn", networks=networks, cross_validation=validation)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(doc) + "\n")
     summary = {
@@ -74,6 +92,7 @@ def cmd_fit_opponent(args: argparse.Namespace) -> int:
         "states": report.states,
         "skipped_games": report.skipped,
         "out": str(args.out),
+        "cross_validation": validation,
     }
     if args.json:
         print(json.dumps(summary))
@@ -84,4 +103,11 @@ def cmd_fit_opponent(args: argparse.Namespace) -> int:
             + f", {report.states} states -> {args.out}"
             + (f" ({report.skipped} games of other files skipped)" if report.skipped else "")
         )
+        for situation, cv in (validation or {}).items():
+            if cv["folds"]:
+                print(
+                    f"  PAWNN {situation}: {cv['states']} states, held-out cross-entropy "
+                    f"{cv['cross_entropy']:.4f} over {cv['folds']} folds "
+                    f"(uniform over the legal moves: {cv['uniform_cross_entropy']:.4f})"
+                )
     return EXIT_OK

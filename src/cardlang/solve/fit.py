@@ -7,7 +7,9 @@ and recorded choices (runs/replay.py); at each decision the mover's observation 
 every winner).  The file (agents/opponent_model.py reads it) holds, per state, the
 counts of the moves seen; the PARLESS prior (total pseudo-count 3 over the legal moves)
 is applied when the model is read, so a model can be refitted with another prior without
-replaying.
+replaying.  With the PAWNN method (solve/pawnn.py) it also holds, per situation, a small
+network trained on the PARLESS distributions of the observed states, for the states
+never observed.
 """
 
 from __future__ import annotations
@@ -17,12 +19,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from cardlang.agents.opponent_model import FORMAT
+from cardlang.information.encode import Encoder
 from cardlang.information.observation import observation_key, option_key
 from cardlang.information.views import view_of
 from cardlang.runs.replay import replay_game
 from cardlang.runs.store import RunStore, file_sha256
+from cardlang.solve.pawnn import Samples, fit_networks
 from cardlang.solve.worlds import SolveError
+
+#: A state's features for PAWNN: its situation, observation vector, legal-move mask and
+#: the vocabulary index of each of its moves (option keys).
+Features = tuple[str, Any, Any, dict[str, int]]
 
 #: The PARLESS prior: total pseudo-count spread over the legal moves of a state.
 PRIOR = 3.0
@@ -44,8 +54,10 @@ def fit_counts(
     keys: str,
     champion: bool,
     progress: Callable[[int, int], None] | None = None,
+    features: dict[str, Features] | None = None,
 ) -> tuple[dict[str, dict[str, int]], FitReport]:
-    """Per state key, the moves seen there and how often."""
+    """Per state key, the moves seen there and how often (and, into ``features`` when
+    given, what PAWNN learns from)."""
     states: dict[str, dict[str, int]] = {}
     decisions = 0
     with RunStore.open(db, create=False) as store:
@@ -60,7 +72,7 @@ def fit_counts(
             stored = store.game(game_id)
             choices = store.choices(game_id)
             winners = _winners(game, stored, choices) if champion else None
-            decisions += _count(game, stored, choices, keys, winners, states)
+            decisions += _count(game, stored, choices, keys, winners, states, features)
             if progress is not None:
                 progress(n, len(ids))
     return states, FitReport(len(ids), decisions, len(states), skipped)
@@ -78,6 +90,7 @@ def _count(
     keys: str,
     winners: set[int] | None,
     states: dict[str, dict[str, int]],
+    features: dict[str, Features] | None,
 ) -> int:
     from cardlang.engine.gamemaster import Limits
 
@@ -90,12 +103,56 @@ def _count(
             raise SolveError(f"game {stored.id} of the records does not replay with this file")
         if winners is None or seat in winners:
             view = view_of(st, seat, game, options)
-            moves = states.setdefault(observation_key(view, keys), {})
+            key = observation_key(view, keys)
+            moves = states.setdefault(key, {})
+            if features is not None and key not in features:
+                features[key] = _features(game, view)
             move = option_key(view.options[index])
             moves[move] = moves.get(move, 0) + 1
             counted += 1
         master.apply(st, index)
     return counted
+
+
+def _features(game: Any, view: Any) -> Features:
+    encoder = Encoder.of(game)
+    sid, vector, mask = encoder.encode(view)
+    index: dict[str, int] = {}
+    for o, i in zip(view.options, encoder.vocabulary.view_indices(view), strict=True):
+        if i is not None:
+            index.setdefault(option_key(o), i)
+    return encoder.layouts[sid].situation, vector, mask, index
+
+
+def parless_target(counts: dict[str, int], index: dict[str, int], width: int) -> Any:
+    """A state's PARLESS distribution over its situation's vocabulary."""
+    target = np.zeros(width)
+    alpha = PRIOR / len(index)
+    total = PRIOR + sum(counts.get(k, 0) for k in index)
+    for k, i in index.items():
+        target[i] += (alpha + counts.get(k, 0)) / total
+    return target / target.sum()
+
+
+def pawnn_networks(
+    states: dict[str, dict[str, int]], features: dict[str, Features], *, folds: int, seed: int
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """PAWNN's networks, per situation, trained on the observed states' PARLESS targets,
+    with their k-fold cross-validation."""
+    rows: dict[str, list[tuple[Any, Any, Any]]] = {}
+    for key, (situation, vector, mask, index) in features.items():
+        if index:
+            target = parless_target(states[key], index, len(mask))
+            rows.setdefault(situation, []).append((vector, mask, target))
+    samples = {
+        s: Samples(
+            np.array([r[0] for r in rs], dtype=float),
+            np.array([r[1] for r in rs], dtype=bool),
+            np.array([r[2] for r in rs]),
+        )
+        for s, rs in rows.items()
+    }
+    return fit_networks(samples, folds=folds, seed=seed)
 
 
 def model_document(
@@ -104,7 +161,7 @@ def model_document(
     return {
         "format": FORMAT,
         "version": 1,
-        "method": "parless",
+        "method": "parless",  # fit-opponent --method pawnn adds "networks" and says so
         "game": game,
         "keys": keys,
         "champion": champion,
