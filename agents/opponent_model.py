@@ -40,6 +40,7 @@ class ModelAgent:
         self.prior = float(self.doc.get("prior", 3.0))
         self.states: dict[str, dict[str, int]] = self.doc["states"]
         self.rng = random.Random(seed)
+        self._weights: dict[str, dict[str, Any]] = {}  # PAWNN's arrays, per situation
         self.seen = 0
         self.unseen = 0
 
@@ -70,10 +71,13 @@ class ModelAgent:
 
         encoder = Encoder.of(view.game)
         sid, vector, mask = encoder.encode(view)
-        raw = networks.get(encoder.layouts[sid].situation)
-        if raw is None:
-            return None
-        w = {k: np.asarray(v) for k, v in raw.items()}
+        situation = encoder.layouts[sid].situation
+        w = self._weights.get(situation)
+        if w is None:
+            raw = networks.get(situation)
+            if raw is None:
+                return None
+            w = self._weights[situation] = {k: np.asarray(v) for k, v in raw.items()}
         h = np.tanh((vector - w["mean"]) / w["std"] @ w["W1"] + w["b1"])
         logits = np.where(mask, h @ w["W2"] + w["b2"], -np.inf)
         p = np.exp(logits - logits.max())
