@@ -15,6 +15,7 @@ own seeded generator.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,39 @@ from cardlang.errors import UsageError
 from cardlang.information.observation import KEY_KINDS, observation_key, option_key
 
 FORMAT = "cardlang-opponent-model"
+#: The PARLESS prior: total pseudo-count spread over the legal moves of a state.
+PRIOR = 3.0
+
+
+def parless(
+    counts: Mapping[str, int], moves: Sequence[str], prior: float = PRIOR
+) -> dict[str, float]:
+    """The posterior mean of a state's Dirichlet: ``prior`` spread evenly over its legal
+    ``moves`` (distinct option keys), plus the times each was seen."""
+    alpha = prior / len(moves)
+    total = prior + sum(counts.get(k, 0) for k in moves)
+    return {k: (alpha + counts.get(k, 0)) / total for k in moves}
+
+
+def hidden_and_logits(w: Mapping[str, Any], x: Any) -> tuple[Any, Any]:
+    """PAWNN's network on standardised vectors: its hidden layer and its logits."""
+    h = np.tanh(x @ w["W1"] + w["b1"])
+    return h, h @ w["W2"] + w["b2"]
+
+
+def masked_softmax(logits: Any, mask: Any) -> Any:
+    """A softmax over the legal moves only (rows); illegal moves get 0."""
+    z = np.where(mask, logits, -np.inf)
+    z = z - z.max(axis=-1, keepdims=True)
+    e = np.where(mask, np.exp(z), 0.0)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def network_distribution(w: Mapping[str, Any], x: Any, mask: Any) -> Any:
+    """PAWNN's move distribution for observation vectors ``x`` (its trained weights
+    ``w``, with the inputs' mean and standard deviation)."""
+    _, logits = hidden_and_logits(w, (x - w["mean"]) / w["std"])
+    return masked_softmax(logits, mask)
 
 
 class ModelAgent:
@@ -37,7 +71,7 @@ class ModelAgent:
             raise UsageError(f"opponent model {path}: unknown kind of keys {self.doc['keys']!r}")
         self.kind: str = self.doc["keys"]
         self.capabilities = Capabilities(knowledge=self.kind == "info")  # info keys: history
-        self.prior = float(self.doc.get("prior", 3.0))
+        self.prior = float(self.doc.get("prior", PRIOR))
         self.states: dict[str, dict[str, int]] = self.doc["states"]
         self.rng = random.Random(seed)
         self._weights: dict[str, dict[str, Any]] = {}  # PAWNN's arrays, per situation
@@ -54,11 +88,9 @@ class ModelAgent:
             return net if net is not None else [1.0 / n] * n
         self.seen += 1
         distinct = list(dict.fromkeys(keys))  # equal options are one move
-        alpha = self.prior / len(distinct)
-        total = self.prior + sum(counts.get(k, 0) for k in distinct)
         probs = [0.0] * n
-        for k in distinct:
-            probs[keys.index(k)] = (alpha + counts.get(k, 0)) / total
+        for k, q in parless(counts, distinct, self.prior).items():
+            probs[keys.index(k)] = q
         return probs
 
     def _network(self, view: Any) -> list[float] | None:
@@ -78,9 +110,7 @@ class ModelAgent:
             if raw is None:
                 return None
             w = self._weights[situation] = {k: np.asarray(v) for k, v in raw.items()}
-        h = np.tanh((vector - w["mean"]) / w["std"] @ w["W1"] + w["b1"])
-        logits = np.where(mask, h @ w["W2"] + w["b2"], -np.inf)
-        p = np.exp(logits - logits.max())
+        p = network_distribution(w, vector, mask)
         probs = [0.0] * len(view.options)
         taken: set[int] = set()
         for j, i in enumerate(encoder.vocabulary.view_indices(view)):

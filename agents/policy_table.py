@@ -17,7 +17,7 @@ from cardlang.agents.specs import agent_file
 
 from cardlang.engine.state import MASK64, splitmix64
 from cardlang.errors import UsageError
-from cardlang.information.observation import KEY_KINDS, observation_key, option_key
+from cardlang.information.observation import KEY_KINDS, observation_key, option_index
 
 FORMAT = "cardlang-policy"
 
@@ -44,13 +44,7 @@ class PolicyTableAgent:
         self.misses = 0
 
     def _index(self, view: Any) -> int | None:
-        want = self.policy.get(observation_key(view, self.kind))
-        if want is None:
-            return None
-        for i, o in enumerate(view.options):
-            if option_key(o) == want:
-                return i
-        return None
+        return option_index(view, self.policy.get(observation_key(view, self.kind)))
 
     def choose(self, view: Any, options: list[Any]) -> int:
         i = self._index(view)

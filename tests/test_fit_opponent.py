@@ -131,7 +131,9 @@ def test_records_of_another_game_are_refused(records: Path, tmp_path: Path) -> N
 def test_pawnn_learns_a_rule_and_masks_illegal_moves() -> None:
     """A network trained on targets that a rule of the vector decides beats the uniform
     distribution on held-out states, and never puts mass on a masked move."""
-    from cardlang.solve.pawnn import Samples, cross_validate, fit_networks, probabilities
+    from cardlang.agents.opponent_model import network_distribution as probabilities
+
+    from cardlang.solve.pawnn import Samples, cross_validate, fit_networks
 
     rng = np.random.default_rng(0)
     x = rng.normal(size=(300, 4))

@@ -15,9 +15,14 @@ import json
 import sys
 from pathlib import Path
 
-from cardlang.cli.options import EXIT_OK, SubParsers, param_option, positive
+from cardlang.cli.options import (
+    EXIT_OK,
+    SubParsers,
+    load_game_and_text,
+    param_option,
+    positive,
+)
 from cardlang.errors import UsageError
-from cardlang.language.params import parse_param_args
 
 __all__ = ["add_parser", "cmd_fit_opponent"]
 
@@ -55,13 +60,11 @@ def add_parser(sub: SubParsers) -> None:
 
 
 def cmd_fit_opponent(args: argparse.Namespace) -> int:
-    from cardlang.compiler.load import load_game, read_source
     from cardlang.solve.fit import Features, fit_counts, model_document, pawnn_networks
 
     if not args.db.is_file():
         raise UsageError(f"records {args.db} not found")
-    source = read_source(args.game)
-    game = load_game(text=source.text, name=source.name, params=parse_param_args(args.param))
+    game, text = load_game_and_text(args.game, args.param)
 
     def progress(n: int, total: int) -> None:
         if sys.stderr.isatty():
@@ -71,7 +74,7 @@ def cmd_fit_opponent(args: argparse.Namespace) -> int:
     states, report = fit_counts(
         args.db,
         game,
-        source.text,
+        text,
         keys=args.keys,
         champion=args.champion,
         progress=progress,

@@ -15,9 +15,14 @@ import argparse
 import json
 from pathlib import Path
 
-from cardlang.cli.options import EXIT_OK, SubParsers, engine_option, param_option
+from cardlang.cli.options import (
+    EXIT_OK,
+    SubParsers,
+    engine_option,
+    load_game_and_text,
+    param_option,
+)
 from cardlang.errors import UsageError
-from cardlang.language.params import parse_param_args
 
 __all__ = ["add_parser", "cmd_import_log"]
 
@@ -42,17 +47,16 @@ def add_parser(sub: SubParsers) -> None:
 
 
 def cmd_import_log(args: argparse.Namespace) -> int:
-    from cardlang.compiler.load import load_game, read_source
+    from cardlang.language.params import parse_param_args
     from cardlang.runs.importing import import_log, read_log
 
     if not args.log.is_file():
         raise UsageError(f"log {args.log} not found")
-    source = read_source(args.game)
-    params = parse_param_args(args.param)
-    game = load_game(text=source.text, name=source.name, params=params)
+    game, text = load_game_and_text(args.game, args.param)
     master = game.master()
+    params = parse_param_args(args.param)
     batch_id, new = import_log(
-        args.db, args.log, game, Path(args.game), source.text, master, params=params
+        args.db, args.log, game, Path(args.game), text, master, params=params
     )
     games = len(read_log(args.log))
     summary = {"games": games, "batch": batch_id, "new": new, "db": str(args.db)}

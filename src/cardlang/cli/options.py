@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any
 
 __all__ = [
     "SubParsers",
@@ -65,15 +66,46 @@ def positive(text: str) -> int:
     return value
 
 
-def non_negative(text: str) -> float:
-    """A number >= 0 (rates, weights, tolerances)."""
+def whole(text: str) -> int:
+    """A whole number >= 0 (a count that may be 0)."""
+    value = _whole_number(text, "a whole number")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
+    return value
+
+
+def _number(text: str) -> float:
     try:
-        value = float(text)
+        return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+
+
+def non_negative(text: str) -> float:
+    """A number >= 0 (rates, weights, tolerances)."""
+    value = _number(text)
     if not value >= 0:  # NaN too
         raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
     return value
+
+
+def fraction(text: str) -> float:
+    """A number in (0, 1] (a discount)."""
+    value = _number(text)
+    if not 0.0 < value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {value}")
+    return value
+
+
+def load_game_and_text(path: str, params: list[str] | None) -> tuple[Any, str]:
+    """A game file loaded with ``--param`` settings, and its text (records name a game
+    by the hash of its text)."""
+    from cardlang.compiler.load import load_game, read_source
+    from cardlang.language.params import parse_param_args
+
+    source = read_source(path)
+    game = load_game(text=source.text, name=source.name, params=parse_param_args(params))
+    return game, source.text
 
 
 def seed(text: str) -> int:

@@ -25,6 +25,7 @@ from cardlang.cli.options import (
     EXIT_OK,
     SubParsers,
     engine_option,
+    fraction,
     limit_options,
     non_negative,
     param_option,
@@ -40,16 +41,6 @@ __all__ = ["add_parser", "cmd_solve"]
 DEFAULT_MAX_NODES = 3_000_000
 #: Deals a sampled process (--rollouts) starts from, unless --sample says.
 SAMPLED_DEALS = 1_000
-
-
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not 0.0 < value <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {value}")
-    return value
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -79,7 +70,7 @@ def add_parser(sub: SubParsers) -> None:
         default="info",
         help="states: info (all the seat has observed; exact) or view (what it sees now)",
     )
-    p.add_argument("--discount", type=_fraction, default=1.0, help="per decision (1)")
+    p.add_argument("--discount", type=fraction, default=1.0, help="per decision (1)")
     p.add_argument(
         "--tolerance", type=non_negative, default=1e-9, help="stop when a sweep changes less"
     )

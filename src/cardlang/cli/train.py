@@ -20,19 +20,10 @@ from cardlang.cli.options import (
     param_option,
     positive,
     seed_option,
+    whole,
 )
 from cardlang.errors import UsageError
 from cardlang.language.params import parse_param_args
-
-
-def _whole(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
-    return value
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -65,7 +56,7 @@ def add_parser(sub: SubParsers) -> None:
     g.add_argument("--games", type=positive, default=16, help="self-play games per round (16)")
     g.add_argument(
         "--iterations",
-        type=_whole,
+        type=whole,
         default=16,
         help="search iterations per move (16; 0: raw policy)",
     )
@@ -119,7 +110,7 @@ def add_parser(sub: SubParsers) -> None:
         default=None,
         help="first imitate the games recorded in DB (e.g. a simulate --db of bots)",
     )
-    g.add_argument("--warm-steps", type=_whole, default=500, help="steps of imitation (500)")
+    g.add_argument("--warm-steps", type=whole, default=500, help="steps of imitation (500)")
     g.add_argument(
         "--init",
         metavar="MODEL",
@@ -134,14 +125,14 @@ def add_parser(sub: SubParsers) -> None:
     g.add_argument("--device", default="auto", help="auto (a GPU when present), cpu, cuda")
     g = p.add_argument_group("evaluation")
     g.add_argument(
-        "--evaluate-every", type=_whole, default=5, help="rounds between evaluations (5; 0: never)"
+        "--evaluate-every", type=whole, default=5, help="rounds between evaluations (5; 0: never)"
     )
     g.add_argument(
         "--eval-games", type=positive, default=100, help="games per evaluation agent (100)"
     )
     g.add_argument("--eval-agents", default="random", help="comma separated agent specs (random)")
     g.add_argument(
-        "--eval-iterations", type=_whole, default=0, help="the model's search when evaluated (0)"
+        "--eval-iterations", type=whole, default=0, help="the model's search when evaluated (0)"
     )
     backend_options(p)
 

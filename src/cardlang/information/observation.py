@@ -55,6 +55,15 @@ def option_key(option: Any) -> str:
     return f"{option.branch}:{bound!r}"
 
 
+def option_index(view: Any, key: str | None) -> int | None:
+    """The first of a view's options whose ``option_key`` is ``key`` (None: none is)."""
+    if key is not None:
+        for i, o in enumerate(view.options):
+            if option_key(o) == key:
+                return i
+    return None
+
+
 def _event(event: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(_value(x) for x in event)
 

@@ -21,11 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from cardlang.agents.opponent_model import FORMAT
+from cardlang.agents.opponent_model import FORMAT, PRIOR, parless
 from cardlang.information.encode import Encoder
 from cardlang.information.observation import observation_key, option_key
 from cardlang.information.views import view_of
-from cardlang.runs.replay import replay_game
 from cardlang.runs.store import RunStore, file_sha256
 from cardlang.solve.pawnn import Samples, fit_networks
 from cardlang.solve.worlds import SolveError
@@ -33,9 +32,6 @@ from cardlang.solve.worlds import SolveError
 #: A state's features for PAWNN: its situation, observation vector, legal-move mask and
 #: the vocabulary index of each of its moves (option keys).
 Features = tuple[str, Any, Any, dict[str, int]]
-
-#: The PARLESS prior: total pseudo-count spread over the legal moves of a state.
-PRIOR = 3.0
 
 
 @dataclass
@@ -71,16 +67,10 @@ def fit_counts(
         for n, game_id in enumerate(ids, 1):
             stored = store.game(game_id)
             choices = store.choices(game_id)
-            winners = _winners(game, stored, choices) if champion else None
-            decisions += _count(game, stored, choices, keys, winners, states, features)
+            decisions += _count(game, stored, choices, keys, champion, states, features)
             if progress is not None:
                 progress(n, len(ids))
     return states, FitReport(len(ids), decisions, len(states), skipped)
-
-
-def _winners(game: Any, stored: Any, choices: Any) -> set[int]:
-    result, _ = replay_game(game, stored, choices)
-    return set(result.winners)
 
 
 def _count(
@@ -88,30 +78,34 @@ def _count(
     stored: Any,
     choices: list[tuple[int, int, int]],
     keys: str,
-    winners: set[int] | None,
+    champion: bool,
     states: dict[str, dict[str, int]],
     features: dict[str, Features] | None,
 ) -> int:
+    """Replay one recorded game and count its decisions (with ``champion``, once it is
+    over, only its winners')."""
     from cardlang.engine.gamemaster import Limits
 
     master = game.master(Limits(stored.max_decisions, stored.max_steps))
     st = master.new_game(stored.seed, record=True)
-    counted = 0
+    seen: list[tuple[int, Any, int]] = []  # (seat, its view, the option it took)
     for seat, index, count in choices:
         options = master.legal_options(st)
         if st.is_over or st.mover != seat or len(options) != count:
             raise SolveError(f"game {stored.id} of the records does not replay with this file")
-        if winners is None or seat in winners:
-            view = view_of(st, seat, game, options)
-            key = observation_key(view, keys)
-            moves = states.setdefault(key, {})
-            if features is not None and key not in features:
-                features[key] = _features(game, view)
-            move = option_key(view.options[index])
-            moves[move] = moves.get(move, 0) + 1
-            counted += 1
+        seen.append((seat, view_of(st, seat, game, options), index))
         master.apply(st, index)
-    return counted
+    if champion:
+        winners = set(master.result(st).winners) if st.is_over else set()
+        seen = [d for d in seen if d[0] in winners]
+    for _, view, index in seen:
+        key = observation_key(view, keys)
+        moves = states.setdefault(key, {})
+        if features is not None and key not in features:
+            features[key] = _features(game, view)
+        move = option_key(view.options[index])
+        moves[move] = moves.get(move, 0) + 1
+    return len(seen)
 
 
 def _features(game: Any, view: Any) -> Features:
@@ -127,10 +121,8 @@ def _features(game: Any, view: Any) -> Features:
 def parless_target(counts: dict[str, int], index: dict[str, int], width: int) -> Any:
     """A state's PARLESS distribution over its situation's vocabulary."""
     target = np.zeros(width)
-    alpha = PRIOR / len(index)
-    total = PRIOR + sum(counts.get(k, 0) for k in index)
-    for k, i in index.items():
-        target[i] += (alpha + counts.get(k, 0)) / total
+    for k, q in parless(counts, list(index)).items():
+        target[index[k]] += q
     return target / target.sum()
 
 

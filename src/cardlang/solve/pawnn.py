@@ -8,7 +8,7 @@ masked and the rest renormalised.  It is trained on every observed state's PARLE
 distribution (cross-entropy, full-batch Adam, L2), inputs standardised.  k-fold cross
 validation reports the held-out cross-entropy beside the uniform distribution's, then
 the network is trained on all states.  numpy only: a model plays without torch
-(agents/opponent_model.py evaluates it).
+(agents/opponent_model.py evaluates it, with the functions training uses too).
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from cardlang.agents.opponent_model import hidden_and_logits, masked_softmax, network_distribution
 
 HIDDEN = 32
 EPOCHS = 400
@@ -31,18 +33,6 @@ class Samples:
     x: np.ndarray  # (n, width)
     mask: np.ndarray  # (n, actions) bool
     target: np.ndarray  # (n, actions), rows sum to 1 over the legal moves
-
-
-def _forward(w: dict[str, np.ndarray], x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    h = np.tanh(x @ w["W1"] + w["b1"])
-    return h, h @ w["W2"] + w["b2"]
-
-
-def masked_softmax(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    z = np.where(mask, logits, -np.inf)
-    z = z - z.max(axis=-1, keepdims=True)
-    e = np.where(mask, np.exp(z), 0.0)
-    return e / e.sum(axis=-1, keepdims=True)  # type: ignore[no-any-return]
 
 
 def _cross_entropy(p: np.ndarray, target: np.ndarray) -> float:
@@ -65,7 +55,7 @@ def _train(s: Samples, seed: int) -> dict[str, np.ndarray]:
     v2 = {k: np.zeros_like(v) for k, v in w.items()}
     n = len(x)
     for t in range(1, EPOCHS + 1):
-        h, logits = _forward(w, x)
+        h, logits = hidden_and_logits(w, x)
         d_logits = (masked_softmax(logits, s.mask) - s.target) / n  # softmax cross-entropy
         grads = {
             "W2": h.T @ d_logits + L2 * w["W2"],
@@ -82,12 +72,6 @@ def _train(s: Samples, seed: int) -> dict[str, np.ndarray]:
     return w
 
 
-def probabilities(w: dict[str, np.ndarray], x: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """The network's move distribution for observation vectors ``x`` (rows)."""
-    _, logits = _forward(w, (x - w["mean"]) / w["std"])
-    return masked_softmax(logits, mask)
-
-
 def cross_validate(s: Samples, folds: int, seed: int) -> dict[str, Any]:
     """Held-out cross-entropy of the network, and of the uniform distribution over the
     legal moves, over ``folds`` folds (fewer when there are fewer states)."""
@@ -102,7 +86,7 @@ def cross_validate(s: Samples, folds: int, seed: int) -> dict[str, Any]:
         kept = np.setdiff1d(order, held)
         w = _train(Samples(s.x[kept], s.mask[kept], s.target[kept]), seed + f)
         test = Samples(s.x[held], s.mask[held], s.target[held])
-        net.append(_cross_entropy(probabilities(w, test.x, test.mask), test.target))
+        net.append(_cross_entropy(network_distribution(w, test.x, test.mask), test.target))
         flat = test.mask / test.mask.sum(axis=1, keepdims=True)
         uniform.append(_cross_entropy(flat, test.target))
     return {

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from cardlang.information.observation import observation_key, option_key
+from cardlang.information.observation import observation_key, option_index, option_key
 from cardlang.information.views import view_of
 from cardlang.solve.opponents import OpponentModel
 from cardlang.solve.worlds import SolveError, StartingPositions
@@ -112,6 +112,40 @@ class DecisionProcess:
             )
         return s
 
+    def arrive(self, src: tuple[int, int] | None, s: int, weight: float) -> None:
+        """Weight reaching state ``s`` from the start (``src`` None) or from an action."""
+        if src is None:
+            self.start[s] = self.start.get(s, 0.0) + weight
+        else:
+            row = self.next[src[0]][src[1]]
+            row[s] = row.get(s, 0.0) + weight
+
+    def end(self, src: tuple[int, int] | None, weight: float, reward: float) -> None:
+        """Weight reaching the end of the game, with its reward."""
+        if src is None:
+            self.start_reward += weight * reward
+            self.start_ends += weight
+        else:
+            self.reward[src[0]][src[1]] += weight * reward
+            self.ends[src[0]][src[1]] += weight
+
+    def state_of(self, problem: Problem, st: Any, options: Any) -> tuple[int, list[int]]:
+        """The state of a position where the seat decides (made when new), and the index
+        of the option each of its actions is (equal options, copies of a card: the
+        first stands for them)."""
+        view = view_of(st, self.seat, problem.game, options)
+        firsts: dict[str, int] = {}
+        for i, o in enumerate(view.options):
+            firsts.setdefault(option_key(o), i)
+        key = observation_key(view, self.keys_kind)
+        s = self.index.get(key)
+        if s is None:
+            labels = [problem.game.describe_option(st, options[i]) for i in firsts.values()]
+            s = self.state(key, list(firsts), labels)
+        elif self.actions[s] != list(firsts):
+            self.state(key, list(firsts), [])  # raises: the options differ
+        return s, list(firsts.values())
+
     @property
     def n_states(self) -> int:
         return len(self.keys)
@@ -129,6 +163,7 @@ class _Walk:
     def __init__(
         self, problem: Problem, max_nodes: int, progress: Callable[[int], None] | None
     ) -> None:
+        self.problem = problem
         self.master, self.game, self.seat = problem.master, problem.game, problem.seat
         self.opponents = problem.opponents
         self.keys_kind = problem.keys_kind
@@ -161,20 +196,9 @@ class _Walk:
             self.progress(p.nodes)
         return child
 
-    def _end(self, st: Any, weight: float, src: tuple[int, int] | None) -> None:
-        r = self.reward(st)
-        p = self.process
-        if src is None:
-            p.start_reward += weight * r
-            p.start_ends += weight
-        else:
-            s, a = src
-            p.reward[s][a] += weight * r
-            p.ends[s][a] += weight
-
     def _walk(self, st: Any, weight: float, src: tuple[int, int] | None) -> None:
         if st.is_over:
-            self._end(st, weight, src)
+            self.process.end(src, weight, self.reward(st))
             return
         master = self.master
         options = master.legal_options(st)
@@ -185,23 +209,11 @@ class _Walk:
                 if q > 0.0:
                     self._walk(self._child(st, i), weight * q, src)
             return
-        view = view_of(st, mover, self.game, options)
-        firsts: dict[str, int] = {}  # equal options (copies of a card): the first stands
-        labels: list[str] = []
-        for i, o in enumerate(view.options):
-            k = option_key(o)
-            if k not in firsts:
-                firsts[k] = i
-                labels.append(self.game.describe_option(st, options[i]))
         p = self.process
-        s = p.state(observation_key(view, self.keys_kind), list(firsts), labels)
+        s, moves = p.state_of(self.problem, st, options)
         p.weight[s] += weight
-        if src is None:
-            p.start[s] = p.start.get(s, 0.0) + weight
-        else:
-            row = p.next[src[0]][src[1]]
-            row[s] = row.get(s, 0.0) + weight
-        for a, i in enumerate(firsts.values()):
+        p.arrive(src, s, weight)
+        for a, i in enumerate(moves):
             self._walk(self._child(st, i), weight, (s, a))
 
 
@@ -247,19 +259,19 @@ def evaluate_policy(problem: Problem, policy: dict[str, str]) -> list[float]:
         options = master.legal_options(st)
         if st.mover != seat:
             probs = problem.opponents.probabilities(st, st.mover, options)
-            return sum(q * walk(_applied(master, st, i)) for i, q in enumerate(probs) if q > 0.0)
+            return sum(q * walk(after(master, st, i)) for i, q in enumerate(probs) if q > 0.0)
         view = view_of(st, seat, game, options)
-        want = policy.get(observation_key(view, problem.keys_kind))
-        index = next((i for i, o in enumerate(view.options) if option_key(o) == want), None)
+        index = option_index(view, policy.get(observation_key(view, problem.keys_kind)))
         if index is None:
             raise SolveError("the policy has no action for a position it reaches")
-        return walk(_applied(master, st, index))
+        return walk(after(master, st, index))
 
     with _deep_recursion():
         return [walk(st) for st in problem.positions.states]
 
 
-def _applied(master: Any, st: Any, index: int) -> Any:
+def after(master: Any, st: Any, index: int) -> Any:
+    """A copy of ``st`` with its option ``index`` played."""
     child = st.clone()
     master.apply(child, index)
     return child
@@ -284,7 +296,7 @@ def estimate_nodes(problem: Problem, *, probes: int, seed: int, max_depth: int =
                 followed = [i for i, q in enumerate(probs) if q > 0.0]
             width *= len(followed)
             nodes += width
-            st = _applied(master, st, followed[rng.randrange(len(followed))])
+            st = after(master, st, followed[rng.randrange(len(followed))])
             depth += 1
         total += nodes
     return total / probes * len(states)

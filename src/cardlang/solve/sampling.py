@@ -3,13 +3,13 @@
 The tree walk (process.py) follows every branch from every deal; a game like Punish,
 unbounded and redealt every Measure, has no end to that.  Here the process is built state
 by state, as the Punish notes do: each state keeps a *pool* of real positions that reached
-it (recorded games, up to ``samples`` of them); from a state, each action is tried
-``samples`` times, from the pool's positions in turn, and the game is rolled on, the
-others' moves drawn from the opponent model and chance from the game's own RNG, to the
-seat's next decision or the end.  The positions reached join the pools of their states,
-and new states are expanded in turn, breadth first.  Every estimated probability carries
-sampling error (about 1/sqrt(samples)), so the result is an estimate; the value of the
-policy found is measured by playing it (``play_policy``).
+it (up to ``samples`` of them); from a state, each action is tried ``samples`` times, from
+the pool's positions in turn, and the game is rolled on, the others' moves drawn from the
+opponent model and chance from the game's own RNG, to the seat's next decision or the
+end.  The positions reached join the pools of their states, and new states are expanded
+in turn, breadth first.  Every estimated probability carries sampling error (about
+1/sqrt(samples)), so the result is an estimate; the value of the policy found is measured
+by playing it (``play_policy``).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from cardlang.information.observation import observation_key, option_key
+from cardlang.information.observation import observation_key, option_index
 from cardlang.information.views import view_of
-from cardlang.solve.process import DecisionProcess, Problem, reward_function
+from cardlang.solve.process import DecisionProcess, Problem, after, reward_function
 from cardlang.solve.worlds import SolveError
 
 
@@ -33,81 +33,48 @@ class _Sampler:
         self.rng = random.Random(seed)
         self.reward = reward_function(problem.reward, problem.seat, problem.master)
         self.process = DecisionProcess(problem.seat, problem.keys_kind)
-        self.pools: list[list[Any]] = []
+        self.pools: list[list[tuple[Any, list[int]]]] = []  # (position, option per action)
         self.todo: deque[int] = deque()
+
+    def draw(self, st: Any, options: Any) -> int:
+        probs = self.problem.opponents.probabilities(st, st.mover, options)
+        return self.rng.choices(range(len(options)), weights=probs)[0]
 
     def roll(self, st: Any) -> Any:
         """Play the others' moves (drawn from the model) up to the seat's turn or the end."""
         master, seat = self.problem.master, self.problem.seat
         while not st.is_over and st.mover != seat:
-            options = master.legal_options(st)
-            probs = self.problem.opponents.probabilities(st, st.mover, options)
-            i = self.rng.choices(range(len(options)), weights=probs)[0]
-            st = _applied(master, st, i)
+            st = after(master, st, self.draw(st, master.legal_options(st)))
             self.process.nodes += 1
         return st
 
     def land(self, st: Any, src: tuple[int, int] | None, weight: float) -> None:
         p = self.process
         if st.is_over:
-            r = self.reward(st)
-            if src is None:
-                p.start_reward += weight * r
-                p.start_ends += weight
-            else:
-                p.reward[src[0]][src[1]] += weight * r
-                p.ends[src[0]][src[1]] += weight
+            p.end(src, weight, self.reward(st))
             return
-        s = self._state_of(st)
-        if src is None:
-            p.start[s] = p.start.get(s, 0.0) + weight
-        else:
-            row = p.next[src[0]][src[1]]
-            row[s] = row.get(s, 0.0) + weight
+        s, moves = p.state_of(self.problem, st, self.problem.master.legal_options(st))
+        if s == len(self.pools):  # a new state
+            self.pools.append([])
+            self.todo.append(s)
+            if p.n_states > self.max_states:
+                raise SolveError(
+                    f"more than --max-states {self.max_states:,} states: use coarser keys "
+                    "(--keys counts) or raise it"
+                )
+        p.arrive(src, s, weight)
         if len(self.pools[s]) < self.samples:
-            self.pools[s].append(st)
-
-    def _state_of(self, st: Any) -> int:
-        problem, p = self.problem, self.process
-        options = problem.master.legal_options(st)
-        view = view_of(st, problem.seat, problem.game, options)
-        keys = list(dict.fromkeys(option_key(o) for o in view.options))
-        key = observation_key(view, problem.keys_kind)
-        known = p.index.get(key)
-        if known is not None:
-            return known
-        labels = [problem.game.describe_option(st, options[_first(view, k)]) for k in keys]
-        s = p.state(key, keys, labels)
-        self.pools.append([])
-        self.todo.append(s)
-        if p.n_states > self.max_states:
-            raise SolveError(
-                f"more than --max-states {self.max_states:,} states: use coarser keys "
-                "(--keys counts) or raise it"
-            )
-        return s
+            self.pools[s].append((st, moves))
 
     def expand(self, s: int) -> None:
-        problem, p = self.problem, self.process
+        master, p = self.problem.master, self.process
         pool = self.pools[s]
-        for a, key in enumerate(p.actions[s]):
+        for a in range(len(p.actions[s])):
             for j in range(self.samples):
-                h = pool[j % len(pool)]
-                view = view_of(h, problem.seat, problem.game, problem.master.legal_options(h))
-                child = _applied(problem.master, h, _first(view, key))
+                position, moves = pool[j % len(pool)]
                 p.nodes += 1
-                self.land(self.roll(child), (s, a), 1.0)
+                self.land(self.roll(after(master, position, moves[a])), (s, a), 1.0)
         p.weight[s] = float(self.samples)
-
-
-def _first(view: Any, key: str) -> int:
-    return next(i for i, o in enumerate(view.options) if option_key(o) == key)
-
-
-def _applied(master: Any, st: Any, index: int) -> Any:
-    child = st.clone()
-    master.apply(child, index)
-    return child
 
 
 def sample_process(
@@ -135,9 +102,8 @@ def sample_process(
 def play_policy(problem: Problem, policy: dict[str, str], games: int, seed: int) -> list[float]:
     """The seat's reward in ``games`` games played with ``policy`` against the model,
     from the starting positions in turn; a position the policy lacks is played at random."""
-    rng = random.Random(seed)
+    sampler = _Sampler(problem, 1, 0, seed)
     master, game, seat = problem.master, problem.game, problem.seat
-    reward_of = reward_function(problem.reward, seat, master)
     states = problem.positions.states
     out = []
     for j in range(games):
@@ -146,12 +112,11 @@ def play_policy(problem: Problem, policy: dict[str, str], games: int, seed: int)
             options = master.legal_options(st)
             if st.mover == seat:
                 view = view_of(st, seat, game, options)
-                want = policy.get(observation_key(view, problem.keys_kind))
-                found = [i for i, o in enumerate(view.options) if option_key(o) == want]
-                i = found[0] if found else rng.randrange(len(options))
+                i = option_index(view, policy.get(observation_key(view, problem.keys_kind)))
+                if i is None:
+                    i = sampler.rng.randrange(len(options))
             else:
-                probs = problem.opponents.probabilities(st, st.mover, options)
-                i = rng.choices(range(len(options)), weights=probs)[0]
-            st = _applied(master, st, i)
-        out.append(reward_of(st))
+                i = sampler.draw(st, options)
+            st = after(master, st, i)
+        out.append(sampler.reward(st))
     return out

@@ -15,10 +15,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from cardlang.agents.policy_table import FORMAT
 from cardlang.solve.iteration import ValueIteration
 from cardlang.solve.process import DecisionProcess
 
-FORMAT = "cardlang-policy"
 VERSION = 1
 
 
