@@ -228,6 +228,7 @@ class VM {
   i64 score(i64 pointmap, i64 card, const State& st);
   i32 make_pointmap(State& st, i32 awards);
   Typed attribute(const State& st, i64 card, i32 name, bool& found) const;
+  Typed attr_value(State& st, const Node& attr);
   void elements(State& st, i32 coll, std::vector<Val>& out);
   bool compare(State& st, const Node& n);
   i64 rand_below(State& st, uint64_t n);

@@ -52,6 +52,7 @@ from cardlang.engine.frames import (
     STAGE,
     WHILE,
 )
+from cardlang.engine.picks import secret_frame
 from cardlang.engine.runtime import Fn
 from cardlang.engine.state import (
     COMPLETED,
@@ -188,7 +189,8 @@ class Gamemaster(Generic[G]):
         st.steps = 0
         if choice_node is not None and choice_node.secret:
             # a secret pick: kept, unseen, until its (simultaneous ...) block is done
-            frame = _innermost_secret(st.stack)
+            frame = secret_frame(st)
+            assert frame is not None, "a secret pick outside its (simultaneous ...) block"
             frame[F_PICKS] += ((mover, choice_node, option, tuple(st.regs)),)
         else:
             try:
@@ -314,14 +316,13 @@ class Gamemaster(Generic[G]):
         """The end of a (simultaneous ...) block: every pick is shown (a "reveal" event
         with its option's label), then each option runs, in the order picked, with the
         registers as they were when it was picked."""
-        regs = st.regs
-        saved = regs[:]
-        if st.log is not None:
+        if st.log is not None:  # a label reads the option's own bindings, no register
             for pick in picks:
-                regs[:] = pick[P_REGS]
                 label = self.game.describe_option(st, pick[P_OPTION])
                 situation = pick[P_CHOICE].situation
                 st.log.append(("reveal", pick[P_MOVER], label, st.turns, situation))
+        regs = st.regs
+        saved = regs[:]
         for pick in picks:
             regs[:] = pick[P_REGS]
             run_option(st, pick[P_OPTION])
@@ -375,14 +376,6 @@ class Gamemaster(Generic[G]):
             st.scores = self.current_scores(st)
         except RuleError:
             st.scores = None
-
-
-def _innermost_secret(stack: list[list[Any]]) -> list[Any]:
-    """The SECRET frame of the (simultaneous ...) block a secret pick belongs to."""
-    for frame in reversed(stack):
-        if frame[F_KIND] == SECRET:
-            return frame
-    raise AssertionError("a secret pick outside its (simultaneous ...) block")
 
 
 def game_result(rules: Rules, st: Any) -> GameResult:

@@ -6,7 +6,8 @@ A pick is made by one player and kept unseen until the block is done (frames.py:
 not know the other players' picks: its skeleton *blanks* them (``hide_picks``), and each
 determinized world draws a blank pick again among the options its choice lists in that
 world (``pick_option_count``, ``set_pick``), as it deals the cards the seat cannot see.
-The native engine offers the same four operations on its states (native/src/vm.cpp).
+The Gamemaster keeps each pick in the block's frame (``secret_frame``).  The native
+engine offers the same four operations on its states (native/src/vm.cpp).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from cardlang.engine.frames import F_KIND, F_PICKS, P_MOVER, P_OPTION, P_REGS, S
 from cardlang.engine.state import Gamestate
 
 
-def _secret_frame(st: Gamestate) -> list[Any] | None:
+def secret_frame(st: Gamestate) -> list[Any] | None:
+    """The SECRET frame of the running (simultaneous ...) block (blocks do not nest)."""
     for frame in reversed(st.stack):
         if frame[F_KIND] == SECRET:
             return frame
@@ -27,13 +29,13 @@ def _secret_frame(st: Gamestate) -> list[Any] | None:
 
 def picks_of(st: Gamestate) -> tuple[Any, ...]:
     """The picks made so far in the running (simultaneous ...) block (none outside one)."""
-    frame = _secret_frame(st)
+    frame = secret_frame(st)
     return () if frame is None else frame[F_PICKS]  # type: ignore[no-any-return]
 
 
 def hide_picks(st: Gamestate, seat: int) -> None:
     """Forget the option of every pick another player made (it becomes blank)."""
-    frame = _secret_frame(st)
+    frame = secret_frame(st)
     if frame is not None:
         frame[F_PICKS] = tuple(
             p if p[P_MOVER] == seat else (*p[:P_OPTION], None, *p[P_OPTION + 1 :])
@@ -65,7 +67,7 @@ def pick_option_count(st: Gamestate, k: int) -> int:
 def set_pick(st: Gamestate, k: int, index: int) -> None:
     """Make option ``index`` (of ``pick_options``) pick ``k``'s option."""
     option = pick_options(st, k)[index]
-    frame = _secret_frame(st)
+    frame = secret_frame(st)
     assert frame is not None
     picks = list(frame[F_PICKS])
     p = picks[k]
