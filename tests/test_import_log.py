@@ -115,3 +115,20 @@ def test_a_move_that_does_not_replay_is_reported_with_its_line(
     done = run_cli("import-log", str(log), "--game", str(KUHN), "--db", str(tmp_path / "x.db"))
     assert done.returncode == 1
     assert message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_an_interrupted_import_is_completed_by_the_same_command(
+    records: Path, tmp_path: Path
+) -> None:
+    log = _write_csv(tmp_path / "log.csv", _moves(records), ("game", "seed", "seat", "move"))
+    db = tmp_path / "imported.db"
+    args = ("import-log", str(log), "--game", str(KUHN), "--db", str(db), "--json")
+    assert json.loads(run_cli(*args).stdout)["added"] == 60
+    with sqlite3.connect(db) as conn:  # as if killed before its last two games were saved
+        last = [r[0] for r in conn.execute("SELECT id FROM games ORDER BY idx DESC LIMIT 2")]
+        for table in ("decisions", "results"):
+            conn.executemany(f"DELETE FROM {table} WHERE game_id = ?", [(g,) for g in last])
+        conn.executemany("UPDATE games SET status = 'planned' WHERE id = ?", [(g,) for g in last])
+    again = json.loads(run_cli(*args).stdout)
+    assert again["added"] == 2 and again["new"] is True
+    assert _model(db, tmp_path, "resumed") == _model(records, tmp_path, "original")

@@ -48,22 +48,27 @@ def add_parser(sub: SubParsers) -> None:
 
 def cmd_import_log(args: argparse.Namespace) -> int:
     from cardlang.language.params import parse_param_args
-    from cardlang.runs.importing import import_log, read_log
+    from cardlang.runs.importing import import_log
 
     if not args.log.is_file():
         raise UsageError(f"log {args.log} not found")
     game, text = load_game_and_text(args.game, args.param)
     master = game.master()
     params = parse_param_args(args.param)
-    batch_id, new = import_log(
+    batch_id, games, added = import_log(
         args.db, args.log, game, Path(args.game), text, master, params=params
     )
-    games = len(read_log(args.log))
-    summary = {"games": games, "batch": batch_id, "new": new, "db": str(args.db)}
+    summary = {
+        "games": games,
+        "added": added,
+        "new": added > 0,
+        "batch": batch_id,
+        "db": str(args.db),
+    }
     if args.json:
         print(json.dumps(summary))
-    elif new:
-        print(f"imported {games} games into {args.db} (batch {batch_id})")
+    elif added:
+        print(f"imported {added} of {games} games into {args.db} (batch {batch_id})")
     else:
         print(f"{args.log} is already in {args.db} (batch {batch_id}): nothing added")
     return EXIT_OK

@@ -19,7 +19,8 @@ Each game is replayed from its seed (cardlang's deal), each move checked to be t
 mover's and legal, and the game must end with its last move; then it is written as a
 batch of the records, like ``cardlang simulate --db`` writes one, so ``fit-opponent``,
 ``transcript --db`` and every reader of records take it.  A move that does not replay is
-reported with its line of the log.  Importing the same log again adds nothing.
+reported with its line of the log.  Importing the same log again adds nothing, and
+completes an import that was interrupted.
 """
 
 from __future__ import annotations
@@ -163,8 +164,10 @@ def import_log(
     master: Any,
     *,
     params: dict[str, str] | None = None,
-) -> tuple[int, bool]:
-    """Write the log's games into the records as one batch: (its id, whether new)."""
+) -> tuple[int, int, int]:
+    """Write the log's games into the records as one batch: its id, how many games the
+    log holds and how many this import added (none when the log is there already; an
+    interrupted import is completed)."""
     logged = read_log(log)
     played = [(g, *replay_logged(master, game, g, log)) for g in logged]  # all or nothing
     digest = hashlib.sha256(log.read_bytes()).hexdigest()[:16]
@@ -186,11 +189,12 @@ def import_log(
         max_steps=master.limits.max_steps,
     )
     with RunStore.open(db) as store:
-        batch_id, new = store.plan(
+        batch_id, _ = store.plan(
             spec, lambda: ((g.seed, s) for g, s in zip(logged, seats, strict=True))
         )
-        if new:
-            stamp = now()
-            for planned, (_, result, trace) in zip(store.pending(batch_id), played, strict=True):
-                store.save(planned, result, trace, stamp, stamp)
-    return batch_id, new
+        # the games still planned: all of a new batch, those an interrupted import missed
+        added, stamp = 0, now()
+        for planned in store.pending(batch_id):
+            _, result, trace = played[planned.idx]
+            added += store.save(planned, result, trace, stamp, stamp)
+    return batch_id, len(logged), added
