@@ -23,7 +23,7 @@ from cardlang.agents.base import Capabilities
 from cardlang.agents.specs import agent_file
 
 from cardlang.errors import UsageError
-from cardlang.information.observation import KEY_KINDS, observation_key, option_key
+from cardlang.information.observation import StateKeys, option_key
 
 FORMAT = "cardlang-opponent-model"
 #: The PARLESS prior: total pseudo-count spread over the legal moves of a state.
@@ -67,10 +67,11 @@ class ModelAgent:
 
     def __init__(self, path: str, seed: int = 0) -> None:
         self.doc = agent_file(path, FORMAT, "opponent model")
-        if self.doc.get("keys") not in KEY_KINDS:
-            raise UsageError(f"opponent model {path}: unknown kind of keys {self.doc['keys']!r}")
-        self.kind: str = self.doc["keys"]
-        self.capabilities = Capabilities(knowledge=self.kind == "info")  # info keys: history
+        try:
+            self.keys = StateKeys.from_fields(self.doc)
+        except ValueError as e:
+            raise UsageError(f"opponent model {path}: {e}") from None
+        self.capabilities = Capabilities(knowledge=self.keys.reads_history)  # info: history
         self.prior = float(self.doc.get("prior", PRIOR))
         self.states: dict[str, dict[str, int]] = self.doc["states"]
         self.rng = random.Random(seed)
@@ -80,7 +81,7 @@ class ModelAgent:
 
     def probabilities(self, view: Any, options: list[Any]) -> list[float]:
         keys = [option_key(o) for o in view.options]
-        counts = self.states.get(observation_key(view, self.kind))
+        counts = self.states.get(self.keys.of(view))
         n = len(options)
         if counts is None:
             self.unseen += 1

@@ -17,18 +17,19 @@ from cardlang.agents.specs import agent_file
 
 from cardlang.engine.state import MASK64, splitmix64
 from cardlang.errors import UsageError
-from cardlang.information.observation import KEY_KINDS, observation_key, option_index
+from cardlang.information.observation import StateKeys, option_index
 
 FORMAT = "cardlang-policy"
 
 
-def _load(path: str) -> tuple[str, dict[str, str]]:
-    """The table's kind of key and its key -> option key map."""
+def _load(path: str) -> tuple[StateKeys, dict[str, str]]:
+    """The table's state keys and its key -> option key map."""
     doc = agent_file(path, FORMAT, "policy table")
-    kind = doc.get("keys")
-    if kind not in KEY_KINDS:
-        raise UsageError(f"policy table {path}: unknown kind of keys {kind!r}")
-    return kind, {key: entry["action"] for key, entry in doc["policy"].items()}
+    try:
+        keys = StateKeys.from_fields(doc)
+    except ValueError as e:
+        raise UsageError(f"policy table {path}: {e}") from None
+    return keys, {key: entry["action"] for key, entry in doc["policy"].items()}
 
 
 class PolicyTableAgent:
@@ -36,15 +37,15 @@ class PolicyTableAgent:
     capabilities = Capabilities(knowledge=True)  # until the table says its kind of keys
 
     def __init__(self, table: str, seed: int = 0) -> None:
-        self.kind, self.policy = _load(table)
+        self.keys, self.policy = _load(table)
         # only info keys read the game's history (so only they need a recorded game)
-        self.capabilities = Capabilities(knowledge=self.kind == "info")
+        self.capabilities = Capabilities(knowledge=self.keys.reads_history)
         self._state = seed & MASK64
         self.hits = 0
         self.misses = 0
 
     def _index(self, view: Any) -> int | None:
-        return option_index(view, self.policy.get(observation_key(view, self.kind)))
+        return option_index(view, self.policy.get(self.keys.of(view)))
 
     def choose(self, view: Any, options: list[Any]) -> int:
         i = self._index(view)

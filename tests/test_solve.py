@@ -23,6 +23,7 @@ from helpers import run_cli
 
 from cardlang import load_game
 from cardlang.engine.native import native_available
+from cardlang.information.observation import StateKeys
 from cardlang.runs.play import play_game
 from cardlang.solve import (
     Problem,
@@ -194,7 +195,7 @@ def test_the_process_is_consistent_with_its_policy() -> None:
     master = game.master(engine="python")
     positions = starting_positions(master, sample=None, seed=0)
     opponents = opponent_model("uniform", game, 2, 0)
-    problem = Problem(master, game, positions, 1, opponents, keys_kind="info", reward="score")
+    problem = Problem(master, game, positions, 1, opponents, StateKeys("info"), reward="score")
     p = build_process(problem, max_nodes=10_000)
     for s in range(p.n_states):
         for a in range(len(p.actions[s])):

@@ -21,6 +21,8 @@ from cardlang.cli.options import (
     load_game_and_text,
     param_option,
     positive,
+    state_keys_of,
+    state_keys_options,
 )
 from cardlang.errors import UsageError
 
@@ -30,8 +32,6 @@ METHODS = ("parless", "pawnn")
 
 
 def add_parser(sub: SubParsers) -> None:
-    from cardlang.information.observation import KEY_KINDS
-
     p = sub.add_parser(
         "fit-opponent",
         help="learn an opponent model from recorded games (PARLESS: Dirichlet counts per state)",
@@ -52,9 +52,7 @@ def add_parser(sub: SubParsers) -> None:
     )
     p.add_argument("--folds", type=positive, default=5, help="pawnn: cross-validation folds (5)")
     p.add_argument("--seed", type=int, default=0, help="pawnn: the networks' seed (0)")
-    p.add_argument(
-        "--keys", choices=KEY_KINDS, default="view", help="states: view (default) or info"
-    )
+    state_keys_options(p, default="view", help="states: view (default), counts or info")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     param_option(p)
 
@@ -70,18 +68,19 @@ def cmd_fit_opponent(args: argparse.Namespace) -> int:
         if sys.stderr.isatty():
             print(f"  {n}/{total} games", end="\r", file=sys.stderr, flush=True)
 
+    keys = state_keys_of(args, game)
     features: dict[str, Features] | None = {} if args.method == "pawnn" else None
     states, report = fit_counts(
         args.db,
         game,
         text,
-        keys=args.keys,
+        keys=keys,
         champion=args.champion,
         progress=progress,
         features=features,
     )
     doc = model_document(
-        states, report, keys=args.keys, champion=args.champion, game=Path(args.game).name
+        states, report, keys=keys, champion=args.champion, game=Path(args.game).name
     )
     validation = None
     if features is not None:

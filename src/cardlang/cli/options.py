@@ -33,6 +33,8 @@ __all__ = [
     "print_error",
     "seed",
     "seed_option",
+    "state_keys_of",
+    "state_keys_options",
 ]
 
 #: What ``add_parser(sub)`` of each command module receives.
@@ -210,3 +212,41 @@ def backend_choice(args: argparse.Namespace) -> tuple[str, int | None]:
         backend = "process" if workers is not None and workers > 1 else "serial"
     check_backend(backend, workers)
     return backend, workers
+
+
+def state_keys_options(p: argparse.ArgumentParser, *, default: str, help: str) -> None:
+    """--keys KIND and --ignore NAME[,NAME...]: how positions become states
+    (information.observation.StateKeys)."""
+    from cardlang.information.observation import KEY_KINDS
+
+    p.add_argument("--keys", choices=KEY_KINDS, default=default, help=help)
+    p.add_argument(
+        "--ignore",
+        action="append",
+        default=[],
+        metavar="NAME[,NAME...]",
+        help="with view or counts keys: storages and locations left out of the states "
+        "(bookkeeping the seat need not tell apart; repeatable)",
+    )
+
+
+def state_keys_of(args: argparse.Namespace, game: Any) -> Any:
+    """The StateKeys that --keys and --ignore name, each ignored name checked against the
+    game's storages and locations."""
+    from cardlang.errors import UsageError, did_you_mean
+    from cardlang.information.observation import StateKeys
+    from cardlang.language.statics import state_names
+
+    ignore = [n.strip() for text in args.ignore for n in text.split(",") if n.strip()]
+    known = state_names(game.checked)
+    for name in ignore:
+        if name not in known:
+            hint = did_you_mean(name, known)
+            raise UsageError(
+                f"--ignore {name}: the game has no storage or location of that name"
+                + (f"; {hint}" if hint else "")
+            )
+    try:
+        return StateKeys.make(args.keys, ignore)
+    except ValueError as e:
+        raise UsageError(f"--keys {args.keys} --ignore: {e}") from None

@@ -18,6 +18,8 @@ import math
 import resource
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,13 +29,15 @@ from cardlang.cli.options import (
     engine_option,
     fraction,
     limit_options,
+    load_game_and_text,
     non_negative,
     param_option,
     positive,
     seed_option,
+    state_keys_of,
+    state_keys_options,
 )
 from cardlang.errors import UsageError
-from cardlang.language.params import parse_param_args
 
 __all__ = ["add_parser", "cmd_solve"]
 
@@ -44,7 +48,6 @@ SAMPLED_DEALS = 1_000
 
 
 def add_parser(sub: SubParsers) -> None:
-    from cardlang.information.observation import KEY_KINDS
     from cardlang.solve.process import REWARDS
 
     p = sub.add_parser(
@@ -64,11 +67,11 @@ def add_parser(sub: SubParsers) -> None:
         help="the others' model: uniform (default), any agent spec, policy:table=PATH",
     )
     p.add_argument("--reward", choices=REWARDS, default="win", help="win: +1/-1/0 (default); score")
-    p.add_argument(
-        "--keys",
-        choices=KEY_KINDS,
+    state_keys_options(
+        p,
         default="info",
-        help="states: info (all the seat has observed; exact) or view (what it sees now)",
+        help="states: info (all the seat has observed; exact), view (what it sees now) or "
+        "counts (the same, its cards counted by kind)",
     )
     p.add_argument("--discount", type=fraction, default=1.0, help="per decision (1)")
     p.add_argument(
@@ -98,13 +101,39 @@ def add_parser(sub: SubParsers) -> None:
         "and action, from real positions (for games too large to walk)",
     )
     p.add_argument(
-        "--max-states", type=positive, default=200_000, help="with --rollouts: at most (200000)"
+        "--explore",
+        type=positive,
+        default=None,
+        metavar="GAMES",
+        help="estimate the process from GAMES games its own policy plays, in rounds, each "
+        "solved before the next (samples go where the policy goes; for games too large to "
+        "walk)",
+    )
+    p.add_argument("--rounds", type=positive, default=10, help="with --explore: rounds (10)")
+    p.add_argument(
+        "--epsilon",
+        type=fraction,
+        default=0.2,
+        help="with --explore: the chance of a random action at each decision (0.2)",
+    )
+    p.add_argument(
+        "--checkpoint",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="with --explore: keep each round here; the same command resumes from it",
+    )
+    p.add_argument(
+        "--max-states",
+        type=positive,
+        default=200_000,
+        help="with --rollouts or --explore: at most (200000)",
     )
     p.add_argument(
         "--play",
         type=positive,
         default=2_000,
-        help="with --rollouts: games that measure the policy",
+        help="with --rollouts or --explore: games that measure the policy (2000)",
     )
     p.add_argument("--out", type=Path, default=None, help="save the policy table (JSON)")
     p.add_argument("--plot", type=Path, default=None, help="save the convergence plot (PNG)")
@@ -117,73 +146,31 @@ def add_parser(sub: SubParsers) -> None:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    from cardlang.compiler.load import load_game
     from cardlang.engine.gamemaster import Limits
-    from cardlang.solve import (
-        Problem,
-        evaluate_policy,
-        opponent_model,
-        starting_positions,
-        value_iteration,
-    )
-    from cardlang.solve.sampling import play_policy, sample_process
+    from cardlang.solve import opponent_model
     from cardlang.solve.table import policy_document, save_policy
 
-    game = load_game(args.file, params=parse_param_args(args.param))
+    if args.explore is not None and args.rollouts is not None:
+        raise UsageError("--explore and --rollouts are two ways to estimate: choose one")
+    if args.checkpoint is not None and args.explore is None:
+        raise UsageError("--checkpoint keeps an --explore solve's rounds: add --explore N")
+    game, text = load_game_and_text(args.file, args.param)
     if not 0 <= args.seat < game.nplayers:
         raise UsageError(f"--seat {args.seat}: the game has seats 0 to {game.nplayers - 1}")
     master = game.master(Limits(args.max_decisions, args.max_steps))
+    keys = state_keys_of(args, game)
     say = _reporter(args)
     clock = time.perf_counter()
     opponents = opponent_model(args.opponent, game, game.nplayers, args.seed)
-    sample = args.sample
-    if args.rollouts is not None and sample is None:
-        sample = SAMPLED_DEALS
-    record = args.rollouts is None or args.keys == "info" or opponents.needs_history
-    positions = starting_positions(master, sample=sample, seed=args.seed, record=record)
-    say(f"starting positions: {positions.note}")
-    problem = Problem(
-        master, game, positions, args.seat, opponents, keys_kind=args.keys, reward=args.reward
-    )
-    if args.rollouts is None:
-        process = _walked(problem, args, say)
+    if args.explore is not None:
+        solved = _explored(master, game, text, keys, opponents, args, say)
     else:
-        process = sample_process(
-            problem,
-            samples=args.rollouts,
-            max_states=args.max_states,
-            seed=args.seed,
-            progress=lambda n, s: say(f"  {n:,} states expanded of {s:,}", transient=True),
-        )
-    built = time.perf_counter()
-    say(
-        f"decision process: {process.n_states:,} states, {process.n_pairs:,} actions, "
-        f"{process.n_transitions:,} transitions ({process.nodes:,} nodes walked)"
-    )
-
-    def on_sweep(s: Any) -> None:
-        say(
-            f"  sweep {s.number}: rmse {s.rmse:.3g}, max change {s.max_change:.3g}, "
-            f"greedy actions changed {s.changed_actions}"
-        )
-
-    vi = value_iteration(
-        process,
-        discount=args.discount,
-        tolerance=args.tolerance,
-        max_sweeps=args.max_sweeps,
-        on_sweep=on_sweep,
-    )
-    solved = time.perf_counter()
+        solved = _enumerated(master, game, keys, opponents, args, say)
+    process, vi = solved.process, solved.solution
     policy = {key: process.actions[s][vi.greedy[s]] for s, key in enumerate(process.keys)}
-    if args.rollouts is None:
-        per_position = evaluate_policy(problem, policy)
-        played = sum(w * v for w, v in zip(positions.weights, per_position, strict=True))
-        error = _standard_error(per_position) if not positions.exact else 0.0
-    else:
-        rewards = play_policy(problem, policy, args.play, args.seed)
-        played, error = sum(rewards) / len(rewards), _standard_error(rewards)
-    exactness = _exactness(positions, args.keys, opponents, args.discount, args.rollouts)
+    played, error = solved.evaluate(policy)
+    evaluated = time.perf_counter()
+    exactness = _exactness(solved.positions, keys, opponents, args)
     result = {
         "value": vi.start_value,
         "states": process.n_states,
@@ -196,17 +183,21 @@ def cmd_solve(args: argparse.Namespace) -> int:
         "actions": process.n_pairs,
         "transitions": process.n_transitions,
         "nodes": process.nodes,
-        "starting_positions": len(positions.states),
-        "seconds_to_build": round(built - clock, 3),
-        "seconds_to_solve": round(solved - built, 3),
+        "starting_positions": solved.starting,
+        "seconds_to_build": round(solved.built - clock, 3),
+        "seconds_to_solve": round(solved.solved - solved.built, 3),
+        "seconds_to_evaluate": round(evaluated - solved.solved, 3),
         "peak_memory_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "seat": args.seat,
         "opponent": args.opponent,
         "reward": args.reward,
-        "keys": args.keys,
+        "keys": keys.kind,
+        "ignore": sorted(keys.ignore),
         "discount": args.discount,
         "history": [vars(s) for s in vi.sweeps],
     }
+    if solved.rounds:
+        result["rounds"] = [vars(r) for r in solved.rounds]
     if args.out is not None:
         meta = {k: result[k] for k in ("opponent", "reward", "discount", "exact")}
         save_policy(args.out, policy_document(process, vi, game_path=Path(args.file), meta=meta))
@@ -215,8 +206,147 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result))
     else:
-        _print_result(result, args)
+        _print_result(result, args, keys)
     return EXIT_OK
+
+
+@dataclass
+class _Solved:
+    """A built and solved process, and how to measure the policy it gives."""
+
+    process: Any
+    solution: Any
+    positions: Any  # the starting positions (None: fresh deals, --explore)
+    starting: int  # how many games' starts it was built from
+    evaluate: Callable[[dict[str, str]], tuple[float, float]]  # -> (value, standard error)
+    built: float  # perf_counter when the process was built
+    solved: float  # ... and solved
+    rounds: list[Any] = field(default_factory=list)
+
+
+def _enumerated(
+    master: Any, game: Any, keys: Any, opponents: Any, args: argparse.Namespace, say: Any
+) -> _Solved:
+    """The process walked whole (or by rollouts) from listed starting positions."""
+    from cardlang.solve import Problem, evaluate_policy, starting_positions
+    from cardlang.solve.sampling import play_policy, sample_process
+
+    sample = args.sample
+    if args.rollouts is not None and sample is None:
+        sample = SAMPLED_DEALS
+    record = args.rollouts is None or keys.reads_history or opponents.needs_history
+    positions = starting_positions(master, sample=sample, seed=args.seed, record=record)
+    say(f"starting positions: {positions.note}")
+    problem = Problem(master, game, positions, args.seat, opponents, keys, args.reward)
+    if args.rollouts is None:
+        process = _walked(problem, args, say)
+    else:
+        process = sample_process(
+            problem,
+            samples=args.rollouts,
+            max_states=args.max_states,
+            seed=args.seed,
+            progress=lambda n, s: say(f"  {n:,} states expanded of {s:,}", transient=True),
+        )
+    built = time.perf_counter()
+    _say_size(process, say)
+    vi = _iterate(process, args, say)
+
+    def evaluate(policy: dict[str, str]) -> tuple[float, float]:
+        if args.rollouts is not None:
+            rewards = play_policy(problem, policy, args.play, args.seed)
+            return sum(rewards) / len(rewards), _standard_error(rewards)
+        per_position = evaluate_policy(problem, policy)
+        value = sum(w * v for w, v in zip(positions.weights, per_position, strict=True))
+        return value, (_standard_error(per_position) if not positions.exact else 0.0)
+
+    return _Solved(
+        process, vi, positions, len(positions.states), evaluate, built, time.perf_counter()
+    )
+
+
+def _explored(
+    master: Any,
+    game: Any,
+    text: str,
+    keys: Any,
+    opponents: Any,
+    args: argparse.Namespace,
+    say: Any,
+) -> _Solved:
+    """The process counted from rounds of games the policy plays (solve/exploring.py)."""
+    from cardlang.solve import Problem, StartingPositions
+    from cardlang.solve.exploring import Settings, explore, identity_of, play_greedy
+
+    if args.sample is not None:
+        raise UsageError("--explore deals a fresh game each time: --sample does not apply")
+    rounds = min(args.rounds, args.explore)
+    deals = StartingPositions([], [], False, f"{args.explore:,} fresh deals", None)
+    problem = Problem(master, game, deals, args.seat, opponents, keys, args.reward)
+    settings = Settings(
+        games=args.explore,
+        rounds=rounds,
+        epsilon=args.epsilon,
+        seed=args.seed,
+        discount=args.discount,
+        tolerance=args.tolerance,
+        max_sweeps=args.max_sweeps,
+        max_states=args.max_states,
+    )
+    say(f"exploring: {args.explore:,} games in {rounds} rounds, epsilon {args.epsilon}")
+
+    def on_round(r: Any) -> None:
+        say(
+            f"  round {r.number}/{rounds}: {r.games:,} games, {r.states:,} states, mean reward "
+            f"{r.mean_reward:+.3f} this round, start value {r.start_value:+.3f} "
+            f"({r.sweeps} sweeps)"
+        )
+
+    x = explore(
+        problem,
+        settings,
+        checkpoint=args.checkpoint,
+        identity=identity_of(problem, text, args.opponent),
+        on_round=on_round,
+    )
+    done = time.perf_counter()
+    _say_size(x.process, say)
+    assert x.solution is not None
+
+    def evaluate(policy: dict[str, str]) -> tuple[float, float]:
+        rewards, misses = play_greedy(problem, policy, args.play, args.seed)
+        say(
+            f"the policy played {args.play:,} games on fresh deals ({misses:,} decisions in "
+            "states it never met, played at random)"
+        )
+        return sum(rewards) / len(rewards), _standard_error(rewards)
+
+    return _Solved(x.process, x.solution, None, args.explore, evaluate, done, done, x.rounds)
+
+
+def _say_size(process: Any, say: Any) -> None:
+    say(
+        f"decision process: {process.n_states:,} states, {process.n_pairs:,} actions, "
+        f"{process.n_transitions:,} transitions ({process.nodes:,} nodes walked)"
+    )
+
+
+def _iterate(process: Any, args: argparse.Namespace, say: Any) -> Any:
+    from cardlang.solve import value_iteration
+
+    def on_sweep(s: Any) -> None:
+        say(
+            f"  sweep {s.number}: rmse {s.rmse:.3g}, max change {s.max_change:.3g}, "
+            f"greedy actions changed {s.changed_actions}"
+        )
+
+    return value_iteration(
+        process,
+        discount=args.discount,
+        tolerance=args.tolerance,
+        max_sweeps=args.max_sweeps,
+        on_sweep=on_sweep,
+    )
 
 
 def _walked(problem: Any, args: argparse.Namespace, say: Any) -> Any:
@@ -240,18 +370,23 @@ def _walked(problem: Any, args: argparse.Namespace, say: Any) -> Any:
 
 
 def _exactness(
-    positions: Any, keys: str, opponents: Any, discount: float, rollouts: int | None
+    positions: Any, keys: Any, opponents: Any, args: argparse.Namespace
 ) -> tuple[bool, str]:
     reasons = []
-    if rollouts is not None:
+    if args.rollouts is not None:
         reasons.append(
-            f"transitions estimated from {rollouts} samples per state and action, the "
+            f"transitions estimated from {args.rollouts} samples per state and action, the "
             "policy's value from games played"
         )
-    if not positions.exact:
+    if args.explore is not None:
+        reasons.append(
+            f"transitions counted in {args.explore:,} games the policy played, its value "
+            "measured in games on fresh deals"
+        )
+    elif not positions.exact:
         reasons.append(f"{positions.note}, not every deal: values carry a sampling error")
-    if keys != "info":
-        reasons.append(f"{keys} keys merge positions the seat could tell apart (an abstraction)")
+    if keys.kind != "info":
+        reasons.append(f"{keys} merge positions the seat could tell apart (an abstraction)")
     if not opponents.exact:
         reasons.append(
             f"the opponent {opponents.spec} gives no probabilities: its choice at each "
@@ -260,8 +395,8 @@ def _exactness(
     if reasons:
         return False, "; ".join(reasons)
     text = "every deal, the seat's information states, the opponent model's probabilities"
-    if discount < 1.0:
-        text += f" (discounted by {discount} per decision)"
+    if args.discount < 1.0:
+        text += f" (discounted by {args.discount} per decision)"
     return True, text
 
 
@@ -285,7 +420,7 @@ def _reporter(args: argparse.Namespace) -> Any:
     return say
 
 
-def _print_result(r: dict[str, Any], args: argparse.Namespace) -> None:
+def _print_result(r: dict[str, Any], args: argparse.Namespace, keys: Any) -> None:
     rows = [
         ("game", args.file),
         ("seat", r["seat"]),
@@ -298,11 +433,15 @@ def _print_result(r: dict[str, Any], args: argparse.Namespace) -> None:
             + (f" (standard error {r['standard_error']:.4f})" if r["standard_error"] else ""),
         ),
         ("exact", "yes: " + r["why"] if r["exact"] else "no: " + r["why"]),
-        ("states", f"{r['states']:,} ({args.keys} keys)"),
+        ("states", f"{r['states']:,} ({keys})"),
         ("actions / transitions", f"{r['actions']:,} / {r['transitions']:,}"),
-        ("nodes walked", f"{r['nodes']:,} from {r['starting_positions']:,} starting positions"),
+        ("nodes walked", f"{r['nodes']:,} from {r['starting_positions']:,} starts"),
         ("sweeps", f"{r['sweeps']}" + ("" if r["converged"] else " (not converged)")),
-        ("time", f"{r['seconds_to_build']:.2f} s to build, {r['seconds_to_solve']:.2f} s to solve"),
+        (
+            "time",
+            f"{r['seconds_to_build']:.2f} s to build, {r['seconds_to_solve']:.2f} s to solve, "
+            f"{r['seconds_to_evaluate']:.2f} s to evaluate",
+        ),
         ("peak memory", f"{r['peak_memory_mb']:.0f} MB"),
     ]
     if args.out is not None:

@@ -22,6 +22,11 @@ Two kinds of key:
     as ``view``, but each location the seat sees counted by card type, not in order (a
     discard pile's order, a hand's order do not matter): coarser still.
 
+``view`` and ``counts`` keys may leave out storages and locations by name
+(``StateKeys.ignore``): bookkeeping a game keeps that the seat need not tell apart (the
+last damage dealt, a Measure counter), for a coarser abstraction still.  ``info`` keys
+stay whole: they are the exact ones.
+
 A card is named by its type (``language.kinds.card_type``): copies of a kind are alike.
 Keys are hex digests, stable across runs, engines and machines.
 """
@@ -29,7 +34,8 @@ Keys are hex digests, stable across runs, engines and machines.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from cardlang.language.kinds import card_type
@@ -68,14 +74,19 @@ def _event(event: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(_value(x) for x in event)
 
 
-def view_summary(view: Any, counted: bool = False) -> tuple[Any, ...]:
+def view_summary(
+    view: Any, counted: bool = False, ignore: frozenset[str] = frozenset()
+) -> tuple[Any, ...]:
     """What the seat sees now, as plain data (the ``view`` key's content; ``counted``:
-    each location's cards as sorted types, the ``counts`` key's)."""
+    each location's cards as sorted types, the ``counts`` key's), without the storages
+    and locations named in ``ignore``."""
     visible = tuple(
         sorted(
             (key, tuple(sorted(types) if counted else types))
             for key, types in (
-                (key, [card_type(c) for c in cards]) for key, cards in view.visible.items()
+                (key, [card_type(c) for c in cards])
+                for key, cards in view.visible.items()
+                if key[2] not in ignore
             )
         )
     )
@@ -83,21 +94,77 @@ def view_summary(view: Any, counted: bool = False) -> tuple[Any, ...]:
         view.seat,
         view.situation,
         visible,
-        tuple(sorted(view.hidden_sizes.items())),
-        tuple(sorted(view.ints.items())),
-        tuple(sorted(view.strs.items())),
-        tuple(option_key(o) for o in view.options),
+        tuple(sorted(kv for kv in view.hidden_sizes.items() if kv[0][2] not in ignore)),
+        tuple(sorted(kv for kv in view.ints.items() if kv[0][1] not in ignore)),
+        tuple(sorted(kv for kv in view.strs.items() if kv[0][1] not in ignore)),
+        _options(view, counted),
     )
 
 
-def observation_key(view: Any, kind: str) -> str:
+def _options(view: Any, counted: bool) -> tuple[str, ...]:
+    """The options' keys: in the game's order, or (``counted``) as a sorted set, since
+    a hand's order does not matter to a key that counts its cards."""
+    keys = (option_key(o) for o in view.options)
+    return tuple(sorted(set(keys))) if counted else tuple(keys)
+
+
+def observation_key(view: Any, kind: str, ignore: frozenset[str] = frozenset()) -> str:
     """The state key of a seat's view (see the module docstring)."""
     if kind == "view":
-        content: tuple[Any, ...] = view_summary(view)
+        content: tuple[Any, ...] = view_summary(view, ignore=ignore)
     elif kind == "counts":
-        content = view_summary(view, counted=True)
+        content = view_summary(view, counted=True, ignore=ignore)
     elif kind == "info":
         content = (view_summary(view), tuple(_event(e) for e in view.history))
     else:
         raise ValueError(f"unknown kind of key {kind!r} (one of {', '.join(KEY_KINDS)})")
     return hashlib.blake2b(repr(content).encode(), digest_size=16).hexdigest()
+
+
+@dataclass(frozen=True)
+class StateKeys:
+    """How a seat's positions become states: the kind of key and the storages and
+    locations it leaves out.  Saved with what is keyed by it (a policy table, an opponent
+    model) as ``"keys"`` and ``"ignore"``, so their readers key views the same way."""
+
+    kind: str = "info"
+    ignore: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        if self.kind not in KEY_KINDS:
+            raise ValueError(f"unknown kind of keys {self.kind!r} (one of {', '.join(KEY_KINDS)})")
+        if self.ignore and self.kind == "info":
+            raise ValueError("info keys are the exact ones: leaving names out needs view or counts")
+
+    @classmethod
+    def make(cls, kind: str, ignore: Iterable[str] = ()) -> StateKeys:
+        return cls(kind, frozenset(ignore))
+
+    @classmethod
+    def from_fields(cls, doc: Mapping[str, Any]) -> StateKeys:
+        """The keys a saved document names (raises ValueError when they are unknown)."""
+        ignore = doc.get("ignore", [])
+        if not isinstance(ignore, list) or not all(isinstance(n, str) for n in ignore):
+            raise ValueError(f"ignore must be a list of names, not {ignore!r}")
+        return cls.make(str(doc.get("keys")), ignore)
+
+    def fields(self) -> dict[str, Any]:
+        """What a saved document holds of them."""
+        return {"keys": self.kind, "ignore": sorted(self.ignore)}
+
+    @property
+    def orderless(self) -> bool:
+        """Whether the key ignores the order of cards and options (then so do actions)."""
+        return self.kind == "counts"
+
+    @property
+    def reads_history(self) -> bool:
+        return self.kind == "info"
+
+    def of(self, view: Any) -> str:
+        """The state key of ``view``."""
+        return observation_key(view, self.kind, self.ignore)
+
+    def __str__(self) -> str:
+        text = f"{self.kind} keys"
+        return text + (f" without {', '.join(sorted(self.ignore))}" if self.ignore else "")

@@ -152,3 +152,14 @@ def kind_attribute_tables(checked: CheckedGame) -> dict[str, dict[str, Any]]:
         attrs.update({a.name: a.value for a in kind.attributes})
         tables[name] = attrs
     return tables
+
+
+def state_names(checked: CheckedGame) -> set[str]:
+    """The names of the storages and locations a game can have, where they are written
+    as names (a name computed at run time is not among them)."""
+    names = StaticNames(checked)
+    found: set[str] = set()
+    for node in all_nodes(checked.game):
+        if isinstance(node, ast.Storage | ast.Location | ast.IndexedLocations):
+            found.update(names.strings(node.name) or ())
+    return found

@@ -23,7 +23,7 @@ import numpy as np
 
 from cardlang.agents.opponent_model import FORMAT, PRIOR, parless
 from cardlang.information.encode import Encoder
-from cardlang.information.observation import observation_key, option_key
+from cardlang.information.observation import StateKeys, option_key
 from cardlang.information.views import view_of
 from cardlang.runs.store import RunStore, file_sha256
 from cardlang.solve.pawnn import Samples, fit_networks
@@ -47,7 +47,7 @@ def fit_counts(
     game: Any,
     game_text: str,
     *,
-    keys: str,
+    keys: StateKeys,
     champion: bool,
     progress: Callable[[int, int], None] | None = None,
     features: dict[str, Features] | None = None,
@@ -77,7 +77,7 @@ def _count(
     game: Any,
     stored: Any,
     choices: list[tuple[int, int, int]],
-    keys: str,
+    keys: StateKeys,
     champion: bool,
     states: dict[str, dict[str, int]],
     features: dict[str, Features] | None,
@@ -99,7 +99,7 @@ def _count(
         winners = set(master.result(st).winners) if st.is_over else set()
         seen = [d for d in seen if d[0] in winners]
     for _, view, index in seen:
-        key = observation_key(view, keys)
+        key = keys.of(view)
         moves = states.setdefault(key, {})
         if features is not None and key not in features:
             features[key] = _features(game, view)
@@ -148,14 +148,19 @@ def pawnn_networks(
 
 
 def model_document(
-    states: dict[str, dict[str, int]], report: FitReport, *, keys: str, champion: bool, game: str
+    states: dict[str, dict[str, int]],
+    report: FitReport,
+    *,
+    keys: StateKeys,
+    champion: bool,
+    game: str,
 ) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "version": 1,
         "method": "parless",  # fit-opponent --method pawnn adds "networks" and says so
         "game": game,
-        "keys": keys,
+        **keys.fields(),
         "champion": champion,
         "prior": PRIOR,
         "games": report.games,

@@ -42,17 +42,19 @@ class ValueIteration:
 def _arrays(p: DecisionProcess) -> tuple[np.ndarray, ...]:
     counts = np.array([len(a) for a in p.actions], dtype=np.int64)
     first = np.concatenate([[0], np.cumsum(counts)])
-    weight = np.array(p.weight)
     rows, cols, probs = [], [], []
     reward = np.zeros(int(first[-1]))
     for s, per_action in enumerate(p.next):
         for a, targets in enumerate(per_action):
+            tries = p.tries[s][a]
+            if tries == 0.0:
+                continue  # never taken (a sampled process): no estimate, Q stays 0
             pair = first[s] + a
-            reward[pair] = p.reward[s][a] / weight[s]
+            reward[pair] = p.reward[s][a] / tries
             for t, w in targets.items():
                 rows.append(pair)
                 cols.append(t)
-                probs.append(w / weight[s])
+                probs.append(w / tries)
     return (
         first,
         reward,

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from cardlang.information.observation import observation_key, option_index, option_key
+from cardlang.information.observation import StateKeys, option_index, option_key
 from cardlang.information.views import view_of
 from cardlang.solve.opponents import OpponentModel
 from cardlang.solve.worlds import SolveError, StartingPositions
@@ -53,7 +53,7 @@ class Problem:
     positions: StartingPositions
     seat: int
     opponents: OpponentModel
-    keys_kind: str
+    keys: StateKeys
     reward: str
 
 
@@ -74,13 +74,15 @@ class DecisionProcess:
 
     For state ``s`` and its ``a``-th action: ``next[s][a]`` maps next states to summed
     weights, ``reward[s][a]`` is the summed weight times reward of the ends reached
-    before the seat decides again, ``ends[s][a]`` their summed weight; ``weight[s]`` is
-    the state's summed weight.  ``start`` and ``start_reward`` are the same for the walk
-    from the starting positions to the seat's first decisions.
+    before the seat decides again, ``ends[s][a]`` their summed weight, ``tries[s][a]``
+    the summed weight of the times the action was taken (each transition's probability
+    is its weight over that); ``weight[s]`` is the state's summed weight.  ``start`` and
+    ``start_reward`` are the same for the walk from the starting positions to the seat's
+    first decisions.
     """
 
     seat: int
-    keys_kind: str
+    state_keys: StateKeys
     keys: list[str] = field(default_factory=list)
     index: dict[str, int] = field(default_factory=dict)
     actions: list[list[str]] = field(default_factory=list)  # option keys
@@ -89,6 +91,7 @@ class DecisionProcess:
     next: list[list[dict[int, float]]] = field(default_factory=list)
     reward: list[list[float]] = field(default_factory=list)
     ends: list[list[float]] = field(default_factory=list)
+    tries: list[list[float]] = field(default_factory=list)
     start: dict[int, float] = field(default_factory=dict)
     start_reward: float = 0.0
     start_ends: float = 0.0
@@ -105,6 +108,7 @@ class DecisionProcess:
             self.next.append([{} for _ in actions])
             self.reward.append([0.0] * len(actions))
             self.ends.append([0.0] * len(actions))
+            self.tries.append([0.0] * len(actions))
         elif self.actions[s] != actions:
             raise SolveError(
                 "two positions the seat cannot tell apart offer different options: the "
@@ -137,7 +141,9 @@ class DecisionProcess:
         firsts: dict[str, int] = {}
         for i, o in enumerate(view.options):
             firsts.setdefault(option_key(o), i)
-        key = observation_key(view, self.keys_kind)
+        if self.state_keys.orderless:  # the key ignores the options' order: so do actions
+            firsts = dict(sorted(firsts.items()))
+        key = self.state_keys.of(view)
         s = self.index.get(key)
         if s is None:
             labels = [problem.game.describe_option(st, options[i]) for i in firsts.values()]
@@ -166,12 +172,11 @@ class _Walk:
         self.problem = problem
         self.master, self.game, self.seat = problem.master, problem.game, problem.seat
         self.opponents = problem.opponents
-        self.keys_kind = problem.keys_kind
         self.reward = reward_function(problem.reward, problem.seat, problem.master)
         self.exact = problem.positions.exact
         self.max_nodes = max_nodes
         self.progress = progress
-        self.process = DecisionProcess(problem.seat, problem.keys_kind)
+        self.process = DecisionProcess(problem.seat, problem.keys)
 
     def from_start(self, st: Any, weight: float) -> None:
         self._walk(st, weight, None)
@@ -214,6 +219,7 @@ class _Walk:
         p.weight[s] += weight
         p.arrive(src, s, weight)
         for a, i in enumerate(moves):
+            p.tries[s][a] += weight
             self._walk(self._child(st, i), weight, (s, a))
 
 
@@ -261,7 +267,7 @@ def evaluate_policy(problem: Problem, policy: dict[str, str]) -> list[float]:
             probs = problem.opponents.probabilities(st, st.mover, options)
             return sum(q * walk(after(master, st, i)) for i, q in enumerate(probs) if q > 0.0)
         view = view_of(st, seat, game, options)
-        index = option_index(view, policy.get(observation_key(view, problem.keys_kind)))
+        index = option_index(view, policy.get(problem.keys.of(view)))
         if index is None:
             raise SolveError("the policy has no action for a position it reaches")
         return walk(after(master, st, index))

@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from cardlang.information.observation import observation_key, option_index
+from cardlang.information.observation import option_index
 from cardlang.information.views import view_of
 from cardlang.solve.process import DecisionProcess, Problem, after, reward_function
 from cardlang.solve.worlds import SolveError
@@ -32,7 +32,7 @@ class _Sampler:
         self.max_states = max_states
         self.rng = random.Random(seed)
         self.reward = reward_function(problem.reward, problem.seat, problem.master)
-        self.process = DecisionProcess(problem.seat, problem.keys_kind)
+        self.process = DecisionProcess(problem.seat, problem.keys)
         self.pools: list[list[tuple[Any, list[int]]]] = []  # (position, option per action)
         self.todo: deque[int] = deque()
 
@@ -75,6 +75,7 @@ class _Sampler:
                 p.nodes += 1
                 self.land(self.roll(after(master, position, moves[a])), (s, a), 1.0)
         p.weight[s] = float(self.samples)
+        p.tries[s] = [float(self.samples)] * len(p.actions[s])
 
 
 def sample_process(
@@ -112,7 +113,7 @@ def play_policy(problem: Problem, policy: dict[str, str], games: int, seed: int)
             options = master.legal_options(st)
             if st.mover == seat:
                 view = view_of(st, seat, game, options)
-                i = option_index(view, policy.get(observation_key(view, problem.keys_kind)))
+                i = option_index(view, policy.get(problem.keys.of(view)))
                 if i is None:
                     i = sampler.rng.randrange(len(options))
             else:

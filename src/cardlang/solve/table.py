@@ -39,7 +39,7 @@ def policy_document(
         "game": game_path.name,
         "game_sha256": hashlib.sha256(game_path.read_bytes()).hexdigest(),
         "seat": p.seat,
-        "keys": p.keys_kind,
+        **p.state_keys.fields(),
         **meta,
         "value": vi.start_value,
         "policy": policy,
