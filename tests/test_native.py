@@ -157,6 +157,39 @@ def test_cutoffs_are_the_same(limits: Limits) -> None:
     assert_same(game, 3, limits=limits)
 
 
+# A route-claiming game: (connects ...) in guards over a loop variable, before and after
+# an option's action, and (longest-path ...) and (connects ...) in the scores.
+ROUTE_MAP = """(game
+ (card-kind AB (FROM A) (TO B) (LENGTH 1))
+ (card-kind BC (FROM B) (TO C) (LENGTH 2))
+ (card-kind CA (FROM C) (TO A) (LENGTH 3))
+ (card-kind CD (FROM C) (TO D) (LENGTH 4))
+ (card-kind DE (FROM D) (TO E) (LENGTH 2))
+ (card-kind EE (FROM E) (TO E) (LENGTH 1))
+ (setup (create players 2)
+   (all (AB, BC, CA, CD, DE, EE) 'K (create cards (game vloc MAP) 'K 2))
+   (shuffle (game vloc MAP)))
+ (stage player (end (== (size (game vloc MAP)) 0))
+   (choice
+     ((any (game vloc MAP) 'R
+        (do (((connects ((current player) vloc ROUTES) FROM TO (attr FROM 'R) (attr TO 'R))
+              (move 'R (top (game vloc DISCARD))))
+             ((not (connects ((current player) vloc ROUTES) FROM TO (attr FROM 'R) (attr TO 'R)))
+              (move 'R (top ((current player) vloc ROUTES))))
+             ((connects ((current player) vloc ROUTES) FROM TO A E)
+              (inc ((current player) sto TICKETS) 1)))))))
+   (set ((current player) sto LONG)
+        (longest-path ((current player) vloc ROUTES) FROM TO LENGTH)))
+ (scoring max (+ ((current player) sto LONG)
+                 (if (connects ((current player) vloc ROUTES) FROM TO A E) 10 0))))"""
+
+
+def test_route_maps_play_alike() -> None:
+    game = load_text(ROUTE_MAP)
+    for seed in range(20):
+        assert_same(game, seed)
+
+
 # ---------------------------------------------------------------- rule errors
 
 ERRORS = {

@@ -22,7 +22,7 @@ using namespace cardlang;
 
 namespace {
 
-constexpr int IR_VERSION = 3;
+constexpr int IR_VERSION = 4;
 const char* KIND_NAMES[] = {"vloc", "iloc", "hloc", "mem"};
 const char* STATUS_NAMES[] = {"running", "completed", "failed", "cutoff"};
 

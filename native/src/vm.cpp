@@ -99,6 +99,24 @@ __attribute__((always_inline)) inline Typed VM::attr_value(State& st, const Node
   return t;
 }
 
+// engine/collections.py: routes.  The cards of a (connects ...) or (longest-path ...)
+// node (its first child; p0, p1 the ends' attributes, p2 the length's, for LONGEST) as
+// routes; a card that lacks an end is no route.
+void VM::routes(State& st, const Node& n, std::vector<Route>& out) {
+  Lent<Coll> lent_(colls);
+  const Coll& cards = evr(st, kd(n, 0), lent_.item);
+  bool lengths = n.op == O_LONGEST;
+  for (i64 c : cards) {
+    bool found_a, found_b, found_length = false;
+    Typed a = attribute(st, c, (i32)n.p[0], found_a);
+    Typed b = attribute(st, c, (i32)n.p[1], found_b);
+    if (!found_a || !found_b || a.tag != 1 || b.tag != 1) continue;
+    if (a.v == P.empty_string || b.v == P.empty_string) continue;
+    Typed length = lengths ? attribute(st, c, (i32)n.p[2], found_length) : Typed{0, 0};
+    out.push_back({a.v, b.v, found_length && length.tag == 0 ? length.v : 0});
+  }
+}
+
 i64 VM::score(i64 pm, i64 card, const State& st) {
   if (pm < 0) return 0;  // the empty point map
   PointMap& m = P.pointmaps[pm];
@@ -517,6 +535,19 @@ i64 VM::ev_node(State& st, i32 ni) {
         if (found && t.tag == 0) total += t.v;
       }
       return total;
+    }
+    case O_CONNECTS: {
+      // the collection, then X, then Y, as the Python engine's call evaluates them
+      std::vector<Route> edges;
+      routes(st, n, edges);
+      i64 x = ev(st, kd(n, 1));
+      i64 y = ev(st, kd(n, 2));
+      return connected(edges, x, y);
+    }
+    case O_LONGEST: {
+      std::vector<Route> edges;
+      routes(st, n, edges);
+      return TrailSearch(edges).longest();
     }
     case O_CONTAINS: {
       i64 v = ev(st, kd(n, 1));

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "graphs.h"
 #include "program.h"
 #include "state.h"
 
@@ -229,6 +230,7 @@ class VM {
   i32 make_pointmap(State& st, i32 awards);
   Typed attribute(const State& st, i64 card, i32 name, bool& found) const;
   Typed attr_value(State& st, const Node& attr);
+  void routes(State& st, const Node& n, std::vector<Route>& out);
   void elements(State& st, i32 coll, std::vector<Val>& out);
   bool compare(State& st, const Node& n);
   i64 rand_below(State& st, uint64_t n);

@@ -44,7 +44,16 @@ def _constant_function(value: Any) -> Fn:
 
 # Forms worth hoisting out of a loop, and forms that may fail or draw from the RNG (which
 # must keep being evaluated where, and as often as, the game says).
-_COSTLY = (ast.CardAtt, ast.CardAt, ast.Size, ast.Sum, ast.Score, ast.SetOp, ast.TopN)
+_COSTLY = (
+    ast.CardAtt,
+    ast.CardAt,
+    ast.Size,
+    ast.Sum,
+    ast.Score,
+    ast.SetOp,
+    ast.TopN,
+    ast.LongestPath,
+)
 _UNSAFE = (
     ast.Random,
     ast.MaxMin,
@@ -547,6 +556,18 @@ class ExprCompiler:
 
     def c_Total(self, n: ast.Total) -> str:
         return f"_total(st, {self.cards_src(n.collection)}, {n.name!r})"
+
+    def c_Connects(self, n: ast.Connects) -> str:
+        # the collection, then X, then Y: the order the native engine evaluates them in
+        edges = self._routes(n.collection, n.source, n.target)
+        return f"ops.connected({edges}, {self.src(n.x)}, {self.src(n.y)})"
+
+    def c_LongestPath(self, n: ast.LongestPath) -> str:
+        return f"ops.longest_trail({self._routes(n.collection, n.source, n.target, n.length)})"
+
+    def _routes(self, collection: ast.Node, *attributes: ast.NameLiteral) -> str:
+        names = ", ".join(repr(a.value) for a in attributes)
+        return f"ops.routes({self.cards_src(collection)}, st.cards, {names})"
 
     def c_Contains(self, n: ast.Contains) -> str:
         return f"{self.src(n.value)} in {self.src(n.items)}"

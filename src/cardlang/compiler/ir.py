@@ -55,7 +55,7 @@ from cardlang.language.kinds import KIND_ATTRIBUTE
 from cardlang.language.statics import kind_attribute_tables
 
 #: The IR's version: the VM refuses an IR of another (``_native.IR_VERSION``).
-IR_VERSION = 3
+IR_VERSION = 4
 
 #: The node kinds, in the order of the C++ enum ``Op`` (native/src/ir.h); a test checks
 #: that both agree.
@@ -98,6 +98,8 @@ OPS = (
     "CARDATT",  # kids key, card
     "ATTR",  # p0 name; p1 default (a value); kids card
     "TOTAL",  # p0 name; kids collection
+    "CONNECTS",  # p0 from name, p1 to name; kids collection, x, y
+    "LONGEST",  # p0 from name, p1 to name, p2 length name; kids collection
     "CONTAINS",  # kids items, value
     "OTHERS",  # kids player
     "IF",  # kids condition, then, otherwise
@@ -513,6 +515,18 @@ class _Lowering:
 
     def e_Total(self, n: ast.Total) -> int:
         return self._node("TOTAL", n, p0=self.ir.string(n.name), kids=[self.expr(n.collection)])
+
+    def e_Connects(self, n: ast.Connects) -> int:
+        kids = [self.expr(n.collection), self.expr(n.x), self.expr(n.y)]
+        names = self._names(n.source, n.target)
+        return self._node("CONNECTS", n, p0=names[0], p1=names[1], kids=kids)
+
+    def e_LongestPath(self, n: ast.LongestPath) -> int:
+        p0, p1, p2 = self._names(n.source, n.target, n.length)
+        return self._node("LONGEST", n, p0=p0, p1=p1, p2=p2, kids=[self.expr(n.collection)])
+
+    def _names(self, *attributes: ast.NameLiteral) -> list[int]:
+        return [self.ir.string(a.value) for a in attributes]
 
     def e_Contains(self, n: ast.Contains) -> int:
         return self._node("CONTAINS", n, kids=[self.expr(n.items), self.expr(n.value)])

@@ -1,4 +1,5 @@
-"""Pure functions on card collections: set operations, sorting, runs, tuples, subsets.
+"""Pure functions on card collections: set operations, sorting, runs, tuples, subsets,
+route maps.
 
 Pipeline position: engine, part of the run-time library: generated code (written by
 cardlang.compiler.expressions) calls these as ``ops.NAME`` (runtime.py puts the module in
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from itertools import combinations, product
+from typing import Any
 
 Score = Callable[[int], int]
 
@@ -127,3 +129,72 @@ def fibonacci(n: int) -> int:
     for _ in range(max(n, 0)):
         a, b = b, a + b
     return a
+
+
+# ---------------------------------------------------------------- route maps
+# (connects ...) and (longest-path ...) read a collection as an undirected multigraph:
+# each card an edge between the values of two of its attributes.  native/src/graphs.h
+# is the same code for the native engine.
+
+#: A route: its two ends and its length.
+Route = tuple[str, str, int]
+
+
+def routes(
+    cards: Sequence[int],
+    table: Sequence[dict[str, Any]],
+    source: str,
+    target: str,
+    length: str | None = None,
+) -> list[Route]:
+    """The cards as routes between their ``source`` and ``target`` values, with their
+    ``length`` (0 when not asked for or missing).  A card that lacks an end (it reads
+    "") is no route, so a collection may mix route cards with others."""
+    out: list[Route] = []
+    for c in cards:
+        attrs = table[c]
+        a, b = attrs.get(source, ""), attrs.get(target, "")
+        if a and b:
+            out.append((a, b, attrs.get(length, 0) if length else 0))
+    return out
+
+
+def connected(edges: Sequence[Route], x: str, y: str) -> bool:
+    """Whether a path of ``edges`` joins ``x`` and ``y`` (always, when they are equal)."""
+    neighbours: dict[str, list[str]] = {}
+    for a, b, _ in edges:
+        neighbours.setdefault(a, []).append(b)
+        neighbours.setdefault(b, []).append(a)
+    seen, todo = {x}, [x]
+    while todo:
+        for city in neighbours.get(todo.pop(), ()):
+            if city not in seen:
+                seen.add(city)
+                todo.append(city)
+    return y in seen
+
+
+def longest_trail(edges: Sequence[Route]) -> int:
+    """The greatest total length of a trail (a walk using each edge at most once; cities
+    may repeat), the empty trail's 0 included.  Exact: a depth-first search over the
+    unused edges from every city, exponential in the worst case but quick for the tens
+    of routes a player owns.  A maximum, so the order of the search cannot change it."""
+    incident: dict[str, list[int]] = {}
+    for i, (a, b, _) in enumerate(edges):
+        incident.setdefault(a, []).append(i)
+        if b != a:  # a loop is one way out of its city, not two
+            incident.setdefault(b, []).append(i)
+    used = [False] * len(edges)
+
+    def walk(city: str) -> int:
+        """The longest continuation from ``city`` over the unused edges."""
+        best = 0
+        for i in incident[city]:
+            if not used[i]:
+                used[i] = True
+                a, b, length = edges[i]
+                best = max(best, length + walk(b if city == a else a))
+                used[i] = False
+        return best
+
+    return max((walk(city) for city in incident), default=0)

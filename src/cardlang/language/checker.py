@@ -345,6 +345,7 @@ class Checker(StatementRules, ExpressionRules):
     # ------------------------------------------------------------ names
     def _check_names(self) -> None:
         """Names that are read but never written are almost always typos."""
+        self._check_route_ends()
         attrs = self.out.deck_attributes
         if attrs:
             # A misspelt attribute is an error; a legal but pointless name (CardStock reads
@@ -392,6 +393,23 @@ class Checker(StatementRules, ExpressionRules):
             if hint:  # legal (it reads as 0, "" or an empty map) but most likely a typo
                 what = {"sto": "integer storage", "str": "string storage", "points": "point map"}
                 self.warning(span, f"{what.get(kind, kind)} '{name}' is never set", hint=hint)
+
+    def _check_route_ends(self) -> None:
+        """The name attributes that (connects ...) and (longest-path ...) read as a
+        route's ends must be some card's: a card without them is no route, so a typo
+        would leave the form silently false or 0.  (Checked here, once every deck is
+        seen: procedures are checked before the setup that creates the cards.)"""
+        names = self.out.deck_attributes
+        for key, span in self.end_uses:
+            if key in names:
+                continue
+            known = ", ".join(sorted(names))
+            self.error(
+                span,
+                f"no card has a name attribute '{key}'",
+                hint=did_you_mean(key, names)
+                or (f"the cards' name attributes are {known}" if known else None),
+            )
 
 
 def _kind_value_type(value: int | str | tuple[str, ...]) -> str:

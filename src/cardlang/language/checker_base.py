@@ -87,6 +87,7 @@ class RuleBase:
         self.dynamic_storages = False  # likewise for storages
         self.att_uses: list[tuple[str, ast.Span]] = []
         self.value_uses: list[tuple[str, str, ast.Span]] = []  # key, literal, span
+        self.end_uses: list[tuple[str, ast.Span]] = []  # route ends: (connects ...) ...
         self.procedure: Procedure | None = None  # the procedure whose body is being checked
 
     # ------------------------------------------------------------ reporting

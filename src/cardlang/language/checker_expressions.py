@@ -347,15 +347,22 @@ class ExpressionRules(RuleBase):
 
     def e_Total(self, n: ast.Total) -> str:
         self._cards(n.collection)
-        t = self.out.kind_attribute_types.get(n.name)
-        if t != T.INT:
-            self.error(
-                n.span,
-                f"no card kind has an integer attribute {n.name}",
-                hint=did_you_mean(
-                    n.name, [a for a, u in self.out.kind_attribute_types.items() if u == T.INT]
-                ),
-            )
+        self._int_attribute(n.name, n.span)
+        return T.INT
+
+    def e_Connects(self, n: ast.Connects) -> str:
+        self._cards(n.collection)
+        self._name_attribute(n.source)
+        self._name_attribute(n.target)
+        self.expect(n.x, T.STR, "as the first city of (connects ...)")
+        self.expect(n.y, T.STR, "as the second city of (connects ...)")
+        return T.BOOL
+
+    def e_LongestPath(self, n: ast.LongestPath) -> str:
+        self._cards(n.collection)
+        self._name_attribute(n.source)
+        self._name_attribute(n.target)
+        self._int_attribute(n.length.value, n.length.span)
         return T.INT
 
     def e_Contains(self, n: ast.Contains) -> str:
@@ -420,6 +427,31 @@ class ExpressionRules(RuleBase):
         return T.BOOL
 
     # ------------------------------------------------------------ helpers
+    def _int_attribute(self, name: str, span: ast.Span) -> None:
+        """A card kind's integer attribute, summed by (total ...) and (longest-path ...)."""
+        if self.out.kind_attribute_types.get(name) != T.INT:
+            self.error(
+                span,
+                f"no card kind has an integer attribute {name}",
+                hint=did_you_mean(
+                    name, [a for a, u in self.out.kind_attribute_types.items() if u == T.INT]
+                ),
+            )
+
+    def _name_attribute(self, attribute: ast.NameLiteral) -> None:
+        """A name attribute that ends a route card: a kind's integer or list attribute is
+        an error now; whether any card has it is known once every deck is seen
+        (``Checker._check_names``)."""
+        typed = self.out.kind_attribute_types.get(attribute.value)
+        if typed is not None and typed != T.STR:
+            self.error(
+                attribute.span,
+                f"{attribute.value} is {T.article(typed)} attribute of card kinds, "
+                "not a name: the ends of a route are names",
+            )
+        else:
+            self.end_uses.append((attribute.value, attribute.span))
+
     def _cards(self, node: ast.Node) -> str:
         t = self.expect(node, T.CARD_COLLECTIONS)
         self._loc_read(node)

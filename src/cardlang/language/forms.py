@@ -30,6 +30,8 @@ FORM_SIGNATURES: dict[str, str] = {
     "contains": "(contains LIST STRING)",
     "others": "(others PLAYER)",
     "total": "(total ATTRIBUTE COLLECTION)",
+    "connects": "(connects COLLECTION FROM-ATTRIBUTE TO-ATTRIBUTE STRING STRING)",
+    "longest-path": "(longest-path COLLECTION FROM-ATTRIBUTE TO-ATTRIBUTE LENGTH-ATTRIBUTE)",
     "pass": "(pass)",
     "while": "(while BOOL BODY+)",
     "if": "(if BOOL VALUE VALUE)",

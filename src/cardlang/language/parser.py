@@ -72,6 +72,11 @@ def _value(child: Any) -> Any:
     return str(child)
 
 
+def _attribute(token: Token) -> ast.NameLiteral:
+    """An attribute name written as a bare NAME, as a node that knows where it is."""
+    return ast.NameLiteral(str(token), span=token_span(token))
+
+
 # The rules whose node is built by _ToAst.__default__ from the tables below, spanning the
 # rule's text; the sections follow the grammar.
 
@@ -275,6 +280,17 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
             cls = ast.PlayerRef if target.kind == "player" else ast.TeamRef
             return cls(index, span=_span(meta))
         return ast.CardAt(index, target, span=_span(meta))
+
+    # route maps: attribute names keep their token's span, for the checker's messages
+    def connects(self, meta: Any, ch: list[Any]) -> ast.Connects:
+        collection, source, target, x, y = ch
+        return ast.Connects(
+            collection, _attribute(source), _attribute(target), x, y, span=_span(meta)
+        )
+
+    def longest_path(self, meta: Any, ch: list[Any]) -> ast.LongestPath:
+        collection, *names = ch
+        return ast.LongestPath(collection, *map(_attribute, names), span=_span(meta))
 
     def partition_runs(self, meta: Any, ch: list[Any]) -> ast.Runs:
         one = ast.IntLiteral(1, span=_span(meta))

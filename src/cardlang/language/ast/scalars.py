@@ -1,12 +1,14 @@
 """The rest of the expressions section of grammar/cardlang.lark: integers, strings, the
-card-kind forms (``attr``, ``total``, ``contains``, ``others``), the conditional ``if``
-and booleans.  Atoms, cards, locations, owners and collections are in ``expressions``.
+card-kind forms (``attr``, ``total``, ``contains``, ``others``), the route-map forms
+(``connects``, ``longest-path``), the conditional ``if`` and booleans.  Atoms, cards,
+locations, owners and collections are in ``expressions``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cardlang.language.ast.expressions import NameLiteral
 from cardlang.language.ast.nodes import Node
 
 # ---------------------------------------------------------------- expressions: integers
@@ -116,6 +118,34 @@ class Others(Node):
     """``(others PLAYER)``: the other players in turn order, from the one after PLAYER."""
 
     player: Node
+
+
+# ---------------------------------------------------------------- expressions: route maps
+# Each card of the collection is an undirected edge between the values of two name
+# attributes.  The attribute names are NameLiterals (not plain strings, as in Total) so
+# that the checker can point at a misspelt one.
+
+
+@dataclass(frozen=True, slots=True)
+class Connects(Node):
+    """``(connects COLLECTION FROM-ATTR TO-ATTR X Y)``: whether the cards join X and Y."""
+
+    collection: Node
+    source: NameLiteral
+    target: NameLiteral
+    x: Node
+    y: Node
+
+
+@dataclass(frozen=True, slots=True)
+class LongestPath(Node):
+    """``(longest-path COLLECTION FROM-ATTR TO-ATTR LENGTH-ATTR)``: the greatest total
+    LENGTH-ATTR of a trail (each card at most once) through the cards."""
+
+    collection: Node
+    source: NameLiteral
+    target: NameLiteral
+    length: NameLiteral
 
 
 # ---------------------------------------------------------------- expressions: booleans
