@@ -16,6 +16,7 @@ from helpers import load_text, play_random
 from cardlang.engine.frames import CALL
 from cardlang.errors import GameFileError
 from cardlang.information.views import view_of
+from cardlang.language.kinds import card_type
 
 DECK = "(deck (RANK (A, B, C)) (SUIT (X, Y)))"  # cards 0..5: A-X A-Y B-X B-Y C-X C-Y
 
@@ -868,3 +869,19 @@ def test_a_clone_does_not_see_the_originals_cards_through_a_cards_parameter() ->
     master.apply(copy, 1)  # the copy passes
     master.apply(fresh, 1)  # a fresh game passes too
     assert copy.ints[(-1, "N")] == fresh.ints[(-1, "N")]
+
+
+def test_a_declared_value_may_read_a_kinds_attributes() -> None:
+    """Kinds are checked before declares, so (declare ...) can filter by an attribute
+    whatever the order of the file (found writing games/trains.rcy)."""
+    game_ = load_text(
+        "(game (declare (filter (game vloc MAP) 'C (> (attr LENGTH 'C) 2)) 'BIG)"
+        " (card-kind SHORT (LENGTH 1)) (card-kind LONG (LENGTH 4))"
+        " (setup (create players 2) (create cards (game vloc MAP) SHORT 2)"
+        " (create cards (game vloc MAP) LONG 1))"
+        " (do ((repeat all (move (top 'BIG) (top (game vloc OUT))))))"
+        " (scoring max 0))"
+    )
+    st = game_.master().new_game(0)
+    assert st.is_over
+    assert [card_type(st.cards[c]) for c in st.zones[(-1, "vloc", "OUT")]] == ["LONG"]

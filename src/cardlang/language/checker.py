@@ -77,6 +77,9 @@ class Checker(StatementRules, ExpressionRules):
     # ------------------------------------------------------------ top level
     def run(self) -> CheckedGame:
         game = self.out.game
+        # kinds first: a declared value may read a kind's attributes, (attr NAME 'C)
+        self._situations(game.situations)
+        self._kinds(game.kinds)
         for d in game.declares:
             t = T.read_type(self.expr(d.value))
             if d.allowed is not None:
@@ -86,8 +89,6 @@ class Checker(StatementRules, ExpressionRules):
                 self.out.declare_slots[id(d)] = self.out.n_slots
                 self.out.slot_types[self.out.n_slots] = t
                 self.out.n_slots += 1
-        self._situations(game.situations)
-        self._kinds(game.kinds)
         self._procedure_signatures(game.procedures)
         self._kind_hooks(game.kinds)
         for proc in self.out.procedures.values():
