@@ -10,6 +10,9 @@ beside analysis.  ``cardlang solve`` (cli/solve.py) is its face.
 - ``process``: the seat's decision process, built by walking the game from every starting
   position: states are what the seat observes (information.observation), transitions
   and rewards are weighted by chance and by the opponents' model;
+- ``sampling`` and ``exploring``: the process estimated from games instead, for games
+  too large to walk: every action of every state tried alike (``--rollouts``), or
+  counted from rounds of games the policy itself plays (``--explore``, resumable);
 - ``iteration``: value iteration over it, sweep by sweep;
 - ``table``: the policy it finds, saved as a table that plays as ``policy:table=PATH``.
 
