@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
-from cardlang.errors import UsageError
+from cardlang.errors import AgentError as AgentError  # defined there: GameResult holds one
 
 if TYPE_CHECKING:
     import numpy as np
@@ -107,10 +107,6 @@ def native_twin(agent: Any, master: Any) -> Any:
 def agent_label(agent: Any) -> str:
     """What error messages call an agent: its ``name``, else its class."""
     return str(getattr(agent, "name", None) or type(agent).__name__)
-
-
-class AgentError(UsageError):
-    """An agent answered something the runner cannot play; the message names the agent."""
 
 
 @dataclass(frozen=True)

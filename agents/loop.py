@@ -10,12 +10,16 @@ engine protocol is used: ``legal_options``, ``apply``, and the state's ``status`
 An answer that is not a plain ``int`` leaves the fast path (``resolve_choice``): an option
 object is found among the options; a strength vector is ranked (``rank_vector``), each
 entry that names no legal option being an illegal attempt; anything else, or a vector
-with no legal entry, is an ``AgentError`` naming the agent and the situation.
+with no legal entry, is an ``AgentError``.  So is an index out of range and any exception
+the agent raises: ``agent_failure`` is the one place that turns what an agent does wrong
+into an ``AgentError`` naming the agent, its seat, the situation, the turn and the seed
+(``sys.exit`` in an agent too; a ``KeyboardInterrupt`` is no failure: it passes).
 """
 
 from __future__ import annotations
 
 import time
+import traceback
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -65,13 +69,59 @@ def play_out(
             if getattr(agent, "last_trace", None) is not None:
                 agent.last_trace = None
             start = clock()
-        choice = ask(agent, wants_view[mover], st, mover, master, options)
         illegal: tuple[str, ...] = ()
-        if type(choice) is not int:
-            choice, illegal = resolve_choice(game, st, options, choice, labels[mover])
+        try:
+            choice = ask(agent, wants_view[mover], st, mover, master, options)
+            if type(choice) is not int:
+                choice, illegal = resolve_choice(game, st, options, choice, labels[mover])
+            if not 0 <= choice < len(options):
+                raise AgentError(f"option {choice} is not legal: there are {len(options)} options")
+        except (Exception, SystemExit) as err:  # whatever the agent did wrong is its failure
+            raise agent_failure(err, st, labels[mover]) from err
         if observer is not None:
-            observer(st, options, choice, illegal, clock() - start, agent, labels[mover])
+            try:
+                observer(st, options, choice, illegal, clock() - start, agent, labels[mover])
+            except AgentError as err:  # the recorder found the agent's trace malformed
+                raise agent_failure(err, st, labels[mover]) from err
         apply(st, choice)
+
+
+def agent_failure(err: BaseException, st: Any, label: str) -> AgentError:
+    """What an agent did wrong at the pending decision of ``st``, as an ``AgentError``
+    naming the agent, its seat, the situation, the turn and the game's seed: the one
+    place that decides what an agent's failure is.  An ``AgentError`` raised for this
+    decision (an illegal answer) gets that context; any other exception (the agent's
+    own, or an ``AgentError`` from a game it simulated) is reported as raised by it,
+    with its traceback kept as text for ``--debug``."""
+    pending = getattr(st, "pending", None)
+    situation = getattr(pending, "situation", None)
+    if situation == "CHOICE":  # an unnamed choice: where it is written
+        span = getattr(pending, "span", None)
+        situation = f"CHOICE at line {span.line}" if span is not None else situation
+    context = {
+        "agent": label,
+        "seat": st.mover,
+        "seed": st.seed,
+        "turn": st.turns,
+        "situation": situation,
+    }
+    if isinstance(err, AgentError) and err.seat is None:
+        for name, value in context.items():
+            if getattr(err, name) is None:
+                setattr(err, name, value)
+        return err
+    try:  # the agent's exception is its own code too: its text may fail
+        text = str(err)
+        details = "".join(traceback.format_exception(err))
+    except Exception:
+        text, details = "(its message cannot be shown)", ""
+    reason = f"raised {type(err).__name__}" + (f": {_shorten(text, 300)}" if text else "")
+    return AgentError(reason, details=details, **context)
+
+
+def _shorten(text: str, most: int) -> str:
+    text = " ".join(text.split())  # one line
+    return text if len(text) <= most else text[: most - 3] + "..."
 
 
 _NO_LIMIT = 2**62
@@ -111,7 +161,7 @@ def resolve_choice(
     object, or a strength vector.  Anything else is the agent's error.
     """
     if isinstance(choice, bool):
-        raise AgentError(f"agent {agent!r} returned {choice!r}: {_EXPECTED}")
+        raise AgentError(f"returned {choice!r}: {_EXPECTED}", agent=agent)
     if isinstance(choice, int | np.integer):
         return int(choice), ()
     for i, option in enumerate(options):
@@ -123,7 +173,7 @@ def resolve_choice(
     if vector is None:
         shown = repr(choice)
         shown = shown if len(shown) <= 60 else shown[:57] + "..."
-        raise AgentError(f"agent {agent!r} returned {shown}: {_EXPECTED}")
+        raise AgentError(f"returned {shown}: {_EXPECTED}", agent=agent)
     return rank_vector(game, st, options, vector, agent)
 
 
@@ -157,8 +207,9 @@ def rank_vector(
     keys = vocab.keys(situation)
     if vector.shape != (len(keys),):
         raise AgentError(
-            f"agent {agent!r} returned {vector.size} strengths in situation {situation}, "
-            f"whose vocabulary has {len(keys)} entries"
+            f"returned {vector.size} strengths in situation {situation}, "
+            f"whose vocabulary has {len(keys)} entries",
+            agent=agent,
         )
     seat = st.mover
     legal: dict[str, int] = {}
@@ -172,6 +223,7 @@ def rank_vector(
             return index, tuple(illegal)
         illegal.append(key)
     raise AgentError(
-        f"agent {agent!r}: no entry of its strength vector is a legal move in situation "
-        f"{situation} (legal: {', '.join(sorted(legal)) or 'none'})"
+        f"no entry of its strength vector is a legal move in situation "
+        f"{situation} (legal: {', '.join(sorted(legal)) or 'none'})",
+        agent=agent,
     )

@@ -18,6 +18,7 @@ import hashlib
 import importlib.util
 import inspect
 import sys
+import traceback
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -26,7 +27,7 @@ from typing import Any
 
 from cardlang.agents.specs import AgentSpec, keyword_arguments, parse_spec, signature_of
 
-from cardlang.errors import UsageError, did_you_mean
+from cardlang.errors import AgentError, UsageError, did_you_mean
 
 #: Built-in agent name -> its factory (called with the agent's parameters and ``seed``).
 BUILTIN_AGENTS: dict[str, Callable[..., Any]] = {}
@@ -57,12 +58,26 @@ def make_agent(spec: str, seed: int) -> Any:
         kwargs["seed"] = seed
     if not (parsed.is_plugin or parsed.params):
         return factory(**kwargs)
+    if parsed.is_plugin:
+        try:  # arguments the class cannot take are the spec's fault: bad usage
+            inspect.signature(factory).bind(**kwargs)
+        except TypeError as err:
+            raise UsageError(f"cannot create agent {spec}: {err}") from None
+        except ValueError:  # no signature to read: the call will tell
+            pass
     try:
         return factory(**kwargs)
     except UsageError:
         raise
     except Exception as err:  # the user's constructor, or a value it refuses: report it
-        raise UsageError(f"cannot create agent {spec}: {type(err).__name__}: {err}") from err
+        message = f"cannot create agent {spec}: {type(err).__name__}: {err}"
+        if not parsed.is_plugin:  # a built-in refused a parameter's value: bad usage
+            raise UsageError(message) from err
+        # the user's own code failed: the agent's error (a batch fails that game)
+        details = "".join(traceback.format_exception(err))
+        raise AgentError(
+            f"cannot be created: {type(err).__name__}: {err}", agent=spec, details=details
+        ) from err
 
 
 def agent_parameters(spec: str) -> list[str]:

@@ -52,12 +52,14 @@ def load_text(text: str):  # type: ignore[no-untyped-def]
     return load_game(text=text, name="test.rcy")
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    """``cardlang ARGS...`` in a subprocess from the repository root, as a user runs it."""
+def run_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """``cardlang ARGS...`` in a subprocess from the repository root, as a user runs it
+    (``stdin``: what the user types)."""
     return subprocess.run(
         [sys.executable, "-m", "cardlang", *args],
         capture_output=True,
         text=True,
+        input=stdin,
         cwd=Path(__file__).resolve().parent.parent,
         timeout=300,
     )

@@ -182,33 +182,41 @@ class Fussy:
 """
 
 
-def test_an_agent_error_stops_every_backend_after_the_same_games(tmp_path: Path) -> None:
-    """An agent's error in a worker is raised here, after the games before it are
-    counted and written, exactly as the serial loop raises it."""
+def test_an_agent_error_fails_its_game_alike_on_every_backend(tmp_path: Path) -> None:
+    """An agent's error in a worker fails that game with the same text as in the serial
+    loop; the batch goes on, and the records are the same."""
     plugin = tmp_path / "fussy.py"
     plugin.write_text(AGENT_ERROR)
     game = load_game(DOMINION)
+    spec = f"{plugin}:Fussy"
     outcomes = []
     for backend, workers in [("serial", 1), ("process", 2)]:
         db = tmp_path / f"{backend}.sqlite"
-        seen: list[int] = []
-        with RunStore.open(db) as store, pytest.raises(AgentError) as err:
-            run_batch(
+        seen: list[tuple[str, str]] = []
+        with RunStore.open(db) as store:
+            summary = run_batch(
                 game,
                 games=30,
                 seed=5,
-                agent_specs=[f"{plugin}:Fussy", "bigmoney"],
+                agent_specs=[spec, "bigmoney"],
                 store=store,
-                on_game=lambda r, seen=seen: seen.append(r.seed),  # type: ignore[misc]
+                on_game=lambda r, seen=seen: seen.append(  # type: ignore[misc]
+                    (r.end_reason, str(r.error) if isinstance(r.error, AgentError) else "")
+                ),
                 backend=backend,
                 workers=workers,
             )
-        outcomes.append((str(err.value), seen, dump(db)))
+        outcomes.append((seen, dump(db), summary.agent_failures, summary.errors))
     assert outcomes[0] == outcomes[1]
-    message, seen, rows = outcomes[0]
-    assert "nonsense" in message and 0 < len(seen) < 30, "the error falls mid-batch"
-    assert len(seen) % chunk_size(30, 2) != 0, "and in the middle of a chunk"
-    assert sum(g["status"] == "done" for g in rows["games"]) == len(seen)
+    seen, rows, failures, errors = outcomes[0]
+    assert len(seen) == 30, "the batch goes on"
+    failed = [text for reason, text in seen if reason == "failed"]
+    assert 0 < len(failed) < 30 and failures == {spec: len(failed)}
+    for text in failed:
+        assert text.startswith(f"agent {spec!r} (P0): returned 'nonsense'")
+        assert "situation" in text and "turn" in text and "seed" in text
+    assert sum(g["end_reason"] == "failed" for g in rows["games"]) == len(failed)
+    assert len(errors) == 1 and f"[{len(failed)} games]" in errors[0]
 
 
 # ---------------------------------------------------------------- resuming and stopping

@@ -207,6 +207,8 @@ ERRORS = {
     "owner": "(do ((set (game sto A) (pid (owner (top (game vloc NOWHERE)))))))",
     "options": "(choice ((any (range 1 .. 30000) 'I (inc (game sto N) 'I))))",
     "steps": "(stage player (end (== 1 2)) (inc (game sto N) 1))",
+    "cards": "(do ((all (range 0 .. 20000) 'I (create deck (game vloc MORE) "
+    "(deck (RANK (A, B, C)) (SUIT (X, Y)))))))",
 }
 
 
@@ -217,6 +219,25 @@ def test_rule_errors_are_the_same(name: str) -> None:
     native = play(game, "native", 42)
     assert python[2][0] in ("failed", "cutoff:steps")
     assert python == native
+
+
+def test_a_game_that_grows_past_its_cards_fails_alike() -> None:
+    """Cards made in play by a computed count: the game that would hold more than
+    MAX_CARDS fails with the same rule error (message, span, turn, seed) in both
+    engines; the checker could not count them."""
+    text = """(game
+ (card-kind COIN (VALUE 1))
+ (setup (create players 2) (create deck (game vloc STOCK) (deck (RANK (A, B)))))
+ (stage player (end (== 1 2))
+   (inc (game sto N) 1)
+   (choice ((create cards (game vloc BANK) COIN (* 7000 (game sto N)))
+            (create cards ((current player) vloc BANK) COIN (* 9000 (game sto N))))))
+ (scoring max (size ((current player) vloc BANK))))"""
+    game = load_text(text)
+    for seed in (1, 2, 3):
+        python, native = play(game, "python", seed), play(game, "native", seed)
+        assert python[2][0] == "failed" and python == native
+        assert "more than a game may hold (100000 cards)" in python[2][-1][0]
 
 
 def test_a_recursion_that_never_ends_fails_alike() -> None:

@@ -204,7 +204,7 @@ def test_a_long_search_inside_the_engine_stops_on_a_signal() -> None:
     import signal
     import time
 
-    class Stop(Exception):
+    class Stop(KeyboardInterrupt):  # as Ctrl-C: an agent's own exception would fail it
         pass
 
     def raise_stop(signum: int, frame: Any) -> None:

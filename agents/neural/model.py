@@ -33,6 +33,7 @@ from cardlang.agents.neural.network import NetConfig, SetTransformerNet, batch_t
 
 from cardlang.errors import UsageError
 from cardlang.information.tokens import NameTable, Tokenizer, ViewTokens, collate
+from cardlang.language.fingerprint import rules_fingerprint
 
 if TYPE_CHECKING:
     from cardlang.engine.game import Game
@@ -43,7 +44,7 @@ MODEL_FILE = "model.pt"
 
 @dataclass(frozen=True)
 class GameIdentity:
-    """The game file a model was trained on."""
+    """The game file a model was trained on (``sha256``: its rules' fingerprint)."""
 
     name: str
     sha256: str
@@ -64,6 +65,13 @@ class GameIdentity:
 
 
 def game_hash(game: Game) -> str:
+    """The rules' fingerprint (language/fingerprint.py): comments, layout and labels do
+    not count, so a model outlives its game file's readable labels."""
+    return rules_fingerprint(game.source.text)
+
+
+def file_hash(game: Game) -> str:
+    """The file's own SHA-256: what models saved before the rules' fingerprint hold."""
     return hashlib.sha256(game.source.text.encode()).hexdigest()
 
 
@@ -208,7 +216,7 @@ def check_game(identity: GameIdentity, game: Game, other_game: bool, path: str |
     if other_game:
         return
     digest = game_hash(game)
-    if digest != identity.sha256:
+    if identity.sha256 not in (digest, file_hash(game)):
         raise UsageError(
             f"model {path} was trained on the game file '{identity.name}' (sha256 "
             f"{identity.sha256[:12]}...), not on '{game.name}' (sha256 {digest[:12]}...). "

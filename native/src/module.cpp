@@ -115,6 +115,7 @@ class NativeProgram {
     P.limits.max_call_depth = nb::cast<i64>(lim["max_call_depth"]);
     P.limits.max_range = nb::cast<i64>(lim["max_range"]);
     P.limits.max_repeat = nb::cast<i64>(lim["max_repeat"]);
+    if (lim.contains("max_cards")) P.limits.max_cards = nb::cast<i64>(lim["max_cards"]);
     P.prepare();
     vm.bind_tables();  // the tables are complete: the VM reads them directly
     kind_attribute = P.intern("KIND");

@@ -120,7 +120,7 @@ struct Procedure {
 
 struct Limits {
   i64 max_options = 20000, max_call_depth = 200, max_range = 1000000,
-      max_repeat = 1000000, max_subset_cards = 16;
+      max_repeat = 1000000, max_subset_cards = 16, max_cards = 100000;
 };
 
 struct Program {

@@ -1243,13 +1243,24 @@ void VM::set_value(State& st, const Node& n) {
   }
 }
 
+// runtime.card_room: a creation that would make the game hold more than max_cards cards
+static void card_room(const State& st, i64 made, i32 span, const Limits& lim) {
+  i64 held = (i64)st.card_type.size();
+  if (made > lim.max_cards - held)
+    throw RuleErr{"this creates " + str(made) + " cards and the game holds " + str(held) +
+                      ": more than a game may hold (" + str(lim.max_cards) + " cards)",
+                  span};
+}
+
+// compiler/board.py a_CreateCards
 void VM::create_cards(State& st, const Node& n) {
   i64 name = ev(st, kd(n, 1));
   auto it = P.kind_types.find((i32)name);
   if (it == P.kind_types.end()) error("no card kind named " + P.strings[name], n.span);
   i32 k = loc_key(st, kd(n, 0));
   st.zone_for_write(k);
-  i64 made = repeat_count(ev(st, kd(n, 2)), n.span, P.limits);
+  i64 made = std::max<i64>(ev(st, kd(n, 2)), 0);  // none for a negative count
+  card_room(st, made, n.span, P.limits);
   i64 first = (i64)st.card_type.size();
   for (i64 i = 0; i < made; i++) {
     st.card_type.push_back(it->second);
@@ -1297,6 +1308,7 @@ void VM::create_deck(State& st, const Node& n) {
     }
     P.deck_types.emplace(cache_key, first_type);
   }
+  card_room(st, (i64)cards.size(), n.span, P.limits);
   i64 first = (i64)st.card_type.size();
   for (size_t i = 0; i < cards.size(); i++) {
     st.card_type.push_back(first_type + (i32)i);

@@ -8,8 +8,10 @@ Every stage of the pipeline reports problems in a game file as ``Diagnostic`` va
 (collected, never raised one by one); ``GameFileError`` carries all of them out of
 ``load_game``.  ``RuleError`` is what the interpreter raises when a game breaks its own
 rules while playing (a choice with no option, a move from an empty location); the
-Gamemaster catches it and ends that game as failed.  Anything else that escapes is a
-bug of ours: the CLI reports it as an internal error (a traceback with ``--debug``).
+Gamemaster catches it and ends that game as failed.  ``AgentError`` is an agent's
+failure (an exception, an illegal answer), which fails its game the same way in a
+batch.  Anything else that escapes is a bug of ours: the CLI reports it as an internal
+error (a traceback with ``--debug``).
 """
 
 from __future__ import annotations
@@ -154,6 +156,69 @@ class RuleError(CardlangError):
 
 class UsageError(CardlangError):
     """A bad command-line argument or API call."""
+
+
+class AgentError(UsageError):
+    """An agent failed: it raised an exception, answered something that names no legal
+    option, left a trace that does not fit, or could not be made.  Agents are untrusted
+    code: the play loop (``cardlang.agents.loop.play_out``) is the one place that turns
+    whatever an agent does wrong into this error, with where it happened; a batch ends
+    that game as failed (its result's ``error``) and goes on, a single game reports it.
+
+    ``reason`` says what went wrong; ``agent`` (its spec or name), ``seat``, ``seed``,
+    ``turn`` and ``situation`` (the decision's name) say where, each None where unknown;
+    ``details`` is the agent's traceback as text (so that it crosses a process boundary
+    unchanged), shown with ``--debug`` only.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        agent: str | None = None,
+        seat: int | None = None,
+        seed: int | None = None,
+        turn: int | None = None,
+        situation: str | None = None,
+        details: str = "",
+    ) -> None:
+        self.reason = reason
+        self.agent = agent
+        self.seat = seat
+        self.seed = seed
+        self.turn = turn
+        self.situation = situation
+        self.details = details
+        super().__init__(reason)
+
+    def kind(self) -> str:
+        """A short key that groups failures alike (``agent P1: raised ValueError``)."""
+        where = f"agent P{self.seat}" if self.seat is not None else "agent"
+        return f"{where}: {self.reason.split(':')[0]}"
+
+    def render(self, debug: bool = False) -> str:
+        """One line naming the agent, its seat, what it did and where (the situation,
+        turn and seed that replay it); with ``debug``, the agent's traceback below."""
+        who = f"agent {self.agent!r}" if self.agent else "an agent"
+        if self.seat is not None:
+            who += f" (P{self.seat})"
+        context = [
+            f"{name} {value}"
+            for name, value in (
+                ("situation", self.situation),
+                ("turn", self.turn),
+                ("seed", self.seed),
+            )
+            if value is not None
+        ]
+        text = self.reason if self.agent is None and self.seat is None else f"{who}: {self.reason}"
+        text += f" ({', '.join(context)})" if context else ""
+        if debug and self.details:
+            text += "\n" + self.details.rstrip()
+        return text
+
+    def __str__(self) -> str:
+        return self.render()
 
 
 def closest(name: str, candidates: Iterable[str]) -> str | None:

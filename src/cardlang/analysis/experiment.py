@@ -65,6 +65,8 @@ class Results:
     seat_wins: dict[str, list[Estimate]] = field(default_factory=dict)
     played: int = 0  # games played now (the rest came from the records)
     stored: int = 0
+    failed: int = 0  # games ended by a rule error or an agent's failure (left out)
+    errors: list[str] = field(default_factory=list)  # the first of each kind, counted
 
 
 def run_experiment(
@@ -99,6 +101,8 @@ def run_experiment(
         )
         results.stored += summary.stored
         results.played += summary.games - summary.stored
+        results.failed += summary.failed
+        results.errors += [f"{design}: {e}" for e in summary.errors]
         # Ctrl-C ends run_batch with BatchInterrupted (a KeyboardInterrupt): nothing
         # half-played is measured, and the recorded games stay for the next run
         assert summary.batch_id is not None

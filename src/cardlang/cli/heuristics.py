@@ -119,6 +119,15 @@ def cmd_heuristics(args: argparse.Namespace) -> int:
     finally:
         store.close()
     _report(args, results)
+    for result in results:  # failed games have no result: say so, and why
+        if result.failed:
+            print(
+                f"cardlang: {result.label}: {result.failed} games failed and are left out "
+                "of the measures; the first of each kind:",
+                file=sys.stderr,
+            )
+            for error in result.errors:
+                print(f"  {error}", file=sys.stderr)
     return EXIT_OK
 
 

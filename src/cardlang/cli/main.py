@@ -5,9 +5,9 @@ module's ``add_parser`` (check.py, simulate.py, transcript.py, describe.py,
 heuristics.py; the options they share are options.py's), runs the command's handler and
 turns what escapes it into a message and an exit code.
 
-Exit codes: 0 ok, 1 errors in a game file or a failed run, 2 bad usage, 130 interrupted
-(Ctrl-C).  No Python traceback reaches the user unless ``--debug`` is given (anywhere on
-the line).
+Exit codes: 0 ok, 1 errors in a game file, a failed run or an agent's failure, 2 bad
+usage, 130 interrupted (Ctrl-C).  No Python traceback reaches the user unless
+``--debug`` is given (anywhere on the line).
 
 May import: anything in cardlang.  Nothing but ``cardlang.cli`` and ``cardlang.__main__``
 imports it.
@@ -27,8 +27,11 @@ from cardlang.cli import (
     fit_opponent,
     heuristics,
     import_log,
+    play,
+    serve,
     simulate,
     solve,
+    tournament,
     train,
     transcript,
 )
@@ -40,7 +43,7 @@ from cardlang.cli.options import (
     print_error,
     use_engine,
 )
-from cardlang.errors import CardlangError, GameFileError, UsageError
+from cardlang.errors import AgentError, CardlangError, GameFileError, UsageError
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
@@ -55,6 +58,9 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "solve": solve.cmd_solve,
     "fit-opponent": fit_opponent.cmd_fit_opponent,
     "import-log": import_log.cmd_import_log,
+    "tournament": tournament.cmd_tournament,
+    "play": play.cmd_play,
+    "serve": serve.cmd_serve,
 }
 
 
@@ -95,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     commands = (check, simulate, transcript, describe, heuristics, train, solve, fit_opponent)
-    for module in (*commands, import_log):
+    for module in (*commands, import_log, play, tournament, serve):
         module.add_parser(sub)
     return parser
 
@@ -106,11 +112,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = [a for a in args_list if a != "--debug"]
     parser = build_parser()
     args = parser.parse_args(args_list)
+    args.debug = debug  # a batch shows its agents' tracebacks with it
     try:
         use_engine(args)
         return COMMANDS[args.command](args)
     except GameFileError as err:
         print(err.render(), file=sys.stderr)
+        return EXIT_ERROR
+    except AgentError as err:  # an agent's failure (its traceback with --debug): not ours
+        print(f"cardlang: agent error: {err.render(debug)}", file=sys.stderr)
         return EXIT_ERROR
     except UsageError as err:
         print_error(err)

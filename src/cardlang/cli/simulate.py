@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from cardlang.cli.options import (
@@ -36,6 +37,7 @@ if TYPE_CHECKING:  # imported when used: `cardlang check` loads none of it
     from rich.console import Console
 
     from cardlang.engine.game import Game
+    from cardlang.engine.gamemaster import GameResult
     from cardlang.runs.statistics import BatchSummary
     from cardlang.runs.store import RunStore
 
@@ -91,6 +93,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     }
     batch["backend"], batch["workers"] = backend_choice(args)
     store = _open_records(args)
+    if getattr(args, "debug", False):  # each kind of agent failure's traceback, once
+        batch["on_failure"] = _traceback_printer()
     try:
         summary = _run_simulation(game, batch, store, progress=not args.quiet)
     except BatchInterrupted as stop:  # Ctrl-C: the games finished so far are summarised
@@ -155,21 +159,44 @@ def _run_simulation(
     from cardlang.runs.progress import games_bar
     from cardlang.runs.simulate import run_batch
 
+    batch = dict(batch)
+    on_failure = batch.pop("on_failure", None)
     with games_bar(game.name, batch["games"], enabled=progress) as bar:
-        if bar is None:
-            return run_batch(game, store=store, **batch)
+
+        def on_game(result: GameResult) -> None:
+            if bar is not None:
+                bar.advance(1)
+            if on_failure is not None and result.error is not None:
+                on_failure(result.error)
+
         return run_batch(
             game,
             store=store,
-            on_game=lambda r: bar.advance(1),
-            on_resume=bar.advance,
+            on_game=on_game if bar is not None or on_failure is not None else None,
+            on_resume=bar.advance if bar is not None else None,
             **batch,
         )
+
+
+def _traceback_printer() -> Callable[[Any], None]:
+    """With --debug: print the traceback of the first agent failure of each kind (an
+    agent's own traceback, made where it failed: in a worker process too)."""
+    from cardlang.errors import AgentError
+
+    seen: set[str] = set()
+
+    def show(error: Any) -> None:
+        if isinstance(error, AgentError) and error.kind() not in seen:
+            seen.add(error.kind())
+            print(f"cardlang: agent error: {error.render(debug=True)}", file=sys.stderr)
+
+    return show
 
 
 def _print_summary(s: BatchSummary) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     console = Console()
     table = Table(title=f"{s.game}: {s.games} games", show_header=False, title_justify="left")
@@ -177,7 +204,11 @@ def _print_summary(s: BatchSummary) -> None:
     table.add_column("value", justify="right")
     table.add_row("games", str(s.games))
     table.add_row("completed", str(s.completed))
-    table.add_row("failed", str(s.failed))
+    failed = str(s.failed)
+    if s.agent_failures:
+        by_agent = ", ".join(f"{spec}: {n}" for spec, n in s.agent_failures.items())
+        failed += f" (by agents: {by_agent})"
+    table.add_row("failed", Text(failed))  # Text: a spec's ':name:' is no emoji code
     cut = str(s.cutoff)
     if s.cutoff_reasons:
         reasons = ", ".join(f"{k.split(':')[-1]}: {v}" for k, v in s.cutoff_reasons.items())

@@ -46,6 +46,20 @@ def add_parser(sub: SubParsers) -> None:
     param_option(tr)
     engine_option(tr)
     limit_options(tr)
+    tr.add_argument(
+        "--story",
+        action="store_true",
+        help="tell the game turn by turn in words (who played, drew, bought, revealed; "
+        "each choice by its label) instead of the low-level event log",
+    )
+    tr.add_argument(
+        "--as",
+        dest="as_seat",
+        type=int,
+        metavar="SEAT",
+        help="tell the story as SEAT saw it: other seats' hidden cards are not named "
+        "(implies --story)",
+    )
     _replay_options(tr)
 
 
@@ -69,10 +83,27 @@ def cmd_transcript(args: argparse.Namespace) -> int:
     specs = parse_agent_specs(args.agents, game.nplayers)
     seeds = agent_seeds(seed, len(specs))
     agents = [make_agent(spec, s) for spec, s in zip(specs, seeds, strict=True)]
-    master = game.master(Limits(args.max_decisions, args.max_steps))
-    result, st = play_game(master, agents, seed, record=True)
-    print(render_transcript(game, st, result, specs))
+    limits = Limits(args.max_decisions, args.max_steps)
+    master = game.master(limits)
+    if not _wants_story(args, game.nplayers):
+        result, st = play_game(master, agents, seed, record=True, names=specs)
+        print(render_transcript(game, st, result, specs))
+        return EXIT_OK
+    from cardlang.runs.play import Decision
+    from cardlang.runs.story import tell_story
+
+    trace: list[Decision] = []
+    result, _ = play_game(master, agents, seed, record=True, trace=trace, names=specs)
+    choices = [d.option_index for d in trace]
+    print(tell_story(game, seed, choices, result, specs, limits, seat=args.as_seat))
     return EXIT_OK
+
+
+def _wants_story(args: argparse.Namespace, nplayers: int) -> bool:
+    """Whether to tell the story (--story, or --as SEAT, checked against the players)."""
+    if args.as_seat is not None and not 0 <= args.as_seat < nplayers:
+        raise UsageError(f"--as {args.as_seat}: the seats of this game are 0..{nplayers - 1}")
+    return bool(args.story or args.as_seat is not None)
 
 
 def _replay_options(p: argparse.ArgumentParser) -> None:
@@ -123,6 +154,17 @@ def _replay_recorded(args: argparse.Namespace) -> int:
             raise UsageError(f"{change}; pass --force to replay it anyway")
         print(f"cardlang: warning: {change}", file=sys.stderr)
     result, st = replay_game(game, stored, choices)
+    if _wants_story(args, game.nplayers):
+        from cardlang.engine.gamemaster import Limits
+        from cardlang.runs.story import tell_story
+
+        limits = Limits(stored.max_decisions, stored.max_steps)
+        indices = [index for _, index, _ in choices]
+        story = tell_story(
+            game, stored.seed, indices, result, list(stored.agents), limits, seat=args.as_seat
+        )
+        print(story)
+        return EXIT_OK
     print(render_transcript(game, st, result, list(stored.agents)))
     return EXIT_OK
 

@@ -16,7 +16,7 @@ from typing import Any
 from cardlang.compiler.stmt_base import StmtCompilerBase
 from cardlang.engine.control import Action
 from cardlang.engine.points import PointMap
-from cardlang.engine.runtime import repeat_count
+from cardlang.engine.runtime import card_room
 from cardlang.engine.state import Gamestate
 from cardlang.errors import RuleError, did_you_mean
 from cardlang.language import ast
@@ -62,6 +62,7 @@ class BoardMixin(StmtCompilerBase):
         descriptions = deck_cards(n.deck)
         key = self.x.location_key(n.location)
         name = self.x.value(n.name) if n.name is not None else None
+        span = n.span
         # One attribute dict per description, shared by every state (point maps cache
         # scores by its identity).  A named deck records its name as attribute DECK.
         shared: dict[str, list[dict[str, str]]] = {}
@@ -78,6 +79,7 @@ class BoardMixin(StmtCompilerBase):
             if z is None:
                 z = st.zones[k] = []
             made = attrs_for(name(st) if name else "")
+            card_room(st, len(made), span)
             first = len(st.cards)
             st.cards.extend(made)
             st.card_zone.extend([k] * len(made))
@@ -104,7 +106,8 @@ class BoardMixin(StmtCompilerBase):
             z = st.zones.get(k)
             if z is None:
                 z = st.zones[k] = []
-            made = repeat_count(count(st), span)
+            made = max(count(st), 0)  # none for a negative count, as a repeat
+            card_room(st, made, span)
             first = len(st.cards)
             st.cards.extend([attrs] * made)
             st.card_zone.extend([k] * made)

@@ -45,6 +45,7 @@ from cardlang.errors import Span
 from cardlang.language import ast
 from cardlang.language import types as T
 from cardlang.language.checker import (
+    MAX_CARDS,
     CheckedGame,
     deck_cards,
     one_based_teams,
@@ -238,6 +239,7 @@ class _Lowering:
             "max_call_depth": MAX_CALL_DEPTH,
             "max_range": MAX_RANGE,
             "max_repeat": MAX_REPEAT,
+            "max_cards": MAX_CARDS,
         }
         self._span_ids: dict[Span, int] = {}
         self._procedures: dict[str, int] = {}

@@ -20,7 +20,7 @@ from typing import Any
 
 from cardlang.engine.control import Action, Option, Seq
 from cardlang.engine.gamemaster import Gamemaster, Limits
-from cardlang.engine.labels import option_label
+from cardlang.engine.labels import OptionText, SeesCard, SeesZone, option_label
 from cardlang.engine.runtime import Fn
 from cardlang.engine.state import Gamestate
 from cardlang.errors import Diagnostic, SourceFile, UsageError
@@ -105,5 +105,28 @@ class Game:
         return self.checked.situations
 
     def describe_option(self, st: Gamestate, option: Option) -> str:
-        """The option's label for people (engine/labels.py)."""
+        """The option's label in event logs (engine/labels.py): its bindings and the
+        source of its actions, as the native engine writes it too."""
         return option_label(self.source, self.checked.slot_types, st, option)
+
+    @cached_property
+    def _option_text(self) -> OptionText:
+        return OptionText(self)
+
+    def option_text(
+        self,
+        st: Any,
+        option: Option,
+        choice: Any = None,
+        *,
+        mover: int | None = None,
+        sees_card: SeesCard | None = None,
+        sees_zone: SeesZone | None = None,
+    ) -> str:
+        """The option's readable label ("Buy Province ($8)", "Play the 7 of Hearts"):
+        its condact's ``(label ...)`` text filled in, else made from what it does
+        (engine/labels.py ``OptionText``).  For people only: never logged, and it may
+        change without changing any game.  ``choice``: the pending decision's by default;
+        ``sees_card``/``sees_zone``: what the reader sees (all by default)."""
+        node = st.pending if choice is None else choice
+        return self._option_text(st, node, option, mover, sees_card, sees_zone)

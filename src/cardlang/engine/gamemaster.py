@@ -63,7 +63,7 @@ from cardlang.engine.state import (
     cycle_size,
     set_current,
 )
-from cardlang.errors import RuleError, SourceFile, UsageError
+from cardlang.errors import AgentError, RuleError, SourceFile, UsageError
 
 
 class Rules(Protocol):
@@ -116,7 +116,7 @@ class GameResult:
     decisions: int
     turns: int
     team_of: tuple[int, ...] = ()
-    error: RuleError | None = None
+    error: RuleError | AgentError | None = None  # why a failed game failed
     tiebreak_scores: tuple[tuple[int, ...], ...] = ()  # per seat, the tie-break values
 
     @property
@@ -405,7 +405,7 @@ def result_of(
     decisions: int,
     turns: int,
     team_of: tuple[int, ...],
-    error: RuleError | None = None,
+    error: RuleError | AgentError | None = None,
 ) -> GameResult:
     """A finished game's result from what its state says of it (``keys``: per seat, the
     score and the tie-break values; None where no score was reached)."""

@@ -30,6 +30,7 @@ from cardlang.engine.state import (
 )
 from cardlang.errors import RuleError
 from cardlang.language import ast
+from cardlang.language.ast_facts import MAX_CARDS
 
 Fn = Callable[[Gamestate], Any]
 EMPTY: tuple[int, ...] = ()
@@ -238,6 +239,17 @@ def _range(low: int, high: int, span: ast.Span) -> range:
     if high - low + 1 > MAX_RANGE:
         raise RuleError(f"(range {low} .. {high}) has more than {MAX_RANGE} numbers", span)
     return range(low, high + 1)
+
+
+def card_room(st: Gamestate, made: int, span: ast.Span) -> None:
+    """Refuse a creation that would make the game hold more than MAX_CARDS cards (the
+    bound on a game's size, which the checker applies to what it can count)."""
+    if len(st.cards) + made > MAX_CARDS:
+        raise RuleError(
+            f"this creates {made} cards and the game holds {len(st.cards)}: more than "
+            f"a game may hold ({MAX_CARDS} cards)",
+            span,
+        )
 
 
 def repeat_count(count: int, span: ast.Span) -> int:

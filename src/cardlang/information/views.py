@@ -480,6 +480,27 @@ class PlayerView:
         return tuple(self._describe(o, self.game, pending) for o in options)
 
     @cached_property
+    def option_labels(self) -> tuple[str, ...]:
+        """Each option's readable label ("Buy Province ($8)", ``Game.option_text``) as
+        this player may read it: a card it cannot see is "a card".  Same order as
+        ``options``; for people, never for deciding."""
+        if self._option_data is None or self.game is None:
+            return ()
+        options, pending = self._option_data
+        board: Any = self._st if self._st is not None else _SnapshotBoard(self)
+        seat = self.seat
+
+        def sees_zone(key: ZoneKey) -> bool:
+            return can_see(seat, key)
+
+        return tuple(
+            self.game.option_text(
+                board, o, pending, mover=seat, sees_card=self._sees_card, sees_zone=sees_zone
+            )
+            for o in options
+        )
+
+    @cached_property
     def option_kinds(self) -> tuple[str | None, ...]:
         """Per option, ``OptionView.kind`` (the first bound card's KIND, or a bound
         location's top card's), computed without describing the whole option."""
@@ -554,6 +575,20 @@ class PlayerView:
             action_nodes=tuple(actions),
             source=game.source,
         )
+
+
+class _SnapshotBoard:
+    """What labels read of a state (engine/labels.py), from a snapshot view: the cards,
+    the locations the seat sees (no register: a label names an unknown owner "a
+    player's")."""
+
+    def __init__(self, view: PlayerView) -> None:
+        self.cards = view._attrs
+        self.zones = view._zones
+        self.regs = None
+        self.nplayers = view.nplayers
+        self.current_seat = view.current_player
+        self.mover = view.seat
 
 
 @dataclass(frozen=True)

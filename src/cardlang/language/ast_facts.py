@@ -1,6 +1,8 @@
 """Facts read off the AST alone, before or without types: the cards a deck description
-makes, the statements inside a statement, whether a statement can reach a decision, the
-value of an integer known before the game, how a (create teams ...) numbers players.
+makes (and how many, ``deck_size``; ``MAX_CARDS``, the most a game may hold, and
+``static_cards``, what a statement surely creates), the statements inside a statement,
+whether a statement can reach a decision, the value of an integer known before the
+game, how a (create teams ...) numbers players.
 
 Pipeline position: language layer, beside the AST; the checker uses these rules and the
 compiler and the information layer share them (through ``cardlang.language.checker``,
@@ -22,6 +24,59 @@ def deck_cards(deck: ast.Deck) -> list[dict[str, str]]:
     for attr in deck.attributes:
         cards = [dict(c, **v) for c in cards for v in _dimension(attr)]
     return cards
+
+
+#: The most cards one game may hold.  The checker refuses a creation whose size it
+#: knows to be larger (a deck's cross product, a ``(create cards ...)`` count, a
+#: ``(repeat N ...)`` of creations, the setup's total); both engines end a game that
+#: would grow past it at run time with a rule error (cards made in play, counts
+#: computed as the game goes).  A bound on memory: a card is about 100 bytes in the
+#: engines, so a game stays within some megabytes however its file is written.
+MAX_CARDS = 100_000
+
+
+def deck_size(deck: ast.Deck) -> int:
+    """How many cards ``deck_cards(deck)`` makes, counted without making them (a deck
+    description may describe 40^8 cards: the checker refuses it before expanding it)."""
+    size = 1
+    for attr in deck.attributes:
+        size *= _dimension_size(attr)
+    return size
+
+
+def count_text(n: int) -> str:
+    """A count for a message: its digits, or its order of magnitude when they are many."""
+    digits = str(n)
+    return digits if len(digits) <= 20 else f"about 10^{len(digits) - 1}"
+
+
+def _dimension_size(attr: ast.Attribute) -> int:
+    total = 0
+    for child in attr.children:
+        if not child.children:
+            total += len(child.names)
+            continue
+        subs = 1
+        for sub in child.children:
+            subs *= _dimension_size(sub)
+        total += subs
+    return total
+
+
+def static_cards(node: ast.Node, lookup: object) -> int:
+    """The cards a statement surely creates each time it runs, as far as the text tells
+    (a deck, a ``(create cards ...)`` of a known count, a ``(repeat N ...)`` of those, a
+    block of them); 0 where it cannot tell (a computed count, a guarded creation)."""
+    if isinstance(node, ast.CreateDeck):
+        return deck_size(node.deck) if isinstance(node.deck, ast.Deck) else 0
+    if isinstance(node, ast.CreateCards):
+        return max(static_int(node.count, lookup) or 0, 0)
+    if isinstance(node, ast.Repeat):
+        times = static_int(node.count, lookup)
+        return max(times, 0) * static_cards(node.body, lookup) if times is not None else 0
+    if isinstance(node, ast.Do):
+        return sum(static_cards(item, lookup) for item in node.body)
+    return 0
 
 
 def _dimension(attr: ast.Attribute) -> list[dict[str, str]]:

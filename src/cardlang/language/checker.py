@@ -23,12 +23,15 @@ from cardlang.errors import SourceFile, did_you_mean
 from cardlang.language import ast
 from cardlang.language import types as T
 from cardlang.language.ast_facts import (
+    MAX_CARDS,
     choices_in,
+    count_text,
     deck_cards,
     one_based_teams,
     reaches_decision,
     simultaneous_in,
     statement_children,
+    static_cards,
     static_int,
 )
 from cardlang.language.checked_game import CheckedGame, Procedure
@@ -44,6 +47,7 @@ from cardlang.language.checker_statements import StatementRules
 from cardlang.language.kinds import KIND_ATTRIBUTE
 
 __all__ = [
+    "MAX_CARDS",
     "MAX_CHOICE_ANYS",
     "MAX_EXPR_DEPTH",
     "PARAM_TYPES",
@@ -102,6 +106,7 @@ class Checker(StatementRules, ExpressionRules):
         self._analyse_procedures()
         self._check_decision_places(game)
         self._check_names()
+        self._check_labels()
         return self.out
 
     # ------------------------------------------------------------ definitions
@@ -338,10 +343,20 @@ class Checker(StatementRules, ExpressionRules):
                 if later
                 else "add (create players N) as the first form of the setup",
             )
+        made = 0  # the cards the setup surely creates, so far
         for item in setup.body:
             if isinstance(item, ast.Choice | ast.Stage | ast.Simultaneous):
                 self.error(item.span, "setup cannot hold decisions or stages")
             self.stmt(item)
+            cards = static_cards(item, self.scope.lookup)
+            if made <= MAX_CARDS < made + cards and cards <= MAX_CARDS:  # (else: its own)
+                self.error(
+                    item.span,
+                    f"the setup creates {count_text(made + cards)} cards by here: more "
+                    f"than a game may hold ({MAX_CARDS} cards)",
+                    hint="the bound counts every card a game creates, in setup and in play",
+                )
+            made += cards
 
     # ------------------------------------------------------------ names
     def _check_names(self) -> None:
@@ -394,6 +409,15 @@ class Checker(StatementRules, ExpressionRules):
             if hint:  # legal (it reads as 0, "" or an empty map) but most likely a typo
                 what = {"sto": "integer storage", "str": "string storage", "points": "point map"}
                 self.warning(span, f"{what.get(kind, kind)} '{name}' is never set", hint=hint)
+
+    def _check_labels(self) -> None:
+        """The placeholders of every (label "TEXT" CONDACT) (language/labels.py)."""
+        from cardlang.language.labels import check_label
+
+        known = {*self.out.deck_attributes, *self.out.kind_attribute_types}
+        attrs = None if self.dynamic_names and not known else known
+        for label, condact in self.label_uses:
+            self.out.diagnostics.extend(check_label(label, condact, self.out, attrs))
 
     def _check_route_ends(self) -> None:
         """The name attributes that (connects ...) and (longest-path ...) read as a

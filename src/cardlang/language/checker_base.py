@@ -89,6 +89,7 @@ class RuleBase:
         self.value_uses: list[tuple[str, str, ast.Span]] = []  # key, literal, span
         self.end_uses: list[tuple[str, ast.Span]] = []  # route ends: (connects ...) ...
         self.procedure: Procedure | None = None  # the procedure whose body is being checked
+        self.label_uses: list[tuple[ast.LabelText, ast.Node]] = []  # (label, its condact)
 
     # ------------------------------------------------------------ reporting
     def error(self, span: ast.Span, message: str, hint: str | None = None) -> None:

@@ -13,7 +13,15 @@ from __future__ import annotations
 from cardlang.errors import did_you_mean
 from cardlang.language import ast
 from cardlang.language import types as T
-from cardlang.language.ast_facts import deck_cards, one_based_teams, static_int
+from cardlang.language.ast_facts import (
+    MAX_CARDS,
+    count_text,
+    deck_cards,
+    deck_size,
+    one_based_teams,
+    static_cards,
+    static_int,
+)
 from cardlang.language.checker_base import MAX_CHOICE_ANYS, RuleBase, article, form_name
 from cardlang.language.kinds import DECK_ATTRIBUTE
 
@@ -58,6 +66,17 @@ class StatementRules(RuleBase):
         for item in n.body:
             self.stmt(item)
         self.in_choice -= 1
+        # a label's placeholders are checked once every card's attributes are known
+        self.label_uses.extend((t, c) for t, c in zip(n.labels, n.body, strict=False) if t)
+
+    def s_Labeled(self, n: ast.Labeled) -> None:
+        self.error(
+            n.span,
+            "(label ...) names the options of one condact of a choice: it must stand "
+            "directly in the choice's list",
+            hint='write (choice (... (label "TEXT" CONDACT) ...))',
+        )
+        self.stmt(n.body)
 
     def s_Simultaneous(self, n: ast.Simultaneous) -> None:
         # the shape of its body (choices and the control around them) is checked with
@@ -154,6 +173,15 @@ class StatementRules(RuleBase):
     def s_Repeat(self, n: ast.Repeat) -> None:
         self.expect(n.count, T.INT, "as the repeat count")
         self.stmt(n.body)
+        each = static_cards(n.body, self.scope.lookup)
+        times = static_int(n.count, self.scope.lookup)
+        if times is not None and 0 < each <= MAX_CARDS < times * each:  # body alone: its own
+            self.error(
+                n.span,
+                f"this repeat creates {count_text(times * each)} cards ({times} x {each}): "
+                f"more than a game may hold ({MAX_CARDS} cards)",
+                hint="the bound counts every card a game creates, in setup and in play",
+            )
 
     def s_RepeatAll(self, n: ast.RepeatAll) -> None:
         if not isinstance(n.body, ast.Move | ast.Forget):
@@ -198,6 +226,15 @@ class StatementRules(RuleBase):
         self._loc_written(n.location)
         if not isinstance(n.deck, ast.Deck):
             self.error(n.deck.span, "expected a (deck ...) description")
+            return
+        size = deck_size(n.deck)
+        if size > MAX_CARDS:  # refused before its cards are made: they may not fit in memory
+            self.error(
+                n.deck.span,
+                f"this deck describes {count_text(size)} cards (the product of its "
+                f"attributes' values): more than a game may hold ({MAX_CARDS} cards)",
+                hint="each attribute multiplies the deck by its number of values",
+            )
             return
         for key in sorted({k for card in deck_cards(n.deck) for k in card}):
             typed = self.out.kind_attribute_types.get(key)
@@ -254,6 +291,14 @@ class StatementRules(RuleBase):
         self._loc_written(n.location)
         self.expect(n.kind, T.STR, "as the card kind")
         self.expect(n.count, T.INT, "as the number of cards")
+        count = static_int(n.count, self.scope.lookup)
+        if count is not None and count > MAX_CARDS:  # a computed count: checked in play
+            self.error(
+                n.count.span,
+                f"this creates {count_text(count)} cards: more than a game may hold "
+                f"({MAX_CARDS} cards)",
+                hint="the bound counts every card a game creates, in setup and in play",
+            )
         if isinstance(n.kind, ast.NameLiteral) and n.kind.value not in self.out.kinds:
             self.error(
                 n.kind.span,

@@ -21,6 +21,7 @@ FORM_SIGNATURES: dict[str, str] = {
     "do": "(do (CONDACT ...))",
     "choice": "(choice [SITUATION] [by PLAYER] (CONDACT ...))",
     "simultaneous": "(simultaneous BODY+)",
+    "label": '(label "TEXT {VAR} {ATTRIBUTE}" CONDACT)',
     "define": "(define NAME ((TYPE 'PARAM) ...) BODY*)",
     "call": "(call PROCEDURE ARG ...)",
     "card-kind": "(card-kind NAME (ATTRIBUTE VALUE)* (on PROCEDURE BODY+)*)",

@@ -245,7 +245,16 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
 
     def choice(self, meta: Any, ch: list[Any]) -> ast.Choice:
         situation = str(ch[0]) if ch[0] is not None else None
-        return ast.Choice(tuple(ch[2:]), ch[1], situation, span=_span(meta))
+        # (label "TEXT" CONDACT) as a condact: the condact, its text kept beside it
+        body = tuple(c.body if isinstance(c, ast.Labeled) else c for c in ch[2:])
+        labels = tuple(c.label if isinstance(c, ast.Labeled) else None for c in ch[2:])
+        if not any(labels):
+            labels = ()
+        return ast.Choice(body, ch[1], situation, labels, span=_span(meta))
+
+    def label(self, meta: Any, ch: list[Any]) -> ast.Labeled:
+        text = ast.LabelText(str(ch[0])[1:-1], token_span(ch[0]))
+        return ast.Labeled(text, ch[1], span=_span(meta))
 
     # actions
     def inc(self, meta: Any, ch: list[Any]) -> ast.Increment:

@@ -62,7 +62,7 @@ from cardlang.learning.trainer import ReplayBuffer, Trainer
 from cardlang.runs.progress import games_bar
 from cardlang.runs.simulate import run_batch
 from cardlang.runs.statistics import wilson_interval
-from cardlang.runs.store import RunStore
+from cardlang.runs.store import RunStore, file_sha256
 
 CHECKPOINT = "checkpoint.pt"
 MODEL = "model.pt"
@@ -273,7 +273,7 @@ class TrainingRun:
         tokenizer = self.model.tokenizer(self.game)
         samples: list[Sample] = []
         with RunStore.open(db, create=False) as store:
-            for stored in recorded_games(store, game_hash(self.game)):
+            for stored in recorded_games(store, file_sha256(self.game.source.text)):
                 samples.extend(
                     game_samples(
                         self.game, stored, store.decisions(stored.id), tokenizer, self.solo

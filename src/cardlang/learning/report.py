@@ -185,7 +185,7 @@ def write_model_card(
     lines = [
         f"# Model card: {game.name} ({params})",
         "",
-        f"- game file: `{c.game}` (sha256 `{game.sha256}`), {game.nplayers} seat(s)",
+        f"- game file: `{c.game}` (rules fingerprint `{game.sha256}`), {game.nplayers} seat(s)",
         f"- network: set transformer, width {c.width}, {c.layers} layers, {c.heads} heads, "
         f"feed-forward {c.feedforward}, MLP heads {c.hidden}; {size:,} parameters; "
         f"{len(model.table)} names",

@@ -24,7 +24,8 @@ from cardlang.agents import make_agent
 from cardlang.agents.base import capabilities_of, native_twin
 from cardlang.engine.gamemaster import Gamemaster, GameResult
 from cardlang.engine.state import splitmix64
-from cardlang.runs.play import Decision, play_game
+from cardlang.errors import AgentError
+from cardlang.runs.play import Decision, failed_by_agent, play_game
 from cardlang.runs.store import PlannedGame, now
 
 __all__ = ["Played", "agent_seeds", "play_planned", "play_planned_games"]
@@ -131,7 +132,10 @@ class _NativeSeatSets:
         return self._index[specs]
 
     def _make(self, specs: tuple[str, ...]) -> int | None:
-        agents = [make_agent(spec, 0) for spec in specs]
+        try:
+            agents = [make_agent(spec, 0) for spec in specs]
+        except AgentError:  # played game by game, each failing for its agent
+            return None
         twins = []
         for agent in agents:
             twin = native_twin(agent, self.master)
@@ -144,13 +148,26 @@ class _NativeSeatSets:
 
 def play_planned(master: Gamemaster, planned: PlannedGame, record: bool) -> Played:
     """Play one game of a batch with fresh agents (seeded from the game's seed), in
-    whatever process the backend runs it; with ``record``, keep its decisions."""
+    whatever process the backend runs it; with ``record``, keep its decisions.  An
+    agent's failure (``AgentError``: an exception, an illegal answer, a constructor that
+    raised) fails that game, the error in its result, and the batch goes on."""
     seeds = agent_seeds(planned.seed, len(planned.agents))
-    agents = [make_agent(spec, s) for spec, s in zip(planned.agents, seeds, strict=True)]
+    started = now() if record else ""
+    try:
+        agents = [make_agent(spec, s) for spec, s in zip(planned.agents, seeds, strict=True)]
+    except AgentError as err:  # a user's constructor raised: that game fails, named
+        seat = next((i for i, spec in enumerate(planned.agents) if spec == err.agent), None)
+        err.seat, err.seed = seat, planned.seed
+        st = master.new_game(planned.seed)
+        result = failed_by_agent(master, st, err)
+        return Played(planned, result, [] if record else None, started, now() if record else "")
     if not record:
-        result = play_game(master, agents, planned.seed, names=planned.agents)[0]
+        result = play_game(master, agents, planned.seed, names=planned.agents, agent_errors="fail")[
+            0
+        ]
         return Played(planned, result, None, "", "")
     trace: list[Decision] = []
-    started = now()
-    result, _ = play_game(master, agents, planned.seed, trace=trace, names=planned.agents)
+    result, _ = play_game(
+        master, agents, planned.seed, trace=trace, names=planned.agents, agent_errors="fail"
+    )
     return Played(planned, result, trace, started, now())

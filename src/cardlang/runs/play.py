@@ -20,9 +20,8 @@ from typing import Any, NamedTuple
 
 from cardlang.agents.base import AgentError, DecisionTrace, agent_label, capabilities_of
 from cardlang.agents.loop import play_out
-from cardlang.engine.gamemaster import Gamemaster, GameResult
-from cardlang.engine.state import Gamestate
-from cardlang.errors import UsageError
+from cardlang.engine.gamemaster import Gamemaster, GameResult, result_of
+from cardlang.engine.state import FAILED, Gamestate
 from cardlang.information.vocabulary import Vocabulary, option_key
 
 __all__ = [
@@ -30,6 +29,7 @@ __all__ = [
     "Decision",
     "DecisionTrace",
     "agent_label",
+    "failed_by_agent",
     "play_game",
 ]
 
@@ -55,13 +55,16 @@ def play_game(
     record: bool = False,
     trace: list[Decision] | None = None,
     names: Sequence[str] | None = None,
+    agent_errors: str = "raise",
 ) -> tuple[GameResult, Gamestate]:
     """Play one game from ``seed``, one agent per seat.
 
     ``record`` keeps the event log for a transcript (it is kept anyway when an agent
     declares ``Capabilities(knowledge=True)``); ``trace`` (a list) receives one
     ``Decision`` per move; ``names`` name the agents in error messages (default: their
-    ``name`` attribute or class).
+    ``name`` attribute or class).  An agent's failure (``AgentError``: an exception, an
+    illegal answer) is raised, or with ``agent_errors="fail"`` ends the game as failed,
+    the error in its result, as a rule error does (what a batch wants).
     """
     labels = list(names) if names is not None else [agent_label(a) for a in agents]
     # an agent that determinizes or reads what it knows of hidden cards needs the event
@@ -71,12 +74,27 @@ def play_game(
     observer = None if trace is None else _Recorder(master, trace).observe
     try:
         play_out(master, st, agents, labels, observer=observer)
-    except AgentError:
-        raise
-    except UsageError as err:  # an illegal index or option, from the agent of the mover
-        who = f"agent {labels[st.mover]!r} (P{st.mover})" if st.mover >= 0 else "an agent"
-        raise AgentError(f"{who}: {err}") from err
+    except AgentError as err:
+        if agent_errors != "fail":
+            raise
+        return failed_by_agent(master, st, err), st
     return master.result(st), st
+
+
+def failed_by_agent(master: Gamemaster, st: Gamestate, err: AgentError) -> GameResult:
+    """The result of a game an agent failed: failed, with no scores, ``err`` its error
+    (the state is left as it was, at the decision the agent failed)."""
+    return result_of(
+        master.game,
+        seed=st.seed,
+        status=FAILED,
+        end_reason=FAILED,
+        keys=None,
+        decisions=st.decisions,
+        turns=st.turns,
+        team_of=tuple(st.team_of),
+        error=err,
+    )
 
 
 class _Recorder:
@@ -99,8 +117,6 @@ class _Recorder:
         agent: Any,
         label: str,
     ) -> None:
-        if not 0 <= index < len(options):
-            raise UsageError(f"option {index} is not legal: there are {len(options)} options")
         estimate = _checked_trace(agent, len(options), st.nplayers, label)
         mover = st.mover
         key = option_key(self.game, st, options[index], mover)
@@ -119,8 +135,9 @@ def _checked_trace(agent: Any, options: int, seats: int, label: str) -> Decision
         return None
     if not isinstance(found, DecisionTrace):
         raise AgentError(
-            f"agent {label!r}: last_trace is a {type(found).__name__}, expected a "
-            "cardlang.agents.base.DecisionTrace"
+            f"last_trace is a {type(found).__name__}, expected a "
+            "cardlang.agents.base.DecisionTrace",
+            agent=label,
         )
     policy = found.policy
     if (
@@ -129,9 +146,17 @@ def _checked_trace(agent: Any, options: int, seats: int, label: str) -> Decision
         or (policy is not None and len(policy) != options)
     ):
         raise AgentError(
-            f"agent {label!r}: its trace has {len(found.option_values)} option values and "
+            f"its trace has {len(found.option_values)} option values and "
             f"{len(found.standings)} standings"
             + ("" if policy is None else f" and {len(policy)} policy entries")
-            + f" for a decision with {options} options and {seats} seats"
+            + f" for a decision with {options} options and {seats} seats",
+            agent=label,
         )
     return found
+
+
+def recorder(master: Gamemaster, trace: list[Decision]) -> Any:
+    """A play-loop observer (``agents.loop.play_out``) that appends one ``Decision`` per
+    move to ``trace``, as ``play_game(trace=...)`` does: for loops that watch the game
+    themselves (a person at the table, cardlang.interactive)."""
+    return _Recorder(master, trace).observe

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cardlang.errors import CardlangError, UsageError
+from cardlang.errors import AgentError, CardlangError, UsageError
 from cardlang.runs.store import StoredGame, file_sha256
 
 if TYPE_CHECKING:
@@ -56,6 +56,12 @@ def replay_game(
             )
         master.apply(st, index)
     if not st.is_over:
+        if stored.end_reason == "failed" and (stored.error_kind or "").startswith("agent"):
+            # its agent failed at the next decision: the game ends there, as it did
+            from cardlang.runs.play import failed_by_agent
+
+            reason = f"{stored.error or 'an agent failed'} [recorded: the game ended here]"
+            return failed_by_agent(master, st, AgentError(reason)), st
         raise ReplayError(f"game {stored.id} does not replay: it goes on after its records end")
     return master.result(st), st
 

@@ -55,6 +55,8 @@ class BatchSummary:
     batch_id: int | None = None
     error_counts: dict[str, int] = field(default_factory=dict)
     error_texts: dict[str, str] = field(default_factory=dict)
+    # failed games per agent spec whose agent failed them (an AgentError)
+    agent_failures: dict[str, int] = field(default_factory=dict)
 
     def add(self, result: GameResult, seat_agents: Sequence[str] | None = None) -> None:
         """Count one game; ``seat_agents`` names the agent of each seat (default: the
@@ -81,6 +83,11 @@ class BatchSummary:
         elif result.end_reason == FAILED:
             self.failed += 1
             kind = result.error_kind or "?"
+            culprit = result.failed_seat
+            if culprit is not None and culprit < len(seat_agents):  # the agent's failure
+                spec = seat_agents[culprit]
+                self.agent_failures[spec] = self.agent_failures.get(spec, 0) + 1
+                kind = f"agent {spec}: {kind.partition(': ')[2]}"  # alike in every seat
             self.error_counts[kind] = self.error_counts.get(kind, 0) + 1
             self.error_texts.setdefault(kind, (result.error_text or "").partition("\n")[0])
         else:
@@ -174,6 +181,7 @@ class BatchSummary:
             "interrupted": self.games < self.planned,
             "completed": self.completed,
             "failed": self.failed,
+            "failed_by_agent": dict(self.agent_failures),
             "cutoff": self.cutoff,
             "cutoff_reasons": self.cutoff_reasons,
             "rotate_seats": self.rotate_seats,

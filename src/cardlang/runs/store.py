@@ -26,6 +26,7 @@ import hashlib
 import itertools
 import json
 import math
+import re
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -189,11 +190,18 @@ class Outcome:
     winners: tuple[int, ...]
     team_of: tuple[int, ...] = ()
     error_kind: str | None = None
-    error_text: str | None = None  # the rule error as rendered (several lines)
+    error_text: str | None = None  # the rule or agent error as rendered (several lines)
 
     @property
     def completed(self) -> bool:
         return self.end_reason == COMPLETED
+
+    @property
+    def failed_seat(self) -> int | None:
+        """The seat whose agent failed the game (``AgentError.kind``: ``agent P1: ...``),
+        or None (a rule error, or no failure)."""
+        match = _AGENT_KIND.match(self.error_kind or "")
+        return int(match.group(1)) if match else None
 
     @classmethod
     def of(cls, result: GameResult) -> Outcome:
@@ -208,6 +216,9 @@ class Outcome:
             error_kind=error.kind() if error is not None else None,
             error_text=error.render() if error is not None else None,
         )
+
+
+_AGENT_KIND = re.compile(r"agent P(\d+): ")
 
 
 @dataclass(frozen=True)
@@ -227,6 +238,8 @@ class StoredGame:
     params: dict[str, str]
     max_decisions: int
     max_steps: int
+    error_kind: str | None = None  # why it failed, if it did (Outcome.error_kind)
+    error: str | None = None  # the error as rendered
 
 
 class RunStore:
@@ -501,15 +514,17 @@ class RunStore:
         """A stored game by id, with its batch's settings."""
         row = self.conn.execute(
             "SELECT g.id, g.batch_id, g.idx, g.seed, g.agents, g.status, g.end_reason, "
-            "b.game_path, b.game_file, b.game_sha256, b.params, b.max_decisions, b.max_steps "
-            "FROM games g JOIN batches b ON b.id = g.batch_id WHERE g.id = ?",
+            "b.game_path, b.game_file, b.game_sha256, b.params, b.max_decisions, b.max_steps, "
+            "g.error_kind, g.error FROM games g JOIN batches b ON b.id = g.batch_id "
+            "WHERE g.id = ?",
             (game_id,),
         ).fetchone()
         if row is None:
             last = self.conn.execute("SELECT max(id) FROM games").fetchone()[0]
             known = f"its games are 1-{last}" if last else "it holds no games"
             raise UsageError(f"no game {game_id} in {self.path} ({known})")
-        gid, batch_id, idx, seed, agents, status, end_reason, path, file, sha, params, md, ms = row
+        gid, batch_id, idx, seed, agents, status, end_reason, path, file, sha = row[:10]
+        params, md, ms, error_kind, error = row[10:]
         return StoredGame(
             id=gid,
             batch_id=batch_id,
@@ -524,6 +539,8 @@ class RunStore:
             params=json.loads(params),
             max_decisions=md,
             max_steps=ms,
+            error_kind=error_kind,
+            error=error,
         )
 
     def done_games(self, game_sha256: str | None = None) -> list[int]:

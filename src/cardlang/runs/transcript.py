@@ -73,6 +73,12 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
+def render_result(result: GameResult) -> str:
+    """How a game ended: its end, scores and winners (and its error), as the transcript
+    and the story (runs/story.py) end."""
+    return _render_result(result)
+
+
 def _render_result(result: GameResult) -> str:
     head = (
         f"end: {result.end_reason} after {_plural(result.decisions, 'decision')}, "

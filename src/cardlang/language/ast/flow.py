@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cardlang.errors import Span
 from cardlang.language.ast.nodes import Node
 
 
@@ -35,6 +36,29 @@ class Choice(Node):
     body: tuple[Node, ...]
     chooser: Node | None = None
     situation: str | None = None
+    # the text written for each condact's options with (label "TEXT" CONDACT), or None;
+    # empty when no condact has one.  Only for people: nothing that plays reads it.
+    labels: tuple[LabelText | None, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LabelText:
+    """The ``"TEXT"`` of a ``(label "TEXT" CONDACT)``, kept by its choice (not a node: the
+    walkers of the tree never meet it).  ``span``: where the string is, quotes included."""
+
+    text: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Labeled(Node):
+    """``(label "TEXT" CONDACT)``: a condact of a choice with the text its options are shown
+    by ("Buy {PILE} (${COST})"; docs/language.md).  The parser folds it into its choice
+    (``Choice.labels``); one left in the tree stands anywhere else, which the checker
+    reports."""
+
+    label: LabelText
+    body: Node
 
 
 @dataclass(frozen=True, slots=True)

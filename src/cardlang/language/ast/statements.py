@@ -29,6 +29,7 @@ from cardlang.language.ast.flow import (
     Do,
     ForEach,
     Guarded,
+    Labeled,
     Let,
     Simultaneous,
     Stage,
@@ -63,6 +64,7 @@ STATEMENT_CLASSES: tuple[type[Node], ...] = (
     Call,
     CreateCards,
     Pass,
+    Labeled,
 )
 
 

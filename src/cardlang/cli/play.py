@@ -1,0 +1,153 @@
+"""``cardlang play FILE [--seat N] [--agents ...]``: play a seat yourself, in a terminal.
+
+Pipeline position: the command line (cli/), the terminal face of cardlang.interactive.
+You see only your seat's view and the others' moves as they make them; you choose by
+number or by words of an option's label, and ``?`` asks the advisor (a search agent) for
+each option's value.  The finished game goes into the records like any batch
+(``--db``, by default cardlang-runs/runs.sqlite), where ``transcript --db`` replays it
+and ``fit-opponent`` learns from it.
+
+May import: anything in cardlang (the command line sits above everything).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from cardlang.cli.options import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    SubParsers,
+    engine_option,
+    limit_options,
+    load_game_and_text,
+    param_option,
+    seed_option,
+)
+from cardlang.errors import UsageError
+
+__all__ = ["add_parser", "cmd_play"]
+
+DEFAULT_DB = Path("cardlang-runs") / "runs.sqlite"
+
+
+def add_parser(sub: SubParsers) -> None:
+    p = sub.add_parser(
+        "play",
+        help="play a seat yourself in the terminal, against agents",
+        description="Play one game: you see only your seat's view; choose by number or by "
+        "words of an option's label, ? for the advisor's estimates, q to leave. The game "
+        "is recorded like any batch.",
+    )
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--seat", type=int, default=0, help="your seat (0)")
+    p.add_argument(
+        "--agents",
+        default="random",
+        help="the other seats' agents: one for all, or one per other seat in seat order (random)",
+    )
+    p.add_argument(
+        "--advisor",
+        default="ismcts:iterations=200",
+        metavar="SPEC",
+        help="the agent whose estimates ? shows (ismcts:iterations=200)",
+    )
+    p.add_argument("--db", type=Path, default=DEFAULT_DB, help=f"the records ({DEFAULT_DB})")
+    p.add_argument("--no-record", action="store_true", help="keep no record of the game")
+    seed_option(p, text="the game's seed (0)")
+    param_option(p)
+    engine_option(p)
+    limit_options(p)
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from cardlang.agents import make_agent
+    from cardlang.engine.gamemaster import Limits
+    from cardlang.interactive import Abandoned, PersonSeat, Session
+    from cardlang.interactive.session import PERSON, Seating
+    from cardlang.interactive.table import seat_view, table_of
+    from cardlang.interactive.terminal import TerminalFront, TerminalStory, render_table
+    from cardlang.language.params import parse_param_args
+    from cardlang.runs.planned import agent_seeds
+
+    game, text = load_game_and_text(args.file, args.param)
+    records_ready(None if args.no_record else args.db)
+    if not 0 <= args.seat < game.nplayers:
+        raise UsageError(f"--seat {args.seat}: the game has seats 0 to {game.nplayers - 1}")
+    others = other_specs(args.agents, game.nplayers - 1)
+    make_agent(args.advisor, seed=0)  # a bad advisor spec is a usage error now, not at "?"
+    master = game.master(Limits(args.max_decisions, args.max_steps))
+    session = Session(master, args.seed, advisor=args.advisor)
+    front = TerminalFront()
+    story = TerminalStory(session, args.seat, front.say)
+    session.narrate = story.narrate  # the others' moves, as the seat may know them
+    front.catch_up = story.catch_up
+    seeds = agent_seeds(args.seed, game.nplayers)
+    specs = others[: args.seat] + [PERSON] + others[args.seat :]
+    agents = [
+        PersonSeat(front, session) if s == PERSON and p == args.seat else make_agent(s, seeds[p])
+        for p, s in enumerate(specs)
+    ]
+    seating = Seating(agents, specs)
+    front.say(f"{Path(args.file).name}: you are P{args.seat}; h for help")
+    try:
+        result = session.play(seating)
+        story.catch_up()
+    except Abandoned:
+        front.say("\nyou left the game; nothing was recorded")
+        return EXIT_INTERRUPTED
+    final = table_of(seat_view(session.st, args.seat, game), ())
+    front.say(render_table(final, "--- the table at the end ---"))
+    front.say(_result_text(result, args.seat))
+    if not args.no_record:
+        game_id = session.save(
+            args.db,
+            seating,
+            game_path=Path(args.file),
+            game_text=text,
+            params=parse_param_args(args.param),
+        )
+        front.say(
+            f"recorded as game {game_id} in {args.db} "
+            f"(replay: cardlang transcript --db {args.db} --game {game_id})"
+        )
+    return EXIT_OK
+
+
+def records_ready(db: Path | None) -> None:
+    """Check before the game that its records can be written (a person's game is not
+    lost at its end to a bad --db); the default records' directory is made if missing."""
+    from cardlang.runs.store import RunStore
+
+    if db is None:
+        return
+    if db == DEFAULT_DB:
+        db.parent.mkdir(parents=True, exist_ok=True)
+    RunStore.open(db).close()
+
+
+def other_specs(text: str, count: int) -> list[str]:
+    specs = [s.strip() for s in text.split(",") if s.strip()]
+    if len(specs) == 1:
+        return specs * count
+    if len(specs) != count:
+        raise UsageError(
+            f"--agents names {len(specs)} agents; the other seats are {count}: name one for "
+            "all, or one per other seat"
+        )
+    return specs
+
+
+def _result_text(result: Any, seat: int) -> str:
+    winners = result.winners
+    lines = ["--- the game is over ---"]
+    lines += [f"  P{p}{' (you)' if p == seat else ''}: {s}" for p, s in enumerate(result.scores)]
+    if not result.completed:
+        lines.append(f"  cut off ({result.end_reason})")
+    elif seat in winners:
+        lines.append("  you win" + (" (shared)" if len(winners) > 1 else ""))
+    else:
+        lines.append("  won by " + ", ".join(f"P{w}" for w in winners))
+    return "\n".join(lines)

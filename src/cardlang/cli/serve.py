@@ -1,0 +1,159 @@
+"""``cardlang serve FILE [--people 0,2 | --seats N] [--agents ...] [--port P]``: play in a browser.
+
+Pipeline position: the command line (cli/), the web face of cardlang.interactive
+(interactive/web.py, which needs the ``web`` extra: Starlette and uvicorn).  It serves
+one game on localhost and prints one link per person's seat; each link carries that
+seat's secret token, and its page shows only that seat's view.  The other seats are
+played by ``--agents``.  The finished game goes into the records like ``cardlang play``'s.
+
+May import: anything in cardlang (the command line sits above everything).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from pathlib import Path
+
+from cardlang.cli.options import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    SubParsers,
+    engine_option,
+    limit_options,
+    load_game_and_text,
+    param_option,
+    seed_option,
+)
+from cardlang.cli.play import DEFAULT_DB, other_specs, records_ready
+from cardlang.errors import UsageError
+
+__all__ = ["add_parser", "cmd_serve"]
+
+
+def add_parser(sub: SubParsers) -> None:
+    p = sub.add_parser(
+        "serve",
+        help="play in a browser: serve a game on localhost, one link per person's seat",
+        description="Serve one game on localhost: each person's seat gets a link with a "
+        "secret token, and its page shows only that seat's view, its options as buttons, "
+        "the story so far and the result; the other seats are agents. The game is recorded "
+        "like any batch. Needs the web extra (pip install 'cardlang[web]').",
+    )
+    p.add_argument("file", metavar="FILE")
+    who = p.add_mutually_exclusive_group()
+    who.add_argument(
+        "--people",
+        metavar="SEATS",
+        help="the seats people play, comma-separated (0)",
+    )
+    who.add_argument("--seats", type=int, metavar="N", help="people play seats 0 to N-1")
+    p.add_argument(
+        "--agents",
+        default="random",
+        help="the other seats' agents: one for all, or one per agent seat in seat order (random)",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="the address to serve on (127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="the port (8000; 0: any free one)")
+    p.add_argument(
+        "--advisor",
+        default="ismcts:iterations=200",
+        metavar="SPEC",
+        help="the agent whose estimates the page's advice button shows (ismcts:iterations=200)",
+    )
+    p.add_argument("--db", type=Path, default=DEFAULT_DB, help=f"the records ({DEFAULT_DB})")
+    p.add_argument("--no-record", action="store_true", help="keep no record of the game")
+    seed_option(p, text="the game's seed (0)")
+    param_option(p)
+    engine_option(p)
+    limit_options(p)
+
+
+def people_seats(args: argparse.Namespace, nplayers: int) -> list[int]:
+    """The seats people play, from ``--people`` or ``--seats``."""
+    if args.seats is not None:
+        if not 1 <= args.seats <= nplayers:
+            raise UsageError(f"--seats {args.seats}: the game has {nplayers} seats")
+        return list(range(args.seats))
+    text = args.people if args.people is not None else "0"
+    try:
+        seats = sorted({int(s) for s in text.split(",") if s.strip()})
+    except ValueError:
+        raise UsageError(f"--people {text}: give seat numbers separated by commas") from None
+    if not seats or not all(0 <= s < nplayers for s in seats):
+        raise UsageError(f"--people {text}: the game has seats 0 to {nplayers - 1}")
+    return seats
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    try:
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError as err:
+        raise UsageError(
+            f"cardlang serve needs the web extra ({err.name} is missing): "
+            "pip install 'cardlang[web]'"
+        ) from None
+    from cardlang.agents import make_agent
+    from cardlang.engine.gamemaster import Limits
+    from cardlang.interactive.session import PERSON
+    from cardlang.interactive.web import WebGame, bind, create_app, server_for
+    from cardlang.language.params import parse_param_args
+    from cardlang.runs.planned import agent_seeds
+
+    game, text = load_game_and_text(args.file, args.param)
+    records_ready(None if args.no_record else args.db)
+    people = people_seats(args, game.nplayers)
+    agent_seats = [p for p in range(game.nplayers) if p not in people]
+    others = other_specs(args.agents, len(agent_seats)) if agent_seats else []
+    make_agent(args.advisor, seed=0)  # a bad advisor spec is a usage error now
+    seeds = agent_seeds(args.seed, game.nplayers)
+    specs = [PERSON] * game.nplayers
+    agents: list[object | None] = [None] * game.nplayers
+    for p, spec in zip(agent_seats, others, strict=True):
+        specs[p], agents[p] = spec, make_agent(spec, seeds[p])
+    web = WebGame(
+        game.master(Limits(args.max_decisions, args.max_steps)),
+        args.seed,
+        agents,
+        specs,
+        advisor=args.advisor,
+        db=None if args.no_record else args.db,
+        game_path=Path(args.file),
+        game_text=text,
+        params=parse_param_args(args.param),
+    )
+    try:
+        sock = bind(args.host, args.port)
+    except OSError as err:
+        raise UsageError(f"cannot serve on {args.host}:{args.port}: {err.strerror}") from None
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    base = f"http://{host}:{sock.getsockname()[1]}"
+    print(f"{Path(args.file).name}: serving on {base} (Ctrl-C to stop)")
+    for p, link in web.links(base).items():
+        print(f"  P{p}: {link}")
+    for p, spec in zip(agent_seats, others, strict=True):
+        print(f"  P{p}: {spec}")
+    sys.stdout.flush()
+    server = server_for(create_app(web), sock)
+
+    def tell_the_end() -> None:
+        web.done.wait()
+        if web.status == "over":
+            where = "" if web.game_id is None else f"; recorded as game {web.game_id} in {args.db}"
+            print(f"the game is over{where} (Ctrl-C to stop serving)", flush=True)
+
+    threading.Thread(target=tell_the_end, daemon=True).start()
+    web.start()
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn raises the Ctrl-C again once it has shut down
+        pass
+    finally:
+        web.stop()
+        sock.close()
+    if web.status != "over":
+        print("the game was left unfinished; nothing was recorded", flush=True)
+        return EXIT_INTERRUPTED
+    return EXIT_OK

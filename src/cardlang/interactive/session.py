@@ -1,0 +1,169 @@
+"""One game with people at the table: the play loop, a narrator, advice, the records.
+
+A person's seat is an agent (``PersonSeat``) like any other: the one play loop
+(``agents.loop.play_out``) asks it at its decisions, and it asks its *front end* (a
+terminal, a web page) with the seat's table (table.py) and a way to ask an agent for
+advice.  The others' moves are told to a narrator as they are made.  The finished game
+is written into the records (SQLite, runs/store.py) as a batch of one, so it replays
+(``transcript --db``) and feeds opponent models (``fit-opponent``) like any other.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from cardlang.agents.base import Capabilities
+from cardlang.agents.loop import play_out
+from cardlang.agents.registry import make_agent
+from cardlang.engine.gamemaster import GameResult
+from cardlang.information.visibility import can_see
+from cardlang.interactive.table import Table, table_of
+from cardlang.runs.play import Decision, recorder
+from cardlang.runs.store import BatchSpec, RunStore, file_sha256, now
+
+#: The agent spec a person's seat is recorded under (a batch names each seat's agent).
+PERSON = "person"
+
+
+class Abandoned(KeyboardInterrupt):
+    """A person left the game before its end: nothing is recorded.  A KeyboardInterrupt
+    (not an Exception) so that no agent-error handling mistakes it for a failure."""
+
+
+class FrontEnd(Protocol):
+    """Where a person plays: shown the seat's table, answers with an option's index."""
+
+    def decide(self, table: Table, advise: Callable[[], list[float | None]]) -> int: ...
+
+
+class PersonSeat:
+    """The agent of a person's seat: asks its front end, with the options' labels."""
+
+    name = PERSON
+    capabilities = Capabilities(view=True, knowledge=False)
+
+    def __init__(self, front: FrontEnd, session: Session) -> None:
+        self.front = front
+        self.session = session
+
+    def choose(self, view: Any, options: list[Any]) -> int:
+        table = table_of(view, self.session.labels(options))
+        return self.front.decide(table, lambda: self.session.advise(view, options))
+
+
+def advice(spec: str, view: Any, options: Sequence[Any], seed: int) -> list[float | None]:
+    """Each option's value as the agent ``spec`` estimates it for the seat (a search
+    agent's ``last_trace``; None where it has no estimate)."""
+    agent = make_agent(spec, seed=seed)
+    agent.choose(view, list(options))
+    trace = getattr(agent, "last_trace", None)
+    if trace is None or len(trace.option_values) != len(options):
+        return [None] * len(options)
+    return [None if v is None else float(v) for v in trace.option_values]
+
+
+@dataclass
+class Seating:
+    """Who sits where: per seat the agent and the spec it is recorded under."""
+
+    agents: list[Any]
+    specs: list[str]
+
+
+class Session:
+    """One game from ``seed``: people's seats and agents, told move by move to
+    ``narrate(seat, who, label)``, recorded into ``db`` when it ends."""
+
+    def __init__(
+        self,
+        master: Any,
+        seed: int,
+        *,
+        advisor: str = "ismcts:iterations=200",
+        narrate: Callable[[int, str, str], None] | None = None,
+    ) -> None:
+        self.master = master
+        self.game = master.game
+        self.seed = seed
+        self.advisor = advisor
+        self.narrate = narrate
+        self.st = master.new_game(seed, record=True)  # advice determinizes: keep the log
+        self.trace: list[Decision] = []
+        self._advice_asked = 0
+        #: (mover, option) of the move being narrated (not applied yet), for a narrator
+        #: that tells it from each seat's side (web.py); None before the first move.
+        self.last_move: tuple[int, Any] | None = None
+
+    def labels(self, options: Sequence[Any], seat: int | None = None) -> list[str]:
+        """The options' readable labels (``Game.option_text``) as ``seat`` may read them
+        (a card it cannot see is "a card"; default: the mover, who sees what it chooses)."""
+        st = self.st
+        seat = st.mover if seat is None else seat
+
+        def sees_card(card: int) -> bool:
+            zone = st.card_zone[card]
+            return zone is not None and can_see(seat, zone)
+
+        def sees_zone(key: Any) -> bool:
+            return can_see(seat, key)
+
+        return [
+            self.game.option_text(st, o, mover=st.mover, sees_card=sees_card, sees_zone=sees_zone)
+            for o in options
+        ]
+
+    def advise(self, view: Any, options: Sequence[Any]) -> list[float | None]:
+        self._advice_asked += 1
+        seed = (self.seed * 1_000_003 + self._advice_asked) & 0x7FFF_FFFF_FFFF_FFFF
+        return advice(self.advisor, view, options, seed)
+
+    def play(self, seating: Seating) -> GameResult:
+        """Play to the end (Abandoned propagates: a person left)."""
+        names = [
+            s if not isinstance(a, PersonSeat) else PERSON
+            for a, s in zip(seating.agents, seating.specs, strict=True)
+        ]
+        record = recorder(self.master, self.trace)
+
+        def observe(st: Any, options: Any, index: int, *rest: Any) -> None:
+            label = self.labels([options[index]])[0]
+            record(st, options, index, *rest)
+            self.last_move = (st.mover, options[index])
+            if self.narrate is not None:
+                self.narrate(st.mover, names[st.mover], label)
+
+        play_out(self.master, self.st, seating.agents, names, observer=observe)
+        return self.master.result(self.st)
+
+    def save(
+        self, db: Path, seating: Seating, *, game_path: Path, game_text: str, params: dict[str, str]
+    ) -> int:
+        """Write the finished game into the records as a batch of one; its game id.  Each
+        session is its own batch (a person's seat is recorded as ``person@`` the time it
+        started), so two games from one seed are both kept."""
+        stamp = now()
+        token = hashlib.sha256(f"{stamp}{id(self)}".encode()).hexdigest()[:8]
+        specs = tuple(f"{s}@{stamp}.{token}" if s == PERSON else s for s in seating.specs)
+        spec = BatchSpec(
+            game_path=str(game_path),
+            game_file=str(game_path.resolve()),
+            game_sha256=file_sha256(game_text),
+            params=dict(params),
+            root_seed=self.seed,
+            games=1,
+            agents=specs,
+            rotate_seats=False,
+            max_decisions=self.master.limits.max_decisions,
+            max_steps=self.master.limits.max_steps,
+        )
+        result = self.master.result(self.st)
+        with RunStore.open(db) as store:
+            batch_id, _ = store.plan(spec, lambda: [(self.seed, specs)])
+            for planned in store.pending(batch_id):
+                store.save(planned, result, self.trace, stamp, now())
+                return int(planned.id)
+        raise RuntimeError("the game's batch was planned without its game")

@@ -1,0 +1,203 @@
+// A person's seat of a cardlang game: the seat's table, its options as buttons, the
+// story so far and the result, all from the server's messages for this seat only.
+// Plain JS, no build step; the DOM is built with textContent (game texts are data).
+"use strict";
+
+const params = new URLSearchParams(location.search);
+const token = params.get("token") || "";
+const seat = location.pathname.split("/").filter(Boolean).pop();
+const api = `/api/seat/${encodeURIComponent(seat)}`;
+const $ = (id) => document.getElementById(id);
+
+let decision = null; // the decision asked now (null when it is not our turn)
+let options = [];
+let lastSeq = 0;
+let over = false;
+
+function el(tag, text, cls) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (cls) node.className = cls;
+  return node;
+}
+
+function isRed(name) {
+  return /hearts|diamonds/i.test(name);
+}
+
+function renderZones(box, zones) {
+  box.replaceChildren();
+  if (!zones.length) box.append(el("p", "nothing", "empty"));
+  for (const zone of zones) {
+    const div = el("div", null, "zone");
+    const owner = zone.owner === "you" ? "" : zone.owner + " ";
+    div.append(el("div", `${owner}${zone.name} (${zone.size})`, "zone-name"));
+    const cards = el("div", null, "cards");
+    if (zone.cards === null) {
+      cards.append(el("div", String(zone.size), "card back"));
+    } else if (!zone.cards.length) {
+      cards.append(el("span", "empty", "empty"));
+    } else {
+      for (const name of zone.cards) cards.append(el("div", name, isRed(name) ? "card red" : "card"));
+    }
+    div.append(cards);
+    box.append(div);
+  }
+}
+
+function renderStorages(storages) {
+  const box = $("storages");
+  box.replaceChildren();
+  for (const [owner, values] of storages) {
+    box.append(el("dt", owner));
+    box.append(el("dd", values.map(([name, value]) => `${name} ${value}`).join(", ")));
+  }
+}
+
+function renderTable(message, names) {
+  if (!message) return;
+  const table = message.table;
+  renderZones($("yours"), table.yours);
+  renderZones($("open"), table.open);
+  renderZones($("hidden"), table.hidden);
+  renderStorages(table.storages);
+  decision = message.decision;
+  options = table.options;
+  const box = $("options");
+  box.replaceChildren();
+  $("move-error").textContent = "";
+  $("advice-status").textContent = "";
+  if (decision === null || over) {
+    $("turn").hidden = true;
+    if (!over) $("status").textContent = `turn ${table.turn}: waiting for the others`;
+    return;
+  }
+  $("turn").hidden = false;
+  $("situation").textContent = table.text || table.situation;
+  $("status").textContent = `turn ${table.turn}: your move`;
+  options.forEach((label, index) => {
+    const button = el("button", label, "option");
+    button.type = "button";
+    button.dataset.index = String(index);
+    button.addEventListener("click", () => move(index));
+    box.append(button);
+  });
+  $("advice-button").disabled = false;
+}
+
+function addStory(line) {
+  const li = el("li", line.text, line.text.startsWith("You:") ? "you" : line.hidden ? "hidden" : "");
+  li.dataset.seq = String(line.seq);
+  $("story").append(li);
+  li.scrollIntoView({ block: "nearest" });
+}
+
+function showResult(message) {
+  if (!message) return;
+  over = true;
+  const result = message.result;
+  $("turn").hidden = true;
+  $("result").hidden = false;
+  $("result-text").textContent = result.text;
+  const scores = $("scores");
+  scores.replaceChildren();
+  result.scores.forEach((score, p) => {
+    const row = el("tr");
+    row.append(el("th", String(p) === seat ? `P${p} (you)` : `P${p}`), el("td", score));
+    scores.append(row);
+  });
+  $("recorded").textContent = result.game_id === null ? "" : `recorded as game ${result.game_id}`;
+  $("status").textContent = "the game is over";
+  document.body.dataset.over = "1";
+}
+
+function handle(message) {
+  if (message.seq <= lastSeq && message.type !== "state") return;
+  lastSeq = Math.max(lastSeq, message.seq);
+  switch (message.type) {
+    case "state":
+      $("who").textContent = `you are P${message.seat} of ${message.players}: ` +
+        message.names.map((n, p) => (p === message.seat ? `P${p} (you)` : n)).join(", ");
+      $("story").replaceChildren();
+      message.story.forEach(addStory);
+      renderTable(message.table);
+      showResult(message.over);
+      if (message.error) $("status").textContent = `the game failed: ${message.error.message}`;
+      break;
+    case "table":
+      renderTable(message);
+      break;
+    case "story":
+      addStory(message);
+      break;
+    case "over":
+      showResult(message);
+      break;
+    case "error":
+      $("status").textContent = `the game failed: ${message.message}`;
+      break;
+  }
+}
+
+async function post(path, body) {
+  const response = await fetch(`${api}/${path}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ token, ...body }),
+  });
+  const data = await response.json().catch(() => ({}));
+  return { ok: response.ok, data };
+}
+
+async function move(index) {
+  const asked = decision;
+  for (const b of document.querySelectorAll("button.option")) b.disabled = true;
+  const { ok, data } = await post("move", { decision: asked, option: index });
+  if (decision !== asked) return; // the next decision came first: it is shown already
+  if (!ok) {
+    $("move-error").textContent = data.error || "the move was refused";
+    for (const b of document.querySelectorAll("button.option")) b.disabled = false;
+  } else {
+    $("turn").hidden = true;
+  }
+}
+
+$("advice-button").addEventListener("click", async () => {
+  $("advice-button").disabled = true;
+  $("advice-status").textContent = "the advisor is thinking...";
+  const { ok, data } = await post("advice", {});
+  if (!ok || data.decision !== decision) {
+    $("advice-status").textContent = ok ? "" : data.error || "no advice";
+    return;
+  }
+  const values = data.values;
+  if (values.every((v) => v === null)) {
+    $("advice-status").textContent = "the advisor has no estimate for these options";
+    return;
+  }
+  const best = Math.max(...values.filter((v) => v !== null));
+  document.querySelectorAll("button.option").forEach((button, i) => {
+    const shown = values[i] === null ? "-" : values[i].toFixed(3);
+    button.append(el("span", `advisor: ${shown}`, "value"));
+    if (values[i] === best) button.classList.add("best");
+  });
+  $("advice-status").textContent = "estimates: 0 a sure loss, 1 a sure win";
+});
+
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const socket = new WebSocket(`${scheme}://${location.host}${api}/stream?token=${encodeURIComponent(token)}`);
+  socket.onmessage = (event) => handle(JSON.parse(event.data));
+  socket.onclose = (event) => {
+    if (event.code === 4403 || event.code === 4404) {
+      $("who").textContent = "this link is not a seat of the game (wrong token?)";
+      return;
+    }
+    if (!over) {
+      $("status").textContent = "connection lost; reconnecting...";
+      setTimeout(connect, 1000);
+    }
+  };
+}
+
+connect();

@@ -1,0 +1,145 @@
+"""What a seat is told of each move: the game's story from that seat's side.
+
+A move's label names what its option binds ("'C=SEVEN HEARTS: move 'C to PASSING", or a
+readable "Pass the 7 of Hearts"): told to another seat as it is, it would give away a
+card that seat may not see.  So a seat is told another seat's move by its label only
+when it sees every card the option binds, before the move or after it (a card played
+face up; a card taken from an open pile), and no secret pick of a ``(simultaneous ...)``
+block is still unrevealed; otherwise only that the player made a move, and in which
+situation.  Its own moves are told as they are.
+
+Pipeline position: cardlang.interactive (reads states through the engine's public parts
+and the visibility rule of cardlang.information).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from cardlang.engine.picks import picks_of
+from cardlang.information.visibility import can_see
+from cardlang.language import types as T
+
+
+@dataclass(frozen=True)
+class Line:
+    """One move as a seat is told it."""
+
+    mover: int
+    who: str  # the mover's agent ("random", "person")
+    turn: int
+    text: str  # "You: Pass the 7 of Hearts", "P1 (random): Play the Queen of Spades"
+    hidden: bool  # the move was told without its label
+
+
+def bound_cards(game: Any, option: Sequence[Any]) -> tuple[int, ...]:
+    """The ids of the cards an option binds (a card variable, or a collection of them)."""
+    slot_types = game.checked.slot_types
+    cards: list[int] = []
+    for fn, arg in option:
+        if fn is not None:
+            continue
+        slot, value, _var = arg
+        kind = slot_types.get(slot)
+        if kind == T.CARD:
+            if isinstance(value, int):
+                cards.append(value)
+        elif kind in (T.LOC, T.MEMLOC):
+            continue  # a location's label shows at most an open location's top card
+        elif isinstance(value, list | tuple):
+            cards.extend(v for v in value if isinstance(v, int) and not isinstance(v, bool))
+    return tuple(cards)
+
+
+def unrevealed_picks(st: Any) -> bool:
+    """Whether a ``(simultaneous ...)`` block holds picks not revealed yet."""
+    master = getattr(st, "master", None)
+    program = getattr(master, "program", None)
+    if program is not None:  # the native engine
+        return bool(tuple(program.picks(st.raw)))
+    return bool(picks_of(st))
+
+
+class Teller:
+    """Tells each move to the seats ``tell`` (seat numbers): ``before`` as the move is
+    chosen (before it is applied), ``after`` once it is applied.  Each seat reads the
+    move's readable label (``Game.option_text``) as it may know it: a card it saw neither
+    before the move nor after it is "a card"."""
+
+    def __init__(self, game: Any, tell: Iterable[int]) -> None:
+        self.game = game
+        self.tell = tuple(tell)
+        self._pending: _Pending | None = None
+
+    def before(self, st: Any, mover: int, who: str, option: Sequence[Any], label: str) -> None:
+        """The move ``option`` of ``mover`` (``label``: as the mover reads it) is about
+        to be applied to ``st``."""
+        cards = bound_cards(self.game, option)
+        situation = st.pending.situation if st.pending is not None else ""
+        text = self.game.situations.get(situation, situation) if situation else ""
+        # the state before the move: each seat's label is made once the move is applied
+        # (a card played face up is seen after it); a person's pace makes the copy cheap
+        self._pending = _Pending(mover, who, label, text, st.turns, cards, option, st.clone())
+
+    def after(self, st: Any) -> dict[int, Line]:
+        """The line each seat is told of the move just applied ({} when none is pending)."""
+        move, self._pending = self._pending, None
+        if move is None:
+            return {}
+        secret = unrevealed_picks(st)
+        lines: dict[int, Line] = {}
+        for s in self.tell:
+            if s == move.mover:
+                lines[s] = Line(move.mover, move.who, move.turn, f"You: {move.label}", False)
+                continue
+            hidden = secret or not all(_saw(s, move.before, st, c) for c in move.cards)
+            if secret:  # a secret pick: only that a move was made, until it is revealed
+                text = f"P{move.mover} ({move.who}) made a move you cannot see" + (
+                    f" ({move.situation})" if move.situation else ""
+                )
+            else:
+                text = f"P{move.mover} ({move.who}): {self._label_for(s, move, st)}"
+            lines[s] = Line(move.mover, move.who, move.turn, text, hidden)
+        return lines
+
+    def _label_for(self, seat: int, move: _Pending, after: Any) -> str:
+        def sees_card(card: int) -> bool:
+            return _saw(seat, move.before, after, card)
+
+        def sees_zone(key: Any) -> bool:
+            return can_see(seat, key)
+
+        return str(
+            self.game.option_text(
+                move.before,
+                move.option,
+                move.before.pending,
+                mover=move.mover,
+                sees_card=sees_card,
+                sees_zone=sees_zone,
+            )
+        )
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A move told once it is applied."""
+
+    mover: int
+    who: str
+    label: str  # as the mover reads it
+    situation: str  # the situation's text
+    turn: int
+    cards: tuple[int, ...]  # the cards it binds
+    option: Sequence[Any]
+    before: Any  # a copy of the state before it
+
+
+def _saw(seat: int, before: Any, after: Any, card: int) -> bool:
+    """Whether ``seat`` sees ``card`` where it was before a move or where it is after."""
+    return any(
+        zone is not None and can_see(seat, zone)
+        for zone in (before.card_zone[card], after.card_zone[card])
+    )

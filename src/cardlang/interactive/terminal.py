@@ -1,0 +1,168 @@
+"""A person's seat in a terminal: the table as text, options by number or by label.
+
+At each of the seat's decisions the terminal shows the table (table.py: your cards, the
+open zones, the sizes of the rest, the storages, the situation's text) and the options,
+numbered.  The person answers with
+
+- a number (an option);
+- words from an option's label ("province", "play smithy"): the option whose label holds
+  them, when only one does;
+- ``?``: each option's value as the advisor estimates it (a search agent; slow on big
+  games, so only on demand);
+- ``t``: the table again; ``h``: this help; ``q``: leave the game (nothing recorded).
+
+The others' moves are told as the seat may know them (story.py: a move that names a
+card the seat cannot see is told without its label).  Input and output are streams, so
+tests play a whole game through it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import IO
+
+from cardlang.interactive.session import Abandoned, Session
+from cardlang.interactive.story import Teller
+from cardlang.interactive.table import Table, Zone
+
+HELP = (
+    "answer with an option's number, or words from its label; "
+    "? advice, t the table again, h help, q leave the game"
+)
+
+
+class TerminalFront:
+    def __init__(
+        self,
+        stdin: IO[str] | None = None,
+        stdout: IO[str] | None = None,
+        *,
+        catch_up: Callable[[], None] | None = None,
+    ) -> None:
+        """``catch_up`` is called before each decision (to tell the moves made since)."""
+        self.stdin = stdin if stdin is not None else sys.stdin
+        self.stdout = stdout if stdout is not None else sys.stdout
+        self.catch_up = catch_up
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.stdout, flush=True)
+
+    def decide(self, table: Table, advise: Callable[[], list[float | None]]) -> int:
+        if self.catch_up is not None:
+            self.catch_up()
+        self.say(render_table(table))
+        while True:
+            self.say(render_options(table.options))
+            answer = self._ask()
+            choice = match_answer(answer, table.options)
+            if isinstance(choice, int):
+                return choice
+            if answer in ("?", "advice"):
+                self.say(render_advice(table.options, advise()))
+            elif answer in ("t", "table"):
+                self.say(render_table(table))
+            elif answer in ("h", "help"):
+                self.say(HELP)
+            else:
+                self.say(choice)  # why the answer names no option
+
+    def _ask(self) -> str:
+        self.stdout.write("> ")
+        self.stdout.flush()
+        line = self.stdin.readline()
+        if not line:  # end of input: the person is gone
+            raise Abandoned("no more input")
+        answer = line.strip()
+        if answer.lower() in ("q", "quit"):
+            raise Abandoned("left the game")
+        return answer.lower()
+
+
+def match_answer(answer: str, labels: tuple[str, ...]) -> int | str:
+    """The option an answer names (its index), or why it names none."""
+    if answer.isdigit():
+        n = int(answer)
+        if 1 <= n <= len(labels):
+            return n - 1
+        return f"there are options 1 to {len(labels)}"
+    if answer in ("?", "advice", "t", "table", "h", "help", ""):
+        return HELP
+    words = answer.split()
+    found = [i for i, label in enumerate(labels) if all(w in label.lower() for w in words)]
+    distinct = {labels[i] for i in found}
+    if len(distinct) == 1:  # equal labels (two copies of a card) are one choice
+        return found[0]
+    if not found:
+        return f"no option's label holds {answer!r}; {HELP}"
+    return f"{len(distinct)} options match {answer!r}: say more, or use the number"
+
+
+def render_zone(zone: Zone) -> str:
+    owner = "" if zone.owner == "you" else f"{zone.owner} "
+    if zone.cards is None:
+        return f"  {owner}{zone.name}: {zone.size} card{'s' if zone.size != 1 else ''}"
+    shown = ", ".join(zone.cards) if zone.cards else "(empty)"
+    return f"  {owner}{zone.name}: {shown}"
+
+
+def render_table(table: Table, head: str | None = None) -> str:
+    """The table as text, under ``head`` (default: the turn and the seat)."""
+    head = head or f"--- turn {table.turn}, you are P{table.seat} of {table.players} ---"
+    lines = [head]
+    if table.yours:
+        lines.append("yours:")
+        lines += [render_zone(z) for z in table.yours]
+    if table.open:
+        lines.append("on the table:")
+        lines += [render_zone(z) for z in table.open]
+    if table.hidden:
+        lines.append("face down:")
+        lines += [render_zone(z) for z in table.hidden]
+    for owner, values in table.storages:
+        shown = ", ".join(f"{name} {value}" for name, value in values)
+        lines.append(f"{owner}: {shown}")
+    lines.append(table.text or table.situation)
+    return "\n".join(lines)
+
+
+def render_options(labels: tuple[str, ...]) -> str:
+    width = len(str(len(labels)))
+    return "\n".join(f"  {i + 1:>{width}}. {label}" for i, label in enumerate(labels))
+
+
+def render_advice(labels: tuple[str, ...], values: list[float | None]) -> str:
+    if all(v is None for v in values):
+        return "the advisor has no estimate for these options"
+    best = max(v for v in values if v is not None)
+    lines = ["the advisor's estimates (0: a sure loss, 1: a sure win):"]
+    width = len(str(len(labels)))
+    for i, (label, value) in enumerate(zip(labels, values, strict=True)):
+        shown = "   -  " if value is None else f"{value:.3f}"
+        mark = "  <- best" if value is not None and value == best else ""
+        lines.append(f"  {i + 1:>{width}}. {shown}  {label}{mark}")
+    return "\n".join(lines)
+
+
+class TerminalStory:
+    """Tells a person's seat, in the terminal, the others' moves as it may know them: a
+    session's narrator (``narrate``) with a ``catch_up`` for the front end."""
+
+    def __init__(self, session: Session, seat: int, say: Callable[[str], None]) -> None:
+        self.session = session
+        self.seat = seat
+        self.say = say
+        self.teller = Teller(session.game, [seat])
+
+    def narrate(self, mover: int, who: str, label: str) -> None:
+        """A move is about to be applied: tell the last one, and hold this one."""
+        self.catch_up()
+        last = self.session.last_move
+        if last is not None:
+            self.teller.before(self.session.st, mover, who, last[1], label)
+
+    def catch_up(self) -> None:
+        """Tell the move applied last, unless it was the seat's own."""
+        for line in self.teller.after(self.session.st).values():
+            if line.mover != self.seat:
+                self.say(line.text)

@@ -1,0 +1,490 @@
+"""People's seats in a browser: one game served on localhost (``cardlang serve``).
+
+The game runs in a thread of its own (``WebGame``), with the one play loop of the
+session (session.py).  A person's seat is a ``PersonSeat`` whose front end
+(``WebFront``) publishes the seat's table and then blocks until the seat's page posts
+a move.  Everything a page receives is built, in the game thread, from that seat's side
+only: its table (table.py, from its ``PlayerView``: no other seat's hidden card is ever
+in it) and the story of the moves as that seat may know them (story.py).  Each seat
+has a secret token (``secrets.token_urlsafe``), carried by its link; the server refuses
+a request with a wrong token (403), and a move out of turn or for a past decision (409).
+
+HTTP (Starlette; served by uvicorn):
+
+- ``GET /seat/{seat}?token=T``: the page (static HTML and JS: no game data in it);
+- ``GET /api/seat/{seat}/state?token=T``: the seat's state (``WebGame.snapshot``);
+- ``WS /api/seat/{seat}/stream?token=T``: the state, then each message as it comes:
+  ``table`` (the seat's table; with options and a ``decision`` number at its turn),
+  ``story`` (one move as the seat is told it), ``over`` (the result), ``error``;
+- ``POST /api/seat/{seat}/move`` ``{"token", "decision", "option"}``: the seat's move;
+- ``POST /api/seat/{seat}/advice`` ``{"token"}``: the advisor's estimates of the options.
+
+Starlette and uvicorn are imported here only (the ``web`` extra): nothing else in
+cardlang imports this module but ``cardlang serve``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import queue
+import secrets
+import socket
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from cardlang.errors import AgentError
+from cardlang.interactive.session import PERSON, Abandoned, PersonSeat, Seating, Session
+from cardlang.interactive.story import Teller
+from cardlang.interactive.table import Table, seat_view, table_of
+
+STATIC = Path(__file__).resolve().parent / "static"
+
+#: ``tap(seat, message)``: told of every message a seat is sent, in the game thread, as
+#: it is made (while the state is as the message shows it): for tests.
+Tap = Callable[[int, dict[str, Any]], None]
+
+_STOP = object()
+
+
+class Channel:
+    """What one person's seat has been sent, and the streams it is sent to now."""
+
+    def __init__(self, seat: int, token: str) -> None:
+        self.seat = seat
+        self.token = token
+        self.seq = 0
+        self.table: dict[str, Any] | None = None  # the latest table message
+        self.story: list[dict[str, Any]] = []
+        self.over: dict[str, Any] | None = None
+        self.error: dict[str, Any] | None = None
+        self.streams: list[tuple[asyncio.AbstractEventLoop, asyncio.Queue[Any]]] = []
+
+
+class WebFront:
+    """The front end of one person's seat: ``decide`` publishes the table with its
+    options and waits for the page's move (in the game thread)."""
+
+    def __init__(self, web: WebGame, seat: int) -> None:
+        self.web = web
+        self.seat = seat
+        self.answers: queue.Queue[Any] = queue.Queue()
+        self.lock = threading.Lock()
+        self.decision = 0  # the number of the decision asked now (or last)
+        self.waiting: tuple[Table, Callable[[], list[float | None]]] | None = None
+        self.advising = False
+
+    def decide(self, table: Table, advise: Callable[[], list[float | None]]) -> int:
+        self.web.moved(skip=self.seat)
+        with self.lock:
+            self.decision += 1
+            self.waiting = (table, advise)
+            decision = self.decision
+        self.web.publish_table(self.seat, table, decision)
+        answer = self.answers.get()
+        if answer is _STOP:
+            raise Abandoned("the server stopped")
+        return int(answer)
+
+    def submit(self, decision: Any, option: Any) -> tuple[int, str]:
+        """A move from the page: (HTTP status, message)."""
+        with self.lock:
+            if self.web.status != "playing":
+                return 409, f"the game is {self.web.status}"
+            if self.waiting is None:
+                return 409, f"not your turn: P{self.web.to_move} is to move"
+            if decision is not None and decision != self.decision:
+                return 409, f"decision {decision} is past: the decision now is {self.decision}"
+            if self.advising:
+                return 409, "the advisor is still thinking; wait for its estimates"
+            options = self.waiting[0].options
+            if type(option) is not int or not 0 <= option < len(options):
+                return 400, f"option must be a number from 0 to {len(options) - 1}"
+            self.waiting = None
+        self.answers.put(option)
+        return 200, options[option]
+
+    def advice(self) -> tuple[int, Any]:
+        """The advisor's estimates for the decision asked now (runs the advisor)."""
+        with self.lock:
+            if self.waiting is None:
+                return 409, "not your turn"
+            if self.advising:
+                return 409, "the advisor is already thinking"
+            self.advising = True
+            table, advise = self.waiting
+            decision = self.decision
+        try:
+            values = advise()  # the game thread waits: the view holds still meanwhile
+        finally:
+            with self.lock:
+                self.advising = False
+        return 200, {"decision": decision, "options": list(table.options), "values": values}
+
+
+class WebGame:
+    """One game with people's seats on web pages and agents in the others.
+
+    ``agents[p]`` is the agent of seat p, or None for a person's seat; ``specs[p]`` the
+    spec it is recorded under (PERSON for a person).  ``start()`` runs it in a thread;
+    when it ends it is written into ``db`` (unless None).
+    """
+
+    def __init__(
+        self,
+        master: Any,
+        seed: int,
+        agents: Sequence[Any | None],
+        specs: Sequence[str],
+        *,
+        advisor: str = "ismcts:iterations=200",
+        db: Path | None = None,
+        game_path: Path | None = None,
+        game_text: str = "",
+        params: dict[str, str] | None = None,
+        tap: Tap | None = None,
+    ) -> None:
+        self.game = master.game
+        self.session = Session(master, seed, advisor=advisor, narrate=self._narrate)
+        self.people = [p for p, a in enumerate(agents) if a is None]
+        self.channels = {p: Channel(p, secrets.token_urlsafe(24)) for p in self.people}
+        self.fronts = {p: WebFront(self, p) for p in self.people}
+        seated = [
+            PersonSeat(self.fronts[p], self.session) if a is None else a
+            for p, a in enumerate(agents)
+        ]
+        self.seating = Seating(seated, list(specs))
+        self.names = [PERSON if a is None else s for a, s in zip(agents, specs, strict=True)]
+        self.teller = Teller(self.game, self.people)
+        self.db, self.game_path, self.game_text = db, game_path, game_text
+        self.params = dict(params or {})
+        self.tap = tap
+        self.lock = threading.Lock()  # guards the channels
+        self.status = "playing"  # "over", "failed", "stopped"
+        self.result: Any = None
+        self.game_id: int | None = None
+        self.thread: threading.Thread | None = None
+        self.done = threading.Event()
+        self.to_move: int | None = None  # the seat to move, as the game thread last saw
+
+    # ------------------------------------------------------------ the game thread
+    def start(self) -> None:
+        self.thread = threading.Thread(target=self._run, name="cardlang-game", daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        """Leave the game unfinished (the server stops): nothing is recorded."""
+        if self.status == "playing":
+            self.status = "stopped"
+        for front in self.fronts.values():
+            front.answers.put(_STOP)
+
+    def _run(self) -> None:
+        try:
+            self.moved()  # the table as dealt
+            result = self.session.play(self.seating)
+            self.moved()
+            self.result = result
+            if self.db is not None and self.game_path is not None:
+                self.game_id = self.session.save(
+                    self.db,
+                    self.seating,
+                    game_path=self.game_path,
+                    game_text=self.game_text,
+                    params=self.params,
+                )
+            self.status = "over"
+            for p in self.people:
+                self.publish(p, {"type": "over", "result": self._result_of(result, p)})
+        except Abandoned:
+            self.status = "stopped"
+        except Exception as err:  # an agent's failure, a rule error: the pages are told
+            self.status = "failed"
+            text = err.render(False) if isinstance(err, AgentError) else str(err)
+            print(f"cardlang serve: the game failed: {text}", file=sys.stderr)
+            for p in self.people:
+                self.publish(p, {"type": "error", "message": text})
+        finally:
+            self.done.set()
+
+    def _narrate(self, seat: int, who: str, label: str) -> None:
+        """The session's narrator: a move is about to be applied."""
+        self.moved()
+        last = self.session.last_move
+        if last is not None:
+            self.teller.before(self.session.st, seat, who, last[1], label)
+
+    def moved(self, skip: int | None = None) -> None:
+        """The state changed (the last move is applied): tell each person's seat the
+        move and show it its table (but seat ``skip``, which is about to be asked)."""
+        st = self.session.st
+        self.to_move = None if st.is_over else st.mover
+        for p, line in self.teller.after(st).items():
+            story = dataclasses.asdict(line)
+            self.publish(p, {"type": "story", **story})
+        for p in self.people:
+            if p == skip:
+                continue
+            view = seat_view(st, p, self.game)
+            self.publish_table(p, table_of(view, ()), None)
+
+    def publish_table(self, seat: int, table: Table, decision: int | None) -> None:
+        data = json.loads(json.dumps(dataclasses.asdict(table)))
+        channel = self.channels[seat]
+        last = channel.table
+        if decision is None and last is not None and last["table"] == data:
+            return  # nothing new for this seat
+        self.publish(seat, {"type": "table", "table": data, "decision": decision})
+
+    def publish(self, seat: int, message: dict[str, Any]) -> None:
+        channel = self.channels[seat]
+        with self.lock:
+            channel.seq += 1
+            # as JSON data (lists, not tuples): what is kept is what is sent
+            message = json.loads(json.dumps({**message, "seq": channel.seq}))
+            if self.tap is not None:
+                self.tap(seat, message)
+            kind = message["type"]
+            if kind == "table":
+                channel.table = message
+            elif kind == "story":
+                channel.story.append(message)
+            elif kind == "over":
+                channel.over = message
+            elif kind == "error":
+                channel.error = message
+            for loop, stream in channel.streams:
+                loop.call_soon_threadsafe(stream.put_nowait, message)
+
+    def _result_of(self, result: Any, seat: int) -> dict[str, Any]:
+        winners = list(result.winners)
+        if not result.completed:
+            text = f"the game was cut off ({result.end_reason})"
+        elif seat in winners:
+            text = "you win" + (" (shared)" if len(winners) > 1 else "")
+        else:
+            text = "won by " + ", ".join(f"P{w}" for w in winners)
+        return {
+            "scores": list(result.scores),
+            "winners": winners,
+            "completed": bool(result.completed),
+            "end_reason": result.end_reason,
+            "text": text,
+            "game_id": self.game_id,
+        }
+
+    # ------------------------------------------------------------ the server side
+    def seat_of(self, seat: int, token: str | None) -> Channel | None:
+        """The seat's channel when ``token`` is its token, else None."""
+        channel = self.channels.get(seat)
+        if channel is None or token is None:
+            return None
+        return channel if secrets.compare_digest(channel.token, str(token)) else None
+
+    def snapshot(self, seat: int) -> dict[str, Any]:
+        with self.lock:
+            return self._snapshot(self.channels[seat])
+
+    def _snapshot(self, channel: Channel) -> dict[str, Any]:
+        seat = channel.seat
+        return {
+            "type": "state",
+            "seq": channel.seq,
+            "seat": seat,
+            "players": self.game.nplayers,
+            "names": ["you" if p == seat else f"P{p} ({n})" for p, n in enumerate(self.names)],
+            "status": self.status,
+            "table": channel.table,
+            "story": list(channel.story),
+            "over": channel.over,
+            "error": channel.error,
+        }
+
+    def subscribe(
+        self, seat: int, loop: asyncio.AbstractEventLoop
+    ) -> tuple[dict[str, Any], asyncio.Queue[Any]]:
+        stream: asyncio.Queue[Any] = asyncio.Queue()
+        with self.lock:
+            channel = self.channels[seat]
+            channel.streams.append((loop, stream))
+            return self._snapshot(channel), stream
+
+    def unsubscribe(self, seat: int, stream: asyncio.Queue[Any]) -> None:
+        with self.lock:
+            channel = self.channels[seat]
+            channel.streams = [(lo, s) for lo, s in channel.streams if s is not stream]
+
+    def links(self, base: str) -> dict[int, str]:
+        """Each person's seat's link (with its token)."""
+        return {p: f"{base}/seat/{p}?token={c.token}" for p, c in self.channels.items()}
+
+
+# ---------------------------------------------------------------- the application
+
+
+def create_app(web: WebGame) -> Starlette:
+    """The Starlette application serving ``web``'s pages and API."""
+
+    def refused(status: int, message: str) -> JSONResponse:
+        return JSONResponse({"error": message}, status_code=status)
+
+    def seat_number(request: Request | WebSocket) -> int | None:
+        try:
+            return int(request.path_params["seat"])
+        except (KeyError, ValueError):
+            return None
+
+    def check(request: Request | WebSocket, token: Any) -> tuple[int, Any] | JSONResponse:
+        seat = seat_number(request)
+        if seat is None or seat not in web.channels:
+            return refused(404, "no person plays that seat")
+        if web.seat_of(seat, token) is None:
+            return refused(403, "wrong token for this seat: use the link the server printed")
+        return seat, web.fronts[seat]
+
+    async def index(request: Request) -> Response:
+        return HTMLResponse(
+            "<!doctype html><title>cardlang</title><p>A cardlang game is served here: "
+            "open the link of your seat that the server printed.</p>"
+        )
+
+    async def page(request: Request) -> Response:
+        if seat_number(request) not in web.channels:
+            return refused(404, "no person plays that seat")
+        return FileResponse(STATIC / "seat.html", headers={"Cache-Control": "no-store"})
+
+    async def state(request: Request) -> Response:
+        checked = check(request, request.query_params.get("token"))
+        if isinstance(checked, JSONResponse):
+            return checked
+        return JSONResponse(web.snapshot(checked[0]))
+
+    async def body_of(request: Request) -> dict[str, Any]:
+        try:
+            data = await request.json()
+        except ValueError:
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    async def move(request: Request) -> Response:
+        data = await body_of(request)
+        checked = check(request, data.get("token"))
+        if isinstance(checked, JSONResponse):
+            return checked
+        status, message = checked[1].submit(data.get("decision"), data.get("option"))
+        if status != 200:
+            return refused(status, message)
+        return JSONResponse({"ok": True, "chosen": message})
+
+    async def advice(request: Request) -> Response:
+        data = await body_of(request)
+        checked = check(request, data.get("token"))
+        if isinstance(checked, JSONResponse):
+            return checked
+        status, answer = await run_in_threadpool(checked[1].advice)
+        if status != 200:
+            return refused(status, answer)
+        return JSONResponse(answer)
+
+    async def stream(websocket: WebSocket) -> None:
+        checked = check(websocket, websocket.query_params.get("token"))
+        if isinstance(checked, JSONResponse):
+            await websocket.close(code=4403 if checked.status_code == 403 else 4404)
+            return
+        seat = checked[0]
+        await websocket.accept()
+        snapshot, messages = web.subscribe(seat, asyncio.get_running_loop())
+        closed = asyncio.ensure_future(_until_closed(websocket))
+        try:
+            await websocket.send_json(snapshot)
+            while not closed.done():
+                getter = asyncio.ensure_future(messages.get())
+                done, _ = await asyncio.wait({getter, closed}, return_when=asyncio.FIRST_COMPLETED)
+                if getter not in done:
+                    getter.cancel()
+                    break
+                await websocket.send_json(getter.result())
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        finally:
+            closed.cancel()
+            web.unsubscribe(seat, messages)
+
+    routes = [
+        Route("/", index),
+        Route("/seat/{seat}", page),
+        Route("/api/seat/{seat}/state", state),
+        Route("/api/seat/{seat}/move", move, methods=["POST"]),
+        Route("/api/seat/{seat}/advice", advice, methods=["POST"]),
+        WebSocketRoute("/api/seat/{seat}/stream", stream),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    return Starlette(routes=routes)
+
+
+async def _until_closed(websocket: WebSocket) -> None:
+    while True:
+        message = await websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+
+
+# ---------------------------------------------------------------- serving
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port`` (port 0: any free port)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(64)
+    sock.set_inheritable(True)
+    return sock
+
+
+def server_for(app: Starlette, sock: socket.socket, *, quiet: bool = True) -> Any:
+    """A uvicorn server of ``app`` (run it with ``server.run(sockets=[sock])``)."""
+    import uvicorn
+
+    host, port = sock.getsockname()[:2]
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning" if quiet else "info", lifespan="off"
+    )
+    return uvicorn.Server(config)
+
+
+class Served:
+    """A server running in a thread (for tests): ``base`` is its address."""
+
+    def __init__(self, web: WebGame, host: str = "127.0.0.1") -> None:
+        self.web = web
+        self.sock = bind(host, 0)
+        self.base = f"http://{host}:{self.sock.getsockname()[1]}"
+        self.server = server_for(create_app(web), self.sock)
+        self.thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True
+        )
+
+    def __enter__(self) -> Served:
+        self.thread.start()
+        self.web.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.web.stop()
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+        self.sock.close()

@@ -1,0 +1,54 @@
+"""A game file's rules fingerprint: what a model or a table learnt is bound to.
+
+Two files have the same fingerprint when they hold the same rules token for token: their
+comments, layout and ``(label "TEXT" ...)`` wrappers (texts for people, which change
+nothing that plays: docs/language.md) do not count.  So writing a game's labels or
+re-indenting it keeps the models trained on it, while any change to what is played
+(a cost, a card, a rule) makes a new fingerprint.
+
+Pipeline position: language (it reads the text alone, with the grammar's lexical rules:
+``;;`` comments, strings without newlines).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+__all__ = ["rules_fingerprint", "rules_tokens"]
+
+# grammar/cardlang.lark: STRING /"[^"\\\n]*"/, COMMENT /;;[^\n]*/
+_TOKEN = re.compile(r'"[^"\\\n]*"|;;[^\n]*|\s+|[()]|[^\s()";]+|.')
+
+
+def rules_tokens(text: str) -> list[str]:
+    """The text's tokens without comments, layout or label wrappers."""
+    tokens = [t for t in _TOKEN.findall(text) if not t.isspace() and not t.startswith(";;")]
+    return _unwrap_labels(tokens)
+
+
+def rules_fingerprint(text: str) -> str:
+    """The SHA-256 of the rules' tokens (hex)."""
+    return hashlib.sha256("\n".join(rules_tokens(text)).encode()).hexdigest()
+
+
+def _unwrap_labels(tokens: list[str]) -> list[str]:
+    """``( label "TEXT" X )`` -> ``X``, at every depth."""
+    out: list[str] = []
+    closers: list[bool] = []  # per open paren: whether its ")" closes a label (dropped)
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t == "(":
+            is_label = tokens[i + 1 : i + 2] == ["label"] and tokens[i + 2 : i + 3] != []
+            is_label = is_label and tokens[i + 2].startswith('"')
+            closers.append(is_label)
+            if is_label:
+                i += 3
+                continue
+        elif t == ")" and closers and closers.pop():
+            i += 1
+            continue
+        out.append(t)
+        i += 1
+    return out

@@ -1,0 +1,192 @@
+"""cardlang play: a person's seat in a terminal, and the session under it.
+
+Whole games are played through the terminal front end with scripted input; what a seat
+is shown is checked against the game state at that moment (no card of another seat's
+hand, ever); the game lands in the records and replays; answers by number, by words of a
+label, advice, leaving.
+"""
+
+from __future__ import annotations
+
+import io
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cardlang.agents import make_agent
+from conftest import GAMES
+from helpers import run_cli
+
+from cardlang import load_game
+from cardlang.interactive import Abandoned, PersonSeat, Session, Table
+from cardlang.interactive.session import PERSON, Seating
+from cardlang.interactive.table import card_label
+from cardlang.interactive.terminal import TerminalFront, match_answer
+from cardlang.runs.replay import replay_game
+from cardlang.runs.store import RunStore
+
+KUHN = GAMES / "kuhn_poker.rcy"
+HEARTS = GAMES / "hearts.rcy"
+
+
+class Watching:
+    """A front end that takes the first option and keeps every table it was shown,
+    with the game state's other hands at that moment."""
+
+    def __init__(self) -> None:
+        self.session: Session | None = None
+        self.seen: list[tuple[Table, set[str]]] = []
+
+    def decide(self, table: Table, advise: Any) -> int:
+        assert self.session is not None
+        st = self.session.st
+        others = {
+            card_label(st.cards[c])
+            for (owner, kind, name), cards in st.zones.items()
+            if kind == "iloc" and owner not in (table.seat, -1)
+            for c in cards
+        }
+        self.seen.append((table, others))
+        return 0
+
+
+def _seated(path: Path, seat: int, front: Any, seed: int = 0) -> tuple[Session, Seating]:
+    game = load_game(path)
+    session = Session(game.master(), seed, advisor="ismcts:iterations=10")
+    specs = ["random"] * game.nplayers
+    specs[seat] = PERSON
+    agents = [
+        PersonSeat(front, session) if p == seat else make_agent(s, seed=p)
+        for p, s in enumerate(specs)
+    ]
+    return session, Seating(agents, specs)
+
+
+@pytest.mark.parametrize("seat", [0, 2])
+def test_a_seat_is_never_shown_another_seats_hand(seat: int) -> None:
+    front = Watching()
+    session, seating = _seated(HEARTS, seat, front, seed=5)
+    front.session = session
+    result = session.play(seating)
+    assert result.completed and len(front.seen) >= 13  # 13 tricks, and the passing
+    for table, others in front.seen:
+        shown = repr(table)
+        assert others and not any(f"'{name}'" in shown for name in others)
+        assert [z.name for z in table.yours] and all(z.cards is not None for z in table.yours)
+        assert all(z.cards is None for z in table.hidden)
+
+
+def test_a_game_played_in_the_terminal_is_recorded_and_replays(tmp_path: Path) -> None:
+    db = tmp_path / "runs.sqlite"
+    answers = io.StringIO("1\n" * 20)
+    out = io.StringIO()
+    game = load_game(KUHN)
+    session = Session(game.master(), 3)
+    front = TerminalFront(answers, out)
+    seating = Seating(
+        [PersonSeat(front, session), make_agent("random", seed=1)], [PERSON, "random"]
+    )
+    result = session.play(seating)
+    game_id = session.save(db, seating, game_path=KUHN, game_text=KUHN.read_text(), params={})
+    text = out.getvalue()
+    assert "you are P0 of 2" in text and "HAND: " in text and "P1 HAND: 1 card" in text
+    with RunStore.open(db, create=False) as store:
+        stored, choices = store.game(game_id), store.choices(game_id)
+    assert stored.seed == 3 and choices
+    replayed, _ = replay_game(game, stored, choices)
+    assert replayed.scores == result.scores
+    # a second game from the same seed is a batch of its own
+    session2 = Session(game.master(), 3)
+    front2 = TerminalFront(io.StringIO("1\n" * 20), io.StringIO())
+    seating2 = Seating(
+        [PersonSeat(front2, session2), make_agent("random", seed=1)], [PERSON, "random"]
+    )
+    session2.play(seating2)
+    assert (
+        session2.save(db, seating2, game_path=KUHN, game_text=KUHN.read_text(), params={})
+        != game_id
+    )
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT count(*) FROM batches").fetchone()[0] == 2
+
+
+def test_answers_by_number_by_words_and_equal_labels() -> None:
+    labels = ("Buy Copper ($0)", "Buy Silver ($3)", "Play Smithy", "Play Smithy", "End turn")
+    assert match_answer("2", labels) == 1
+    assert match_answer("silver", labels) == 1
+    assert match_answer("play smithy", labels) == 2  # two copies: one choice
+    assert match_answer("end", labels) == 4
+    assert "options 1 to 5" in str(match_answer("9", labels))
+    assert "2 options match 'buy'" in str(match_answer("buy", labels))
+    assert "no option's label holds" in str(match_answer("gold", labels))
+
+
+def test_advice_and_leaving_in_the_terminal(tmp_path: Path) -> None:
+    db = tmp_path / "runs.sqlite"
+    game = load_game(KUHN)
+    session = Session(game.master(), 0, advisor="ismcts:iterations=30")
+    out = io.StringIO()
+    front = TerminalFront(io.StringIO("?\nh\nt\nq\n"), out)
+    seating = Seating(
+        [PersonSeat(front, session), make_agent("random", seed=1)], [PERSON, "random"]
+    )
+    with pytest.raises(Abandoned):
+        session.play(seating)
+    text = out.getvalue()
+    assert "the advisor's estimates" in text and "<- best" in text
+    assert "answer with an option's number" in text  # h
+    assert text.count("--- turn") == 2  # t showed the table again
+    assert not db.exists()
+
+
+def test_the_command_plays_records_and_refuses_bad_arguments(tmp_path: Path) -> None:
+    db = tmp_path / "runs.sqlite"
+    done = run_cli(
+        "play", str(KUHN), "--seat", "1", "--db", str(db), "--seed", "4",
+        stdin="1\n" * 10,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "you are P1" in done.stdout and "the game is over" in done.stdout
+    assert "recorded as game 1" in done.stdout
+    left = run_cli("play", str(KUHN), "--db", str(db), stdin="q\n")
+    assert left.returncode == 130 and "nothing was recorded" in left.stdout
+    for extra, message in [
+        (["--seat", "5"], "seats 0 to 1"),
+        (["--agents", "random,random"], "the other seats are 1"),
+        (["--advisor", "nosuchagent"], "nosuchagent"),
+    ]:
+        bad = run_cli("play", str(KUHN), *extra, stdin="")
+        assert bad.returncode == 2 and message in bad.stderr, bad.stderr
+
+
+def test_the_terminal_tells_the_others_moves_without_their_hidden_cards() -> None:
+    """A move that names a card the seat cannot see (a card passed face down) is told
+    with that card as "a card"; moves played face up are told in full."""
+    from cardlang.interactive.terminal import TerminalStory
+    from cardlang.language.kinds import card_type
+
+    game = load_game(HEARTS)
+    session = Session(game.master(), 2)
+    told: list[tuple[str, set[str]]] = []
+
+    def say(line: str) -> None:
+        st = session.st
+        hidden = {
+            card_type(st.cards[c])
+            for (owner, kind, _), cards in st.zones.items()
+            if kind == "iloc" and owner not in (0, -1)
+            for c in cards
+        }
+        told.append((line, hidden))
+
+    story = TerminalStory(session, 0, say)
+    session.narrate = story.narrate
+    front = TerminalFront(io.StringIO("1\n" * 40), io.StringIO(), catch_up=story.catch_up)
+    agents = [PersonSeat(front, session)] + [make_agent("random", seed=p) for p in (1, 2, 3)]
+    session.play(Seating(agents, [PERSON, "random", "random", "random"]))
+    story.catch_up()
+    assert any(line.endswith("): Pass a card") for line, _ in told)  # the others' passes
+    assert any("cannot see" not in line for line, _ in told)  # tricks are told in full
+    for line, hidden in told:
+        assert not any(name in line for name in hidden), line
