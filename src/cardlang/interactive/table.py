@@ -9,6 +9,7 @@ as the game keeps it; a long zone of alike cards is one entry with a count.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -66,11 +67,18 @@ def owner_name(owner: int, seat: int) -> str:
 
 
 def shown_cards(names: Sequence[str]) -> tuple[str, ...]:
-    """A zone's cards, or for a long one its counts per kind ("Copper x46")."""
-    if len(names) <= LISTED_CARDS:
-        return tuple(names)
-    counts = Counter(names)
-    return tuple(f"{name} x{n}" for name, n in counts.items())
+    """A zone's cards in order, a run of equal ones counted ("Copper x4, Estate"); a long
+    zone by its counts per kind ("Copper x46")."""
+    if len(names) > LISTED_CARDS:
+        counts = Counter(names)
+        return tuple(f"{name} x{n}" if n > 1 else name for name, n in counts.items())
+    runs: list[tuple[str, int]] = []
+    for name in names:
+        if runs and runs[-1][0] == name:
+            runs[-1] = (name, runs[-1][1] + 1)
+        else:
+            runs.append((name, 1))
+    return tuple(f"{name} x{n}" if n > 1 else name for name, n in runs)
 
 
 def seat_view(st: Any, seat: int, game: Any) -> Any:
@@ -107,9 +115,12 @@ def table_of(view: Any, labels: Sequence[str]) -> Table:
     )
 
 
-def _zone_order(item: tuple[Any, Any]) -> tuple[int, str]:
+def _zone_order(item: tuple[Any, Any]) -> tuple[int, tuple[Any, ...]]:
+    """Seats first, then the game and teams; names in natural order (SUPPLY#2 before
+    SUPPLY#10)."""
     (owner, _kind, name), _ = item
-    return (owner if owner >= 0 else 1_000 - owner, name)
+    natural = tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
+    return (owner if owner >= 0 else 1_000 - owner, natural)
 
 
 def _storages(view: Any) -> tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]:
