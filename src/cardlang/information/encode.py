@@ -214,6 +214,14 @@ class Encoder:
         self._fill(view, layout, vector, mask)
         return sid, vector, mask
 
+    def encode_board(self, view: PlayerView) -> np.ndarray:
+        """The blocks every situation shares (``common_blocks``) of a view that shows no
+        decision (a finished game: what an RL environment observes at the end),
+        zero-padded to ``width``."""
+        vector = np.zeros(self.width, dtype=np.float32)
+        self._fill(view, Layout("", self.common_blocks), vector, np.zeros(0, dtype=np.bool_))
+        return vector
+
     def encode_batch(
         self,
         views: Sequence[PlayerView],

@@ -1,0 +1,735 @@
+"""``VectorEnv``: n games of one ruleset stepped in lockstep, into preallocated arrays.
+
+Pipeline position: cardlang.env, above runs (``agent_seeds``), agents (the opponents),
+information (the encoder's layout and the vocabulary) and the engines.  Nothing in
+cardlang imports it.
+
+One call of ``step(actions)`` plays one decision in each of ``n`` games and writes what
+every learner needs into arrays made once, in the constructor, and returned again by
+every call (**copy them if you keep them**: the next call overwrites them):
+
+- ``obs``: float32 ``[n, width]``, each game's observation as ``Encoder.encode`` gives it
+  (``information/encode.py``: the layout of the decision's situation, padded with zeros
+  to ``Encoder.width``), for the seat that decides next;
+- ``mask``: bool ``[n, n_actions]``: the vocabulary keys (``information/vocabulary.py``)
+  of that decision's legal options, padded with False;
+- ``seat``: int64 ``[n]``: the seat that decides next (``env.seat``, ``info["seat"]``);
+  ``info["situation"]``: the situation id of each row (which layout and vocabulary);
+- ``rewards``: float32, ``[n]`` with one learning seat, ``[n, nplayers]`` with all;
+- ``terminated`` / ``truncated``: bool ``[n]``: the game ended (``completed``), or was
+  cut off by ``max_decisions`` (or the step limit).
+
+Actions are vocabulary indices of each row's situation: ``actions[i]`` must be a key the
+row's mask holds, and plays the first legal option with that key (options that share a
+key are the same move for the mover: see vocabulary.py), the single-game adapters'
+convention (``env/core.py``: ``Vocabulary.first_options``).  ``random_actions(mask, rng)``
+draws uniformly among the legal keys of every row.
+
+Seats.  ``seats="all"``: every decision of every seat is returned, and the caller plays
+them all (self-play).  ``seats=k``: the caller plays seat ``k`` alone; the other seats
+are played inside ``step`` (and ``reset``) by ``opponents``, agent specs as
+``cardlang simulate --agents`` takes them (one for every other seat, or one per other
+seat in seat order), so every row is a decision of seat ``k``.  Opponents with a twin
+inside the native engine (the random agent, the Dominion bots) play there: one call per
+row and step whatever the number of their moves.
+
+Rewards are zero until a game ends.  At the step that ends game ``i``, its row holds
+each seat's outcome from the ``GameResult``: ``reward="outcome"`` (the default) the
+single-game adapters' reward (``env.core.rewards_of``: ``(n * credit - 1) / (n - 1)``,
+a lone winner +1, in two-player games a loss -1, summing to 0; 0 for every seat of a
+game cut off), ``reward="score"`` its final score, negated in a game whose lowest score
+wins (Hearts), so that more is always better.  With one learning seat the row is
+that seat's alone; with all seats, ``rewards[i]`` holds every seat's at once, on the one
+step that ends the game, whoever moved last: a self-play learner credits each seat's last
+decision with its own column.
+
+Auto-reset: Gymnasium's ``SAME_STEP`` mode.  A game that ends in ``step`` is replaced at
+once by the next game of its row, and the row's ``obs``, ``mask``, ``seat`` are that
+new game's first decision; ``rewards``, ``terminated``, ``truncated`` are the finished
+game's.  ``info["final_obs"]`` (float32 ``[n, width]``, preallocated too) holds, in the
+rows ``info["_final_obs"]`` marks, the finished game's last observation for the row's
+seat (the learning seat; with all seats the seat that moved last): the situation-free
+part of the layout (``Encoder.common_blocks``: current seat, storages, locations) of the
+final position, zeros after it; there is no decision, so no mask.  ``info["results"]``
+maps each row that finished a game in this step to its ``GameResult``.
+
+Seeds.  Game ``j`` of a run seeded ``S`` has the seed of game ``j`` of
+``cardlang simulate --seed S`` (``runs.simulate.game_seeds``: numpy's SeedSequence child
+``j``), and row ``i`` plays games ``i, i + n, i + 2n, ...`` in turn: the first games of
+``reset(seed=S)`` are the first ``n`` games of that batch.  Opponents are seeded from
+their game's seed as a batch seeds them (``runs.planned.agent_seeds``).  The same seed
+and the same actions give the same arrays, on either engine (the engines play a seed
+alike: ``tests/test_vector_env.py`` holds them to it).
+
+Observations read no event log: a hidden location's ``expected`` counts are the uniform
+odds over every card the seat does not see, as ``Encoder`` gives them for an unrecorded
+game, whoever the opponents are.  (Games are recorded only where an opponent reads what
+it knows of hidden cards, a search agent: it needs the log; the observation stays the
+same, so a policy sees the same inputs against any opponent.)
+
+Where the time goes, and what a batch entry point of the native engine would save:
+``docs/rl.md`` ("Vectorized batches").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from cardlang.agents import make_agent
+from cardlang.agents.base import agent_label, capabilities_of, native_twin
+from cardlang.agents.loop import agent_failure, ask, resolve_choice
+from cardlang.engine.gamemaster import GameResult, Limits
+from cardlang.engine.native import native_game_seeds
+from cardlang.engine.state import COMPLETED, FAILED, GAME_OWNER
+from cardlang.env.core import DEFAULT_MAX_DECISIONS, GameSource, load, rewards_of
+from cardlang.errors import UsageError
+from cardlang.information.encode import Encoder
+from cardlang.information.visibility import OPEN_KINDS, OWNER_KIND
+from cardlang.information.vocabulary import UNSEEN, Vocabulary
+from cardlang.language import types as T
+from cardlang.language.kinds import card_type
+from cardlang.runs.planned import agent_seeds
+
+__all__ = ["VectorEnv", "game_seed", "random_actions"]
+
+ZoneKey = tuple[int, str, str]
+REWARDS = ("outcome", "score")
+#: The most decisions a native opponent stretch may take (the game's limits end it first).
+_NO_LIMIT = 2**62
+#: Games in a row that may end before the caller's first decision (a seat that never
+#: decides would otherwise make ``reset`` loop for ever).
+MAX_SKIPPED_GAMES = 100
+#: Up to this many unseen card types, expected counts are written one by one; past it,
+#: in one numpy operation per location (measured: Leduc's 6 types / Hearts' 52).
+_FEW_TYPES = 8
+
+
+def game_seed(root: int, index: int) -> int:
+    """The seed of game ``index`` of a batch seeded ``root`` (``runs.simulate.game_seeds``,
+    for one index without the ones before it)."""
+    found = native_game_seeds(root, index, 1)
+    if found is not None:
+        return found[0]
+    child = np.random.SeedSequence(root, spawn_key=(index,))
+    return int(child.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
+
+
+def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """For each row of ``mask``, a legal key drawn uniformly (one numpy pass for all rows;
+    a row with no legal key gets 0)."""
+    draws = rng.random(mask.shape)
+    draws[~mask] = -1.0
+    return draws.argmax(axis=1)
+
+
+# ---------------------------------------------------------------- observations
+
+
+@dataclass(frozen=True)
+class _SeatPlan:
+    """Where each part of the layout reads the board, for one seat: ``Encoder._fill``'s
+    walk over the blocks, done once instead of at every decision."""
+
+    current: int  # the position of the current-seat one-hot
+    storages: tuple[tuple[int, tuple[int, str]], ...]  # (position, storage key)
+    # (location, size position, cards/known position, expected position or -1 if seen)
+    zones: tuple[tuple[ZoneKey, int, int, int], ...]
+    ends: tuple[tuple[tuple[int, ZoneKey, bool], ...], ...]  # per situation: (pos, loc, top)
+
+
+def _owner(label: str, seat: int, nplayers: int) -> int:
+    """A layout's owner label ("game", "P+k", "Tt") as an owner id, for ``seat``."""
+    if label == "game":
+        return GAME_OWNER
+    if label.startswith("P+"):
+        return (seat + int(label[2:])) % nplayers
+    return -2 - int(label[1:])
+
+
+def _location(block: Any, seat: int, nplayers: int) -> ZoneKey:
+    name, _, kind = block.name[:-1].partition("(")  # "HAND(iloc)"
+    return (_owner(block.owner, seat, nplayers), kind, name)
+
+
+def _seat_plan(encoder: Encoder, seat: int) -> _SeatPlan:
+    n = encoder.nplayers
+    blocks = encoder.common_blocks
+    storages: list[tuple[int, tuple[int, str]]] = []
+    zones: list[list[Any]] = []
+    for block in blocks[1:]:
+        if block.what == "storage":
+            owner = _owner(block.owner, seat, n)
+            storages += [(block.start + i, (owner, name)) for i, name in enumerate(block.labels)]
+        elif block.what == "size":
+            zones.append([_location(block, seat, n), block.start, -1, -1])
+        elif block.what in ("cards", "known"):
+            zones[-1][2] = block.start
+        else:  # expected: the location is hidden from the seat
+            zones[-1][3] = block.start
+    ends = tuple(
+        tuple(
+            (b.start, _location(b, seat, n), b.what == "top") for b in layout.blocks[len(blocks) :]
+        )
+        for layout in encoder.layouts
+    )
+    return _SeatPlan(
+        blocks[0].start, tuple(storages), tuple((k, s, c, e) for k, s, c, e in zones), ends
+    )
+
+
+class _Observer:
+    """``Encoder.encode``'s vector, written straight from the state into a row of the
+    batch: no view, and the layout's walk planned once per seat.  The test holds it equal
+    to ``Encoder.encode`` on every game file, on both engines.
+
+    Each card is read as a *type id*: its index among the encoder's card types, or a
+    number past them for a type the vocabulary lacks (counted among the unseen cards, as
+    ``PlayerView.zone_knowledge`` counts it, but written nowhere)."""
+
+    def __init__(self, encoder: Encoder) -> None:
+        self.encoder = encoder
+        self.nplayers = encoder.nplayers
+        self.n_types = len(encoder.card_types)
+        self._type_ids: dict[str, int] = {t: i for i, t in enumerate(encoder.card_types)}
+        self.type_names: list[str] = list(encoder.card_types)  # type id -> its name
+        self.plans = [_seat_plan(encoder, seat) for seat in range(encoder.nplayers)]
+
+    def type_id(self, attributes: Any) -> int:
+        name = card_type(attributes)
+        found = self._type_ids.get(name)
+        if found is None:
+            found = self._type_ids[name] = len(self._type_ids)
+            self.type_names.append(name)
+        return found
+
+    def write(self, board: _Board, seat: int, situation: int, out: np.ndarray) -> None:
+        """The observation of ``seat`` into ``out`` (a zeroed row); ``situation`` -1 for
+        a finished game (the situation-free part only).  Item by item: gathering the
+        values and writing them in one numpy assignment measured slower."""
+        plan = self.plans[seat]
+        zones, types, n_types = board.zones, board.types, self.n_types
+        out[plan.current + (board.current - seat) % self.nplayers] = 1.0
+        ints = board.ints
+        for position, storage in plan.storages:
+            out[position] = ints.get(storage, 0)
+        unseen: tuple[dict[int, int], int] | None = None
+        odds: dict[int, np.ndarray] = {}  # location size -> its expected counts, once many
+        for key, size_at, cards_at, expected_at in plan.zones:
+            ids = zones.get(key)
+            if not ids:  # absent or empty: every position of it is 0
+                continue
+            size = len(ids)
+            out[size_at] = size
+            if expected_at < 0:  # the seat sees it: its cards by type
+                for card in ids:
+                    t = types[card]
+                    if t < n_types:
+                        out[cards_at + t] += 1.0
+                continue
+            if unseen is None:
+                unseen = self._unseen(board, seat)
+            counts, total = unseen
+            if len(counts) <= _FEW_TYPES:  # PlayerView._unseen_odds, type by type
+                for t, count in counts.items():
+                    out[expected_at + t] = size * count / total
+                continue
+            found = odds.get(size)
+            if found is None:  # hands of one size share it
+                found = odds[size] = self._odds(counts, size, total)
+            out[expected_at : expected_at + n_types] = found
+        if situation >= 0:
+            self._write_ends(plan.ends[situation], zones, types, out)
+
+    def _odds(self, counts: dict[int, int], size: int, total: int) -> np.ndarray:
+        """``size * count / total`` per card type, as float32: exact integers divided in
+        float64, as Python divides them, so the values are ``PlayerView``'s."""
+        dense = np.zeros(self.n_types, dtype=np.int64)
+        dense[list(counts)] = list(counts.values())
+        return (size * dense / total).astype(np.float32)
+
+    def _write_ends(
+        self, ends: Sequence[tuple[int, ZoneKey, bool]], zones: Any, types: Any, out: np.ndarray
+    ) -> None:
+        for position, key, top in ends:
+            ids = zones.get(key)
+            if ids:
+                t = types[ids[-1] if top else ids[0]]
+                if t < self.n_types:
+                    out[position + t] = 1.0
+
+    def _unseen(self, board: _Board, seat: int) -> tuple[dict[int, int], int]:
+        """Per card type of the vocabulary, how many cards the seat does not see (what
+        lies in no location it sees, memories aside), and how many in all.  Plain Python:
+        numpy's overhead outweighs its speed for a few dozen cards."""
+        seen: set[int] = set()
+        for key, ids in board.zones.items():
+            kind = key[1]  # can_see, inlined, as views.py does
+            if kind != "mem" and (
+                kind in OPEN_KINDS or (kind == OWNER_KIND and key[0] == seat >= 0)
+            ):
+                seen.update(ids)
+        counts: dict[int, int] = {}
+        total, n_types = 0, self.n_types
+        for card, t in enumerate(board.types):
+            if card not in seen:
+                total += 1
+                if t < n_types:
+                    counts[t] = counts.get(t, 0) + 1
+        return counts, total
+
+
+@dataclass
+class _Board:
+    """What an observation reads of a state: locations (key -> card ids), each card's
+    type id, the integer storages and the current seat."""
+
+    zones: dict[ZoneKey, list[int]]
+    types: list[int]
+    ints: Any
+    current: int
+
+
+class _PythonBoards:
+    """Boards of the Python engine's states: its own dicts, read in place."""
+
+    def __init__(self, observer: _Observer) -> None:
+        self.observer = observer
+        self._types: dict[int, int] = {}  # id() of a card's attributes -> type id
+
+    def read(self, st: Any) -> _Board:
+        known, type_id = self._types, self.observer.type_id
+        types = []
+        for attributes in st.cards:  # cards of one kind share their attributes
+            t = known.get(id(attributes))
+            if t is None:
+                t = known[id(attributes)] = type_id(attributes)
+            types.append(t)
+        return _Board(st.zones, types, st.ints, st.current_seat)
+
+
+class _NativeBoards:
+    """Boards of native states: one call each for the locations, the card types and the
+    storages (views read them one at a time, which costs more for a whole layout)."""
+
+    def __init__(self, observer: _Observer, master: Any) -> None:
+        self.observer = observer
+        self.master = master
+        self.program = master.program
+        self._types: list[int] = []  # native card type -> type id
+
+    def read(self, st: Any) -> _Board:
+        raw, program = st.raw, self.program
+        ids = self._types
+        if len(ids) < program.card_type_count:  # a game may make card types as it goes
+            attributes, type_id = self.master.card_attributes, self.observer.type_id
+            ids.extend(type_id(attributes(t)) for t in range(len(ids), program.card_type_count))
+        types = [ids[t] for t in program.card_types(raw)]
+        return _Board(program.zones(raw), types, program.ints(raw), raw.current_seat)
+
+
+# ---------------------------------------------------------------- option keys
+
+#: How a keyed fork's value is written in a key (vocabulary.py: ``_part_fn``), by its type;
+#: a type not here (a location, a collection of cards) leaves its site to the vocabulary.
+_PART_KINDS = {T.CARD: "card", T.PLAYER: "player", T.TEAM: "team", T.INT: "plain", T.STR: "plain"}
+
+
+@dataclass(frozen=True)
+class _SiteKeys:
+    """What naming the options of one choice site needs (vocabulary.py's ``_Keyer``)."""
+
+    situation: str
+    parts: dict[int, tuple[str, str]]  # keyed fork slot -> (part kind, "VAR=")
+    bare: tuple[str, ...]  # per branch, its key without bindings
+    heads: tuple[str, ...]  # per branch, "BRANCH:"
+
+
+class _Keys:
+    """``Vocabulary.option_indices`` of a decision, made from the engine's option steps
+    and the board the observation read: no option object is built, card types and
+    visibility come from arrays read once per state.  Sites whose keys bind a location
+    or a collection of cards are left to the vocabulary.  The test holds every mask to
+    ``option_indices``."""
+
+    def __init__(self, vocabulary: Vocabulary, observer: _Observer, master: Any) -> None:
+        self.vocabulary = vocabulary
+        self.observer = observer
+        self.master = master
+        self.native = hasattr(master, "play_native")
+        self.sites = {s.span.start_pos: self._site(s) for s in vocabulary.sites}
+        self._index: dict[tuple[str, str], int | None] = {}
+        self._branches: dict[tuple[int, Any], int] = {}  # (site, action node) -> branch
+
+    @staticmethod
+    def _site(site: Any) -> _SiteKeys | None:
+        parts: dict[int, tuple[str, str]] = {}
+        for branch in site.branches:
+            for fork in branch.forks:
+                if fork.keyed:
+                    kind = _PART_KINDS.get(fork.type)
+                    if kind is None:
+                        return None
+                    parts[fork.slot] = (kind, f"{fork.var}=")
+        n = max((b.index for b in site.branches), default=0) + 1
+        return _SiteKeys(
+            site.situation,
+            parts,
+            tuple(f"{site.prefix}{b}" for b in range(n)),
+            tuple(f"{site.prefix}{b}:" for b in range(n)),
+        )
+
+    def indices(self, st: Any, seat: int, board: _Board) -> list[int | None]:
+        pending = st.pending
+        site = self.sites[pending.span.start_pos]
+        if site is None:
+            options = self.master.legal_options(st)
+            return self.vocabulary.option_indices(st, options, seat)
+        steps = self._steps(st)
+        zone_of: Any = None
+        names = self.observer.type_names
+        index, situation = self._index, site.situation
+        out: list[int | None] = []
+        for option in steps:
+            parts: list[str] = []
+            branch = -1
+            for slot, value in option:
+                if slot is None:  # an action: the first one tells the branch
+                    if branch < 0:
+                        branch = self._branch(pending, value)
+                    continue
+                part = site.parts.get(slot)
+                if part is None:
+                    continue
+                kind, pre = part
+                if kind == "card":
+                    if zone_of is None:
+                        zone_of = self._card_zones(st)
+                    owner, zone_kind, _ = zone_of[value]
+                    if zone_kind in OPEN_KINDS or (zone_kind == OWNER_KIND and owner == seat >= 0):
+                        parts.append(pre + names[board.types[value]])
+                    else:
+                        parts.append(pre + UNSEEN)
+                elif kind == "player":
+                    parts.append(f"{pre}P+{(value - seat) % self.observer.nplayers}")
+                elif kind == "team":
+                    parts.append(f"{pre}T{value}")
+                else:
+                    parts.append(f"{pre}{value}")
+            branch = max(branch, 0)
+            key = site.heads[branch] + ",".join(parts) if parts else site.bare[branch]
+            found = index.get((situation, key), -1)
+            if found == -1:
+                found = index[(situation, key)] = self.vocabulary.index(situation, key)
+            out.append(found)
+        return out
+
+    def _steps(self, st: Any) -> list[list[tuple[int | None, Any]]]:
+        """Each option as (slot, value) per binding and (None, action node) per action."""
+        if self.native:
+            handle = self.master.program.options_of(st.raw)
+            nodes = self.master.ir.ast_nodes
+            return [
+                [
+                    (slot, value) if slot >= 0 else (None, nodes[value])
+                    for slot, value, _ in handle.steps(i)
+                ]
+                for i in range(len(handle))
+            ]
+        return [
+            [(arg[0], arg[1]) if fn is None else (None, arg) for fn, arg in option]
+            for option in self.master.legal_options(st)
+        ]
+
+    def _branch(self, pending: Any, node: Any) -> int:
+        key = (pending.span.start_pos, id(node))
+        found = self._branches.get(key)
+        if found is None:
+            found = self._branches[key] = pending.branch_of(node)
+        return found
+
+    def _card_zones(self, st: Any) -> Sequence[Any]:
+        if self.native:
+            return self.master.program.card_zone(st.raw)  # type: ignore[no-any-return]
+        return st.card_zone  # type: ignore[no-any-return]
+
+
+# ---------------------------------------------------------------- one row
+
+
+class _Row:
+    """One row of the batch: its game in progress and the opponents of that game."""
+
+    __slots__ = ("st", "episode", "agents", "twins", "keys")
+
+    def __init__(self) -> None:
+        self.st: Any = None
+        self.episode = 0  # games this row has started
+        self.agents: list[Any] = []  # per seat: its opponent agent (None: a learner)
+        self.twins: list[Any] | None = None  # per seat: its native twin, if any has one
+        self.keys: dict[int, int] = {}  # vocabulary index -> the first option with that key
+
+
+class VectorEnv:
+    """n games of one ruleset in lockstep (see the module docstring)."""
+
+    def __init__(
+        self,
+        game: GameSource,
+        n: int,
+        *,
+        seats: str | int = "all",
+        opponents: str | Sequence[str] = "random",
+        params: Mapping[str, Any] | None = None,
+        engine: str | None = None,
+        seed: int = 0,
+        max_decisions: int = DEFAULT_MAX_DECISIONS,
+        reward: str = "outcome",
+    ) -> None:
+        game = load(game, params)
+        if n < 1:
+            raise UsageError(f"a VectorEnv needs at least one game (n={n})")
+        if reward not in REWARDS:
+            raise UsageError(f"no reward named {reward!r} (choose from {', '.join(REWARDS)})")
+        if not Vocabulary.of(game).situations:
+            raise UsageError(f"{game.name} has no decision to take: there is nothing to step")
+        self.game = game
+        self.n = n
+        self.nplayers = game.nplayers
+        self.learner = self._learner(seats)
+        self.opponents = self._opponent_specs(opponents)
+        self.master = game.master(Limits(max_decisions=max_decisions), engine=engine)
+        self.engine: str = "native" if hasattr(self.master, "play_native") else "python"
+        self.reward = reward
+        self._sign = -1.0 if game.scoring_mode == "min" else 1.0
+        self.encoder = Encoder.of(game)
+        self.vocabulary = Vocabulary.of(game)
+        self.width, self.n_actions = self.encoder.width, self.encoder.n_actions
+        self._observer = _Observer(self.encoder)
+        self._boards: _PythonBoards | _NativeBoards = (
+            _NativeBoards(self._observer, self.master)
+            if self.engine == "native"
+            else _PythonBoards(self._observer)
+        )
+        # an opponent that reads what it knows of hidden cards needs the event log
+        self._record = any(
+            capabilities_of(make_agent(spec, 0)).knowledge for spec in set(self.opponents) if spec
+        )
+        self._keys = _Keys(self.vocabulary, self._observer, self.master)
+        self._allocate()
+        self._rows = [_Row() for _ in range(n)]
+        self._root = seed
+
+    # ------------------------------------------------------------ construction
+    def _learner(self, seats: str | int) -> int | None:
+        if seats == "all":
+            return None
+        if isinstance(seats, int) and not isinstance(seats, bool) and 0 <= seats < self.nplayers:
+            return seats
+        raise UsageError(f"seats must be 'all' or a seat 0..{self.nplayers - 1}, not {seats!r}")
+
+    def _opponent_specs(self, opponents: str | Sequence[str]) -> list[str | None]:
+        """Per seat, the spec of the agent that plays it (None: the caller plays it)."""
+        learner = self.learner
+        if learner is None:
+            return [None] * self.nplayers
+        others = [s for s in range(self.nplayers) if s != learner]
+        specs = [opponents] * len(others) if isinstance(opponents, str) else list(opponents)
+        if len(specs) != len(others):
+            raise UsageError(
+                f"opponents: one spec for every other seat, or {len(others)} in seat order "
+                f"(got {len(specs)})"
+            )
+        out: list[str | None] = [None] * self.nplayers
+        for seat, spec in zip(others, specs, strict=True):
+            out[seat] = spec
+        return out
+
+    def _allocate(self) -> None:
+        n, players = self.n, self.nplayers
+        self.situation, self.obs, self.mask = self.encoder.buffers(n)
+        self.seat = np.zeros(n, dtype=np.int64)
+        shape = (n,) if self.learner is not None else (n, players)
+        self.rewards = np.zeros(shape, dtype=np.float32)
+        self.terminated = np.zeros(n, dtype=np.bool_)
+        self.truncated = np.zeros(n, dtype=np.bool_)
+        self.final_obs = np.zeros((n, self.width), dtype=np.float32)
+        self.has_final = np.zeros(n, dtype=np.bool_)
+
+    # ------------------------------------------------------------ the API
+    def reset(
+        self, seed: int | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Start a game in every row (from ``seed``'s batch, else the constructor's
+        seed's, from its first game again): ``(obs, mask, seat, info)``."""
+        if seed is not None:
+            self._root = seed
+        for i, row in enumerate(self._rows):
+            row.episode = 0
+            self._start(i, row)
+        return self.obs, self.mask, self.seat, {"seat": self.seat, "situation": self.situation}
+
+    def step(
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Play ``actions[i]`` (a vocabulary index of row ``i``'s mask) in every row:
+        ``(obs, mask, rewards, terminated, truncated, info)``, the arrays the same every
+        call (see the module docstring for what each holds and for auto-reset)."""
+        if self._rows[0].st is None:
+            raise UsageError("call reset() before step()")
+        chosen = np.asarray(actions)
+        if chosen.shape != (self.n,):
+            raise UsageError(
+                f"step takes one action per game: shape ({self.n},), not {chosen.shape}"
+            )
+        self.rewards[...] = 0.0
+        self.terminated[:] = False
+        self.truncated[:] = False
+        self.has_final[:] = False
+        results: dict[int, GameResult] = {}
+        apply = self.master.apply
+        for i, (row, action) in enumerate(zip(self._rows, chosen.tolist(), strict=True)):
+            st = row.st
+            option = row.keys.get(action)
+            if option is None:
+                raise UsageError(self._illegal(i, action))
+            apply(st, option)
+            if self.learner is not None:
+                self._play_opponents(row)
+            if st.is_over:
+                results[i] = self._finish(i, row)
+                self._start(i, row)
+            else:
+                self._observe(i, row)
+        info = {
+            "seat": self.seat,
+            "situation": self.situation,
+            "final_obs": self.final_obs,
+            "_final_obs": self.has_final,
+            "results": results,
+        }
+        return self.obs, self.mask, self.rewards, self.terminated, self.truncated, info
+
+    def close(self) -> None:
+        """Drop the games in progress."""
+        for row in self._rows:
+            row.st, row.agents, row.twins = None, [], None
+
+    def states(self) -> list[Any]:
+        """Each row's game in progress (the engine's state: read it, never apply to it)."""
+        return [row.st for row in self._rows]
+
+    # ------------------------------------------------------------ the rows
+    def _start(self, i: int, row: _Row) -> None:
+        """Row ``i``'s next game, played on to its first decision for the caller."""
+        for _ in range(MAX_SKIPPED_GAMES):
+            seed = game_seed(self._root, row.episode * self.n + i)
+            row.episode += 1
+            if self.learner is None:
+                row.st = self.master.new_game(seed)
+            else:
+                row.st = self.master.new_game(seed, record=self._record)
+                self._seat_opponents(row, seed)
+                self._play_opponents(row)
+            if not row.st.is_over:
+                self._observe(i, row)
+                return
+            self._check(row.st)  # over before the learner's first move: the next game
+        raise UsageError(
+            f"{MAX_SKIPPED_GAMES} games of {self.game.name} in a row ended before seat "
+            f"{self.learner} had a decision to take"
+        )
+
+    def _seat_opponents(self, row: _Row, seed: int) -> None:
+        """Fresh opponents for a game, seeded as a batch seeds them."""
+        seeds = agent_seeds(seed, self.nplayers)
+        row.agents = [
+            None if spec is None else make_agent(spec, s)
+            for spec, s in zip(self.opponents, seeds, strict=True)
+        ]
+        row.twins = None
+        if self.engine == "native":
+            twins = [None if a is None else native_twin(a, self.master) for a in row.agents]
+            if any(t is not None for t in twins):
+                row.twins = twins
+
+    def _play_opponents(self, row: _Row) -> None:
+        """Play the opponents' moves until the learner's turn or the end."""
+        st, learner, master = row.st, self.learner, self.master
+        while not st.is_over and st.mover != learner:
+            mover = st.mover
+            if row.twins is not None and row.twins[mover] is not None:
+                master.play_native(st, row.twins, _NO_LIMIT)  # on to a seat without a twin
+                continue
+            agent = row.agents[mover]
+            label = agent_label(agent)
+            options = master.legal_options(st)
+            try:
+                choice = ask(agent, capabilities_of(agent).view, st, mover, master, options)
+                if type(choice) is not int:
+                    choice, _ = resolve_choice(self.game, st, options, choice, label)
+                if not 0 <= choice < len(options):
+                    raise UsageError(f"option {choice} is not legal: there are {len(options)}")
+            except (Exception, SystemExit) as err:  # the agent's failure, named
+                raise agent_failure(err, st, label) from err
+            master.apply(st, choice)
+
+    def _observe(self, i: int, row: _Row) -> None:
+        """Row ``i``'s observation and mask of its pending decision, and the option each
+        legal key plays."""
+        st = row.st
+        mover = st.mover
+        vocabulary = self.vocabulary
+        situation = vocabulary.situation_id(vocabulary.situation_of(st))
+        self.situation[i] = situation
+        self.seat[i] = mover
+        obs = self.obs[i]
+        obs[:] = 0.0
+        board = self._boards.read(st)
+        self._observer.write(board, mover, situation, obs)
+        mask = self.mask[i]
+        mask[:] = False
+        keys: dict[int, int] = {}
+        for option, index in enumerate(self._keys.indices(st, mover, board)):
+            if index is not None and index not in keys:
+                keys[index] = option
+                mask[index] = True
+        row.keys = keys
+
+    def _finish(self, i: int, row: _Row) -> GameResult:
+        """Row ``i``'s game is over: its flags, rewards and final observation."""
+        st = row.st
+        self._check(st)
+        result: GameResult = self.master.result(st)
+        self.terminated[i] = result.end_reason == COMPLETED
+        self.truncated[i] = not self.terminated[i]
+        if self.reward == "outcome":
+            values, sign = rewards_of(result), 1.0
+        else:
+            values, sign = result.scores, self._sign
+        if self.learner is None:
+            self.rewards[i, : len(values)] = [sign * v for v in values] if values else 0.0
+            seat = int(self.seat[i])  # the seat that moved last
+        else:
+            self.rewards[i] = sign * values[self.learner] if values else 0.0
+            seat = self.learner
+        final = self.final_obs[i]
+        final[:] = 0.0
+        self._observer.write(self._boards.read(st), seat, -1, final)
+        self.has_final[i] = True
+        return result
+
+    def _check(self, st: Any) -> None:
+        """A game that failed is the game file's error: raise it."""
+        if st.status == FAILED:
+            error = self.master.result(st).error
+            raise error if error is not None else UsageError("a game failed")
+
+    def _illegal(self, i: int, action: Any) -> str:
+        situation = self.vocabulary.situations[int(self.situation[i])]
+        keys = self.vocabulary.keys(situation)
+        legal = ", ".join(f"{k} ({keys[k]})" for k in sorted(self._rows[i].keys))
+        return f"action {action} of game {i} is not legal in situation {situation} (legal: {legal})"
