@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cardlang.language.kinds import KIND_ATTRIBUTE, card_type
+from cardlang.engine.labels import card_title
 
 #: A zone with more cards than this is shown as counts per kind.
 LISTED_CARDS = 10
@@ -45,15 +45,10 @@ class Table:
 
 
 def card_label(attrs: Mapping[str, Any]) -> str:
-    """A card's name for people: its kind ("Province"), a standard card's rank and suit
-    ("7 of Hearts"), else its attribute values."""
-    kind = attrs.get(KIND_ATTRIBUTE)
-    if kind is not None:
-        return str(kind).replace("-", " ").title()
-    rank, suit = attrs.get("RANK"), attrs.get("SUIT")
-    if rank is not None and suit is not None:
-        return f"{str(rank).title()} of {str(suit).title()}"
-    return card_type(attrs).title()
+    """A card's name for people, as the options' labels write it (engine/labels.py
+    ``card_title``) without its article: "Province", "7 of Hearts", "New York to
+    Montreal"."""
+    return re.sub(r"^the ", "", card_title(attrs))
 
 
 def owner_name(owner: int, seat: int) -> str:
@@ -106,13 +101,25 @@ def table_of(view: Any, labels: Sequence[str]) -> Table:
         players=view.nplayers,
         turn=view.turns,
         situation=view.situation or "",
-        text=view.situation_text or "",
+        text=_situation_text(view),
         yours=tuple(yours),
         open=tuple(opened),
         hidden=tuple(hidden),
         storages=_storages(view),
         options=tuple(labels),
     )
+
+
+def _situation_text(view: Any) -> str:
+    """The decision's text: the game's ``(situation NAME "text")``, else its name in
+    words, or for an unnamed choice ("CHOICE") only that it is one's move."""
+    name = view.situation or ""
+    text = view.situation_text or ""
+    if text != name:  # the game wrote one
+        return str(text)
+    if name in ("", "CHOICE"):
+        return "Your move:" if name else ""
+    return name.replace("-", " ").capitalize() + ":"
 
 
 def _zone_order(item: tuple[Any, Any]) -> tuple[int, tuple[Any, ...]]:
