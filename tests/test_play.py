@@ -9,6 +9,7 @@ label, advice, leaving.
 from __future__ import annotations
 
 import io
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -162,23 +163,19 @@ def test_the_command_plays_records_and_refuses_bad_arguments(tmp_path: Path) -> 
 
 def test_the_terminal_tells_the_others_moves_without_their_hidden_cards() -> None:
     """A move that names a card the seat cannot see (a card passed face down) is told
-    with that card as "a card"; moves played face up are told in full."""
+    with that card as "a card"; moves played face up and tricks taken are told in full;
+    no line names a card the seat has never seen (test_serve.unseen_names)."""
+    from test_serve import unseen_names
+
     from cardlang.interactive.terminal import TerminalStory
-    from cardlang.language.kinds import card_type
 
     game = load_game(HEARTS)
     session = Session(game.master(), 2)
     told: list[tuple[str, set[str]]] = []
+    saw: set[int] = set()
 
     def say(line: str) -> None:
-        st = session.st
-        hidden = {
-            card_type(st.cards[c])
-            for (owner, kind, _), cards in st.zones.items()
-            if kind == "iloc" and owner not in (0, -1)
-            for c in cards
-        }
-        told.append((line, hidden))
+        told.append((line, unseen_names(session.st, 0, saw)))
 
     story = TerminalStory(session, 0, say)
     session.narrate = story.narrate
@@ -188,5 +185,6 @@ def test_the_terminal_tells_the_others_moves_without_their_hidden_cards() -> Non
     story.catch_up()
     assert any(line.endswith("): Pass a card") for line, _ in told)  # the others' passes
     assert any("cannot see" not in line for line, _ in told)  # tricks are told in full
+    assert sum(line.startswith("  ") and " takes " in line for line, _ in told) >= 13
     for line, hidden in told:
-        assert not any(name in line for name in hidden), line
+        assert not any(re.search(rf"\b{re.escape(n)}\b", line.lower()) for n in hidden), line

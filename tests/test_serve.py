@@ -60,17 +60,22 @@ def card_names(attrs: Any) -> tuple[str, ...]:
     return tuple(names)
 
 
-def unseen_names(st: Any, seat: int) -> set[str]:
+def unseen_names(st: Any, seat: int, saw: set[int] | None = None) -> set[str]:
     """The names (as tables and as engine labels write them, lower case) of the cards in
-    zones ``seat`` cannot see, less the names of cards it sees (Dominion's cards share
-    names: a Copper in another hand is no secret while Coppers lie in the supply)."""
+    zones ``seat`` cannot see and never saw (``saw``: the ids of the cards it has seen
+    so far, updated here: the cards it passed are no secret to it), less the names of
+    cards it sees (Dominion's cards share names: a Copper in another hand is no secret
+    while Coppers lie in the supply)."""
+    saw = set() if saw is None else saw
+    for key, cards in st.zones.items():
+        if can_see(seat, key):
+            saw.update(cards)
     hidden: set[str] = set()
     seen: set[str] = set()
-    for key, cards in st.zones.items():
-        into = seen if can_see(seat, key) else hidden
+    for cards in st.zones.values():
         for c in cards:
-            attrs = st.cards[c]
-            into.update(name.lower() for name in card_names(attrs))
+            into = seen if c in saw else hidden
+            into.update(name.lower() for name in card_names(st.cards[c]))
     return hidden - seen
 
 
@@ -83,11 +88,13 @@ class Watch:
         self.forbidden: dict[tuple[int, int], set[str]] = {}
         self.sent: dict[tuple[int, int], dict[str, Any]] = {}
         self.leaks: list[str] = []  # found in the game thread, reported by check
+        self.saw: dict[int, set[int]] = {}  # per seat, the cards it has seen so far
 
     def __call__(self, seat: int, message: dict[str, Any]) -> None:
         assert self.web is not None
         key = (seat, message["seq"])
-        self.forbidden[key] = unseen_names(self.web.session.st, seat)
+        saw = self.saw.setdefault(seat, set())
+        self.forbidden[key] = unseen_names(self.web.session.st, seat, saw)
         self.sent[key] = message
         try:
             assert_no_leak(message, self.forbidden[key])

@@ -69,7 +69,11 @@ def play_in_the_page(browser: Any, path: Path, agents: str, seed: int) -> dict[s
             page.locator("button.option").first.click()
             clicks += 1
         result_text = page.locator("#result-text").inner_text()
-        story = page.locator("#story li").all_inner_texts()
+        # each move's line (its first text), and what it set off (its nested list)
+        story = page.locator("#story > li").evaluate_all(
+            "items => items.map(item => item.firstChild.textContent)"
+        )
+        then = page.locator("#story ul.then > li").all_inner_texts()
         bodies = [(r.url, r.status, r.text()) for r in responses]
         page.close()
     assert web.status == "over" and web.result.completed
@@ -86,7 +90,7 @@ def play_in_the_page(browser: Any, path: Path, agents: str, seed: int) -> dict[s
             assert_no_leak(text, set().union(*watch.forbidden.values()))
     assert not watch.leaks
     assert checked >= clicks
-    return {"clicks": clicks, "result": result_text, "story": story, "web": web}
+    return {"clicks": clicks, "result": result_text, "story": story, "then": then, "web": web}
 
 
 def test_a_person_plays_hearts_in_the_browser(browser: Any) -> None:
@@ -98,6 +102,8 @@ def test_a_person_plays_hearts_in_the_browser(browser: Any) -> None:
     assert sum(line.startswith("You: ") for line in story) == 16
     # the passes of the two seats that do not pass to P0 stay hidden (P3 passes to P0)
     assert sum(line.endswith("): Pass a card") for line in story) >= 6
+    # each trick taken is told: three cards taken and the winner's own put away
+    assert sum(" takes " in line or "taken" in line for line in played["then"]) >= 4 * 13
 
 
 def test_a_person_plays_dominion_in_the_browser(browser: Any) -> None:

@@ -1,12 +1,12 @@
 """What a seat is told of each move: the game's story from that seat's side.
 
-A move's label names what its option binds ("'C=SEVEN HEARTS: move 'C to PASSING", or a
-readable "Pass the 7 of Hearts"): told to another seat as it is, it would give away a
-card that seat may not see.  So a seat is told another seat's move by its label only
-when it sees every card the option binds, before the move or after it (a card played
-face up; a card taken from an open pile), and no secret pick of a ``(simultaneous ...)``
-block is still unrevealed; otherwise only that the player made a move, and in which
-situation.  Its own moves are told as they are.
+Each move is told by its readable label (``Game.option_text``) as the seat may read it:
+a card the seat saw neither before the move nor after it is "a card" ("P1 (random):
+Pass a card"; a card played face up is named).  A secret pick of a ``(simultaneous
+...)`` block is told only as "a move you cannot see" until every pick is revealed.
+What the move set off (the cards it moved, a trick taken, a showdown, a shuffle) follows
+in ``Line.then``, told by the story's rules (``runs.story.tell_events``) from the seat's
+side.  Its own moves are told as they are.
 
 Pipeline position: cardlang.interactive (reads states through the engine's public parts
 and the visibility rule of cardlang.information).
@@ -21,6 +21,7 @@ from typing import Any
 from cardlang.engine.picks import picks_of
 from cardlang.information.visibility import can_see
 from cardlang.language import types as T
+from cardlang.runs.story import named_cards, tell_events
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,7 @@ class Line:
     turn: int
     text: str  # "You: Pass the 7 of Hearts", "P1 (random): Play the Queen of Spades"
     hidden: bool  # the move was told without its label
+    then: tuple[str, ...] = ()  # what the move set off: "P1 takes the Queen of Clubs ..."
 
 
 def bound_cards(game: Any, option: Sequence[Any]) -> tuple[int, ...]:
@@ -81,7 +83,8 @@ class Teller:
         text = self.game.situations.get(situation, situation) if situation else ""
         # the state before the move: each seat's label is made once the move is applied
         # (a card played face up is seen after it); a person's pace makes the copy cheap
-        self._pending = _Pending(mover, who, label, text, st.turns, cards, option, st.clone())
+        at = len(st.log or ())  # the log before the move: what it sets off comes after
+        self._pending = _Pending(mover, who, label, text, st.turns, cards, option, st.clone(), at)
 
     def after(self, st: Any) -> dict[int, Line]:
         """The line each seat is told of the move just applied ({} when none is pending)."""
@@ -89,10 +92,16 @@ class Teller:
         if move is None:
             return {}
         secret = unrevealed_picks(st)
+        events = (st.log or [])[move.log_at :]
+        # the cards its label names (a bound pile's top card too): their moves are not
+        # told again
+        named = named_cards(self.game, move.before, move.option)
         lines: dict[int, Line] = {}
         for s in self.tell:
+            then = tuple(tell_events(st, events, s, named))
             if s == move.mover:
-                lines[s] = Line(move.mover, move.who, move.turn, f"You: {move.label}", False)
+                text = f"You: {move.label}"
+                lines[s] = Line(move.mover, move.who, move.turn, text, False, then)
                 continue
             hidden = secret or not all(_saw(s, move.before, st, c) for c in move.cards)
             if secret:  # a secret pick: only that a move was made, until it is revealed
@@ -101,7 +110,7 @@ class Teller:
                 )
             else:
                 text = f"P{move.mover} ({move.who}): {self._label_for(s, move, st)}"
-            lines[s] = Line(move.mover, move.who, move.turn, text, hidden)
+            lines[s] = Line(move.mover, move.who, move.turn, text, hidden, then)
         return lines
 
     def _label_for(self, seat: int, move: _Pending, after: Any) -> str:
@@ -135,6 +144,7 @@ class _Pending:
     cards: tuple[int, ...]  # the cards it binds
     option: Sequence[Any]
     before: Any  # a copy of the state before it
+    log_at: int  # the length of the event log before it
 
 
 def _saw(seat: int, before: Any, after: Any, card: int) -> bool:

@@ -166,3 +166,5 @@ class TerminalStory:
         for line in self.teller.after(self.session.st).values():
             if line.mover != self.seat:
                 self.say(line.text)
+            for consequence in line.then:  # a trick taken, a showdown: one's own too
+                self.say(f"  {consequence}")

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,7 +97,7 @@ def tell_story(
         before = st.clone()
         master.apply(st, index)
         secret = bool(getattr(choice, "secret", False))
-        cards = _named_cards(game, before, option)
+        cards = named_cards(game, before, option)
         full = game.option_text(before, option, choice, mover=mover)
         if secret:
             reveals.append(full)
@@ -123,6 +123,19 @@ def tell_story(
     ]
     body = teller.tell(st.log or [], master.marks)
     return "\n".join([*head, *body, "", render_result(result)])
+
+
+def tell_events(
+    st: Gamestate, events: Sequence[tuple[Any, ...]], seat: int | None, named: Iterable[int] = ()
+) -> list[str]:
+    """The sentences of a stretch of the event log (what one move set off: the cards it
+    moved, a showdown, a shuffle, a reveal), told to ``seat`` as the story tells them
+    (a card the seat saw neither where it was nor where it went is "a card"); ``named``:
+    the cards the move's own label names, whose first move is not told again.  Decisions
+    in the stretch are left to the caller (``cardlang.interactive`` tells each move by
+    its label)."""
+    teller = _Teller(st, seat, {}, [])
+    return teller.tell_moves([e for e in events if e[0] != "decision"], set(named))
 
 
 #: Verbs a label may start with, whose third person the story uses ("P0 buys ...").
@@ -178,7 +191,7 @@ def _sees_zone(seat: int) -> SeesZone:
     return sees
 
 
-def _named_cards(game: Game, st: Any, option: Sequence[Any]) -> frozenset[int]:
+def named_cards(game: Game, st: Any, option: Sequence[Any]) -> frozenset[int]:
     """The cards an option binds, and the top cards of the locations it binds."""
     found: set[int] = set()
     types = game.checked.slot_types
@@ -234,23 +247,7 @@ class _Teller:
             kind = event[0]
             lines = turns[-1].lines
             if kind == "move":
-                # the moves from one place to one place (or of a deal), storage changes
-                # between them (the story does not tell those) skipped over
-                run = [event]
-                j = k = i + 1
-                while k < len(events) and events[k][0] in ("move", "set", "create", "remember"):
-                    if events[k][0] == "move":
-                        if not self._joins(event, events[k], k, marks, m):
-                            break
-                        run.append(events[k])
-                        j = k + 1
-                    k += 1
-                shown = [e for e in run if e[1] not in told]
-                told.difference_update(e[1] for e in run)
-                run = shown
-                if run:
-                    lines.extend(self.moves(run))
-                i = j
+                i = self._tell_run(events, i, marks, m, told, lines)
                 continue
             if kind == "decision":
                 d = self.decisions.get(i)
@@ -278,6 +275,51 @@ class _Teller:
             out.append("Setup" if turn.number == 0 else f"Turn {turn.number}: P{turn.seat}")
             out.extend(f"  {line}" for line in turn.lines)
         return out
+
+    def tell_moves(self, events: Sequence[tuple[Any, ...]], told: set[int]) -> list[str]:
+        """The sentences of a stretch of the log with no decision and no turn in it."""
+        lines: list[str] = []
+        i = 0
+        while i < len(events):
+            event = events[i]
+            if event[0] == "move":
+                i = self._tell_run(events, i, [], 0, told, lines)
+                continue
+            if event[0] == "reveal":
+                lines.append(f"P{event[1]} reveals their pick")
+            elif event[0] == "shuffle":
+                lines.append(f"({self.location(event[1])} shuffled)")
+            i += 1
+        return lines
+
+    def _tell_run(
+        self,
+        events: Sequence[tuple[Any, ...]],
+        i: int,
+        marks: list[tuple[int, int, int]],
+        m: int,
+        told: set[int],
+        lines: list[str],
+    ) -> int:
+        """Tell the run of moves that starts at ``events[i]`` (the moves from one place to
+        one place, or a deal; storage changes between them, which the story does not
+        tell, skipped over) but the first moves of the cards in ``told``; the index after
+        the run."""
+        event = events[i]
+        run = [event]
+        j = k = i + 1
+        while k < len(events) and events[k][0] in ("move", "set", "create", "remember"):
+            if events[k][0] == "move":
+                if not self._joins(event, events[k], k, marks, m):
+                    break
+                run.append(events[k])
+                j = k + 1
+            k += 1
+        shown = [e for e in run if e[1] not in told]
+        told.difference_update(e[1] for e in run)
+        if shown:
+            lines.extend(self.moves(shown))
+        return j
 
     @staticmethod
     def _joins(

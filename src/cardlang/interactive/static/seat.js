@@ -88,6 +88,11 @@ function renderTable(message, names) {
 function addStory(line) {
   const li = el("li", line.text, line.text.startsWith("You:") ? "you" : line.hidden ? "hidden" : "");
   li.dataset.seq = String(line.seq);
+  if (line.then && line.then.length) {
+    const more = el("ul", null, "then");
+    for (const text of line.then) more.append(el("li", text));
+    li.append(more);
+  }
   $("story").append(li);
   li.scrollIntoView({ block: "nearest" });
 }
