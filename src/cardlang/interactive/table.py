@@ -118,7 +118,7 @@ def _situation_text(view: Any) -> str:
     if text != name:  # the game wrote one
         return str(text)
     if name in ("", "CHOICE"):
-        return "Your move:" if name else ""
+        return "Choose one:" if name else ""
     return name.replace("-", " ").capitalize() + ":"
 
 
