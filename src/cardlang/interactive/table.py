@@ -112,7 +112,7 @@ def table_of(view: Any, labels: Sequence[str]) -> Table:
 
 def _situation_text(view: Any) -> str:
     """The decision's text: the game's ``(situation NAME "text")``, else its name in
-    words, or for an unnamed choice ("CHOICE") only that it is one's move."""
+    words, or for an unnamed choice ("CHOICE") "Choose one:"."""
     name = view.situation or ""
     text = view.situation_text or ""
     if text != name:  # the game wrote one
