@@ -59,7 +59,7 @@ def test_kuhn_registers_with_openspiel_flags(kuhn):
     assert kind.utility == pyspiel.GameType.Utility.ZERO_SUM
     assert kind.reward_model == pyspiel.GameType.RewardModel.TERMINAL
     assert kind.provides_information_state_string and kind.provides_observation_string
-    assert kind.provides_observation_tensor and not kind.provides_information_state_tensor
+    assert kind.provides_observation_tensor and kind.provides_information_state_tensor
     assert kuhn.num_players() == 2
     assert kuhn.max_chance_outcomes() == 3  # the three ranks
     assert kuhn.max_game_length() == 5_000  # the decision limit
@@ -173,6 +173,34 @@ def test_information_state_holds_the_public_actions(kuhn):
     assert checked.information_state_string(1) != bet.information_state_string(1)
     # seat 0 sees its own move in its information state too
     assert checked.information_state_string(0) != bet.information_state_string(0)
+
+
+@pytest.mark.parametrize("which", ["kuhn", "leduc"])
+def test_the_information_state_tensor_tells_what_the_string_tells(which, request):
+    """Over every decision of the whole game tree, two positions share a seat's
+    information-state tensor exactly when they share its information-state string (the
+    stacked views hold the whole history of games this short)."""
+    game = request.getfixturevalue(which)
+    assert game.get_type().provides_information_state_tensor
+    size = game.information_state_tensor_size()
+    by_string: dict[tuple[int, str], tuple[float, ...]] = {}
+    by_tensor: dict[tuple[int, tuple[float, ...]], str] = {}
+    stack = [game.new_initial_state()]
+    while stack:
+        state = stack.pop()
+        if state.is_terminal():
+            continue
+        if state.is_chance_node():
+            stack.extend(state.child(a) for a, _ in state.chance_outcomes())
+            continue
+        p = state.current_player()
+        text, tensor = state.information_state_string(p), tuple(state.information_state_tensor(p))
+        assert len(tensor) == size
+        assert by_string.setdefault((p, text), tensor) == tensor
+        assert by_tensor.setdefault((p, tensor), text) == text
+        stack.extend(state.child(a) for a in state.legal_actions())
+    # Kuhn: 6 information sets per seat; Leduc: OpenSpiel's 936 in all
+    assert len(by_string) == {"kuhn": 12, "leduc": 936}[which]
 
 
 # ---------------------------------------------------------------- every game, at random

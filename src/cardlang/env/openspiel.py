@@ -50,8 +50,12 @@ shuffles, decisions with ``p``'s own labels), so two histories share it exactly 
 ``p`` cannot tell them apart.  ``observation_string(p)`` is the ``view`` key of
 ``information/observation.py`` (what ``p`` sees now).  ``observation_tensor(p)`` is
 the encoder's vector of ``p``'s view (``Encoder.width`` floats, the PettingZoo
-adapter's observation); there is no information-state tensor (the vector holds what
-the seat sees now, not its history).
+adapter's observation).  ``information_state_tensor(p)`` stacks that vector at each of
+the last ``history`` positions of the game (``register(..., history=8)``; oldest first,
+zeros before the first): a game's whole history when it is no longer than ``history``
+decisions (Kuhn: 3, Leduc: at most 8), its recent past otherwise (Hearts, Dominion), as
+frame stacking does.  It holds only what ``p`` saw at each position; another seat's move
+shows in it by what it changed that ``p`` sees (a bet: the pot and the chips).
 
 **Returns.**  Terminal only.  ``returns="score"``: each seat's score, negated where the
 rules minimise it (higher is better; net chips in Kuhn and Leduc, so zero-sum);
@@ -88,7 +92,7 @@ from cardlang.engine.gamemaster import GameResult, Limits
 from cardlang.engine.state import MASK64, Gamestate
 from cardlang.env.core import DEFAULT_MAX_DECISIONS, GameSource, load, rewards_of
 from cardlang.errors import UsageError
-from cardlang.information.encode import Encoder, Layout
+from cardlang.information.encode import Encoder
 from cardlang.information.knowledge import KnowledgeTracker, is_token, pool_of
 from cardlang.information.observation import observation_key
 from cardlang.information.views import PlayerView, view_of
@@ -342,9 +346,17 @@ class Spec:
     encoder and vocabulary, the returns, and the generator of sampled deals."""
 
     def __init__(
-        self, game: Any, master: Any, deals: Deals | None, returns: str, seed: int, name: str
+        self,
+        game: Any,
+        master: Any,
+        deals: Deals | None,
+        returns: str,
+        seed: int,
+        name: str,
+        history: int = 8,
     ) -> None:
         self.name = name  # the registered name, by which a pickled Core finds it again
+        self.history = history  # positions stacked in the information-state tensor
         self.game = game
         self.master = master
         self.deals = deals
@@ -355,7 +367,6 @@ class Spec:
         self.vocabulary = Vocabulary.of(game)
         self.card_types: tuple[str, ...] = self.vocabulary.card_types
         self.type_index = {t: i for i, t in enumerate(self.card_types)}
-        self.common = Layout("", self.encoder.common_blocks)
         self.seeds = random.Random(seed)
         #: exact chance: OpenSpiel history -> the position it leads to (a Core, copied out)
         self.positions: dict[tuple[int, ...], Core] = {}
@@ -400,6 +411,9 @@ class Core:
         self.reveal: Reveal | None = None
         self.digests = spec.fresh_digests
         self.cursor = 0  # events of the log already in the digests
+        #: the states at the last ``spec.history`` positions (the information-state
+        #: tensor encodes each seat's view of them when asked)
+        self.past: tuple[Gamestate, ...] = ()
         self.actions: dict[int, int] | None = None  # legal action -> option, once listed
         self.final: list[float] | None = None  # the returns, once over and asked for
         self.outcomes: list[tuple[int, float]] | None = None  # a chance node's, once listed
@@ -434,6 +448,10 @@ class Core:
 
     def start(self, st: Gamestate) -> None:
         self.st = st
+        # exact chance never changes a state in place (see apply): kept as it is;
+        # sampled chance does, so its positions are copies
+        kept = st if self.spec.exact else st.clone()
+        self.past = (*self.past, kept)[-self.spec.history :]
         self.actions = None
         self.final = None
         self.outcomes = None
@@ -606,13 +624,23 @@ class Core:
     def fill_tensor(self, player: int, out: np.ndarray) -> None:
         """The encoder's vector of ``player``'s view (as env/core.py's observation)."""
         out.fill(0.0)
-        st = self.st
-        if st is None:
-            return
-        view = self.view(player)
-        if st.is_over or st.pending is None:
-            # only the blocks every situation shares (Encoder's _fill, as core.py does)
-            self.spec.encoder._fill(view, self.spec.common, out, np.zeros(0, dtype=np.bool_))
+        if self.st is not None:
+            self._encode(self.st, player, out)
+
+    def fill_history_tensor(self, player: int, out: np.ndarray) -> None:
+        """``player``'s view of each of the last ``spec.history`` positions, oldest
+        first, each ``Encoder.width`` floats (zeros before the game's first)."""
+        out.fill(0.0)
+        width = self.spec.encoder.width
+        frames = out.reshape(self.spec.history, width)
+        for row, st in zip(frames[self.spec.history - len(self.past) :], self.past, strict=True):
+            self._encode(st, player, row)
+
+    def _encode(self, st: Gamestate, player: int, out: np.ndarray) -> None:
+        options = None if st.is_over else self.spec.master.legal_options(st)
+        view = view_of(st, player, self.spec.game, options)
+        if st.is_over or st.pending is None:  # only the blocks every situation shares
+            out[:] = self.spec.encoder.encode_board(view)
             return
         _, vector, _ = self.spec.encoder.encode(view)
         out[: vector.size] = vector
@@ -755,11 +783,19 @@ class CardlangObserver:
 
     def __init__(self, spec: Spec, iig_obs_type: Any) -> None:
         self.perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
-        self.tensor = np.zeros(spec.encoder.width, np.float32)
-        self.dict = {"observation": self.tensor}
+        self.dict: dict[str, np.ndarray]
+        if self.perfect_recall:  # the views of the last positions, stacked
+            self.tensor = np.zeros(spec.history * spec.encoder.width, np.float32)
+            self.dict = {"history": self.tensor.reshape(spec.history, spec.encoder.width)}
+        else:
+            self.tensor = np.zeros(spec.encoder.width, np.float32)
+            self.dict = {"observation": self.tensor}
 
     def set_from(self, state: CardlangState, player: int) -> None:
-        state.core.fill_tensor(player, self.tensor)
+        if self.perfect_recall:
+            state.core.fill_history_tensor(player, self.tensor)
+        else:
+            state.core.fill_tensor(player, self.tensor)
 
     def string_from(self, state: CardlangState, player: int) -> str:
         if self.perfect_recall:
@@ -802,16 +838,20 @@ def register(
     utility_range: tuple[float, float] | None = None,
     max_decisions: int = DEFAULT_MAX_DECISIONS,
     seed: int | None = None,
+    history: int = 8,
 ) -> Any:
     """Register a game file (or a compiled Game) with pyspiel as ``name`` (default
     ``cardlang_STEM``) and return ``pyspiel.load_game(name)``.  See the module docstring
     for ``chance``, ``returns``, ``utility`` and ``utility_range``; ``engine`` is
     "python" by default (exact chance and resampling need it), "native" for sampled
-    chance; ``seed`` seeds the deals of sampled chance (default: the OS's)."""
+    chance; ``seed`` seeds the deals of sampled chance (default: the OS's); ``history``:
+    the positions the information-state tensor stacks."""
     if chance not in CHANCE_MODES:
         raise UsageError(f"chance is one of {', '.join(CHANCE_MODES)}, not {chance!r}")
     if returns not in ("score", "win"):
         raise UsageError(f"returns is 'score' or 'win', not {returns!r}")
+    if history < 1:
+        raise UsageError(f"history is at least 1 position, not {history}")
     compiled = load(game, params)
     engine = engine or "python"
     if engine != "python" and chance == "exact":
@@ -820,7 +860,7 @@ def register(
     deals = _deals(master, chance, engine)
     seed = seed if seed is not None else random.getrandbits(63)
     name = name or f"cardlang_{compiled.name}"
-    spec = Spec(compiled, master, deals, returns, seed, name)
+    spec = Spec(compiled, master, deals, returns, seed, name, history)
     probes = _probe_returns(spec, master)
     kind = _utility(utility, probes)
     game_type = _game_type(spec, name, kind)
@@ -919,7 +959,7 @@ def _game_type(spec: Spec, name: str, utility: str) -> Any:
         max_num_players=spec.nplayers,
         min_num_players=spec.nplayers,
         provides_information_state_string=True,
-        provides_information_state_tensor=False,
+        provides_information_state_tensor=True,
         provides_observation_string=True,
         provides_observation_tensor=True,
         parameter_specification={},
