@@ -300,3 +300,18 @@ def test_win_returns_are_bounded_and_zero_sum_for_two_seats():
     state.apply_action(state.legal_actions()[1])  # bet
     state.apply_action(state.legal_actions()[0])  # fold
     assert state.returns() == [1.0, -1.0]
+
+
+def test_a_game_that_always_scores_zero_still_has_a_utility_range():
+    """OpenSpiel requires min < max utility; random play that scores nothing for anyone
+    must not make the range (0, 0)."""
+    from cardlang import load_game
+
+    text = """(game
+ (setup (create players 2) (create deck (game vloc STOCK) (deck (RANK (A, B)))))
+ (stage player (end (== (game sto DONE) 2))
+   (choice ((inc (game sto DONE)) (do ((inc (game sto DONE)) (pass))))))
+ (scoring max (game sto NOTHING)))"""
+    game = cos.register(load_game(text=text, name="zero.rcy"), name="test_cardlang_zero")
+    assert game.min_utility() < 0 < game.max_utility()
+    pyspiel.random_sim_test(game, num_sims=2, serialize=False, verbose=False)

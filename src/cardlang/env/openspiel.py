@@ -971,5 +971,7 @@ def _observed_range(spec: Spec, probes: Sequence[Sequence[float]]) -> tuple[floa
     for bounds the rules do not state: pass ``utility_range`` for true ones)."""
     if spec.returns == "win":
         return (-1.0, 1.0)
-    bound = 2.0 * max((abs(v) for r in probes for v in r), default=0.5)
+    # at least (-1, 1): OpenSpiel requires min < max, and games whose random play scores
+    # nothing (every probe 0) still need a range
+    bound = max(2.0 * max((abs(v) for r in probes for v in r), default=0.0), 1.0)
     return (-bound, bound)
