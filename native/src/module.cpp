@@ -738,6 +738,9 @@ NB_MODULE(_native, m) {
   m.doc() = "cardlang's native engine: a C++ VM for a game's IR (see cardlang.engine.native)";
   m.attr("IR_VERSION") = IR_VERSION;
   m.attr("OP_COUNT") = (int)O_COUNT;
+  // A game a daemon thread still holds at exit (`cardlang serve` stopped with Ctrl-C,
+  // a person's game left unfinished) is freed with the process: no leak to report.
+  nb::set_leak_warnings(false);
   m.def("game_seeds", [](std::vector<uint32_t> entropy, uint64_t start, uint64_t count) {
     // runs/simulate.py: game_seeds, for games start .. start + count - 1
     std::vector<uint64_t> out;
