@@ -175,12 +175,15 @@ def _print_result(r: TournamentResult) -> None:
         caption_justify="left",
         title_justify="left",
     )
-    for name in ("agent", "rating", "95% interval", "games", "score", "forfeits"):
-        table.add_column(name, justify="left" if name in ("agent", "forfeits") else "right")
+    for name in ("", "agent", "rating", "95% interval", "games", "score", "forfeits"):
+        left = name in ("agent", "forfeits")  # a long spec folds rather than being cut
+        table.add_column(name, justify="left" if left else "right", overflow="fold")
+    letters = {spec: _letter(i) for i, spec in enumerate(ratings)}
     for spec, row in ratings.items():
         lost = ", ".join(f"{k}: {v}" for k, v in forfeits[spec].items()) or "-"
         score = "-" if row["score"] is None else f"{row['score']:.1%}"
         table.add_row(
+            letters[spec],
             spec,
             f"{row['rating']:.0f}",
             f"{row['ci_low']:.0f} - {row['ci_high']:.0f}",
@@ -191,20 +194,24 @@ def _print_result(r: TournamentResult) -> None:
     console.print(table)
     cross = r.cross_table()
     order = list(ratings)
-    grid = Table(
-        title="cross table: the row agent's points against the column agent / games",
-        title_justify="left",
-    )
-    grid.add_column("")
+    # the title above the table, not in it: a narrow table would fold it
+    console.print("cross table: the row agent's points against the column agent / games")
+    grid = Table()
+    grid.add_column("")  # agents by their letters in the table above
     for spec in order:
-        grid.add_column(spec, justify="right")
+        grid.add_column(letters[spec], justify="right")
     for a in order:
         cells = []
         for b in order:
             cell = cross[a].get(b)
             cells.append("" if cell is None else f"{cell['score']:g}/{cell['games']}")
-        grid.add_row(a, *cells)
+        grid.add_row(letters[a], *cells)
     console.print(grid)
+
+
+def _letter(i: int) -> str:
+    """A, B, ..., Z, then AA, AB, ...: an agent's short name in the tables."""
+    return _letter(i // 26 - 1) + chr(65 + i % 26) if i >= 26 else chr(65 + i)
 
 
 def _plot(r: TournamentResult, path: Path) -> None:
