@@ -50,9 +50,9 @@ def add_parser(sub: SubParsers) -> None:
     )
     p.add_argument(
         "--advisor",
-        default="ismcts:iterations=200",
+        default="ismcts:iterations=1000",
         metavar="SPEC",
-        help="the agent whose estimates ? shows (ismcts:iterations=200)",
+        help="the agent whose estimates ? shows (ismcts:iterations=1000)",
     )
     p.add_argument("--db", type=Path, default=DEFAULT_DB, help=f"the records ({DEFAULT_DB})")
     p.add_argument("--no-record", action="store_true", help="keep no record of the game")

@@ -58,9 +58,9 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument("--port", type=int, default=8000, help="the port (8000; 0: any free one)")
     p.add_argument(
         "--advisor",
-        default="ismcts:iterations=200",
+        default="ismcts:iterations=1000",
         metavar="SPEC",
-        help="the agent whose estimates the page's advice button shows (ismcts:iterations=200)",
+        help="the agent whose estimates the page's advice button shows (ismcts:iterations=1000)",
     )
     p.add_argument("--db", type=Path, default=DEFAULT_DB, help=f"the records ({DEFAULT_DB})")
     p.add_argument("--no-record", action="store_true", help="keep no record of the game")

@@ -46,7 +46,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from cardlang.errors import AgentError
-from cardlang.interactive.session import PERSON, Abandoned, PersonSeat, Seating, Session
+from cardlang.interactive.session import ADVISOR, PERSON, Abandoned, PersonSeat, Seating, Session
 from cardlang.interactive.story import Teller
 from cardlang.interactive.table import Table, seat_view, table_of
 
@@ -149,7 +149,7 @@ class WebGame:
         agents: Sequence[Any | None],
         specs: Sequence[str],
         *,
-        advisor: str = "ismcts:iterations=200",
+        advisor: str = ADVISOR,
         db: Path | None = None,
         game_path: Path | None = None,
         game_text: str = "",
