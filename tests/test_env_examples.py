@@ -1,5 +1,5 @@
 """The training examples of the RL adapters (examples/gymnasium_train.py,
-examples/pettingzoo_train.py, examples/openspiel_cfr.py) run with a small budget and
+examples/pettingzoo_train.py, examples/vector_train.py, examples/openspiel_cfr.py) run with a small budget and
 reach the score each states (its ``TARGET``, and its ``MARGIN`` over a random player in
 the learner's place, or CFR's value against Kuhn's known one)."""
 
@@ -44,3 +44,10 @@ def test_openspiel_cfr_solves_kuhn() -> None:
     result = module.main(["--iterations", "300"])
     assert result["exploitability"] < module.TARGET
     assert abs(result["value"] - (-1 / 18)) < module.VALUE_TOLERANCE
+
+
+def test_vector_env_training_beats_random() -> None:
+    module = example("vector_train")
+    scores = module.main(["--budget", "4000", "--eval", "1000", "--seed", "0"])
+    assert scores["trained"] >= module.TARGET
+    assert scores["trained"] - scores["random"] >= module.MARGIN
