@@ -188,3 +188,29 @@ def test_the_terminal_tells_the_others_moves_without_their_hidden_cards() -> Non
     assert sum(line.startswith("  ") and " takes " in line for line, _ in told) >= 13
     for line, hidden in told:
         assert not any(re.search(rf"\b{re.escape(n)}\b", line.lower()) for n in hidden), line
+
+
+@pytest.mark.parametrize("engine", ["python", "native"])
+def test_a_secret_pick_is_told_only_when_revealed(engine: str) -> None:
+    """Punish: the other seat picks first, in secret; the person is told only that it
+    moved, then, when both picks are revealed, what each picked, in order."""
+    from cardlang.engine.native import native_available
+    from cardlang.interactive.terminal import TerminalStory
+
+    if engine == "native" and not native_available():
+        pytest.skip("the native engine is not built")
+    game = load_game(GAMES / "punish.rcy")
+    session = Session(game.master(engine=engine), 3)
+    told: list[str] = []
+    story = TerminalStory(session, 1, told.append)
+    session.narrate = story.narrate
+    front = TerminalFront(io.StringIO("1\n" * 300), io.StringIO(), catch_up=story.catch_up)
+    agents = [make_agent("random", seed=0), PersonSeat(front, session)]
+    session.play(Seating(agents, ["random", PERSON]))
+    story.catch_up()
+    hidden = [i for i, line in enumerate(told) if "made a move you cannot see" in line]
+    revealed = [i for i, line in enumerate(told) if "P0 reveals their pick: " in line]
+    assert hidden and len(revealed) >= len(hidden)
+    for i in hidden:  # the pick's label comes after it is revealed, never before
+        assert any(j > i for j in revealed)
+    assert all(re.search(r"reveals their pick: \w", told[j]) for j in revealed)

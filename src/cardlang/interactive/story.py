@@ -57,11 +57,16 @@ def bound_cards(game: Any, option: Sequence[Any]) -> tuple[int, ...]:
 
 def unrevealed_picks(st: Any) -> bool:
     """Whether a ``(simultaneous ...)`` block holds picks not revealed yet."""
+    return pick_count(st) > 0
+
+
+def pick_count(st: Any) -> int:
+    """How many picks of a ``(simultaneous ...)`` block wait to be revealed."""
     master = getattr(st, "master", None)
     program = getattr(master, "program", None)
     if program is not None:  # the native engine
-        return bool(tuple(program.picks(st.raw)))
-    return bool(picks_of(st))
+        return len(tuple(program.picks(st.raw)))
+    return len(picks_of(st))
 
 
 class Teller:
@@ -74,6 +79,9 @@ class Teller:
         self.game = game
         self.tell = tuple(tell)
         self._pending: _Pending | None = None
+        #: the labels of secret picks made and not revealed yet, in the order made (a
+        #: reveal tells them all, in that order: runs/story.py)
+        self._picks: list[str] = []
 
     def before(self, st: Any, mover: int, who: str, option: Sequence[Any], label: str) -> None:
         """The move ``option`` of ``mover`` (``label``: as the mover reads it) is about
@@ -96,9 +104,15 @@ class Teller:
         # the cards its label names (a bound pile's top card too): their moves are not
         # told again
         named = named_cards(self.game, move.before, move.option)
+        revealed = sum(1 for e in events if e[0] == "reveal")
+        # a secret pick waits for the others (one more unrevealed) or, the last of its
+        # block, sets off the reveal: its label is told with the reveal
+        if pick_count(st) > pick_count(move.before) or revealed:
+            self._picks.append(move.label)
+        reveals, self._picks = self._picks[:revealed], self._picks[revealed:]
         lines: dict[int, Line] = {}
         for s in self.tell:
-            then = tuple(tell_events(st, events, s, named))
+            then = tuple(tell_events(st, events, s, named, reveals))
             if s == move.mover:
                 text = f"You: {move.label}"
                 lines[s] = Line(move.mover, move.who, move.turn, text, False, then)

@@ -126,15 +126,20 @@ def tell_story(
 
 
 def tell_events(
-    st: Gamestate, events: Sequence[tuple[Any, ...]], seat: int | None, named: Iterable[int] = ()
+    st: Gamestate,
+    events: Sequence[tuple[Any, ...]],
+    seat: int | None,
+    named: Iterable[int] = (),
+    reveals: Sequence[str] = (),
 ) -> list[str]:
     """The sentences of a stretch of the event log (what one move set off: the cards it
     moved, a showdown, a shuffle, a reveal), told to ``seat`` as the story tells them
     (a card the seat saw neither where it was nor where it went is "a card"); ``named``:
-    the cards the move's own label names, whose first move is not told again.  Decisions
+    the cards the move's own label names, whose first move is not told again;
+    ``reveals``: the labels of the secret picks the stretch reveals, in order.  Decisions
     in the stretch are left to the caller (``cardlang.interactive`` tells each move by
     its label)."""
-    teller = _Teller(st, seat, {}, [])
+    teller = _Teller(st, seat, {}, list(reveals))
     return teller.tell_moves([e for e in events if e[0] != "decision"], set(named))
 
 
@@ -286,7 +291,8 @@ class _Teller:
                 i = self._tell_run(events, i, [], 0, told, lines)
                 continue
             if event[0] == "reveal":
-                lines.append(f"P{event[1]} reveals their pick")
+                label = self.reveals.pop() if self.reveals else None
+                lines.append(f"P{event[1]} reveals their pick" + (f": {label}" if label else ""))
             elif event[0] == "shuffle":
                 lines.append(f"({self.location(event[1])} shuffled)")
             i += 1
