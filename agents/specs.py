@@ -18,7 +18,7 @@ from __future__ import annotations
 import inspect
 import types
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -49,6 +49,22 @@ class AgentSpec:
     @property
     def is_plugin(self) -> bool:
         return PLUGIN_MARK in self.head
+
+
+def specs_per_seat(agents: str | Sequence[str], count: int, refusal: str) -> list[str]:
+    """The agent specs of ``count`` seats, as ``--agents`` takes them: comma-separated
+    text (or a sequence of specs) naming one spec for all the seats or one per seat, in
+    seat order.  ``refusal`` is the message when the number fits neither (formatted with
+    ``found`` and ``count``): every command and adapter reads seats' agents this way."""
+    if isinstance(agents, str):
+        specs = [s.strip() for s in agents.split(",") if s.strip()]
+    else:
+        specs = [str(s).strip() for s in agents]
+    if len(specs) == 1:
+        return specs * count
+    if len(specs) != count:
+        raise UsageError(refusal.format(found=len(specs), count=count))
+    return specs
 
 
 @cache

@@ -129,15 +129,15 @@ def records_ready(db: Path | None) -> None:
 
 
 def other_specs(text: str, count: int) -> list[str]:
-    specs = [s.strip() for s in text.split(",") if s.strip()]
-    if len(specs) == 1:
-        return specs * count
-    if len(specs) != count:
-        raise UsageError(
-            f"--agents names {len(specs)} agents; the other seats are {count}: name one for "
-            "all, or one per other seat"
-        )
-    return specs
+    """The agents of the ``count`` seats no person plays (``--agents``)."""
+    from cardlang.agents.specs import specs_per_seat
+
+    return specs_per_seat(
+        text,
+        count,
+        "--agents names {found} agents; the other seats are {count}: name one for all, "
+        "or one per other seat",
+    )
 
 
 def _result_text(result: Any, seat: int) -> str:

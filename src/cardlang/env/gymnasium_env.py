@@ -39,6 +39,7 @@ import gymnasium as gym
 import numpy as np
 
 from cardlang.agents.base import capabilities_of
+from cardlang.agents.specs import specs_per_seat
 from cardlang.env.core import DEFAULT_MAX_DECISIONS, Episode, GameSource, load, spaces
 from cardlang.errors import UsageError
 
@@ -192,14 +193,11 @@ class _Learner:
 def _seat_specs(opponents: str, seat: int, nplayers: int) -> list[str | None]:
     """Per seat, its agent spec (None for the learner): one spec for all other seats,
     or one per other seat, in seat order."""
-    specs = [s.strip() for s in opponents.split(",") if s.strip()]
-    others = nplayers - 1
-    if len(specs) == 1:
-        specs *= others
-    if len(specs) != others:
-        raise UsageError(
-            f"opponents names {len(specs)} agents for {others} other seats: "
-            "name one for all, or one per other seat"
-        )
+    specs = specs_per_seat(
+        opponents,
+        nplayers - 1,
+        "opponents names {found} agents for {count} other seats: name one for all, "
+        "or one per other seat",
+    )
     it = iter(specs)
     return [None if p == seat else next(it) for p in range(nplayers)]

@@ -82,6 +82,7 @@ import numpy as np
 from cardlang.agents import make_agent
 from cardlang.agents.base import agent_label, capabilities_of, native_twin
 from cardlang.agents.loop import agent_failure, ask, resolve_choice
+from cardlang.agents.specs import specs_per_seat
 from cardlang.engine.gamemaster import GameResult, Limits
 from cardlang.engine.native import native_game_seeds
 from cardlang.engine.state import COMPLETED, FAILED, GAME_OWNER
@@ -537,12 +538,11 @@ class VectorEnv:
         if learner is None:
             return [None] * self.nplayers
         others = [s for s in range(self.nplayers) if s != learner]
-        specs = [opponents] * len(others) if isinstance(opponents, str) else list(opponents)
-        if len(specs) != len(others):
-            raise UsageError(
-                f"opponents: one spec for every other seat, or {len(others)} in seat order "
-                f"(got {len(specs)})"
-            )
+        specs = specs_per_seat(
+            opponents,
+            len(others),
+            "opponents: one spec for every other seat, or {count} in seat order (got {found})",
+        )
         out: list[str | None] = [None] * self.nplayers
         for seat, spec in zip(others, specs, strict=True):
             out[seat] = spec

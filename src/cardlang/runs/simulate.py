@@ -24,10 +24,10 @@ from pathlib import Path
 
 import numpy as np
 
+from cardlang.agents.specs import specs_per_seat
 from cardlang.engine.game import Game
 from cardlang.engine.gamemaster import GameResult, Limits
 from cardlang.engine.native import native_game_seeds
-from cardlang.errors import UsageError
 from cardlang.runs.backends import open_backend
 from cardlang.runs.planned import agent_seeds
 from cardlang.runs.play import play_game
@@ -77,12 +77,9 @@ def parse_agent_specs(text: str | None, nplayers: int) -> list[str]:
     """'random' -> one per seat; 'a,b' must name one agent per seat."""
     if not text:
         return ["random"] * nplayers
-    specs = [s.strip() for s in text.split(",") if s.strip()]
-    if len(specs) == 1:
-        return specs * nplayers
-    if len(specs) != nplayers:
-        raise UsageError(f"--agents names {len(specs)} agents; this game has {nplayers} players")
-    return specs
+    return specs_per_seat(
+        text, nplayers, "--agents names {found} agents; this game has {count} players"
+    )
 
 
 def seat_agents(agent_specs: Sequence[str], index: int, rotate_seats: bool) -> tuple[str, ...]:
