@@ -20,7 +20,7 @@ from cardlang.agents.base import Capabilities
 from cardlang.agents.loop import play_out
 from cardlang.agents.registry import make_agent
 from cardlang.engine.gamemaster import GameResult
-from cardlang.information.visibility import can_see
+from cardlang.information.views import PlayerView
 from cardlang.interactive.table import Table, table_of
 from cardlang.runs.play import Decision, recorder
 from cardlang.runs.store import BatchSpec, RunStore, file_sha256, now
@@ -54,7 +54,7 @@ class PersonSeat:
         self.session = session
 
     def choose(self, view: Any, options: list[Any]) -> int:
-        table = table_of(view, self.session.labels(options))
+        table = table_of(view, view.option_labels)
         return self.front.decide(table, lambda: self.session.advise(view, options))
 
 
@@ -101,23 +101,11 @@ class Session:
         #: that tells it from each seat's side (web.py); None before the first move.
         self.last_move: tuple[int, Any] | None = None
 
-    def labels(self, options: Sequence[Any], seat: int | None = None) -> list[str]:
-        """The options' readable labels (``Game.option_text``) as ``seat`` may read them
-        (a card it cannot see is "a card"; default: the mover, who sees what it chooses)."""
-        st = self.st
-        seat = st.mover if seat is None else seat
-
-        def sees_card(card: int) -> bool:
-            zone = st.card_zone[card]
-            return zone is not None and can_see(seat, zone)
-
-        def sees_zone(key: Any) -> bool:
-            return can_see(seat, key)
-
-        return [
-            self.game.option_text(st, o, mover=st.mover, sees_card=sees_card, sees_zone=sees_zone)
-            for o in options
-        ]
+    def labels(self, options: Sequence[Any]) -> list[str]:
+        """The options' readable labels as the mover reads them (``option_labels`` of its
+        view: a card it cannot see is "a card")."""
+        view = PlayerView.live(self.st, self.st.mover, self.game, tuple(options))
+        return list(view.option_labels)
 
     def advise(self, view: Any, options: Sequence[Any]) -> list[float | None]:
         self._advice_asked += 1

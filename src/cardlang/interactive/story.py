@@ -19,9 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cardlang.engine.picks import picks_of
-from cardlang.information.visibility import can_see
-from cardlang.language import types as T
-from cardlang.runs.story import named_cards, tell_events
+from cardlang.runs.story import named_cards, seen_before_or_after, sees_zone_of, tell_events
 
 
 @dataclass(frozen=True)
@@ -34,25 +32,6 @@ class Line:
     text: str  # "You: Pass the 7 of Hearts", "P1 (random): Play the Queen of Spades"
     hidden: bool  # the move was told without its label
     then: tuple[str, ...] = ()  # what the move set off: "P1 takes the Queen of Clubs ..."
-
-
-def bound_cards(game: Any, option: Sequence[Any]) -> tuple[int, ...]:
-    """The ids of the cards an option binds (a card variable, or a collection of them)."""
-    slot_types = game.checked.slot_types
-    cards: list[int] = []
-    for fn, arg in option:
-        if fn is not None:
-            continue
-        slot, value, _var = arg
-        kind = slot_types.get(slot)
-        if kind == T.CARD:
-            if isinstance(value, int):
-                cards.append(value)
-        elif kind in (T.LOC, T.MEMLOC):
-            continue  # a location's label shows at most an open location's top card
-        elif isinstance(value, list | tuple):
-            cards.extend(v for v in value if isinstance(v, int) and not isinstance(v, bool))
-    return tuple(cards)
 
 
 def unrevealed_picks(st: Any) -> bool:
@@ -86,7 +65,7 @@ class Teller:
     def before(self, st: Any, mover: int, who: str, option: Sequence[Any], label: str) -> None:
         """The move ``option`` of ``mover`` (``label``: as the mover reads it) is about
         to be applied to ``st``."""
-        cards = bound_cards(self.game, option)
+        cards = named_cards(self.game, st, option)
         situation = st.pending.situation if st.pending is not None else ""
         text = self.game.situations.get(situation, situation) if situation else ""
         # the state before the move: each seat's label is made once the move is applied
@@ -101,9 +80,6 @@ class Teller:
             return {}
         secret = unrevealed_picks(st)
         events = (st.log or [])[move.log_at :]
-        # the cards its label names (a bound pile's top card too): their moves are not
-        # told again
-        named = named_cards(self.game, move.before, move.option)
         revealed = sum(1 for e in events if e[0] == "reveal")
         # a secret pick waits for the others (one more unrevealed) or, the last of its
         # block, sets off the reveal: its label is told with the reveal
@@ -112,12 +88,14 @@ class Teller:
         reveals, self._picks = self._picks[:revealed], self._picks[revealed:]
         lines: dict[int, Line] = {}
         for s in self.tell:
-            then = tuple(tell_events(st, events, s, named, reveals))
+            # the cards its label names: their first moves are not told again
+            then = tuple(tell_events(st, events, s, move.cards, reveals))
             if s == move.mover:
                 text = f"You: {move.label}"
                 lines[s] = Line(move.mover, move.who, move.turn, text, False, then)
                 continue
-            hidden = secret or not all(_saw(s, move.before, st, c) for c in move.cards)
+            saw = seen_before_or_after(s, move.before, st)
+            hidden = secret or not all(saw(c) for c in move.cards)
             if secret:  # a secret pick: only that a move was made, until it is revealed
                 text = f"P{move.mover} ({move.who}) made a move you cannot see" + (
                     f" ({move.situation})" if move.situation else ""
@@ -128,20 +106,14 @@ class Teller:
         return lines
 
     def _label_for(self, seat: int, move: _Pending, after: Any) -> str:
-        def sees_card(card: int) -> bool:
-            return _saw(seat, move.before, after, card)
-
-        def sees_zone(key: Any) -> bool:
-            return can_see(seat, key)
-
         return str(
             self.game.option_text(
                 move.before,
                 move.option,
                 move.before.pending,
                 mover=move.mover,
-                sees_card=sees_card,
-                sees_zone=sees_zone,
+                sees_card=seen_before_or_after(seat, move.before, after),
+                sees_zone=sees_zone_of(seat),
             )
         )
 
@@ -155,15 +127,7 @@ class _Pending:
     label: str  # as the mover reads it
     situation: str  # the situation's text
     turn: int
-    cards: tuple[int, ...]  # the cards it binds
+    cards: frozenset[int]  # the cards its label names
     option: Sequence[Any]
     before: Any  # a copy of the state before it
     log_at: int  # the length of the event log before it
-
-
-def _saw(seat: int, before: Any, after: Any, card: int) -> bool:
-    """Whether ``seat`` sees ``card`` where it was before a move or where it is after."""
-    return any(
-        zone is not None and can_see(seat, zone)
-        for zone in (before.card_zone[card], after.card_zone[card])
-    )

@@ -111,8 +111,8 @@ def tell_story(
                 option,
                 choice,
                 mover=mover,
-                sees_card=_seen_before_or_after(seat, before, st),
-                sees_zone=_sees_zone(seat),
+                sees_card=seen_before_or_after(seat, before, st),
+                sees_zone=sees_zone_of(seat),
             )
         decisions[at] = _Decision(label, cards, secret)
     teller = _Teller(st, seat, decisions, reveals)
@@ -180,16 +180,20 @@ def _third_person(phrase: str) -> str:
     return third + (f" {rest}" if rest else "")
 
 
-def _seen_before_or_after(seat: int, before: Gamestate, after: Gamestate) -> SeesCard:
-    """Whether ``seat`` sees a card where it was before a move or where it is after."""
+def seen_before_or_after(seat: int, before: Any, after: Any) -> SeesCard:
+    """Whether ``seat`` sees a card where it was before a move or where it is after
+    (the rule a move's label and story follow for another seat's move)."""
 
     def sees(card: int) -> bool:
-        return can_see(seat, before.card_zone[card]) or can_see(seat, after.card_zone[card])
+        return any(
+            zone is not None and can_see(seat, zone)
+            for zone in (before.card_zone[card], after.card_zone[card])
+        )
 
     return sees
 
 
-def _sees_zone(seat: int) -> SeesZone:
+def sees_zone_of(seat: int) -> SeesZone:
     def sees(key: ZoneKey) -> bool:
         return can_see(seat, key)
 
@@ -197,7 +201,8 @@ def _sees_zone(seat: int) -> SeesZone:
 
 
 def named_cards(game: Game, st: Any, option: Sequence[Any]) -> frozenset[int]:
-    """The cards an option binds, and the top cards of the locations it binds."""
+    """The cards an option's label names: those it binds (one, or a collection), and the
+    top cards of the locations it binds."""
     found: set[int] = set()
     types = game.checked.slot_types
     for fn, arg in option:
@@ -211,6 +216,8 @@ def named_cards(game: Game, st: Any, option: Sequence[Any]) -> frozenset[int]:
             cards = st.zones.get(value) or ()
             if cards:
                 found.add(cards[-1])
+        elif isinstance(value, list | tuple):  # a collection of cards
+            found.update(v for v in value if isinstance(v, int) and not isinstance(v, bool))
     return frozenset(found)
 
 
