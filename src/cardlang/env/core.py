@@ -260,16 +260,10 @@ class Episode:
         return view_of(self.state, seat, self.game, options)
 
     def _encode(self, seat: int) -> dict[str, np.ndarray]:
-        vector = np.zeros(self.width, dtype=np.float32)
-        mask = np.zeros(self.n_actions, dtype=np.int8)
-        view = self.view(seat)
-        if self.over:  # only the blocks every situation shares: no decision, no situation
-            vector[:] = self.encoder.encode_board(view)
-        else:
-            _, encoded, keys = self.encoder.encode(view)
-            vector[: encoded.size] = encoded
-            if seat == self.mover:
-                mask[: keys.size] = keys
+        vector, keys = self.encoder.encode_padded(self.view(seat))
+        mask = np.zeros(self.n_actions, dtype=np.int8)  # only the mover has a move
+        if seat == self.mover and not self.over:
+            mask[: keys.size] = keys
         return {"observation": vector, "action_mask": mask}
 
     # ------------------------------------------------------------ the end

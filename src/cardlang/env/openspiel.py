@@ -638,12 +638,7 @@ class Core:
 
     def _encode(self, st: Gamestate, player: int, out: np.ndarray) -> None:
         options = None if st.is_over else self.spec.master.legal_options(st)
-        view = view_of(st, player, self.spec.game, options)
-        if st.is_over or st.pending is None:  # only the blocks every situation shares
-            out[:] = self.spec.encoder.encode_board(view)
-            return
-        _, vector, _ = self.spec.encoder.encode(view)
-        out[: vector.size] = vector
+        out[:] = self.spec.encoder.encode_padded(view_of(st, player, self.spec.game, options))[0]
 
     def resample(self, player: int, rng: random.Random) -> Core:
         """A world ``player`` cannot tell from this one (see the module docstring)."""

@@ -214,13 +214,20 @@ class Encoder:
         self._fill(view, layout, vector, mask)
         return sid, vector, mask
 
-    def encode_board(self, view: PlayerView) -> np.ndarray:
-        """The blocks every situation shares (``common_blocks``) of a view that shows no
-        decision (a finished game: what an RL environment observes at the end),
-        zero-padded to ``width``."""
+    def encode_padded(self, view: PlayerView) -> tuple[np.ndarray, np.ndarray]:
+        """``(vector, mask)`` of a view, padded to ``width`` and ``n_actions`` (as
+        ``encode_batch`` pads them): what an RL environment observes.  A view that shows
+        no decision (a finished game) has only the blocks every situation shares
+        (``common_blocks``) and an all-False mask."""
         vector = np.zeros(self.width, dtype=np.float32)
-        self._fill(view, Layout("", self.common_blocks), vector, np.zeros(0, dtype=np.bool_))
-        return vector
+        mask = np.zeros(self.n_actions, dtype=np.bool_)
+        situation = self.vocabulary.view_situation(view)
+        if situation is None:
+            self._fill(view, Layout("", self.common_blocks), vector, mask[:0])
+        else:
+            layout = self.layouts[self.vocabulary.situation_id(situation)]
+            self._fill(view, layout, vector, mask)
+        return vector, mask
 
     def encode_batch(
         self,
