@@ -59,7 +59,8 @@ from cardlang.runs.sandbox import (
     SandboxLimits,
     is_sandboxed,
 )
-from cardlang.runs.store import BatchSpec, PlannedGame, RunStore, file_sha256, now
+from cardlang.runs.simulate import batch_spec
+from cardlang.runs.store import PlannedGame, RunStore, now
 
 __all__ = [
     "FORFEIT",
@@ -432,7 +433,9 @@ def run_tournament(
     if store is None:
         store = RunStore.open(Path(":memory:"))
     try:
-        spec = _batch_spec(game, len(plan), seed, agents, sandbox, params, master.limits)
+        # a tournament's batch: its agents after a mark that holds the sandbox's limits
+        marked = (tournament_mark(sandbox), *agents)
+        spec = batch_spec(game, len(plan), seed, marked, True, params, master.limits)
         batch_id, _ = store.plan(spec, lambda: zip(game_seeds(seed, len(plan)), plan, strict=True))
         result = TournamentResult(
             game.source.name,
@@ -545,30 +548,6 @@ def _engine(master: Gamemaster) -> str:
     from cardlang.engine.native import NativeMaster
 
     return "native" if isinstance(master, NativeMaster) else "python"
-
-
-def _batch_spec(
-    game: Game,
-    total: int,
-    seed: int,
-    agents: Sequence[str],
-    sandbox: SandboxLimits,
-    params: Mapping[str, str] | None,
-    limits: Limits,
-) -> BatchSpec:
-    path = Path(game.source.name)
-    return BatchSpec(
-        game_path=game.source.name,
-        game_file=str(path.resolve()) if path.is_file() else game.source.name,
-        game_sha256=file_sha256(game.source.text),
-        params=dict(params or {}),
-        root_seed=seed,
-        games=total,
-        agents=(tournament_mark(sandbox), *agents),
-        rotate_seats=True,
-        max_decisions=limits.max_decisions,
-        max_steps=limits.max_steps,
-    )
 
 
 __all__ += ["FORFEIT_REASONS", "ForfeitError", "GameRecord", "SandboxLimits", "check_agents"]
