@@ -78,8 +78,9 @@ class Seating:
 
 
 class Session:
-    """One game from ``seed``: people's seats and agents, told move by move to
-    ``narrate(seat, who, label)``, recorded into ``db`` when it ends."""
+    """One game from ``seed``: people's seats and agents, each move told to
+    ``narrate(seat, who, option, label)`` before it is applied, recorded into ``db``
+    when it ends."""
 
     def __init__(
         self,
@@ -87,7 +88,7 @@ class Session:
         seed: int,
         *,
         advisor: str = ADVISOR,
-        narrate: Callable[[int, str, str], None] | None = None,
+        narrate: Callable[[int, str, Any, str], None] | None = None,
     ) -> None:
         self.master = master
         self.game = master.game
@@ -97,9 +98,6 @@ class Session:
         self.st = master.new_game(seed, record=True)  # advice determinizes: keep the log
         self.trace: list[Decision] = []
         self._advice_asked = 0
-        #: (mover, option) of the move being narrated (not applied yet), for a narrator
-        #: that tells it from each seat's side (web.py); None before the first move.
-        self.last_move: tuple[int, Any] | None = None
 
     def labels(self, options: Sequence[Any]) -> list[str]:
         """The options' readable labels as the mover reads them (``option_labels`` of its
@@ -123,9 +121,8 @@ class Session:
         def observe(st: Any, options: Any, index: int, *rest: Any) -> None:
             label = self.labels([options[index]])[0]
             record(st, options, index, *rest)
-            self.last_move = (st.mover, options[index])
             if self.narrate is not None:
-                self.narrate(st.mover, names[st.mover], label)
+                self.narrate(st.mover, names[st.mover], options[index], label)
 
         play_out(self.master, self.st, seating.agents, names, observer=observe)
         return self.master.result(self.st)

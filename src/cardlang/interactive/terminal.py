@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import IO
+from typing import IO, Any
 
 from cardlang.interactive.session import Abandoned, Session
 from cardlang.interactive.story import Teller
@@ -154,12 +154,10 @@ class TerminalStory:
         self.say = say
         self.teller = Teller(session.game, [seat])
 
-    def narrate(self, mover: int, who: str, label: str) -> None:
+    def narrate(self, mover: int, who: str, option: Any, label: str) -> None:
         """A move is about to be applied: tell the last one, and hold this one."""
         self.catch_up()
-        last = self.session.last_move
-        if last is not None:
-            self.teller.before(self.session.st, mover, who, last[1], label)
+        self.teller.before(self.session.st, mover, who, option, label)
 
     def catch_up(self) -> None:
         """Tell the move applied last, unless it was the seat's own."""

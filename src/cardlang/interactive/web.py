@@ -219,12 +219,10 @@ class WebGame:
         finally:
             self.done.set()
 
-    def _narrate(self, seat: int, who: str, label: str) -> None:
+    def _narrate(self, seat: int, who: str, option: Any, label: str) -> None:
         """The session's narrator: a move is about to be applied."""
         self.moved()
-        last = self.session.last_move
-        if last is not None:
-            self.teller.before(self.session.st, seat, who, last[1], label)
+        self.teller.before(self.session.st, seat, who, option, label)
 
     def moved(self, skip: int | None = None) -> None:
         """The state changed (the last move is applied): tell each person's seat the
