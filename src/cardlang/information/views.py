@@ -28,7 +28,7 @@ from cardlang.engine.lazy_options import is_lazy
 from cardlang.engine.state import Gamestate
 from cardlang.errors import UsageError
 from cardlang.information.knowledge import SeatKnowledge, Skeleton, seat_knowledge
-from cardlang.information.visibility import OPEN_KINDS, OWNER_KIND, can_see
+from cardlang.information.visibility import OPEN_KINDS, OWNER_KIND, can_see, seer
 from cardlang.language.kinds import card_type
 
 if TYPE_CHECKING:
@@ -489,10 +489,7 @@ class PlayerView:
         options, pending = self._option_data
         board: Any = self._st if self._st is not None else _SnapshotBoard(self)
         seat = self.seat
-
-        def sees_zone(key: ZoneKey) -> bool:
-            return can_see(seat, key)
-
+        sees_zone = seer(seat)
         return tuple(
             self.game.option_text(
                 board, o, pending, mover=seat, sees_card=self._sees_card, sees_zone=sees_zone

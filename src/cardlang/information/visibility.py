@@ -9,6 +9,8 @@ so; everything else calls ``can_see``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 ZoneKey = tuple[int, str, str]
 
 #: Location kinds every seat sees.
@@ -21,3 +23,13 @@ def can_see(viewer: int, key: ZoneKey) -> bool:
     """Whether seat ``viewer`` sees the contents of location ``key``."""
     owner, kind, _ = key
     return kind in OPEN_KINDS or (kind == OWNER_KIND and owner == viewer >= 0)
+
+
+def seer(viewer: int) -> Callable[[ZoneKey], bool]:
+    """``can_see`` for one seat, as a function of the key (what readable labels and
+    stories take to know which locations a reader sees)."""
+
+    def sees(key: ZoneKey) -> bool:
+        return can_see(viewer, key)
+
+    return sees

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from cardlang.engine.picks import picks_of
-from cardlang.runs.story import named_cards, seen_before_or_after, sees_zone_of, tell_events
+from cardlang.information.visibility import seer
+from cardlang.runs.story import named_cards, seen_before_or_after, tell_events
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,7 @@ class Teller:
                 move.before.pending,
                 mover=move.mover,
                 sees_card=seen_before_or_after(seat, move.before, after),
-                sees_zone=sees_zone_of(seat),
+                sees_zone=seer(seat),
             )
         )
 

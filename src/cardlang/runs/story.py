@@ -27,9 +27,9 @@ from typing import Any
 from cardlang.engine.frames import F_PLAYER
 from cardlang.engine.game import Game
 from cardlang.engine.gamemaster import Gamemaster, GameResult, Limits
-from cardlang.engine.labels import SeesCard, SeesZone, card_title, words
+from cardlang.engine.labels import SeesCard, card_title, words
 from cardlang.engine.state import GAME_OWNER, Gamestate
-from cardlang.information.visibility import can_see
+from cardlang.information.visibility import can_see, seer
 from cardlang.language import types as T
 from cardlang.runs.transcript import render_result
 
@@ -112,7 +112,7 @@ def tell_story(
                 choice,
                 mover=mover,
                 sees_card=seen_before_or_after(seat, before, st),
-                sees_zone=sees_zone_of(seat),
+                sees_zone=seer(seat),
             )
         decisions[at] = _Decision(label, cards, secret)
     teller = _Teller(st, seat, decisions, reveals)
@@ -189,13 +189,6 @@ def seen_before_or_after(seat: int, before: Any, after: Any) -> SeesCard:
             zone is not None and can_see(seat, zone)
             for zone in (before.card_zone[card], after.card_zone[card])
         )
-
-    return sees
-
-
-def sees_zone_of(seat: int) -> SeesZone:
-    def sees(key: ZoneKey) -> bool:
-        return can_see(seat, key)
 
     return sees
 
