@@ -52,14 +52,46 @@ constexpr int PLAIN_ACTIONS = 1 << 9;
 // more than once, or that an (any ...) body's guard holds (evaluated once per element);
 // its value is computed once per listing (Program::memo_slot)
 constexpr int MEMO = 1 << 10;
+// set by Program::prepare: a MOVE of the top or bottom card of one location to the top or
+// bottom of another, both named by a register or by literal parts (so no move changes
+// which locations they are): repeated, it moves card after card (VM::move_many)
+constexpr int STEADY_MOVE = 1 << 11;
+// set by Program::prepare: a CALL whose arguments are all single values (no collection),
+// bound without making a list of values (VM::call_atomic)
+constexpr int SCALAR_CALL = 1 << 12;
+constexpr int MAX_SCALAR_ARGS = 8;
 constexpr i64 NO_CARD = -1;
 constexpr int KIND_VLOC = 0;
+
+// The evaluator's fast paths (VM::ev_hot), set by Program::prepare: the commonest
+// expressions of guards and conditions, evaluated without the general evaluator's large
+// frame (most of an expression's cost was the call, not the work).
+enum Hot : int16_t {
+  H_NONE,      // the general evaluator (VM::ev_node)
+  H_SIZE_REG,  // (size 'L): a register holding a location
+  H_CAP_REG,   // (top 'L) / (bottom 'L): the same
+  H_SIZE_LOC,  // (size (OWNER kind NAME))
+  H_CAP_LOC,   // (top (OWNER kind NAME)) / (bottom ...)
+  H_ATTR,      // (attr NAME CARD)
+  H_ATTR_REG,  // (attr NAME 'C): a register holding a card
+  H_ATTR_CAP,  // (attr NAME (top 'L)): the top or bottom card of a register's location
+  H_CMP,       // a comparison of numbers (not strings, not cards)
+  H_CMP_CARD,  // a comparison of cards, by identity
+  H_AND,
+  H_OR,
+  H_NOT,
+  H_STO_INT,   // an integer storage
+};
 
 struct Node {
   int16_t op;
   int16_t type;
   i32 span;
   i32 flags;
+  int16_t hot = H_NONE;  // in what was padding: a node stays 64 bytes
+  // a filter's (or any/all's) condition that reads nothing of its card but attributes
+  // (its value is its card type's): 1 + its slot in VM::type_tests_, 0 for none
+  int16_t type_test = 0;
   i64 p[4];
   i32 kid0;   // first child in Program::kids
   i32 nkids;
@@ -207,6 +239,13 @@ struct Program {
   void bound_slots(i32 node, std::vector<i32>& out) const;
   bool plain_actions(const Node& n) const;
   void find_shared_guards(i32 choice);
+  void find_hot_paths();
+  bool steady_location(i32 node) const;
+  bool reads_type_only(i32 node, i64 var, bool& reads) const;
+  void mark_type_test(i32 cond, i64 var, i32 coll);
+  i32 n_type_tests = 0;
+  bool steady_move(const Node& n) const;
+  bool scalar_call(const Node& n) const;
   bool memoizable(i32 node) const;
   std::string shape(i32 node, std::vector<i32>& binders, const std::vector<i32>& inner,
                     bool& shareable) const;

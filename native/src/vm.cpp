@@ -295,20 +295,72 @@ i32 VM::skey(State& st, i32 ni) {
   return key;
 }
 
-static inline void bind_scalar(State& st, i64 slot, i64 v) {
-  Val& r = st.regs[slot];
-  r.i = v;
-  r.is_none = false;
-  if (r.list) r.list.reset();
-  if (r.lists) r.lists.reset();
-}
+static inline void bind_scalar(State& st, i64 slot, i64 v) { bind_scalar(st.regs[slot], v); }
 
 static i64 cap_card(const Coll& z, int which) {
   if (z.empty()) return NO_CARD;
   return which == 0 ? z.back() : z.front();
 }
 
-i64 VM::ev_node(State& st, i32 ni) {
+// The fast paths of Program::find_hot_paths, each the same evaluation as ev_node's case
+// for the node (the same order of evaluation, the same errors); any other node, and a
+// node whose value a listing shares (MEMO), goes on to the general evaluator.
+__attribute__((noinline)) i64 VM::ev_hot(State& st, i32 ni) {
+  const Node& n = nodes_[ni];
+  switch (n.hot) {
+    case H_SIZE_REG:
+    case H_CAP_REG:
+    case H_ATTR_REG:
+    case H_ATTR_CAP:
+      return evk(st, ni);
+    case H_SIZE_LOC:
+      return (i64)st.zone(loc_key(st, kids_[n.kid0])).size();
+    case H_CAP_LOC:
+      return cap_card(st.zone(loc_key(st, kids_[n.kid0])), (int)n.p[0]);
+    case H_ATTR: {
+      i64 c = evk(st, kids_[n.kid0]);
+      if (c == NO_CARD) attr_of_no_card(n);
+      return attr_int(st, n, c);
+    }
+    case H_CMP:
+      return compare_hot(st, n);
+    case H_CMP_CARD: {
+      i64 a = evk(st, kids_[n.kid0]);
+      i64 b = evk(st, kids_[n.kid0 + 1]);
+      bool same = a != NO_CARD && a == b;
+      return n.p[0] == 0 ? same : !same;
+    }
+    case H_AND:
+      for (int i = 0; i < n.nkids; i++)
+        if (!test_hot(st, kids_[n.kid0 + i])) return 0;
+      return 1;
+    case H_OR:
+      for (int i = 0; i < n.nkids; i++)
+        if (test_hot(st, kids_[n.kid0 + i])) return 1;
+      return 0;
+    case H_NOT:
+      return !test_hot(st, kids_[n.kid0]);
+    case H_STO_INT:
+      return st.ints.get(skey(st, ni), 0);
+    default:
+      if (n.op == O_GAME) return -1;
+      if (__builtin_expect(n.flags & MEMO, 0)) return ev_memo(st, ni);
+      return ev_node(st, ni);
+  }
+}
+
+bool VM::learn_type_test(State& st, i32 cond, std::vector<int8_t>& known, size_t type) {
+  bool v = ev(st, cond) != 0;
+  if (type >= known.size()) known.resize(P.card_types.size(), -1);
+  known[type] = v;
+  return v;
+}
+
+void VM::attr_of_no_card(const Node& n) const {
+  error("(attr " + P.strings[n.p[0]] + " ...) of a card in an empty location", n.span);
+}
+
+__attribute__((noinline)) i64 VM::ev_node(State& st, i32 ni) {
   const Node& n = nd(ni);
   switch (n.op) {
     case O_INT:
@@ -480,10 +532,8 @@ i64 VM::ev_node(State& st, i32 ni) {
         const Coll& items = evr(st, kd(kn, 0), scratch);
         i32 cond = kd(kn, 1);
         i64 count = 0;
-        for (size_t i = 0; i < items.size(); i++) {
-          bind_scalar(st, kn.p[0], items[i]);
-          if (ev(st, cond)) count++;
-        }
+        for (size_t i = 0; i < items.size(); i++)
+          if (test_card(st, kn.p[0], cond, items[i])) count++;
         return count;
       }
       if (kn.type == T_CARDSS) {
@@ -586,8 +636,7 @@ i64 VM::ev_node(State& st, i32 ni) {
         Coll& scratch = lent_.item;
         const Coll& items = evr(st, coll, scratch);
         for (size_t i = 0; i < items.size(); i++) {
-          bind_scalar(st, n.p[1], items[i]);
-          bool v = ev(st, body) != 0;
+          bool v = test_card(st, n.p[1], body, items[i]);
           if (any && v) return 1;
           if (!any && !v) return 0;
         }
@@ -809,8 +858,7 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
       i32 cond = kd(n, 1);
       for (size_t i = 0; i < items.size(); i++) {
         i64 v = items[i];
-        bind_scalar(st, n.p[0], v);
-        if (ev(st, cond)) out.push_back(v);
+        if (test_card(st, n.p[0], cond, v)) out.push_back(v);
       }
       return out;
     }
@@ -1176,6 +1224,12 @@ void VM::move(State& st, const Node& n, i32) {
   // compiler/moves.py: a_Move (the card is taken before the destination is evaluated)
   i64 c = ev(st, kd(n, 0));
   if (c == NO_CARD) error(P.strings[n.p[1]], n.span);
+  i32 src = take_card(st, c);
+  put_card(st, n, c, src, loc_key(st, kd(n, 1)));
+}
+
+i32 VM::take_card(State& st, i64 c) {
+  // a moved card leaves the zone it lies in (a mem location only remembers it); that zone
   i32 src = st.card_zone[c];
   Coll& z = st.zones[src];
   if (!z.empty() && z.back() == c)
@@ -1184,18 +1238,40 @@ void VM::move(State& st, const Node& n, i32) {
     auto it = std::find(z.begin(), z.end(), c);
     if (it != z.end()) z.erase(it);
   }
-  i32 dk = loc_key(st, kd(n, 1));
-  Coll& dz = st.zone_for_write(dk);
+  return src;
+}
+
+void VM::put_card(State& st, const Node& n, i64 c, i32 src, i32 to) {
+  // a card taken from ``src`` goes to zone ``to``, where the MOVE node ``n`` places it
+  Coll& dz = st.zone_for_write(to);
   i64 at;
   place(st, n, dz, c, at);
-  st.card_zone[c] = dk;
+  st.card_zone[c] = to;
   if (st.recording) {
     Event e{E_MOVE};
     e.a = c;
     e.b = src;
-    e.c = dk;
+    e.c = to;
     e.d = at;
     st.log.push_back(std::move(e));
+  }
+}
+
+void VM::move_many(State& st, i32 mi, i64 times) {
+  // ``times`` passes of move(): the same cards, events and errors, but the two locations'
+  // keys are found once, on the first pass and in move()'s order (a key the program has
+  // not seen yet is numbered then, as it would be)
+  const Node& n = nd(mi);
+  const Node& top = nd(kd(n, 0));
+  i32 from = -1, to = -1;
+  for (i64 i = 0; i < times; i++) {
+    if (from < 0) from = top.hot == H_CAP_REG ? (i32)st.regs[nd(kd(top, 0)).p[0]].i
+                                              : loc_key(st, kd(top, 0));
+    i64 c = cap_card(st.zone(from), (int)top.p[0]);
+    if (c == NO_CARD) error(P.strings[n.p[1]], n.span);
+    i32 src = take_card(st, c);
+    if (to < 0) to = loc_key(st, kd(n, 1));
+    put_card(st, n, c, src, to);
   }
 }
 
@@ -1447,14 +1523,19 @@ void VM::exec(State& st, i32 ni) {
     case O_REPEAT: {
       i64 times = repeat_count(ev(st, kd(n, 0)), n.span, P.limits);
       i32 body = kd(n, 1);
+      if (nd(body).flags & STEADY_MOVE) return move_many(st, body, times);
       for (i64 i = 0; i < times; i++) exec(st, body);
       return;
     }
     case O_REPEATALL: {
-      Lent<Coll> lent_(colls);
-      Coll& scratch = lent_.item;
-      i64 times = (i64)evr(st, kd(n, 1), scratch).size();
+      i64 times;
+      {
+        Lent<Coll> lent_(colls);
+        Coll& scratch = lent_.item;
+        times = (i64)evr(st, kd(n, 1), scratch).size();
+      }
       i32 body = kd(n, 0);
+      if (nd(body).flags & STEADY_MOVE) return move_many(st, body, times);
       for (i64 i = 0; i < times; i++) exec(st, body);
       return;
     }
@@ -1551,10 +1632,14 @@ void VM::call_args(State& st, const Node& n, const Procedure& proc, std::vector<
 }
 
 i32 VM::body_for(State& st, const Procedure& proc, const std::vector<Val>& args, i32 span) {
+  bool has_card = !args.empty() && !args[0].is_none;
+  return body_of(st, proc, has_card, has_card ? args[0].i : NO_CARD, span);
+}
+
+i32 VM::body_of(State& st, const Procedure& proc, bool has_card, i64 card, i32 span) {
   // engine/control.py: CompiledProcedure.body_for (dispatch on the first card's KIND)
   if (proc.hooks.empty()) return proc.body;
-  i64 card = args.empty() ? NO_CARD : args[0].i;
-  if (args.empty() || card == NO_CARD || args[0].is_none)
+  if (!has_card || card == NO_CARD)
     error("(call " + P.strings[proc.name] + " ...) of a card in an empty location", span);
   i32 kind = P.card_types[st.card_type[card]].kind;
   for (const auto& h : proc.hooks)
@@ -1566,6 +1651,13 @@ void VM::call_atomic(State& st, i32 ni) {
   // compiler/control_flow.py: _call_lines
   const Node& n = nd(ni);
   const Procedure& proc = P.procedures[n.p[0]];
+  if (!proc.recursive && (n.flags & SCALAR_CALL)) {  // call_args and the loop below, in place
+    i64 v[MAX_SCALAR_ARGS];
+    for (int i = 0; i < n.nkids; i++) v[i] = ev(st, kd(n, i));
+    for (int i = 0; i < n.nkids; i++) bind_scalar(st, proc.param_slots[i], v[i]);
+    exec(st, body_of(st, proc, n.nkids > 0, n.nkids > 0 ? v[0] : NO_CARD, n.span));
+    return;
+  }
   Lent<std::vector<Val>> lent_args(vals);
   std::vector<Val>& args = lent_args.item;
   call_args(st, n, proc, args);
@@ -2217,6 +2309,43 @@ void VM::proceed(Lister& L, State* st, size_t applied, const Cont* k) {
   }
 }
 
+// (any COLL 'X (GUARD (do ACTION...))) ending its option, where every step so far is
+// applied (so the guard is evaluated on the state as it is, as expand's GUARD would),
+// and its body is actions alone
+bool VM::guarded_actions(i32 body) const {
+  const Node& g = nd(body);
+  if (g.op != O_GUARD) return false;
+  const Node& d = nd(kd(g, 1));
+  return d.op == O_DO && (d.flags & PLAIN_ACTIONS) && d.nkids > 0;
+}
+
+bool VM::acts(const Lister& L) {
+  for (const Step& s : L.steps)
+    if (s.slot < 0) return true;
+  return false;
+}
+
+// expand's FOREACH, GUARD, DO and proceed for the shape guarded_actions accepts, in one
+// loop: an element whose guard holds is an option (the steps so far, its binding, the
+// actions); one whose guard fails lists nothing, since the steps so far only bind
+// (proceed would find no action and keep nothing)
+void VM::list_guarded(Lister& L, State& st, const Node& n, i32 ni, const Coll& items) {
+  const Node& g = nd(kd(n, 1));
+  i32 cond = kd(g, 0);
+  const Node& d = nd(kd(g, 1));
+  for (i64 e : items) {
+    bind_scalar(st, n.p[1], e);
+    if (!guard_hot(st, cond)) continue;
+    L.steps.push_back(Step::scalar(ni, (i32)n.p[1], (i32)n.p[2], e));
+    for (int i = 0; i < d.nkids; i++) L.steps.push_back(Step::action(kd(d, i)));
+    L.out->add(L.steps.begin(), L.steps.end(), L.held, L.branch);
+    if ((i64)L.out->size() > P.limits.max_options)
+      error("this choice lists more than " + str(P.limits.max_options) + " options",
+            L.choice_span);
+    L.steps.pop((size_t)d.nkids + 1);
+  }
+}
+
 static bool repeats_with_decision(const Node& n) {
   return (n.flags & HAS_DECISION) && (n.op == O_REPEAT || (n.op == O_FOREACH && n.p[0] == 1));
 }
@@ -2257,6 +2386,10 @@ void VM::expand(Lister& L, i32 ni, State* st, size_t applied, const Cont* k) {
           items.assign(made.begin(), made.end());
           if (items.empty()) {  // like a false guard: the option goes on
             proceed(L, st, applied, k);
+            return;
+          }
+          if (!fixed && !k && applied == L.steps.size() && guarded_actions(body) && !acts(L)) {
+            list_guarded(L, *st, n, ni, items);
             return;
           }
           for (i64 e : items) {
@@ -2754,6 +2887,128 @@ void Program::prepare() {
       std::sort(slots.begin(), slots.end());
       slots.erase(std::unique(slots.begin(), slots.end()), slots.end());
       choice_slots[i] = std::move(slots);
+    }
+  }
+  find_hot_paths();
+}
+
+bool Program::steady_location(i32 ni) const {
+  // a location named by a register, or by literal parts whose owner is a register, the
+  // game or a number: the same location however the cards move
+  const Node& n = nodes[ni];
+  if (n.type != T_LOC && n.type != T_MEMLOC) return false;
+  if (n.op == O_REG) return true;
+  if (n.op != O_LOCATION || n.p[1] || n.nkids != 2) return false;
+  int owner = nodes[kids[n.kid0]].op, name = nodes[kids[n.kid0 + 1]].op;
+  return (owner == O_REG || owner == O_GAME || owner == O_INT) && name == O_STR;
+}
+
+bool Program::steady_move(const Node& n) const {
+  if (n.op != O_MOVE || n.p[0] == 2) return false;  // to the top or the bottom
+  const Node& card = nodes[kids[n.kid0]];
+  if (card.op != O_CARDAT || card.p[0] == 2 || card.p[1]) return false;
+  return steady_location(kids[card.kid0]) && steady_location(kids[n.kid0 + 1]);
+}
+
+bool Program::reads_type_only(i32 ni, i64 var, bool& reads) const {
+  // whether an expression's value is a function of the type of the card in register
+  // ``var`` (its attributes, which never change) and of constants; ``reads``: it reads
+  // an attribute at all
+  const Node& n = nodes[ni];
+  switch (n.op) {
+    case O_INT:
+    case O_STR:
+    case O_STRLIST:
+      return true;
+    case O_ATTR: {
+      const Node& card = nodes[kids[n.kid0]];
+      reads = true;
+      return card.op == O_REG && card.p[0] == var;
+    }
+    case O_CONTAINS:
+    case O_COMPARE:
+    case O_AND:
+    case O_OR:
+    case O_NOT:
+    case O_IF:
+      for (int i = 0; i < n.nkids; i++)
+        if (!reads_type_only(kids[n.kid0 + i], var, reads)) return false;
+      return true;
+    default:
+      return false;
+  }
+}
+
+void Program::mark_type_test(i32 cond, i64 var, i32 coll) {
+  // the elements must be cards: a filter over numbers may read no attribute at all
+  int t = nodes[coll].type;
+  if (t != T_CARDS && t != T_LOC && t != T_MEMLOC) return;
+  bool reads = false;
+  if (nodes[cond].type_test || !reads_type_only(cond, var, reads) || !reads) return;
+  if (n_type_tests >= INT16_MAX) return;
+  nodes[cond].type_test = (int16_t)(++n_type_tests);
+}
+
+bool Program::scalar_call(const Node& n) const {
+  if (n.op != O_CALL || n.p[0] < 0 || n.p[0] >= (i64)procedures.size()) return false;
+  const Procedure& proc = procedures[n.p[0]];
+  if (n.nkids > MAX_SCALAR_ARGS || n.nkids != (i32)proc.param_slots.size()) return false;
+  for (int i = 0; i < n.nkids; i++) {
+    if (i < (int)proc.param_types.size() && proc.param_types[i] == T_CARDS) return false;
+    switch (nodes[kids[n.kid0 + i]].type) {  // evv's collections
+      case T_CARDS: case T_PLAYERS: case T_TEAMS: case T_STRS: case T_INTS: case T_LOCS:
+      case T_CARDSS:
+        return false;
+      default:
+        break;
+    }
+  }
+  return true;
+}
+
+void Program::find_hot_paths() {
+  // after find_shared_guards: a node whose value a listing shares keeps the general path
+  for (size_t i = 0; i < nodes.size(); i++) {
+    const Node& n = nodes[i];
+    if (n.op == O_FILTER) mark_type_test(kids[n.kid0 + 1], n.p[0], kids[n.kid0]);
+    if (n.op == O_AGGREGATE) mark_type_test(kids[n.kid0 + 1], n.p[1], kids[n.kid0]);
+  }
+  for (Node& n : nodes) {
+    if (steady_move(n)) n.flags |= STEADY_MOVE;
+    if (scalar_call(n)) n.flags |= SCALAR_CALL;
+    n.hot = H_NONE;
+    if (n.flags & MEMO) continue;
+    auto kid_is = [&](int i, int op) { return nodes[kids[n.kid0 + i]].op == op; };
+    auto kid_is_location = [&]() {
+      int t = nodes[kids[n.kid0]].type;
+      return t == T_LOC || t == T_MEMLOC;
+    };
+    switch (n.op) {
+      case O_SIZE:
+        if (kid_is_location() && kid_is(0, O_REG)) n.hot = H_SIZE_REG;
+        if (kid_is_location() && kid_is(0, O_LOCATION)) n.hot = H_SIZE_LOC;
+        break;
+      case O_CARDAT:
+        if (n.p[0] != 2 && kid_is_location() && kid_is(0, O_REG)) n.hot = H_CAP_REG;
+        if (n.p[0] != 2 && kid_is_location() && kid_is(0, O_LOCATION)) n.hot = H_CAP_LOC;
+        break;
+      case O_ATTR: {
+        const Node& card = nodes[kids[n.kid0]];
+        n.hot = card.op == O_REG ? H_ATTR_REG : card.hot == H_CAP_REG ? H_ATTR_CAP : H_ATTR;
+        break;
+      }
+      case O_COMPARE:
+        if (n.p[1]) n.hot = H_CMP_CARD;
+        else if (!(n.flags & STRING_ORDER)) n.hot = H_CMP;
+        break;
+      case O_AND: n.hot = H_AND; break;
+      case O_OR: n.hot = H_OR; break;
+      case O_NOT: n.hot = H_NOT; break;
+      case O_STORAGE:
+        if (n.p[0] == 0) n.hot = H_STO_INT;
+        break;
+      default:
+        break;
     }
   }
 }

@@ -25,6 +25,14 @@ inline bool seat_sees(const Program& P, i32 key, int seat) {
   return k.kind == 0 || k.kind == 3 || (k.kind == 1 && k.owner == seat && seat >= 0);
 }
 
+// a register set to a single value (a card, a number...), as a Val assignment would
+inline void bind_scalar(Val& r, i64 v) {
+  r.i = v;
+  r.is_none = false;
+  if (r.list) r.list.reset();
+  if (r.lists) r.lists.reset();
+}
+
 // An agent that decides inside the engine, so that a whole game (or a rollout) of such
 // agents never returns to Python.  Each mirrors a Python agent choice for choice.
 class NativeAgent {
@@ -111,6 +119,7 @@ class VM {
   void bind_tables() {
     nodes_ = P.nodes.data();
     kids_ = P.kids.data();
+    type_tests_.resize((size_t)P.n_type_tests);
   }
   const Node* nodes_ = nullptr;
   const i32* kids_ = nullptr;
@@ -159,10 +168,9 @@ class VM {
     const Node& n = nodes_[ni];
     if (n.op == O_REG) return st.regs[n.p[0]].i;
     if (n.op <= O_STR) return n.p[0];  // O_INT, O_STR
-    if (n.op == O_GAME) return -1;
-    if (__builtin_expect(n.flags & MEMO, 0)) return ev_memo(st, ni);
-    return ev_node(st, ni);
+    return ev_hot(st, ni);
   }
+  i64 ev_hot(State& st, i32 ni);
   i64 ev_memo(State& st, i32 ni);
   i64 ev_node(State& st, i32 n);
   const Coll& evr(State& st, i32 n, Coll& scratch);
@@ -189,6 +197,7 @@ class VM {
   void call_enter(State& st, i32 n);
   void call_atomic(State& st, i32 n);
   i32 body_for(State& st, const Procedure& proc, const std::vector<Val>& args, i32 span);
+  i32 body_of(State& st, const Procedure& proc, bool has_card, i64 card, i32 span);
   void call_args(State& st, const Node& n, const Procedure& proc, std::vector<Val>& args);
   void list_options(State& st, i32 choice, OptionList& out);
   std::shared_ptr<OptionList> fresh_options();
@@ -211,6 +220,9 @@ class VM {
 
   // statements
   void move(State& st, const Node& n, i32 self);
+  void move_many(State& st, i32 move, i64 times);
+  i32 take_card(State& st, i64 card);
+  void put_card(State& st, const Node& n, i64 card, i32 src, i32 to);
   void remember(State& st, const Node& n, i32 self);
   void place(State& st, const Node& n, Coll& z, i64 card, i64& at);
   void set_value(State& st, const Node& n);
@@ -242,9 +254,100 @@ class VM {
   struct Cont;
   struct Lister;
   void expand(Lister& L, i32 n, State* st, size_t applied, const Cont* k);
+  bool guarded_actions(i32 body) const;
+  static bool acts(const Lister& L);
+  void list_guarded(Lister& L, State& st, const Node& n, i32 ni, const Coll& items);
   void proceed(Lister& L, State* st, size_t applied, const Cont* k);
   State* materialize(Lister& L, State* st, size_t& applied);
+  // ------------------------------------------------------------ the fast paths
+  // Program::find_hot_paths marks the commonest expressions (Hot, in program.h); these
+  // evaluate them with ev's results, order and errors but without a call per node, and
+  // a filter's condition of a card's type alone once per type.
+
+  // a filter's (or any/all's) condition for one card, bound to the variable as ev would
+  // find it; a condition of the card's type alone is evaluated once per type
+  __attribute__((always_inline)) bool test_card(State& st, i64 var, i32 cond, i64 card) {
+    bind_scalar(st.regs[var], card);
+    int16_t slot = nodes_[cond].type_test;
+    if (!slot || card < 0) return test_hot(st, cond);  // no card: ev's error
+    std::vector<int8_t>& known = type_tests_[slot - 1];
+    size_t type = (size_t)st.card_type[card];
+    if (type < known.size() && known[type] >= 0) return known[type];
+    return learn_type_test(st, cond, known, type);
+  }
+  bool learn_type_test(State& st, i32 cond, std::vector<int8_t>& known, size_t type);
+  std::vector<std::vector<int8_t>> type_tests_;  // per slot, per card type: -1 unknown
+  // ev for the operands of ev_hot's nodes: the location reads that end most guards
+  // (a register's size or top card) too are done in place, without a call
+  __attribute__((always_inline)) i64 evk(State& st, i32 ni) {
+    const Node& n = nodes_[ni];
+    if (n.op == O_REG) return st.regs[n.p[0]].i;
+    if (n.op <= O_STR) return n.p[0];
+    switch (n.hot) {
+      case H_SIZE_REG:
+        return (i64)st.zone((i32)st.regs[nodes_[kids_[n.kid0]].p[0]].i).size();
+      case H_CAP_REG:
+        return cap_of(nodes_[ni], st);
+      case H_ATTR_REG:
+      case H_ATTR_CAP: {
+        const Node& card = nodes_[kids_[n.kid0]];
+        i64 c = n.hot == H_ATTR_REG ? st.regs[card.p[0]].i : cap_of(card, st);
+        if (c == NO_CARD) attr_of_no_card(n);
+        return attr_int(st, n, c);
+      }
+      case H_NONE:  // a listing's shared value, once known
+        if ((n.flags & MEMO) && memo_on_) {
+          i32 slot = P.memo_slot[ni];
+          if (memo_stamp_[slot] == memo_epoch_) return memo_value_[slot];
+        }
+        break;
+      default:
+        break;
+    }
+    return ev_hot(st, ni);
+  }
+  // (top 'L) / (bottom 'L) of a register holding a location (H_CAP_REG)
+  __attribute__((always_inline)) i64 cap_of(const Node& n, const State& st) const {
+    const Coll& z = st.zone((i32)st.regs[nodes_[kids_[n.kid0]].p[0]].i);
+    if (z.empty()) return NO_CARD;
+    return n.p[0] == 0 ? z.back() : z.front();
+  }
+  // an ATTR node's value for a card (ev_node's O_ATTR, once the card is known)
+  __attribute__((always_inline)) i64 attr_int(const State& st, const Node& n, i64 c) const {
+    const CardType& t = P.card_types[st.card_type[c]];
+    size_t name = (size_t)n.p[0];
+    if (name < t.by_name.size() && t.by_name[name].tag >= 0) return t.by_name[name].v;
+    return P.values[n.p[1]].v;
+  }
+  // a comparison of numbers (H_CMP), its operands by evk
+  __attribute__((always_inline)) bool compare_hot(State& st, const Node& n) {
+    i64 a = evk(st, kids_[n.kid0]);
+    i64 b = evk(st, kids_[n.kid0 + 1]);
+    switch (n.p[0]) {
+      case 0: return a == b;
+      case 1: return a != b;
+      case 2: return a < b;
+      case 3: return a <= b;
+      case 4: return a > b;
+      default: return a >= b;
+    }
+  }
+  // a condition (ev != 0); a comparison of numbers is done in place
+  __attribute__((always_inline)) bool test_hot(State& st, i32 ni) {
+    const Node& n = nodes_[ni];
+    if (n.hot == H_CMP) return compare_hot(st, n);
+    return evk(st, ni) != 0;
+  }
+  // a guard evaluated for every element of a listing: an AND of comparisons too
+  __attribute__((always_inline)) bool guard_hot(State& st, i32 ni) {
+    const Node& n = nodes_[ni];
+    if (n.hot != H_AND) return test_hot(st, ni);
+    for (int i = 0; i < n.nkids; i++)
+      if (!test_hot(st, kids_[n.kid0 + i])) return false;
+    return true;
+  }
   [[noreturn]] void error(const std::string& message, i32 span) const;
+  [[noreturn, gnu::cold, gnu::noinline]] void attr_of_no_card(const Node& n) const;
 };
 
 void shuffle_in_place(uint64_t& rng, Coll& items);
