@@ -41,6 +41,17 @@ enum Type : int16_t {
   T_DECK, T_AWARDS, T_ANY
 };
 
+// a type whose values are collections (VM::evv holds them as lists, not numbers)
+inline bool is_collection_type(int t) {
+  switch (t) {
+    case T_CARDS: case T_PLAYERS: case T_TEAMS: case T_STRS: case T_INTS: case T_LOCS:
+    case T_CARDSS:
+      return true;
+    default:
+      return false;
+  }
+}
+
 constexpr int HAS_DECISION = 1;
 constexpr int PURE = 2;
 constexpr int FIXED = 4;

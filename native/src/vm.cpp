@@ -91,12 +91,8 @@ Typed VM::attribute(const State& st, i64 card, i32 name, bool& found) const {
 // top card of an empty location is a rule error (inlined: it is on the evaluator's hot path)
 __attribute__((always_inline)) inline Typed VM::attr_value(State& st, const Node& n) {
   i64 c = ev(st, kd(n, 0));
-  if (c == NO_CARD)
-    error("(attr " + P.strings[n.p[0]] + " ...) of a card in an empty location", n.span);
-  bool found;
-  Typed t = attribute(st, c, (i32)n.p[0], found);
-  if (!found) t = P.values[n.p[1]];
-  return t;
+  if (c == NO_CARD) attr_of_no_card(n);
+  return attr_of(st, n, c);
 }
 
 // engine/collections.py: routes.  The cards of a (connects ...) or (longest-path ...)
@@ -297,11 +293,6 @@ i32 VM::skey(State& st, i32 ni) {
 
 static inline void bind_scalar(State& st, i64 slot, i64 v) { bind_scalar(st.regs[slot], v); }
 
-static i64 cap_card(const Coll& z, int which) {
-  if (z.empty()) return NO_CARD;
-  return which == 0 ? z.back() : z.front();
-}
-
 // The fast paths of Program::find_hot_paths, each the same evaluation as ev_node's case
 // for the node (the same order of evaluation, the same errors); any other node, and a
 // node whose value a listing shares (MEMO), goes on to the general evaluator.
@@ -320,15 +311,14 @@ __attribute__((noinline)) i64 VM::ev_hot(State& st, i32 ni) {
     case H_ATTR: {
       i64 c = evk(st, kids_[n.kid0]);
       if (c == NO_CARD) attr_of_no_card(n);
-      return attr_int(st, n, c);
+      return attr_of(st, n, c).v;
     }
     case H_CMP:
       return compare_hot(st, n);
     case H_CMP_CARD: {
       i64 a = evk(st, kids_[n.kid0]);
       i64 b = evk(st, kids_[n.kid0 + 1]);
-      bool same = a != NO_CARD && a == b;
-      return n.p[0] == 0 ? same : !same;
+      return compare_cards(n.p[0], a, b);
     }
     case H_AND:
       for (int i = 0; i < n.nkids; i++)
@@ -660,10 +650,11 @@ __attribute__((noinline)) i64 VM::ev_node(State& st, i32 ni) {
 i64 VM::ev_memo(State& st, i32 ni) {
   // a guard expression another top-level guard of the same choice also holds: within
   // one listing the state is the same for both (bindings aside, which it does not read)
-  if (!memo_on_) return ev_node(st, ni);
+  i64 v;
+  if (memo_hit(ni, v)) return v;
+  v = ev_node(st, ni);
+  if (!memo_on_) return v;
   i32 slot = P.memo_slot[ni];
-  if (memo_stamp_[slot] == memo_epoch_) return memo_value_[slot];
-  i64 v = ev_node(st, ni);
   memo_stamp_[slot] = memo_epoch_;
   memo_value_[slot] = v;
   return v;
@@ -672,10 +663,7 @@ i64 VM::ev_memo(State& st, i32 ni) {
 bool VM::compare(State& st, const Node& n) {
   i64 a = ev(st, kd(n, 0)), b = ev(st, kd(n, 1));
   int op = (int)n.p[0];
-  if (n.p[1]) {  // cards: by identity; a missing card equals nothing
-    bool same = a != NO_CARD && a == b;
-    return op == 0 ? same : !same;
-  }
+  if (n.p[1]) return compare_cards(op, a, b);
   if (n.flags & STRING_ORDER) {
     int c = P.strings[a].compare(P.strings[b]);
     switch (op) {
@@ -685,14 +673,7 @@ bool VM::compare(State& st, const Node& n) {
       default: return c >= 0;
     }
   }
-  switch (op) {
-    case 0: return a == b;
-    case 1: return a != b;
-    case 2: return a < b;
-    case 3: return a <= b;
-    case 4: return a > b;
-    default: return a >= b;
-  }
+  return compare_numbers(op, a, b);
 }
 
 void VM::elements(State& st, i32 coll, std::vector<Val>& out) {
@@ -2255,6 +2236,14 @@ State* VM::materialize(Lister& L, State* st, size_t& applied) {
   return result;
 }
 
+void VM::keep_option(Lister& L) {
+  // the steps on the stack are an option of the choice
+  L.out->add(L.steps.begin(), L.steps.end(), L.held, L.branch);
+  if ((i64)L.out->size() > P.limits.max_options)
+    error("this choice lists more than " + str(P.limits.max_options) + " options",
+          L.choice_span);
+}
+
 void VM::proceed(Lister& L, State* st, size_t applied, const Cont* k) {
   if (!k) {  // the option is complete: keep it if it acts
     bool acts = false;
@@ -2264,10 +2253,7 @@ void VM::proceed(Lister& L, State* st, size_t applied, const Cont* k) {
         break;
       }
     if (!acts) return;
-    L.out->add(L.steps.begin(), L.steps.end(), L.held, L.branch);
-    if ((i64)L.out->size() > P.limits.max_options)
-      error("this choice lists more than " + str(P.limits.max_options) + " options",
-            L.choice_span);
+    keep_option(L);
     return;
   }
   switch (k->kind) {
@@ -2338,10 +2324,7 @@ void VM::list_guarded(Lister& L, State& st, const Node& n, i32 ni, const Coll& i
     if (!guard_hot(st, cond)) continue;
     L.steps.push_back(Step::scalar(ni, (i32)n.p[1], (i32)n.p[2], e));
     for (int i = 0; i < d.nkids; i++) L.steps.push_back(Step::action(kd(d, i)));
-    L.out->add(L.steps.begin(), L.steps.end(), L.held, L.branch);
-    if ((i64)L.out->size() > P.limits.max_options)
-      error("this choice lists more than " + str(P.limits.max_options) + " options",
-            L.choice_span);
+    keep_option(L);
     L.steps.pop((size_t)d.nkids + 1);
   }
 }
@@ -2955,13 +2938,7 @@ bool Program::scalar_call(const Node& n) const {
   if (n.nkids > MAX_SCALAR_ARGS || n.nkids != (i32)proc.param_slots.size()) return false;
   for (int i = 0; i < n.nkids; i++) {
     if (i < (int)proc.param_types.size() && proc.param_types[i] == T_CARDS) return false;
-    switch (nodes[kids[n.kid0 + i]].type) {  // evv's collections
-      case T_CARDS: case T_PLAYERS: case T_TEAMS: case T_STRS: case T_INTS: case T_LOCS:
-      case T_CARDSS:
-        return false;
-      default:
-        break;
-    }
+    if (is_collection_type(nodes[kids[n.kid0 + i]].type)) return false;
   }
   return true;
 }

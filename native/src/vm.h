@@ -25,6 +25,30 @@ inline bool seat_sees(const Program& P, i32 key, int seat) {
   return k.kind == 0 || k.kind == 3 || (k.kind == 1 && k.owner == seat && seat >= 0);
 }
 
+// (top Z) / (bottom Z) of a location's cards: ``which`` 0 the top, 1 the bottom
+inline i64 cap_card(const Coll& z, int which) {
+  if (z.empty()) return NO_CARD;
+  return which == 0 ? z.back() : z.front();
+}
+
+// a COMPARE node's operator (p0: ==, !=, <, <=, >, >=) on numbers
+inline bool compare_numbers(i64 op, i64 a, i64 b) {
+  switch (op) {
+    case 0: return a == b;
+    case 1: return a != b;
+    case 2: return a < b;
+    case 3: return a <= b;
+    case 4: return a > b;
+    default: return a >= b;
+  }
+}
+
+// on cards, by identity (== or !=): a missing card equals nothing
+inline bool compare_cards(i64 op, i64 a, i64 b) {
+  bool same = a != NO_CARD && a == b;
+  return op == 0 ? same : !same;
+}
+
 // a register set to a single value (a card, a number...), as a Val assignment would
 inline void bind_scalar(Val& r, i64 v) {
   r.i = v;
@@ -257,6 +281,7 @@ class VM {
   bool guarded_actions(i32 body) const;
   static bool acts(const Lister& L);
   void list_guarded(Lister& L, State& st, const Node& n, i32 ni, const Coll& items);
+  void keep_option(Lister& L);
   void proceed(Lister& L, State* st, size_t applied, const Cont* k);
   State* materialize(Lister& L, State* st, size_t& applied);
   // ------------------------------------------------------------ the fast paths
@@ -293,14 +318,13 @@ class VM {
         const Node& card = nodes_[kids_[n.kid0]];
         i64 c = n.hot == H_ATTR_REG ? st.regs[card.p[0]].i : cap_of(card, st);
         if (c == NO_CARD) attr_of_no_card(n);
-        return attr_int(st, n, c);
+        return attr_of(st, n, c).v;
       }
-      case H_NONE:  // a listing's shared value, once known
-        if ((n.flags & MEMO) && memo_on_) {
-          i32 slot = P.memo_slot[ni];
-          if (memo_stamp_[slot] == memo_epoch_) return memo_value_[slot];
-        }
+      case H_NONE: {  // a listing's shared value, once known
+        i64 known;
+        if ((n.flags & MEMO) && memo_hit(ni, known)) return known;
         break;
+      }
       default:
         break;
     }
@@ -308,29 +332,28 @@ class VM {
   }
   // (top 'L) / (bottom 'L) of a register holding a location (H_CAP_REG)
   __attribute__((always_inline)) i64 cap_of(const Node& n, const State& st) const {
-    const Coll& z = st.zone((i32)st.regs[nodes_[kids_[n.kid0]].p[0]].i);
-    if (z.empty()) return NO_CARD;
-    return n.p[0] == 0 ? z.back() : z.front();
+    return cap_card(st.zone((i32)st.regs[nodes_[kids_[n.kid0]].p[0]].i), (int)n.p[0]);
   }
-  // an ATTR node's value for a card (ev_node's O_ATTR, once the card is known)
-  __attribute__((always_inline)) i64 attr_int(const State& st, const Node& n, i64 c) const {
+  // an ATTR node's value for a card: its type's, else the node's default
+  __attribute__((always_inline)) Typed attr_of(const State& st, const Node& n, i64 c) const {
     const CardType& t = P.card_types[st.card_type[c]];
     size_t name = (size_t)n.p[0];
-    if (name < t.by_name.size() && t.by_name[name].tag >= 0) return t.by_name[name].v;
-    return P.values[n.p[1]].v;
+    if (name < t.by_name.size() && t.by_name[name].tag >= 0) return t.by_name[name];
+    return P.values[n.p[1]];
+  }
+  // a listing's shared value of node ``ni`` (MEMO), if it is known yet
+  __attribute__((always_inline)) bool memo_hit(i32 ni, i64& value) const {
+    if (!memo_on_) return false;
+    i32 slot = P.memo_slot[ni];
+    if (memo_stamp_[slot] != memo_epoch_) return false;
+    value = memo_value_[slot];
+    return true;
   }
   // a comparison of numbers (H_CMP), its operands by evk
   __attribute__((always_inline)) bool compare_hot(State& st, const Node& n) {
     i64 a = evk(st, kids_[n.kid0]);
     i64 b = evk(st, kids_[n.kid0 + 1]);
-    switch (n.p[0]) {
-      case 0: return a == b;
-      case 1: return a != b;
-      case 2: return a < b;
-      case 3: return a <= b;
-      case 4: return a > b;
-      default: return a >= b;
-    }
+    return compare_numbers(n.p[0], a, b);
   }
   // a condition (ev != 0); a comparison of numbers is done in place
   __attribute__((always_inline)) bool test_hot(State& st, i32 ni) {
