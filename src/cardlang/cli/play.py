@@ -30,8 +30,6 @@ from cardlang.errors import UsageError
 
 __all__ = ["add_parser", "cmd_play"]
 
-DEFAULT_DB = Path("cardlang-runs") / "runs.sqlite"
-
 
 def add_parser(sub: SubParsers) -> None:
     p = sub.add_parser(
@@ -48,12 +46,16 @@ def add_parser(sub: SubParsers) -> None:
         default="random",
         help="the other seats' agents: one for all, or one per other seat in seat order (random)",
     )
-    p.add_argument(
-        "--advisor",
-        default="ismcts:iterations=1000",
-        metavar="SPEC",
-        help="the agent whose estimates ? shows (ismcts:iterations=1000)",
-    )
+    person_game_options(p, advice="the agent whose estimates ? shows")
+
+
+def person_game_options(p: argparse.ArgumentParser, *, advice: str) -> None:
+    """What ``play`` and ``serve`` share: the advisor (``advice`` says where its estimates
+    show), the records, the seed, parameters, engine and limits."""
+    from cardlang.runs.store import DEFAULT_DB
+
+    advisor = "ismcts:iterations=1000"
+    p.add_argument("--advisor", default=advisor, metavar="SPEC", help=f"{advice} ({advisor})")
     p.add_argument("--db", type=Path, default=DEFAULT_DB, help=f"the records ({DEFAULT_DB})")
     p.add_argument("--no-record", action="store_true", help="keep no record of the game")
     seed_option(p, text="the game's seed (0)")
@@ -119,7 +121,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 def records_ready(db: Path | None) -> None:
     """Check before the game that its records can be written (a person's game is not
     lost at its end to a bad --db); the default records' directory is made if missing."""
-    from cardlang.runs.store import RunStore
+    from cardlang.runs.store import DEFAULT_DB, RunStore
 
     if db is None:
         return

@@ -20,13 +20,9 @@ from cardlang.cli.options import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     SubParsers,
-    engine_option,
-    limit_options,
     load_game_and_text,
-    param_option,
-    seed_option,
 )
-from cardlang.cli.play import DEFAULT_DB, other_specs, records_ready
+from cardlang.cli.play import other_specs, person_game_options, records_ready
 from cardlang.errors import UsageError
 
 __all__ = ["add_parser", "cmd_serve"]
@@ -56,18 +52,7 @@ def add_parser(sub: SubParsers) -> None:
     )
     p.add_argument("--host", default="127.0.0.1", help="the address to serve on (127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="the port (8000; 0: any free one)")
-    p.add_argument(
-        "--advisor",
-        default="ismcts:iterations=1000",
-        metavar="SPEC",
-        help="the agent whose estimates the page's advice button shows (ismcts:iterations=1000)",
-    )
-    p.add_argument("--db", type=Path, default=DEFAULT_DB, help=f"the records ({DEFAULT_DB})")
-    p.add_argument("--no-record", action="store_true", help="keep no record of the game")
-    seed_option(p, text="the game's seed (0)")
-    param_option(p)
-    engine_option(p)
-    limit_options(p)
+    person_game_options(p, advice="the agent whose estimates the page's advice button shows")
 
 
 def people_seats(args: argparse.Namespace, nplayers: int) -> list[int]:
