@@ -48,16 +48,20 @@ def make_agent(spec: str, seed: int) -> Any:
     factory = BUILTIN_AGENTS.get(spec)
     if factory is not None:
         return factory(seed=seed)
+    return agent_maker(spec)(seed)
+
+
+def agent_maker(spec: str) -> Callable[[int], Any]:
+    """What makes the agent of ``spec`` from a seed, with every mistake of the spec found
+    now: the class loaded (a plugin's file runs), the parameters converted and checked
+    against the constructor's signature.  The constructor itself runs only when called:
+    a sandbox loads an agent once and makes one per game."""
     if spec.endswith(".py"):
         raise UsageError(f"agent '{spec}' names a file but no class: write {spec}:ClassName")
     parsed = parse_spec(spec)
     factory = _factory(parsed)
     signature = signature_of(factory)
     kwargs = keyword_arguments(parsed, signature)
-    if signature.takes_seed:
-        kwargs["seed"] = seed
-    if not (parsed.is_plugin or parsed.params):
-        return factory(**kwargs)
     if parsed.is_plugin:
         try:  # arguments the class cannot take are the spec's fault: bad usage
             inspect.signature(factory).bind(**kwargs)
@@ -65,6 +69,21 @@ def make_agent(spec: str, seed: int) -> Any:
             raise UsageError(f"cannot create agent {spec}: {err}") from None
         except ValueError:  # no signature to read: the call will tell
             pass
+
+    def make(seed: int) -> Any:
+        arguments = dict(kwargs, seed=seed) if signature.takes_seed else kwargs
+        if not (parsed.is_plugin or parsed.params):
+            return factory(**arguments)
+        return _construct(spec, parsed, factory, arguments)
+
+    return make
+
+
+def _construct(
+    spec: str, parsed: AgentSpec, factory: Callable[..., Any], kwargs: dict[str, Any]
+) -> Any:
+    """Call an agent's constructor with the spec's parameters; a failure is bad usage for
+    a built-in (it refused a value) and the agent's own error for a plugin."""
     try:
         return factory(**kwargs)
     except UsageError:

@@ -21,6 +21,7 @@ KUHN = str(ROOT / "games" / "kuhn_poker.rcy")
 HOSTILE = str(Path(__file__).resolve().parent / "tournament_agents" / "hostile.py")
 BOT = f"{HOSTILE}:KuhnBot"
 SEARCH = "ismcts:iterations=50"
+SECRET = "00112233445566778899aabbccddeeff"
 
 
 def _kuhn():  # type: ignore[no-untyped-def]
@@ -51,7 +52,7 @@ def test_bradley_terry_orders_and_bounds_ratings() -> None:
 def test_a_tournament_rates_sensibly_and_resumes_to_the_same_json(tmp_path: Path) -> None:
     game = _kuhn()
     agents = ["random", BOT, SEARCH]
-    full = run_tournament(game, agents=agents, games=30, seed=3).to_json()
+    full = run_tournament(game, agents=agents, games=30, seed=3, secret=SECRET).to_json()
     ratings = full["ratings"]
     assert set(ratings) == set(agents)
     assert min(ratings, key=lambda a: ratings[a]["rating"]) == "random"
@@ -80,7 +81,13 @@ def test_a_tournament_rates_sensibly_and_resumes_to_the_same_json(tmp_path: Path
 
     with RunStore.open(db) as store:
         first = run_tournament(
-            game, agents=agents, games=30, seed=3, store=store, on_game=stop_after_some
+            game,
+            agents=agents,
+            games=30,
+            seed=3,
+            store=store,
+            on_game=stop_after_some,
+            secret=SECRET,
         )
     assert first.interrupted and len(first.records) == 25
     with RunStore.open(db) as store:
@@ -88,14 +95,13 @@ def test_a_tournament_rates_sensibly_and_resumes_to_the_same_json(tmp_path: Path
     assert again.from_db == 25 and not again.interrupted
     assert again.to_json() == full
     # games played at once give the same games
-    parallel = run_tournament(game, agents=agents, games=30, seed=3, workers=3)
+    parallel = run_tournament(game, agents=agents, games=30, seed=3, workers=3, secret=SECRET)
     assert parallel.to_json() == full
 
 
 def test_hostile_agents_forfeit_for_their_reasons_and_the_cheat_finds_nothing(
     tmp_path: Path,
 ) -> None:
-    report = tmp_path / "cheat.json"
     expected = {
         "Crasher": "crash",
         "Exiter": "crash",
@@ -103,7 +109,7 @@ def test_hostile_agents_forfeit_for_their_reasons_and_the_cheat_finds_nothing(
         "Hog": "memory",
         "Illegal": "illegal",
     }
-    agents = ["random", f"{HOSTILE}:Cheat:report={report}"]
+    agents = ["random", f"{HOSTILE}:Cheat"]
     agents += [f"{HOSTILE}:{name}" for name in expected]
     db = tmp_path / "runs.sqlite"
     with RunStore.open(db) as store:
@@ -130,7 +136,9 @@ def test_hostile_agents_forfeit_for_their_reasons_and_the_cheat_finds_nothing(
         kinds = {r[0] for r in store.conn.execute("SELECT error_kind FROM games")}
     assert {k.split(":")[1] for k in kinds if k} == set(expected.values())
 
-    cheat = json.loads(report.read_text())
+    # what the cheat printed is in its log, not in the tournament's output
+    printed = Path(data["agent_logs"][agents[1]]).read_text()
+    cheat = json.loads(printed.split("CHEAT-REPORT", 1)[1].splitlines()[0])
     assert cheat["found"] == []  # no game, state, view or other agent in its process
     assert cheat["private"] == [] and cheat["reachable"] == [] and not cheat["simulates"]
     assert cheat["view_type"] == "SandboxView" and cheat["option_type"] == "SandboxOption"

@@ -45,11 +45,10 @@ FORBIDDEN = (
 
 class Cheat:
     """Inspects its view's private attributes and walks the garbage collector for the
-    game's objects and other agents; writes what it found to ``report`` (a JSON file)
-    at its first decision, then plays option 0."""
+    game's objects and other agents; prints what it found (a JSON line after
+    ``CHEAT-REPORT``: it lands in its log) at its first decision, then plays option 0."""
 
-    def __init__(self, report: str = "", seed: int = 0) -> None:
-        self.report = report
+    def __init__(self, seed: int = 0) -> None:
         self.done = False
 
     def choose(self, view: Any, options: Any) -> int:
@@ -72,8 +71,9 @@ class Cheat:
             except Exception:
                 simulates = False
             types = sorted({type(v).__name__ for v in _walk(vars(view))})
-            with open(self.report, "w") as f:
-                json.dump(
+            print(
+                "CHEAT-REPORT",
+                json.dumps(
                     {
                         "found": found,
                         "private": private,
@@ -83,9 +83,10 @@ class Cheat:
                         "types": types,
                         "option_type": type(options[0]).__name__,
                         "pid": os.getpid(),
-                    },
-                    f,
-                )
+                    }
+                ),
+                flush=True,
+            )
         return 0
 
 

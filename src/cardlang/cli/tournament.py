@@ -86,6 +86,32 @@ def add_parser(sub: SubParsers) -> None:
         metavar="K",
         help="illegal answers refused and asked again before the agent forfeits (0)",
     )
+    p.add_argument(
+        "--init-time-limit",
+        type=_seconds,
+        metavar="SECONDS",
+        help="seconds an agent may take to load its file, and to make the agent of a game "
+        "(default: --time-limit)",
+    )
+    p.add_argument(
+        "--secret",
+        metavar="HEX",
+        help="the key the games' and the agents' seeds are derived under (32+ hex digits); "
+        "default: a fresh one, kept in the records (--db) and printed with the results. "
+        "The same --seed and --secret give the same games",
+    )
+    p.add_argument(
+        "--no-jail",
+        action="store_true",
+        help="run agents from files as plain processes of your user, not in a jail "
+        "(bubblewrap): they can then read whatever you can. Only for agents you trust",
+    )
+    p.add_argument(
+        "--agent-logs",
+        metavar="DIR",
+        help="keep what each agent prints here, a capped file per agent (default: DB.logs "
+        "next to --db; without --db, nowhere)",
+    )
     param_option(p)
     engine_option(p)
     limit_options(p)
@@ -114,6 +140,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         time_limit=args.time_limit,
         memory_limit=args.memory_limit or None,
         illegal_retries=args.illegal_retries,
+        init_time_limit=args.init_time_limit,
+        jail=not args.no_jail,
     )
     harden_parent()
     store = RunStore.open(args.db) if args.db else None
@@ -132,14 +160,29 @@ def cmd_tournament(args: argparse.Namespace) -> int:
                 workers=args.workers,
                 on_game=None if bar is None else (lambda r: bar.advance(1)),
                 on_resume=None if bar is None else bar.advance,
+                secret=args.secret,
+                log_dir=Path(args.agent_logs) if args.agent_logs else None,
             )
     finally:
         if store is not None:
             store.close()
     if args.json:
-        print(json.dumps(result.to_json(), indent=2))
+        data = result.to_json()
+        if getattr(args, "debug", False):
+            data["forfeit_details"] = result.forfeit_details()
+        print(json.dumps(data, indent=2))
     else:
         _print_result(result)
+        if getattr(args, "debug", False):
+            _print_details(result)
+    if result.logs:
+        shown = ", ".join(f"{spec}: {path}" for spec, path in result.logs.items())
+        print(f"cardlang: what agents printed is kept in their logs ({shown})", file=sys.stderr)
+    print(
+        f"cardlang: this tournament's secret is {result.secret} (--seed {result.seed} "
+        f"--secret {result.secret} plays the same games again)",
+        file=sys.stderr,
+    )
     if args.plot:
         _plot(result, Path(args.plot))
     if result.from_db:
@@ -166,6 +209,7 @@ def _print_result(r: TournamentResult) -> None:
     counts = r.counts()
     ratings = r.ratings()
     forfeits = r.forfeits()
+    messages = r.forfeit_messages()
     table = Table(
         title=f"{r.game}: {counts['played']} of {counts['planned']} games "
         f"({r.games_per_pairing} per pairing, seats rotated)",
@@ -180,7 +224,13 @@ def _print_result(r: TournamentResult) -> None:
         table.add_column(name, justify="left" if left else "right", overflow="fold")
     letters = {spec: _letter(i) for i, spec in enumerate(ratings)}
     for spec, row in ratings.items():
-        lost = ", ".join(f"{k}: {v}" for k, v in forfeits[spec].items()) or "-"
+        lost = (
+            "\n".join(
+                f"{kind}: {count} ({messages[spec].get(kind) or 'no message'})"
+                for kind, count in forfeits[spec].items()
+            )
+            or "-"
+        )
         score = "-" if row["score"] is None else f"{row['score']:.1%}"
         table.add_row(
             letters[spec],
@@ -207,6 +257,14 @@ def _print_result(r: TournamentResult) -> None:
             cells.append("" if cell is None else f"{cell['score']:g}/{cell['games']}")
         grid.add_row(letters[a], *cells)
     console.print(grid)
+
+
+def _print_details(r: TournamentResult) -> None:
+    """--debug: the whole recorded text (a crash's traceback) of each agent's first
+    forfeit of each kind."""
+    for spec, kinds in r.forfeit_details().items():
+        for kind, text in kinds.items():
+            print(f"--- {spec}: first forfeit ({kind}) ---\n{text}")
 
 
 def _letter(i: int) -> str:

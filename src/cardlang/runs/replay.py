@@ -56,6 +56,10 @@ def replay_game(
             )
         master.apply(st, index)
     if not st.is_over:
+        if stored.end_reason == "forfeit":  # a tournament's agent forfeited here
+            from cardlang.runs.tournament import recorded_forfeit
+
+            return recorded_forfeit(stored, st.nplayers, st.decisions, st.turns), st
         if stored.end_reason == "failed" and (stored.error_kind or "").startswith("agent"):
             # its agent failed at the next decision: the game ends there, as it did
             from cardlang.runs.play import failed_by_agent

@@ -365,11 +365,15 @@ class RunStore:
 
     # ------------------------------------------------------------ batches
     def plan(
-        self, spec: BatchSpec, planner: Callable[[], Iterable[tuple[int, Sequence[str]]]]
+        self,
+        spec: BatchSpec,
+        planner: Callable[[], Iterable[tuple[int, Sequence[str]]]],
+        secret: str | None = None,
     ) -> tuple[int, bool]:
         """The batch's id, and whether it is new.  A new batch gets one planned game per
         ``(seed, seat agents)`` that ``planner`` yields, all in the same transaction, so a
-        batch is either fully planned or absent."""
+        batch is either fully planned or absent; with its ``secret`` (a tournament's key
+        for its seeds: ``batch_secret``), kept in the same transaction."""
         key = spec.key()
         with self.transaction() as conn:
             row = conn.execute("SELECT id FROM batches WHERE key = ?", (key,)).fetchone()
@@ -395,6 +399,8 @@ class RunStore:
                 ),
             )
             batch_id = int(cur.lastrowid or 0)
+            if secret is not None:
+                conn.execute("INSERT INTO meta VALUES (?, ?)", (_secret_key(batch_id), secret))
             conn.executemany(
                 "INSERT INTO games (batch_id, idx, seed, agents) VALUES (?, ?, ?, ?)",
                 (
@@ -403,6 +409,13 @@ class RunStore:
                 ),
             )
         return batch_id, True
+
+    def batch_secret(self, batch_id: int) -> str | None:
+        """The secret a batch was planned with (a tournament's), or None."""
+        row = self.conn.execute(
+            "SELECT value FROM meta WHERE key = ?", (_secret_key(batch_id),)
+        ).fetchone()
+        return None if row is None else str(row[0])
 
     def count(self, batch_id: int, status: str) -> int:
         """How many of the batch's games are 'planned' or 'done'."""
@@ -633,3 +646,7 @@ def _finite(value: float | None) -> float | None:
 def _tiebreaks(result: GameResult, seat: int) -> str | None:
     values = result.tiebreak_scores[seat] if result.tiebreak_scores else ()
     return json.dumps(list(values)) if values else None
+
+
+def _secret_key(batch_id: int) -> str:
+    return f"batch-secret:{batch_id}"

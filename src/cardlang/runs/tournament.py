@@ -2,21 +2,28 @@
 
 Pipeline position: runs, above the runner, the records and the sandbox.  A tournament
 of agents A, B, C ... on a P-player game plays every P-subset of the agents (every
-pairing, for two players), ``games`` games each, seats rotated from game to game, each
-game with its own seed from the root seed (``simulate.game_seeds``: the same seed gives
-the same games).  The games are planned, resumed and written with the records of
-``cardlang simulate`` (``RunStore.plan``/``pending``/``save``; a tournament without
-``--db`` keeps them in an in-memory database): a killed tournament run again with the
-same command plays only the games still missing.  Its batch is told apart from any
-``simulate`` batch by a first entry of its agents, ``tournament_mark`` (which also holds
-the sandbox's limits, since they decide forfeits).
+pairing, for two players), ``games`` games each, seats rotated from game to game.
+
+Seeds: a tournament has a secret (128 random bits, kept in the records with its batch,
+or given as ``--secret``).  Game i's seed is HMAC-SHA256(secret, root seed, i) and the
+agent of seat s gets HMAC-SHA256(secret, game seed, s) (``tournament_game_seed``,
+``tournament_agent_seed``): no agent can invert its seed to the game's, nor deal the
+game again by trying root seeds, and the same root seed and secret give the same games.
+
+The games are planned, resumed and written with the records of ``cardlang simulate``
+(``RunStore.plan``/``pending``/``save``; a tournament without ``--db`` keeps them in an
+in-memory database): a killed tournament run again with the same command plays only the
+games still missing. Its batch is told apart from any ``simulate`` batch by a first
+entry of its agents, ``tournament_mark`` (which also holds the sandbox's limits, since
+they decide forfeits).
 
 Every agent plays through ``sandbox.RemoteAgent``, in a worker process of its own under
-the sandbox's limits.  An agent that crashes, runs out of time or memory or insists on
-illegal moves forfeits: the game ends with end reason ``forfeit``, every other seat
-shares the win, and the records keep the reason (``error_kind``
-``forfeit:REASON:SEAT``, ``error`` the detail).  A game that fails by a rule error or is
-cut off by a limit has no result and counts for no one.
+the sandbox's limits (an agent from a file in a jail: jail.py); what it prints is kept
+in its log (``DB.logs/``), never in the tournament's output. An agent that crashes, runs
+out of time or memory or insists on illegal moves forfeits: the game ends with end
+reason ``forfeit``, every other seat shares the win, and the records keep the reason
+(``error_kind`` ``forfeit:REASON:SEAT``, ``error`` the detail). A game that fails by a
+rule error or is cut off by a limit has no result and counts for no one.
 
 Ratings: Bradley-Terry on pairwise results (a P-player game gives each pair of seats a
 result: the better rank scores 1, equal ranks 0.5 each), fitted by Newton's method with
@@ -33,9 +40,12 @@ errors.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import itertools
 import json
 import math
+import secrets
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -49,18 +59,19 @@ from cardlang.agents.base import AgentError
 from cardlang.engine.game import Game
 from cardlang.engine.gamemaster import Gamemaster, GameResult, Limits
 from cardlang.errors import RuleError, UsageError
-from cardlang.runs.planned import agent_seeds
+from cardlang.runs.jail import JailUnavailable, find_jail
 from cardlang.runs.play import Decision, play_game
 from cardlang.runs.sandbox import (
     FORFEIT_REASONS,
     AgentForfeit,
+    AgentLog,
     AgentWorker,
     RemoteAgent,
     SandboxLimits,
     is_sandboxed,
 )
 from cardlang.runs.simulate import batch_spec
-from cardlang.runs.store import PlannedGame, RunStore, now
+from cardlang.runs.store import PlannedGame, RunStore, StoredGame, now
 
 __all__ = [
     "FORFEIT",
@@ -108,6 +119,46 @@ def tournament_mark(sandbox: SandboxLimits) -> str:
     )
 
 
+def new_secret() -> str:
+    """A fresh tournament secret: 128 random bits, as hex."""
+    return secrets.token_hex(16)
+
+
+def _keyed(secret: str, label: bytes, *numbers: int) -> int:
+    """A 63-bit number derived from ``numbers`` under the secret (HMAC-SHA256): without
+    the secret, neither predictable nor invertible."""
+    message = label + b"".join(n.to_bytes(16, "little", signed=True) for n in numbers)
+    digest = hmac.new(bytes.fromhex(secret), message, hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "little") & (2**63 - 1)
+
+
+def tournament_game_seed(secret: str, root_seed: int, index: int) -> int:
+    """The seed of a tournament's game ``index``, from the root seed and the secret: an
+    agent that guesses the root seed (small seeds, the default 0) still cannot deal the
+    game again."""
+    return _keyed(secret, b"game", root_seed, index)
+
+
+def tournament_agent_seed(secret: str, game_seed: int, seat: int) -> int:
+    """The seed given to the agent of ``seat`` in a game: derived under the secret, so it
+    tells nothing of the game's seed or of another seat's seed."""
+    return _keyed(secret, b"agent", game_seed, seat)
+
+
+def check_secret(text: str) -> str:
+    """A secret given by the user: hex digits, at least 128 bits."""
+    cleaned = text.strip().lower()
+    try:
+        raw = bytes.fromhex(cleaned)
+    except ValueError:
+        raise UsageError(f"--secret must be hexadecimal, got {text!r}") from None
+    if len(raw) < 16:
+        raise UsageError(
+            f"--secret must have at least 32 hex digits (128 bits), got {len(cleaned)}"
+        )
+    return cleaned
+
+
 def seatings(agents: Sequence[str], players: int, games: int) -> list[tuple[str, ...]]:
     """Every game's seats: each ``players``-subset of the agents in order, ``games``
     games each, game j of a subset rotated by j places."""
@@ -131,6 +182,7 @@ class GameRecord:
     end_reason: str
     ranks: tuple[int | None, ...]
     forfeit: tuple[int, str] | None  # (seat, reason)
+    error: str | None = None  # the forfeit's (or rule error's) text, as recorded
 
     @property
     def has_result(self) -> bool:
@@ -139,7 +191,7 @@ class GameRecord:
 
 def _stored_games(store: RunStore, batch_id: int) -> list[GameRecord]:
     rows = store.conn.execute(
-        "SELECT g.id, g.idx, g.agents, g.end_reason, g.error_kind, r.rank "
+        "SELECT g.id, g.idx, g.agents, g.end_reason, g.error_kind, g.error, r.rank "
         "FROM games g JOIN results r ON r.game_id = g.id "
         "WHERE g.batch_id = ? AND g.status = 'done' ORDER BY g.idx, r.seat",
         (batch_id,),
@@ -147,14 +199,19 @@ def _stored_games(store: RunStore, batch_id: int) -> list[GameRecord]:
     out = []
     for _, group in itertools.groupby(rows, key=lambda r: r[0]):
         seats = list(group)
-        _, idx, agents, end_reason, kind, _ = seats[0]
+        _, idx, agents, end_reason, kind, error, _ = seats[0]
         forfeit = None
         if end_reason == FORFEIT and kind and kind.startswith(FORFEIT + ":"):
             _, reason, seat = kind.split(":")
             forfeit = (int(seat), reason)
         out.append(
             GameRecord(
-                idx, tuple(json.loads(agents)), end_reason, tuple(r[5] for r in seats), forfeit
+                idx,
+                tuple(json.loads(agents)),
+                end_reason,
+                tuple(r[6] for r in seats),
+                forfeit,
+                error,
             )
         )
     return out
@@ -204,6 +261,8 @@ class TournamentResult:
     batch_id: int | None = None
     from_db: int = 0
     interrupted: bool = False
+    secret: str = ""
+    logs: dict[str, str] = field(default_factory=dict)  # agent -> its log, if it wrote one
 
     def counts(self) -> dict[str, int]:
         reasons = [g.end_reason for g in self.records]
@@ -263,6 +322,25 @@ class TournamentResult:
                 table[reason] = table.get(reason, 0) + 1
         return {a: dict(sorted(t.items())) for a, t in out.items()}
 
+    def forfeit_details(self) -> dict[str, dict[str, str]]:
+        """Per agent and reason, the whole recorded text of its first forfeit of that
+        kind (a crash's traceback, for --debug)."""
+        out: dict[str, dict[str, str]] = {a: {} for a in self.agents}
+        for g in self.records:
+            if g.forfeit is not None:
+                seat, reason = g.forfeit
+                out[g.agents[seat]].setdefault(reason, g.error or "")
+        return out
+
+    def forfeit_messages(self) -> dict[str, dict[str, str]]:
+        """Per agent and reason, the first message of its first forfeit of that kind:
+        a crash's exception line (``AttributeError: ...``), a timeout's limit, an
+        illegal answer's refusal."""
+        return {
+            a: {reason: forfeit_message(text) for reason, text in sorted(kinds.items())}
+            for a, kinds in self.forfeit_details().items()
+        }
+
     def cross_table(self) -> dict[str, dict[str, dict[str, float]]]:
         """Row agent's points and games against the column agent."""
         points, games = self.pairwise()
@@ -296,11 +374,26 @@ class TournamentResult:
                 "inverse Hessian"
             ),
             "forfeits": self.forfeits(),
+            "forfeit_messages": self.forfeit_messages(),
             "cross_table": self.cross_table(),
+            "secret": self.secret,
+            "agent_logs": dict(self.logs),
         }
         if self.interrupted:
             data["interrupted"] = True
         return data
+
+
+def forfeit_message(text: str) -> str:
+    """The line that says why, from a forfeit's recorded text (``P1 (spec) forfeits
+    (crash): DETAIL``): a traceback's last line (the exception), else the first line."""
+    marker = text.find(" forfeits (")
+    body = text[text.index("): ", marker) + 3 :] if marker >= 0 and "): " in text else text
+    lines = [line.strip() for line in body.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    message = lines[-1] if any(line.startswith("Traceback") for line in lines) else lines[0]
+    return message if len(message) <= 300 else message[:297] + "..."
 
 
 # ---------------------------------------------------------------- playing
@@ -310,15 +403,20 @@ class _Table:
     """One player of games at a time (one thread): a worker per agent, kept from game to
     game and started again after a failure."""
 
-    def __init__(self, payload: Any, sandbox: SandboxLimits) -> None:
+    def __init__(
+        self, payload: Any, sandbox: SandboxLimits, logs: Mapping[str, AgentLog], secret: str
+    ) -> None:
         self.payload = payload
         self.sandbox = sandbox
+        self.logs = logs
+        self.secret = secret
         self.workers: dict[str, AgentWorker] = {}
 
     def worker(self, spec: str) -> AgentWorker:
         found = self.workers.get(spec)
         if found is None:
-            found = self.workers[spec] = AgentWorker(spec, self.payload, self.sandbox)
+            found = AgentWorker(spec, self.payload, self.sandbox, self.logs.get(spec))
+            self.workers[spec] = found
         return found
 
     def play(
@@ -332,9 +430,9 @@ class _Table:
         trace: list[Decision] = []
         started = now()
         try:
-            seeds = agent_seeds(planned.seed, len(agents))
-            for agent, seed in zip(agents, seeds, strict=True):
-                agent.begin(seed, planned.seed, rules)
+            for seat, agent in enumerate(agents):
+                agent_seed = tournament_agent_seed(self.secret, planned.seed, seat)
+                agent.begin(agent_seed, planned.seed, rules)
             result, _ = play_game(
                 master, agents, planned.seed, record=True, trace=trace, names=planned.agents
             )
@@ -349,6 +447,40 @@ class _Table:
     def close(self) -> None:
         for worker in self.workers.values():
             worker.stop()
+
+
+class RecordedForfeit(RuleError):
+    """A forfeit read back from the records: it renders as it was recorded."""
+
+    def __init__(self, kind: str, text: str) -> None:
+        super().__init__(text)
+        self._kind = kind
+
+    def kind(self) -> str:
+        return self._kind
+
+    def render(self) -> str:
+        return self.message
+
+
+def recorded_forfeit(stored: StoredGame, nplayers: int, decisions: int, turns: int) -> GameResult:
+    """The result of a recorded game that an agent forfeited (``transcript --db``): who
+    forfeited, why, and the others sharing the win, at the decision where it stopped."""
+    _, reason, seat_text = (stored.error_kind or "forfeit:crash:-1").split(":")
+    seat = int(seat_text)
+    text = stored.error or f"P{seat} forfeits ({reason})"
+    others = tuple(s for s in range(nplayers) if s != seat)
+    return GameResult(
+        seed=stored.seed,
+        end_reason=FORFEIT,
+        scores=(0,) * nplayers,
+        ranks=tuple(nplayers if s == seat else 1 for s in range(nplayers)),
+        credits=tuple(0.0 if s == seat else 1 / len(others) for s in range(nplayers)),
+        winners=others,
+        decisions=decisions,
+        turns=turns,
+        error=RecordedForfeit(stored.error_kind or FORFEIT, text),
+    )
 
 
 def _forfeit_result(planned: PlannedGame, forfeit: AgentForfeit) -> GameResult:
@@ -367,10 +499,18 @@ def _forfeit_result(planned: PlannedGame, forfeit: AgentForfeit) -> GameResult:
     )
 
 
-def check_agents(agents: Sequence[str], players: int, payload: Any, sandbox: SandboxLimits) -> None:
-    """Usage errors before any game: too few agents, the same agent twice, a bad spec.
-    A built-in is made here; a plugin only in a worker (its code never runs in this
-    process), once, to find a bad path, class or parameter."""
+def check_agents(
+    agents: Sequence[str],
+    players: int,
+    payload: Any,
+    sandbox: SandboxLimits,
+    logs: Mapping[str, AgentLog] | None = None,
+) -> None:
+    """Usage errors before any game: too few agents, the same agent twice, a bad spec, an
+    agent from a file where no jail can be made (unless the limits say no jail).  A
+    built-in is made here; a plugin's worker is started and its class loaded, exactly as
+    for a game (its code never runs in this process, and nothing tells this start from a
+    game's: no agent is made)."""
     from cardlang.agents import make_agent
 
     if players < 2:
@@ -383,20 +523,32 @@ def check_agents(agents: Sequence[str], players: int, payload: Any, sandbox: San
     twice = sorted({a for a in agents if agents.count(a) > 1})
     if twice:
         raise UsageError(f"--agents names {', '.join(twice)} more than once")
+    plugins = [spec for spec in agents if is_sandboxed(spec)]
+    if plugins and sandbox.jail:
+        try:
+            find_jail()
+        except JailUnavailable as unavailable:
+            raise UsageError(
+                f"cannot jail the agents from files ({', '.join(plugins)}): {unavailable}. "
+                "--no-jail runs them as plain processes of your user, which can read "
+                "whatever you can"
+            ) from None
     for spec in agents:
         if not is_sandboxed(spec):
             make_agent(spec, 0)
             continue
-        probe = AgentWorker(spec, payload, sandbox)
+        from cardlang.runs.sandbox import plugin_file
+
+        if not plugin_file(spec).is_file():
+            raise UsageError(f"agent file not found: {spec[: spec.index('.py:') + 3]}")
+        probe = AgentWorker(spec, payload, sandbox, (logs or {}).get(spec))
         try:
             probe.ensure()
-            reply = probe.ask(("game", {"seed": 0, "seat": 0, "rules": {}}), sandbox.startup_limit)
         except AgentForfeit as failed:
-            raise UsageError(f"cannot create agent {spec}: {failed.detail.strip()}") from None
+            why = forfeit_message(failed.detail)
+            raise UsageError(f"cannot create agent {spec}: {why}") from None
         finally:
             probe.stop()
-        if not reply.get("ok"):
-            raise UsageError(f"cannot create agent {spec}")
 
 
 def run_tournament(
@@ -412,31 +564,59 @@ def run_tournament(
     workers: int = 1,
     on_game: Callable[[GameResult], None] | None = None,
     on_resume: Callable[[int], None] | None = None,
+    secret: str | None = None,
+    log_dir: Path | None = None,
 ) -> TournamentResult:
     """Play (or finish) a tournament and rate its agents; see the module docstring.
 
     ``store``: the records (the same call resumes the tournament there); None keeps
     them in memory.  ``workers``: games played at once (each with its own agents'
-    workers).  Ctrl-C stops the agents' workers; the result of the games finished is
-    returned with ``interrupted`` set."""
+    workers).  ``secret``: the key of the games' and agents' seeds (hex; None: the
+    recorded one when resuming, else a fresh one); with the same seed and secret, the
+    same games.  ``log_dir``: where each agent's output is kept (a file per agent; None:
+    next to the records, ``DB.logs``, or nowhere for records in memory).  Ctrl-C stops
+    the agents' workers; the result of the games finished is returned with
+    ``interrupted`` set."""
     from cardlang.runs.backends import GamePayload
-    from cardlang.runs.simulate import game_seeds
 
     sandbox = sandbox or SandboxLimits()
     master = game.master(limits)
     payload = GamePayload.of(master)
     agents = list(agents)
     players = game.nplayers
-    check_agents(agents, players, payload, sandbox)
     plan = seatings(agents, players, games)
     own = store is None
     if store is None:
         store = RunStore.open(Path(":memory:"))
+    if log_dir is None and not own and str(store.path) != ":memory:":
+        log_dir = Path(str(store.path) + ".logs")
+    logs = {
+        spec: AgentLog(None if log_dir is None else log_dir / _log_name(spec)) for spec in agents
+    }
     try:
+        check_agents(agents, players, payload, sandbox, logs)
         # a tournament's batch: its agents after a mark that holds the sandbox's limits
         marked = (tournament_mark(sandbox), *agents)
         spec = batch_spec(game, len(plan), seed, marked, True, params, master.limits)
-        batch_id, _ = store.plan(spec, lambda: zip(game_seeds(seed, len(plan)), plan, strict=True))
+        given = None if secret is None else check_secret(secret)
+        fresh = given or new_secret()
+
+        def planner() -> Iterator[tuple[int, tuple[str, ...]]]:
+            for index, seats in enumerate(plan):
+                yield tournament_game_seed(fresh, seed, index), seats
+
+        batch_id, _ = store.plan(spec, planner, secret=fresh)
+        kept = store.batch_secret(batch_id)
+        if kept is None:
+            raise UsageError(
+                f"batch {batch_id} of {store.path} was recorded without a tournament secret "
+                "(by an older cardlang): record this tournament in another file"
+            )
+        if given is not None and given != kept:
+            raise UsageError(
+                f"this tournament is recorded in {store.path} with another --secret: give "
+                "its own, or none to resume it"
+            )
         result = TournamentResult(
             game.source.name,
             agents,
@@ -447,6 +627,7 @@ def run_tournament(
             len(plan),
             db=None if own else str(store.path),
             batch_id=batch_id,
+            secret=kept,
         )
         result.from_db = store.count(batch_id, "done")
         if on_resume is not None and result.from_db:
@@ -457,36 +638,63 @@ def run_tournament(
             "kinds": _plain_kinds(game),
         }
         todo = list(store.pending(batch_id))
+        shared = _Plan(master, payload, sandbox, rules, logs, kept)
         try:
-            _play_all(master, payload, sandbox, todo, rules, store, max(1, workers), on_game)
+            _play_all(shared, todo, store, max(1, workers), on_game)
         except KeyboardInterrupt:
             result.interrupted = True
         result.records = _stored_games(store, batch_id)
+        result.logs = {
+            spec: str(log.path) for spec, log in logs.items() if log.path and log.written
+        }
         return result
     finally:
+        for log in logs.values():
+            log.close()
         if own:
             store.close()
 
 
-def _plain_kinds(game: Game) -> dict[str, Any]:
-    from cardlang.runs.sandbox import _plain
+def _log_name(spec: str) -> str:
+    """A file name for an agent's log: its spec, made safe, and a short hash (two specs
+    never share a log)."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in spec.rsplit("/", 1)[-1])
+    return f"{safe[:60]}-{hashlib.sha1(spec.encode()).hexdigest()[:8]}.log"
 
-    return _plain(dict(game.kind_attributes))  # type: ignore[no-any-return]
+
+@dataclass(frozen=True)
+class _Plan:
+    """What every table of a tournament shares: the game, the limits, the rules sent to
+    jailed agents, the agents' logs and the secret."""
+
+    master: Gamemaster
+    payload: Any
+    sandbox: SandboxLimits
+    rules: Mapping[str, Any]
+    logs: Mapping[str, AgentLog]
+    secret: str
+
+    def table(self) -> _Table:
+        return _Table(self.payload, self.sandbox, self.logs, self.secret)
+
+
+def _plain_kinds(game: Game) -> dict[str, Any]:
+    from cardlang.runs.agent_view import plain
+
+    return plain(dict(game.kind_attributes))  # type: ignore[no-any-return]
 
 
 def _play_all(
-    master: Gamemaster,
-    payload: Any,
-    sandbox: SandboxLimits,
+    plan: _Plan,
     todo: list[PlannedGame],
-    rules: Mapping[str, Any],
     store: RunStore,
     workers: int,
     on_game: Callable[[GameResult], None] | None,
 ) -> None:
     """Play the games; only this thread writes the records."""
+    master, rules = plan.master, plan.rules
     if workers == 1 or len(todo) <= 1:
-        table = _Table(payload, sandbox)
+        table = plan.table()
         try:
             for planned in todo:
                 result, trace, started, ended = table.play(master, planned, rules)
@@ -506,7 +714,7 @@ def _play_all(
             raise KeyboardInterrupt
         table = getattr(local, "table", None)
         if table is None:
-            table = local.table = _Table(payload, sandbox)
+            table = local.table = plan.table()
             with lock:
                 tables.append(table)
         # each thread plays with its own Gamemaster (its own limits object, same game)

@@ -1,0 +1,216 @@
+"""An agent's worker process: ``python -m cardlang.runs.agent_worker --fd N [--jailed]``.
+
+Pipeline position: runs, under the sandbox.  sandbox.py's ``AgentWorker`` starts this
+module as a process of its own (in a jail for an agent from a file: jail.py) and talks
+to it over the socket at file descriptor N; the process's stdout and stderr are the
+agent's log, never the channel.  Messages from the tournament are pickles (the worker
+trusts the tournament); replies are JSON (the tournament unpickles nothing a worker
+sends).
+
+The conversation: the worker says ``{"ok": true}`` once it is ready (its own imports
+done, limits set) on being sent ``("init", payload)`` (a built-in agent's worker
+compiles the game from ``payload``, a ``GamePayload``; an agent from a file's gets None);
+then ``("load", spec)`` loads the agent's class and checks its parameters (a plugin's
+module runs here, under the limits); ``("game", start)`` makes the agent of one game
+(its constructor runs here); ``("decide", data)`` and ``("retry", why)`` ask for a move;
+``("stop",)`` ends the worker.  Every message but ``stop`` is answered: ``{"ok": true}``,
+a move (``{"index": i}``), ``{"illegal": why}``, or ``{"error": "crash"|"memory",
+"detail": traceback}`` for a failure of the agent.
+
+Like all of runs/, it may import agents, information, compiler, engine, language and
+errors.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import traceback
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from cardlang.errors import UsageError
+from cardlang.runs import jail
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+
+    from cardlang.runs.agent_view import SandboxView
+
+__all__ = ["main"]
+
+
+def _send(conn: Connection, reply: Mapping[str, Any]) -> None:
+    conn.send_bytes(json.dumps(reply, allow_nan=False, default=str).encode())
+
+
+class _MirrorSession:
+    """A built-in agent's game: the agent, and a mirror of the game fed every move."""
+
+    def __init__(self, master: Any, make: Callable[[int], Any], start: Mapping[str, Any]) -> None:
+        from cardlang.agents.base import capabilities_of
+
+        self.master = master
+        self.seat = start["seat"]
+        self.spec = start["spec"]
+        self.agent = make(start["seed"])
+        self.capabilities = capabilities_of(self.agent)
+        self.st = master.new_game(start["game_seed"], record=True)
+
+    def decide(self, data: Mapping[str, Any] | None, refusal: str | None) -> dict[str, Any]:
+        from cardlang.agents.base import AgentError
+        from cardlang.agents.loop import ask, resolve_choice
+
+        master, st = self.master, self.st
+        for index in data["moves"] if data is not None else ():
+            master.apply(st, index)
+        if st.is_over or st.mover != self.seat:
+            raise RuntimeError(f"the mirrored game is out of step (mover {st.mover})")
+        options = master.legal_options(st)
+        choice = ask(self.agent, self.capabilities.view, st, self.seat, master, options)
+        if type(choice) is not int:
+            try:
+                choice, _ = resolve_choice(master.game, st, options, choice, self.spec)
+            except AgentError as err:
+                return {"illegal": str(err)}
+        return {"index": choice}
+
+
+class _SandboxSession:
+    """An untrusted agent's game: the agent and what it was sent (the history so far,
+    the vocabulary of each situation seen)."""
+
+    def __init__(self, make: Callable[[int], Any], start: Mapping[str, Any]) -> None:
+        from cardlang.agents.base import capabilities_of
+
+        self.agent = make(start["seed"])
+        self.wants_view = capabilities_of(self.agent).view
+        self.rules = start.get("rules", {})
+        self.history: list[Any] = []
+        self.vocabularies: dict[str, tuple[str, ...]] = {}
+        self.view: SandboxView | None = None
+
+    def decide(self, data: dict[str, Any] | None, refusal: str | None) -> dict[str, Any]:
+        from cardlang.runs.agent_view import SandboxView, index_of
+
+        if data is not None:
+            self.history.extend(data["history"])
+            situation = data["vocabulary_situation"]
+            if "vocabulary" in data:
+                self.vocabularies[situation] = data["vocabulary"]
+            vocabulary = self.vocabularies.get(situation, ())
+            self.view = SandboxView(data, tuple(self.history), vocabulary, self.rules)
+        view = self.view
+        assert view is not None, "a retry follows a decision"
+        view.refusal = refusal
+        answer = self.agent.choose(view if self.wants_view else None, view.options)
+        return index_of(answer, view)
+
+
+class _Worker:
+    """What one worker holds: the agent's maker once loaded, the game's master for a
+    built-in agent, and the game being played."""
+
+    def __init__(self, master: Any) -> None:
+        self.make: Callable[[int], Any] | None = None
+        self.master = master
+        self.session: _MirrorSession | _SandboxSession | None = None
+
+    def handle(self, message: tuple[Any, ...]) -> dict[str, Any]:
+        kind = message[0]
+        if kind == "load":
+            from cardlang.agents.registry import agent_maker
+
+            self.make = agent_maker(message[1])
+            return {"ok": True}
+        if self.make is None:
+            return {"error": "crash", "detail": "asked to play before its agent was loaded"}
+        if kind == "game":
+            self.session = None
+            start = message[1]
+            if self.master is not None:
+                self.session = _MirrorSession(self.master, self.make, start)
+            else:
+                self.session = _SandboxSession(self.make, start)
+            return {"ok": True}
+        if self.session is None:
+            return {"error": "crash", "detail": "asked to decide before a game"}
+        if kind == "decide":
+            return self.session.decide(message[1], None)
+        return self.session.decide(None, message[1])  # "retry"
+
+
+def _serve(conn: Connection, master: Any) -> None:
+    """Answer messages until told to stop or the tournament is gone.  An agent's failure
+    is reported, never raised: the tournament decides what it costs."""
+    worker = _Worker(master)
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return
+        if message[0] == "stop":
+            return
+        reply: dict[str, Any]
+        try:
+            reply = worker.handle(message)
+        except MemoryError:  # the frames holding the memory are gone once handled
+            reply = {"error": "memory", "detail": "MemoryError"}
+        except UsageError as err:  # a bad file, class or parameter: its message says it
+            reply = {"error": "crash", "detail": str(err)}
+        except BaseException as err:  # noqa: B036 (an agent's SystemExit is its crash)
+            reply = {"error": "crash", "detail": _describe(err)}
+        try:
+            _send(conn, reply)
+        except MemoryError:
+            _send(conn, {"error": "memory", "detail": "MemoryError"})
+        except (TypeError, ValueError):  # an answer JSON cannot carry
+            _send(conn, {"illegal": "an answer that is not plain data"})
+
+
+def _describe(err: BaseException) -> str:
+    """An agent's exception as its traceback's last frames, ending with the message line
+    (what a summary shows of it)."""
+    lines = traceback.format_exception(type(err), err, err.__traceback__, limit=-4)
+    return "".join(lines)[-2000:]
+
+
+def main(argv: list[str]) -> int:
+    if argv == ["--probe"]:  # jail.find_jail: does the jail start this module?
+        jail.drop_privileges()
+        import os
+
+        print(f"jailed as {os.getuid()}")
+        return 0
+    fd = int(argv[argv.index("--fd") + 1])
+    jailed = "--jailed" in argv
+    memory = argv[argv.index("--memory") + 1] if "--memory" in argv else "none"
+    if jailed:
+        jail.drop_privileges()  # before anything else runs
+    else:
+        jail.die_with_parent()
+    jail.harden_process()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the tournament's to handle
+    from multiprocessing.connection import Connection
+
+    # what every agent's worker needs, imported before the limits (and the same in every
+    # worker, so nothing here tells a start-up check from a game)
+    import cardlang.agents.registry  # noqa: F401
+    import cardlang.runs.agent_view  # noqa: F401
+
+    conn = Connection(fd)
+    # the game, for a built-in agent's worker (a mirror): cardlang's own work, done
+    # before the agent's limits
+    _, payload = conn.recv()
+    master = payload.master() if payload is not None else None
+    megabytes = None if memory == "none" else int(memory)
+    # a built-in agent may start threads (torch's); an agent from a file may not
+    jail.limit_resources(megabytes, refuse_processes=payload is None)
+    _send(conn, {"ok": True})
+    _serve(conn, master)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
