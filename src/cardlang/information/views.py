@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 import sys
+import weakref
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -74,7 +75,11 @@ class OptionView:
     the chooser cannot see it), a location's key, a seat, a string or an integer.
     ``cards``: the attributes of each bound card, or of each bound location's top card
     (None where unseen); ``kinds``: their KIND, the handle bots use.  ``actions``: the
-    source text of the option's actions.
+    source text of the option's actions.  ``index``: the option's place in
+    ``view.options`` (and in the options ``choose`` is given); ``label``: the bindings
+    and the actions' text on one line; ``key``: its action-vocabulary key
+    (``view.option_keys[index]``).  A sandboxed agent gets the same attributes
+    (runs/agent_view.SandboxOption; the agent contract, docs/agents.md).
     """
 
     branch: int
@@ -83,11 +88,31 @@ class OptionView:
     kinds: tuple[str | None, ...]
     action_nodes: tuple[Any, ...] = field(repr=False, default=())
     source: Any = field(repr=False, default=None)
+    index: int = -1
+    #: a weak reference to the view the option belongs to (for ``key``): a strong one
+    #: would keep a live view that nobody else holds from being dropped uncopied
+    _view: Any = field(repr=False, compare=False, default=None)
 
     @property
     def actions(self) -> tuple[str, ...]:
         """The source text of each of the option's actions."""
         return tuple(self.source.snippet(n.span) for n in self.action_nodes)
+
+    @property
+    def label(self) -> str:
+        """The bindings and the actions' text on one line (``'c=Copper: (move ...)``):
+        which option this is, for logs and tests; ``view.option_labels`` has the
+        readable labels ("Buy Province ($8)")."""
+        return option_summary(self.bindings, self.actions)
+
+    @property
+    def key(self) -> str:
+        """The option's action-vocabulary key (``view.option_keys[self.index]``): read
+        it while the view it came from is alive (during ``choose``)."""
+        view = self._view() if self._view is not None else None
+        if view is None or not 0 <= self.index < len(view.options):
+            raise UsageError("this option's key is read from its view, which is gone")
+        return view.option_keys[self.index]
 
     @property
     def card(self) -> Attributes | None:
@@ -98,6 +123,29 @@ class OptionView:
     def kind(self) -> str | None:
         """The first bound card kind (what is bought, played, discarded ...), if any."""
         return next((k for k in self.kinds if k is not None), None)
+
+
+def binding_text(value: Any) -> str:
+    """A bound value as an option's ``label`` writes it: a card by its name, a card the
+    chooser cannot see as '?', a location as ``P1.HAND`` (``game.STOCK``)."""
+    from cardlang.language.kinds import card_name
+
+    if isinstance(value, Mapping):
+        return card_name(value)
+    if value is None:
+        return "?"
+    if isinstance(value, tuple) and len(value) == 3:
+        owner, _kind, name = value
+        return f"{'game' if owner < 0 else f'P{owner}'}.{name}"
+    return str(value)
+
+
+def option_summary(bindings: Sequence[tuple[str, Any]], actions: Sequence[str]) -> str:
+    """An option's ``label``: ``'VAR=VALUE, ...: ACTION; ...`` (the bindings as
+    ``binding_text`` writes them, then the actions' source text)."""
+    binds = ", ".join(f"'{var}={binding_text(value)}" for var, value in bindings)
+    text = "; ".join(actions)
+    return f"{binds}: {text}" if binds else text
 
 
 class PlayerView:
@@ -477,7 +525,46 @@ class PlayerView:
         if self._option_data is None or self.game is None:
             return ()
         options, pending = self._option_data
-        return tuple(self._describe(o, self.game, pending) for o in options)
+        ref = weakref.ref(self)
+        return tuple(self._describe(o, self.game, pending, i, ref) for i, o in enumerate(options))
+
+    @cached_property
+    def option_keys(self) -> tuple[str, ...]:
+        """Each option's action-vocabulary key (``Vocabulary.view_keys``: as this player
+        may know the option), same order as ``options``; what a strength vector over
+        ``vocabulary`` names."""
+        if self._option_data is None or self.game is None:
+            return ()
+        from cardlang.information.vocabulary import Vocabulary
+
+        return tuple(Vocabulary.of(self.game).view_keys(self))
+
+    @cached_property
+    def vocabulary(self) -> tuple[str, ...]:
+        """The action vocabulary of the decision's situation (``Vocabulary.keys``): the
+        entries a strength vector answer scores, in order (empty without a decision)."""
+        if self._option_data is None or self.game is None:
+            return ()
+        from cardlang.information.vocabulary import Vocabulary
+
+        vocabulary = Vocabulary.of(self.game)
+        situation = vocabulary.view_situation(self)
+        return () if situation is None else tuple(vocabulary.keys(situation))
+
+    @property
+    def rules_text(self) -> str:
+        """The game file's text (the rules are public; "" for a view made without its
+        game)."""
+        return self.game.source.text if self.game is not None else ""
+
+    @property
+    def game_name(self) -> str:
+        """The game file's name as it was loaded ("" for a view made without its game)."""
+        return self.game.source.name if self.game is not None else ""
+
+    #: Why the agent's previous answer to this decision was refused, when it is asked
+    #: again: only a tournament's sandbox asks again (``--illegal-retries``); None here.
+    refusal: str | None = None
 
     @cached_property
     def option_labels(self) -> tuple[str, ...]:
@@ -544,7 +631,9 @@ class PlayerView:
     def _visible_ids(self) -> frozenset[int]:
         return frozenset(c for ids in self._zones.values() for c in ids)
 
-    def _describe(self, option: Sequence[Any], game: Game, pending: Any) -> OptionView:
+    def _describe(
+        self, option: Sequence[Any], game: Game, pending: Any, index: int, ref: Any
+    ) -> OptionView:
         bindings: list[tuple[str, Any]] = []
         cards: list[Attributes | None] = []
         actions: list[Any] = []
@@ -571,6 +660,8 @@ class PlayerView:
             kinds=tuple(c.get("KIND") if c is not None else None for c in cards),
             action_nodes=tuple(actions),
             source=game.source,
+            index=index,
+            _view=ref,
         )
 
 

@@ -55,7 +55,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cardlang.engine.state import GAME_OWNER, Gamestate
-from cardlang.information.views import PlayerView
 from cardlang.information.visibility import OPEN_KINDS, OWNER_KIND, can_see
 from cardlang.language import ast
 from cardlang.language import types as T
@@ -69,6 +68,12 @@ from cardlang.language.statics import StaticNames, all_nodes, base_collection, m
 
 if TYPE_CHECKING:
     from cardlang.engine.game import Game
+
+#: A view of a decision (``views.PlayerView``, or a tournament's ``SandboxView``): read
+#: through its public attributes only, and not imported, since views.py asks this module
+#: for its options' keys (``PlayerView.option_keys``).
+PlayerView = Any
+
 
 #: A condact with more keys than this keys only its first bindings (see module docstring).
 MAX_BRANCH_KEYS = 4096

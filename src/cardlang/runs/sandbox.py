@@ -264,6 +264,9 @@ class AgentWorker:
                 stderr=subprocess.STDOUT,
                 pass_fds=(theirs.fileno(),),
                 start_new_session=True,  # its own process group: killed as one
+                # bubblewrap's own process inside the jail keeps the environment it was
+                # started with, where the agent could read it: give it nothing of ours
+                env=jails.environment() if jailed else None,
             )
         except OSError as err:
             ours.close()
