@@ -356,3 +356,34 @@ def test_a_slow_agent_file_is_bounded_by_the_init_limit(workdir: Path) -> None:
     assert done.returncode == 2
     assert "cannot create agent" in done.stderr and "no answer within 1 s" in done.stderr
     assert _workers_left() == []
+
+
+def test_without_a_jail_agents_from_files_are_refused_unless_no_jail(workdir: Path) -> None:
+    """Where no jail can be made (here: a bubblewrap that does not exist), the tournament
+    says why and refuses agents from files; --no-jail runs them as plain processes."""
+    env = dict(os.environ, CARDLANG_BWRAP=str(workdir / "no-such-bwrap"))
+    command = [sys.executable, "-m", "cardlang", "tournament", KUHN, "--agents"]
+    command += [f"random,{BOT}", "--games", "2", "--quiet", "--json"]
+    refused = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    assert refused.returncode == 2
+    assert "cannot jail the agents from files" in refused.stderr
+    assert "--no-jail" in refused.stderr and "no-such-bwrap" in refused.stderr
+    unjailed = subprocess.run(
+        [*command, "--no-jail"], env=env, capture_output=True, text=True, check=False
+    )
+    assert unjailed.returncode == 0, unjailed.stderr
+    assert json.loads(unjailed.stdout)["games"]["completed"] == 2
+    assert _workers_left() == []
+
+
+def test_an_agent_spends_no_cpu_between_its_turns(workdir: Path) -> None:
+    """An untrusted agent's process is stopped between its turns: a timer's handler that
+    spins while its opponent thinks gets (almost) nothing."""
+    thinker = f"{ATTACK}:Thinker:seconds=0.5"
+    spinner = f"{ATTACK}:Spinner"
+    data = _tournament(workdir, [thinker, spinner], 4, "--time-limit", "5")
+    assert data["forfeits"] == {thinker: {}, spinner: {}}
+    outside = [r["outside"] for r in _reports(data, spinner)]
+    assert len(outside) >= 4
+    # unstopped, it spins 80% of each of the thinker's 0.5 s turns
+    assert max(outside) < 0.15, outside

@@ -399,3 +399,43 @@ class Wrecker:
             except OSError:
                 pass
         return _kuhn_move(options)
+
+
+class Spinner:
+    """Spends the CPU between its turns: a timer's signal handler that spins while the
+    others think.  Prints the CPU seconds it got outside ``choose`` at each decision."""
+
+    def __init__(self, seed: int = 0) -> None:
+        import resource
+
+        self.resource = resource
+        self.inside = 0.0
+        self.base = time.process_time()
+        signal.signal(signal.SIGALRM, self._spin)
+        signal.setitimer(signal.ITIMER_REAL, 0.05, 0.05)
+
+    @staticmethod
+    def _spin(signum: int, frame: Any) -> None:
+        end = time.process_time() + 0.04
+        while time.process_time() < end:
+            pass
+
+    def choose(self, view: Any, options: Any) -> int:
+        started = time.process_time()
+        move = _kuhn_move(options)
+        time.sleep(0.3)  # its own turn: the clock is its own
+        self.inside += time.process_time() - started
+        outside = time.process_time() - self.base - self.inside
+        _report("spin", outside=outside)
+        return move
+
+
+class Thinker:
+    """An honest agent that takes its time: ``seconds`` of wall time per decision."""
+
+    def __init__(self, seed: int = 0, seconds: float = 0.5) -> None:
+        self.seconds = seconds
+
+    def choose(self, view: Any, options: Any) -> int:
+        time.sleep(self.seconds)
+        return _kuhn_move(options)

@@ -30,10 +30,10 @@ wheel that ``pip install cardlang`` brings):
   only process of its PID namespace besides bubblewrap's init, so killing the bwrap
   process (``AgentWorker.kill``) or the tournament itself ends every process of the jail.
 
-What it does not hold: CPU time beyond the per-decision clock (the tournament kills a
-worker that has not answered in time, not one that is slow between decisions), the
-kernel's own attack surface (no seccomp filter), and what an agent learns from the
-timing of its own decisions.
+Between its turns the worker is stopped (``SIGSTOP``, sandbox.py's ``AgentWorker``), so
+the agent's code runs only on its own clock.  What the jail does not hold: the kernel's
+own attack surface (no seccomp filter), and what an agent learns from the timing of its
+own decisions.
 
 Like all of runs/, it may import agents, information, compiler, engine, language and
 errors; it imports none of them.

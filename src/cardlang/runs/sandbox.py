@@ -191,6 +191,22 @@ class AgentLog:
                 self._file = None
 
 
+def _agent_process(process: subprocess.Popen[bytes], jailed: bool) -> int | None:
+    """The process that runs an agent's code: the worker itself or, in a jail,
+    bubblewrap's grandchild (bwrap, its init, the worker).  None where it cannot be
+    told (no /proc children lists): the worker is then never stopped between turns."""
+    pid = process.pid
+    for _ in range(2 if jailed else 0):
+        try:
+            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        except OSError:
+            return None
+        if len(children) != 1:
+            return None
+        pid = int(children[0])
+    return pid
+
+
 def _drain(stream: Any, log: AgentLog) -> None:
     """Copy a worker's output to its log until the worker and all it started are gone."""
     try:
@@ -223,6 +239,8 @@ class AgentWorker:
         self.process: subprocess.Popen[bytes] | None = None
         self.conn: Any = None
         self._drainer: threading.Thread | None = None
+        self._frozen_pid: int | None = None  # the agent's process, stopped between turns
+        self._frozen = False
 
     def ensure(self) -> None:
         """Start the worker if it is not running and load its agent's class; an agent
@@ -241,6 +259,8 @@ class AgentWorker:
         if not reply.get("ok"):
             self.kill()
             raise AgentForfeit("crash", "its worker did not start")
+        if self.sandboxed and self.process is not None:
+            self._frozen_pid = _agent_process(self.process, self.limits.jail)
         reply = self.ask(("load", _worker_spec(self.spec)), self.limits.init_limit)
         if not reply.get("ok"):
             self.kill()
@@ -289,11 +309,33 @@ class AgentWorker:
         """Send ``message`` and wait at most ``seconds`` for the reply (a dict decoded
         from JSON).  A worker that fails (no reply in time, an error, death) is killed
         and the agent forfeits."""
+        self._thaw()
         try:
             self.conn.send(message)
         except (OSError, ValueError, AttributeError):
             raise self._dead() from None
-        return self._receive(seconds)
+        reply = self._receive(seconds)
+        self._freeze()
+        return reply
+
+    def _freeze(self) -> None:
+        """Stop an untrusted agent's process until it is asked again: its code runs only
+        on its own clock (a signal handler cannot spend the others' time between its
+        turns)."""
+        if self._frozen_pid is not None and not self._frozen:
+            try:
+                os.kill(self._frozen_pid, signal.SIGSTOP)
+                self._frozen = True
+            except OSError:
+                self._frozen_pid = None
+
+    def _thaw(self) -> None:
+        if self._frozen_pid is not None and self._frozen:
+            self._frozen = False
+            try:
+                os.kill(self._frozen_pid, signal.SIGCONT)
+            except OSError:
+                self._frozen_pid = None
 
     def _receive(self, seconds: float) -> dict[str, Any]:
         conn = self.conn
@@ -348,10 +390,11 @@ class AgentWorker:
         dies with it."""
         process, conn, drainer = self.process, self.conn, self._drainer
         self.process = self.conn = self._drainer = None
+        self._frozen_pid, self._frozen = None, False
         if process is not None:
             try:
                 os.killpg(process.pid, signal.SIGKILL)
-            except OSError:
+            except (OSError, AttributeError):  # gone already, or no process groups here
                 pass
             try:
                 process.kill()
@@ -364,6 +407,7 @@ class AgentWorker:
             drainer.join(5.0)
 
     def stop(self) -> None:
+        self._thaw()
         if self.conn is not None:
             try:
                 self.conn.send(("stop",))

@@ -658,7 +658,11 @@ def run_tournament(
 def _log_name(spec: str) -> str:
     """A file name for an agent's log: its spec, made safe, and a short hash (two specs
     never share a log)."""
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in spec.rsplit("/", 1)[-1])
+    head = spec
+    if ".py:" in spec:  # a plugin: its file's name and its class, not its path
+        path, _, rest = spec.partition(".py:")
+        head = Path(path).name + "." + rest
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in head)
     return f"{safe[:60]}-{hashlib.sha1(spec.encode()).hexdigest()[:8]}.log"
 
 
