@@ -386,4 +386,4 @@ def test_an_agent_spends_no_cpu_between_its_turns(workdir: Path) -> None:
     outside = [r["outside"] for r in _reports(data, spinner)]
     assert len(outside) >= 4
     # unstopped, it spins 80% of each of the thinker's 0.5 s turns
-    assert max(outside) < 0.15, outside
+    assert max(outside) < 0.2, outside
