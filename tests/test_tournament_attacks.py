@@ -387,3 +387,29 @@ def test_an_agent_spends_no_cpu_between_its_turns(workdir: Path) -> None:
     assert len(outside) >= 4
     # unstopped, it spins 80% of each of the thinker's 0.5 s turns
     assert max(outside) < 0.2, outside
+
+
+@pytest.mark.parametrize("name", ["leduc_poker", "hearts"])
+def test_the_attacks_find_nothing_on_other_games(workdir: Path, name: str) -> None:
+    """The same jail whatever the game: on Leduc poker and Hearts the attackers play to
+    the end, see no other process, reach no records and cannot leave."""
+    db = workdir / "t.sqlite"
+    sniper, escaper = f"{ATTACK}:Sniper", f"{ATTACK}:Escaper"
+    tamperer = f"{ATTACK}:Tamperer:target={db}"
+    agents = ["random", sniper, escaper, tamperer]
+    command = [sys.executable, "-m", "cardlang", "tournament", str(ROOT / "games" / f"{name}.rcy")]
+    command += ["--agents", ",".join(agents), "--games", "2", "--db", str(db)]
+    command += ["--json", "--quiet", "--time-limit", "5"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    data = json.loads(done.stdout)
+    assert data["forfeits"] == {a: {} for a in agents}
+    assert data["games"]["completed"] == data["games"]["planned"]
+    for report in _reports(data, sniper):
+        assert set(report["seen"]) - {report["pid"]} <= {1} and report["uid"] != 0
+    for report in _reports(data, escaper):
+        assert report["fork"] == "BlockingIOError" and report["network"] is not True
+        assert not report["write_outside"]
+    tampered = _reports(data, tamperer)
+    assert tampered and all(not t["target_open"] and not t["written"] for t in tampered)
+    assert _workers_left() == []
