@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from cardlang.engine.gamemaster import Gamemaster, Limits
 from cardlang.engine.lazy_options import is_lazy
-from cardlang.engine.state import Gamestate
+from cardlang.engine.state import Gamestate, describe_owner
 from cardlang.errors import UsageError
 from cardlang.information.knowledge import SeatKnowledge, Skeleton, seat_knowledge
 from cardlang.information.visibility import OPEN_KINDS, OWNER_KIND, can_see, seer
@@ -127,7 +127,7 @@ class OptionView:
 
 def binding_text(value: Any) -> str:
     """A bound value as an option's ``label`` writes it: a card by its name, a card the
-    chooser cannot see as '?', a location as ``P1.HAND`` (``game.STOCK``)."""
+    chooser cannot see as '?', a location as ``P1.HAND`` (``game.STOCK``, ``team0.PILE``)."""
     from cardlang.language.kinds import card_name
 
     if isinstance(value, Mapping):
@@ -136,7 +136,7 @@ def binding_text(value: Any) -> str:
         return "?"
     if isinstance(value, tuple) and len(value) == 3:
         owner, _kind, name = value
-        return f"{'game' if owner < 0 else f'P{owner}'}.{name}"
+        return f"{describe_owner(owner)}.{name}"
     return str(value)
 
 

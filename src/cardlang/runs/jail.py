@@ -152,10 +152,12 @@ def _bound_paths(readable: Iterable[str | Path]) -> list[str]:
     """Every path the jail shows: the system's libraries, the Python installation,
     cardlang's own folders and the extension, then ``readable``; each once, real paths,
     a folder's paths inside it dropped."""
+    import site
+
     import cardlang
 
     paths: list[str] = [*SYSTEM_PATHS, sys.base_prefix, sys.prefix, sys.exec_prefix]
-    paths += _site_folders()
+    paths += site.getsitepackages()
     # an editable install lists the checkout itself among the package's paths: only the
     # package's own folders are bound (the checkout holds the tests' agents, the records)
     paths += [str(p) for p in cardlang.__path__ if os.path.isfile(os.path.join(p, "__init__.py"))]
@@ -182,13 +184,6 @@ def _ancestors(paths: Sequence[str]) -> list[str]:
             found.add(parent)
             parent = os.path.dirname(parent)
     return sorted(found, key=lambda p: (p.count("/"), p))
-
-
-def _site_folders() -> list[str]:
-    import site
-
-    folders = list(site.getsitepackages())
-    return folders
 
 
 def _module_paths(name: str) -> list[str]:
@@ -300,8 +295,7 @@ def _memory_in_use() -> int:
 
 def harden_process() -> None:
     """Best effort, Linux: make this process non-dumpable, so that another process of
-    the same user cannot attach to it or read its memory through /proc, and have it
-    killed when the process that started it ends."""
+    the same user cannot attach to it or read its memory through /proc."""
     _prctl(4, 0)  # PR_SET_DUMPABLE, 0
 
 

@@ -75,6 +75,7 @@ __all__ = [
     "harden_parent",
     "is_sandboxed",
     "plugin_file",
+    "plugin_parts",
 ]
 
 #: Why an agent forfeits a game.
@@ -130,9 +131,16 @@ def is_sandboxed(spec: str) -> bool:
     return parse_spec(spec).is_plugin
 
 
+def plugin_parts(spec: str) -> tuple[str, str]:
+    """A plugin's spec (``path/to/file.py:Class:k=v``) as its file's path as given
+    (``path/to/file.py``) and the rest (``Class:k=v``)."""
+    cut = spec.index(".py:") + 3
+    return spec[:cut], spec[cut + 1 :]
+
+
 def plugin_file(spec: str) -> Path:
-    """The file of a plugin's spec (``path/to/file.py:Class:...``), as a real path."""
-    return Path(os.path.realpath(spec[: spec.index(".py:") + 3]))
+    """The file of a plugin's spec, as a real path."""
+    return Path(os.path.realpath(plugin_parts(spec)[0]))
 
 
 def _worker_spec(spec: str) -> str:
@@ -140,7 +148,7 @@ def _worker_spec(spec: str) -> str:
     file there, and its working directory is not the caller's)."""
     if not is_sandboxed(spec):
         return spec
-    return str(plugin_file(spec)) + spec[spec.index(".py:") + 3 :]
+    return f"{plugin_file(spec)}:{plugin_parts(spec)[1]}"
 
 
 def harden_parent() -> None:

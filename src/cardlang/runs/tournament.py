@@ -69,6 +69,7 @@ from cardlang.runs.sandbox import (
     RemoteAgent,
     SandboxLimits,
     is_sandboxed,
+    plugin_parts,
 )
 from cardlang.runs.simulate import batch_spec
 from cardlang.runs.store import PlannedGame, RunStore, StoredGame, now
@@ -403,24 +404,20 @@ class _Table:
     """One player of games at a time (one thread): a worker per agent, kept from game to
     game and started again after a failure."""
 
-    def __init__(
-        self, payload: Any, sandbox: SandboxLimits, logs: Mapping[str, AgentLog], secret: str
-    ) -> None:
-        self.payload = payload
-        self.sandbox = sandbox
-        self.logs = logs
-        self.secret = secret
+    def __init__(self, plan: _Plan) -> None:
+        self.plan = plan
         self.workers: dict[str, AgentWorker] = {}
 
     def worker(self, spec: str) -> AgentWorker:
         found = self.workers.get(spec)
         if found is None:
-            found = AgentWorker(spec, self.payload, self.sandbox, self.logs.get(spec))
+            plan = self.plan
+            found = AgentWorker(spec, plan.payload, plan.sandbox, plan.logs.get(spec))
             self.workers[spec] = found
         return found
 
     def play(
-        self, master: Gamemaster, planned: PlannedGame, rules: Mapping[str, Any]
+        self, master: Gamemaster, planned: PlannedGame
     ) -> tuple[GameResult, list[Decision], str, str]:
         moves: list[int] = []
         agents = [
@@ -431,8 +428,8 @@ class _Table:
         started = now()
         try:
             for seat, agent in enumerate(agents):
-                agent_seed = tournament_agent_seed(self.secret, planned.seed, seat)
-                agent.begin(agent_seed, planned.seed, rules)
+                agent_seed = tournament_agent_seed(self.plan.secret, planned.seed, seat)
+                agent.begin(agent_seed, planned.seed, self.plan.rules)
             result, _ = play_game(
                 master, agents, planned.seed, record=True, trace=trace, names=planned.agents
             )
@@ -468,10 +465,25 @@ def recorded_forfeit(stored: StoredGame, nplayers: int, decisions: int, turns: i
     forfeited, why, and the others sharing the win, at the decision where it stopped."""
     _, reason, seat_text = (stored.error_kind or "forfeit:crash:-1").split(":")
     seat = int(seat_text)
-    text = stored.error or f"P{seat} forfeits ({reason})"
+    error = RecordedForfeit(
+        stored.error_kind or FORFEIT, stored.error or f"P{seat} forfeits ({reason})"
+    )
+    return _forfeit_outcome(stored.seed, nplayers, seat, decisions, turns, error)
+
+
+def _forfeit_result(planned: PlannedGame, forfeit: AgentForfeit) -> GameResult:
+    error = ForfeitError(forfeit, planned.agents[forfeit.seat])
+    n = len(planned.agents)
+    return _forfeit_outcome(planned.seed, n, forfeit.seat, forfeit.decisions, forfeit.turns, error)
+
+
+def _forfeit_outcome(
+    seed: int, nplayers: int, seat: int, decisions: int, turns: int, error: RuleError
+) -> GameResult:
+    """A forfeited game's result: the forfeiting seat last, every other seat sharing the win."""
     others = tuple(s for s in range(nplayers) if s != seat)
     return GameResult(
-        seed=stored.seed,
+        seed=seed,
         end_reason=FORFEIT,
         scores=(0,) * nplayers,
         ranks=tuple(nplayers if s == seat else 1 for s in range(nplayers)),
@@ -479,23 +491,7 @@ def recorded_forfeit(stored: StoredGame, nplayers: int, decisions: int, turns: i
         winners=others,
         decisions=decisions,
         turns=turns,
-        error=RecordedForfeit(stored.error_kind or FORFEIT, text),
-    )
-
-
-def _forfeit_result(planned: PlannedGame, forfeit: AgentForfeit) -> GameResult:
-    n = len(planned.agents)
-    others = tuple(s for s in range(n) if s != forfeit.seat)
-    return GameResult(
-        seed=planned.seed,
-        end_reason=FORFEIT,
-        scores=(0,) * n,
-        ranks=tuple(n if s == forfeit.seat else 1 for s in range(n)),
-        credits=tuple(0.0 if s == forfeit.seat else 1 / len(others) for s in range(n)),
-        winners=others,
-        decisions=forfeit.decisions,
-        turns=forfeit.turns,
-        error=ForfeitError(forfeit, planned.agents[forfeit.seat]),
+        error=error,
     )
 
 
@@ -537,10 +533,6 @@ def check_agents(
         if not is_sandboxed(spec):
             make_agent(spec, 0)
             continue
-        from cardlang.runs.sandbox import plugin_file
-
-        if not plugin_file(spec).is_file():
-            raise UsageError(f"agent file not found: {spec[: spec.index('.py:') + 3]}")
         probe = AgentWorker(spec, payload, sandbox, (logs or {}).get(spec))
         try:
             probe.ensure()
@@ -659,9 +651,9 @@ def _log_name(spec: str) -> str:
     """A file name for an agent's log: its spec, made safe, and a short hash (two specs
     never share a log)."""
     head = spec
-    if ".py:" in spec:  # a plugin: its file's name and its class, not its path
-        path, _, rest = spec.partition(".py:")
-        head = Path(path).name + "." + rest
+    if is_sandboxed(spec):  # a plugin: its file's name and its class, not its path
+        path, rest = plugin_parts(spec)
+        head = f"{Path(path).name}.{rest}"
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in head)
     return f"{safe[:60]}-{hashlib.sha1(spec.encode()).hexdigest()[:8]}.log"
 
@@ -679,7 +671,7 @@ class _Plan:
     secret: str
 
     def table(self) -> _Table:
-        return _Table(self.payload, self.sandbox, self.logs, self.secret)
+        return _Table(self)
 
 
 def _plain_kinds(game: Game) -> dict[str, Any]:
@@ -696,12 +688,12 @@ def _play_all(
     on_game: Callable[[GameResult], None] | None,
 ) -> None:
     """Play the games; only this thread writes the records."""
-    master, rules = plan.master, plan.rules
+    master = plan.master
     if workers == 1 or len(todo) <= 1:
         table = plan.table()
         try:
             for planned in todo:
-                result, trace, started, ended = table.play(master, planned, rules)
+                result, trace, started, ended = table.play(master, planned)
                 store.save(planned, result, trace, started, ended)
                 if on_game is not None:
                     on_game(result)
@@ -725,7 +717,7 @@ def _play_all(
         own = getattr(local, "master", None)
         if own is None:
             own = local.master = master.game.master(master.limits, engine=_engine(master))
-        return planned, table.play(own, planned, rules)
+        return planned, table.play(own, planned)
 
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="cardlang-table")
     pending: set[Future[Any]] = set()
