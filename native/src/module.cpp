@@ -15,6 +15,7 @@
 
 #include "bots.h"
 #include "search.h"
+#include "transfer.h"
 #include "vm.h"
 
 namespace nb = nanobind;
@@ -935,6 +936,23 @@ NB_MODULE(_native, m) {
       .def("int_get", &NativeProgram::int_get)
       .def("card_zone_of", &NativeProgram::card_zone_of)
       .def("determinized", &NativeProgram::determinized)
+      // a state sent to another process (transfer.h): its bytes, and the tables they need
+      .def("save_state",
+           [](const NativeProgram&, const State& st) {
+             std::string b = save_state(st);
+             return nb::bytes(b.data(), b.size());
+           })
+      .def("load_state",
+           [](const NativeProgram& p, nb::bytes b) {
+             return load_state(std::string(b.c_str(), b.size()), p.P);
+           })
+      .def("save_tables",
+           [](const NativeProgram& p) {
+             std::string b = save_tables(p.P);
+             return nb::bytes(b.data(), b.size());
+           })
+      .def("load_tables",
+           [](NativeProgram& p, nb::bytes b) { load_tables(p.P, std::string(b.c_str(), b.size())); })
       .def("deal_plan", &NativeProgram::deal_plan)
       .def(
           "ismcts", [](NativeProgram& p) { return new Ismcts(p.vm, p.key_names); },

@@ -151,6 +151,23 @@ struct PointMap {
   std::vector<i64> cache;  // per card type, its score; INT64_MIN until computed
 };
 
+// A point map's identity: its awards as bytes (Program::pointmap_ids, keyed by it, gives
+// the same map the same id whichever node made it).
+inline std::string awards_key(const PointMap& pm) {
+  std::string key;
+  auto put = [&key](i64 v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  for (const Award& a : pm.awards) {
+    put(a.points);
+    put((i64)a.conds.size());
+    for (const auto& c : a.conds) {
+      put(c.first);
+      put(c.second.tag);
+      put(c.second.v);
+    }
+  }
+  return key;
+}
+
 struct Procedure {
   i32 name;
   std::vector<i32> param_slots;

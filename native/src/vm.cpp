@@ -184,17 +184,7 @@ i32 VM::make_pointmap(State& st, i32 awards) {
     pm.awards.push_back(std::move(award));
   }
   // intern: the same awards give the same map, whichever node made them
-  std::string key;
-  auto put = [&key](i64 v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
-  for (const Award& a : pm.awards) {
-    put(a.points);
-    put((i64)a.conds.size());
-    for (const auto& c : a.conds) {
-      put(c.first);
-      put(c.second.tag);
-      put(c.second.v);
-    }
-  }
+  std::string key = awards_key(pm);
   i32 id;
   auto it = P.pointmap_ids.find(key);
   if (it != P.pointmap_ids.end()) {

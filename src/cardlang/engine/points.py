@@ -11,6 +11,8 @@ scores cards with them.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class PointMap:
     __slots__ = ("awards", "_cache")
@@ -32,6 +34,10 @@ class PointMap:
             )
             self._cache[key] = cached
         return cached
+
+    def __reduce__(self) -> tuple[type[PointMap], tuple[Any, ...]]:
+        # the cache is keyed by object identities of this process: never sent
+        return PointMap, (self.awards,)
 
     def __repr__(self) -> str:
         parts = [

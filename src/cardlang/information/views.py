@@ -189,6 +189,7 @@ class PlayerView:
         *,
         live: bool = False,
         limits: Limits | None = None,
+        history: tuple[tuple[Any, ...], ...] | None = None,
     ) -> None:
         self.seat = seat
         self._header: tuple[int, int, int, int] | None = None
@@ -206,7 +207,9 @@ class PlayerView:
         self._st: Gamestate | None = None
         self._knowledge: SeatKnowledge | None = None
         self._skeleton: Skeleton | None = None
-        self._history: tuple[tuple[Any, ...], ...] | None = None
+        # given: the public history of a state that keeps no log (a worker's world,
+        # runs/agent_worker.py); else read from the state's log
+        self._history: tuple[tuple[Any, ...], ...] | None = history
         if live:
             self._st = st
         else:
@@ -220,9 +223,11 @@ class PlayerView:
         game: Game,
         options: Sequence[Any],
         limits: Limits | None = None,
+        history: tuple[tuple[Any, ...], ...] | None = None,
     ) -> PlayerView:
-        """A view that reads the state until ``close()`` (for the runner; see ``consult``)."""
-        return cls(st, seat, game, options, live=True, limits=limits)
+        """A view that reads the state until ``close()`` (for the runner; see ``consult``).
+        ``history``: the public history, for a state that keeps no log."""
+        return cls(st, seat, game, options, live=True, limits=limits, history=history)
 
     def master(self) -> Gamemaster:
         """A Gamemaster of this game under the real game's limits, for simulations (a
@@ -492,19 +497,16 @@ class PlayerView:
     def history_since(self, start: int) -> tuple[tuple[Any, ...], ...]:
         """The public events from the ``start``-th on (``history[start:]``, without
         building the events before it)."""
-        if self._st is None:
+        st = self._st
+        if st is None or st.log is None:  # a snapshot, or a world sent with its history
             return (self._history or ())[start:]
-        log = self._st.log
-        if log is None:
-            return ()
-        return _public_history(log[start:], self.seat, self._st.cards)
+        return _public_history(st.log[start:], self.seat, st.cards)
 
     @property
     def history_length(self) -> int:
         """How many public events there are so far (``len(history)``, cheaply)."""
-        if self._st is None:
-            return len(self._history or ())
-        return len(self._st.log) if self._st.log is not None else 0
+        log = self._st.log if self._st is not None else None
+        return len(log) if log is not None else len(self._history or ())
 
     # ------------------------------------------------------------ the decision
     @property
@@ -710,6 +712,20 @@ def _public_history(
     return tuple(out)
 
 
+def portable_history(events: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """Public events as plain data (a card's attributes as a dict), for another process."""
+    return [
+        tuple(dict(x) if isinstance(x, MappingProxyType) else x for x in event) for event in events
+    ]
+
+
+def restored_history(events: Sequence[tuple[Any, ...]]) -> tuple[tuple[Any, ...], ...]:
+    """``portable_history``'s events as a view gives them (attributes read-only)."""
+    return tuple(
+        tuple(MappingProxyType(x) if isinstance(x, dict) else x for x in event) for event in events
+    )
+
+
 def view_of(
     st: Gamestate, seat: int, game: Game | None = None, options: Sequence[Any] | None = None
 ) -> PlayerView:
@@ -735,9 +751,11 @@ def consult(
     game: Game,
     options: Sequence[Any],
     limits: Limits | None = None,
+    history: tuple[tuple[Any, ...], ...] | None = None,
 ) -> T:
     """``choose(view, options)`` with a live view of ``st`` for ``seat`` (``limits``: the
-    game's, for the view's ``master()``).
+    game's, for the view's ``master()``; ``history``: the public history, for a state
+    that keeps no log).
 
     When it returns (or raises), the view is closed if anyone still holds it (the agent
     kept it, or a traceback does), so it never shows a later state; a view no one kept is
@@ -745,7 +763,7 @@ def consult(
     own reference and getrefcount's argument are the only ones left when no one kept it
     (CPython's count; cheaper than the weak reference this runs at every decision).
     """
-    view = PlayerView.live(st, seat, game, options, limits)
+    view = PlayerView.live(st, seat, game, options, limits, history)
     try:
         return choose(view, options)
     finally:

@@ -38,43 +38,67 @@ if TYPE_CHECKING:
 
     from cardlang.runs.agent_view import SandboxView
 
-__all__ = ["main"]
+__all__ = ["MirrorSession", "main"]
 
 
 def _send(conn: Connection, reply: Mapping[str, Any]) -> None:
     conn.send_bytes(json.dumps(reply, allow_nan=False, default=str).encode())
 
 
-class _MirrorSession:
-    """A built-in agent's game: the agent, and a mirror of the game fed every move."""
+class MirrorSession:
+    """A built-in agent's game: the agent, and what its seat may know.  It never holds
+    the game: at each decision it receives one determinization of the seat's view (a
+    whole world consistent with what the seat knows, engine/transfer.py), the seat's
+    knowledge and the public events since its last decision, and consults the agent with
+    a live view of that world, so search agents determinize and simulate as ever."""
 
     def __init__(self, master: Any, make: Callable[[int], Any], start: Mapping[str, Any]) -> None:
         from cardlang.agents.base import capabilities_of
 
-        self.master = master
+        self.game, self.limits = master.game, master.limits
         self.seat = start["seat"]
         self.spec = start["spec"]
         self.agent = make(start["seed"])
-        self.capabilities = capabilities_of(self.agent)
-        self.st = master.new_game(start["game_seed"], record=True)
+        self.wants_view = capabilities_of(self.agent).view
+        self.history: tuple[tuple[Any, ...], ...] = ()
+        self.world: tuple[Any, Any, Any] | None = None  # this decision's master, state, options
 
     def decide(self, data: Mapping[str, Any] | None, refusal: str | None) -> dict[str, Any]:
         from cardlang.agents.base import AgentError
-        from cardlang.agents.loop import ask, resolve_choice
+        from cardlang.agents.loop import resolve_choice
+        from cardlang.information.views import consult
 
-        master, st = self.master, self.st
-        for index in data["moves"] if data is not None else ():
-            master.apply(st, index)
-        if st.is_over or st.mover != self.seat:
-            raise RuntimeError(f"the mirrored game is out of step (mover {st.mover})")
-        options = master.legal_options(st)
-        choice = ask(self.agent, self.capabilities.view, st, self.seat, master, options)
+        if data is not None:
+            self.world = self._receive(data)
+        assert self.world is not None, "a retry follows a decision"
+        master, st, options = self.world
+        if not self.wants_view:
+            choice = self.agent.choose(None, options)
+        else:
+            choice = consult(
+                self.agent.choose, st, self.seat, self.game, options, self.limits, self.history
+            )
         if type(choice) is not int:
             try:
-                choice, _ = resolve_choice(master.game, st, options, choice, self.spec)
+                choice, _ = resolve_choice(self.game, st, options, choice, self.spec)
             except AgentError as err:
                 return {"illegal": str(err)}
         return {"index": choice}
+
+    def _receive(self, data: Mapping[str, Any]) -> tuple[Any, Any, Any]:
+        from cardlang.engine.transfer import receive_state
+        from cardlang.information.knowledge import attach_knowledge
+        from cardlang.information.views import restored_history
+
+        self.history += restored_history(data["history"])
+        master, st = receive_state(self.game, self.limits, data["world"])
+        attach_knowledge(st, data["knowledge"])
+        if st.is_over or st.mover != self.seat:
+            raise RuntimeError(f"the world sent is not this seat's decision (mover {st.mover})")
+        options = master.legal_options(st)
+        if len(options) != data["count"]:
+            raise RuntimeError("the world sent lists other options than the game")
+        return master, st, options
 
 
 class _SandboxSession:
@@ -115,7 +139,7 @@ class _Worker:
     def __init__(self, master: Any) -> None:
         self.make: Callable[[int], Any] | None = None
         self.master = master
-        self.session: _MirrorSession | _SandboxSession | None = None
+        self.session: MirrorSession | _SandboxSession | None = None
 
     def handle(self, message: tuple[Any, ...]) -> dict[str, Any]:
         kind = message[0]
@@ -130,7 +154,7 @@ class _Worker:
             self.session = None
             start = message[1]
             if self.master is not None:
-                self.session = _MirrorSession(self.master, self.make, start)
+                self.session = MirrorSession(self.master, self.make, start)
             else:
                 self.session = _SandboxSession(self.make, start)
             return {"ok": True}

@@ -19,11 +19,14 @@ Two kinds of worker:
   in the main process.  With ``SandboxLimits.jail`` off (``--no-jail``) the same worker
   runs as a plain process of the caller's user.
 - **mirrored** (a built-in agent or a bot file: cardlang's own code, trusted to read
-  only its view).  The worker compiles the game itself (``GamePayload``) and keeps a
-  mirror of the game: the same seed, and every move sent to it; it consults the agent
-  with a real live view, so search agents determinize and simulate as ever.  It runs in
-  its own process for the limits and for crash isolation; it is made non-dumpable, and
-  no jailed agent can see it (a jail has its own PID namespace).
+  only its view).  The worker compiles the game itself (``GamePayload``) but never holds
+  the game, its seed or another seat's: at each decision it is sent one determinization
+  of the seat's view (a world consistent with what the seat knows, dealt here from the
+  seat's knowledge with a fresh RNG; engine/transfer.py carries it), the seat's knowledge
+  and the public events since its last decision, and it consults the agent with a live
+  view of that world, so search agents determinize and simulate as ever.  It runs in its
+  own process for the limits and for crash isolation; it is made non-dumpable, and no
+  jailed agent can see it (a jail has its own PID namespace).
 
 Limits (``SandboxLimits``): no answer within ``time_limit`` seconds and the worker is
 killed (``timeout``), and so for loading the agent's file and making its agent
@@ -45,6 +48,7 @@ from __future__ import annotations
 import collections
 import json
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -426,31 +430,33 @@ class AgentWorker:
 
 class RemoteAgent:
     """An agent of the play loop whose moves come from an ``AgentWorker``: it sends the
-    worker the moves since it last asked (mirrored) or the view as plain data
+    worker a world dealt from the seat's knowledge (mirrored) or the view as plain data
     (sandboxed), checks the answer, and appends its move to the game's shared ``moves``.
     A failure raises ``AgentForfeit`` with the seat and where the game stood."""
-
-    capabilities = Capabilities(view=True)
 
     def __init__(self, worker: AgentWorker, seat: int, moves: list[int], game: Game) -> None:
         from cardlang.information.vocabulary import Vocabulary
 
+        # a mirrored agent is sent a world dealt from its seat's knowledge: the game is
+        # recorded for it
+        self.capabilities = Capabilities(view=True, knowledge=not worker.sandboxed)
         self.worker = worker
         self.name = worker.spec
         self.seat = seat
         self.moves = moves
         self.vocabulary = Vocabulary.of(game)
-        self.sent_moves = 0
         self.sent_history = 0
         self.sent_keys: set[str | None] = set()
+        self.worlds: random.Random | None = None  # deals a mirrored agent's worlds
 
-    def begin(self, agent_seed: int, game_seed: int, rules: Mapping[str, Any]) -> None:
+    def begin(self, agent_seed: int, rules: Mapping[str, Any]) -> None:
         """Start the agent's game in its worker (starting the worker if needed)."""
         start: dict[str, Any] = {"seed": agent_seed, "seat": self.seat, "spec": self.name}
         if self.worker.sandboxed:
             start["rules"] = rules
-        else:
-            start["game_seed"] = game_seed
+        else:  # the same every run, and from nothing the worker does not know already
+            self.worlds = random.Random(f"worlds of the agent seeded {agent_seed}")
+        self.sent_history = 0
         try:
             self.worker.ensure()
             reply = self.worker.ask(("game", start), self.worker.limits.init_limit)
@@ -480,8 +486,7 @@ class RemoteAgent:
             self.sent_keys.add(situation)
             self.sent_history = data["history_length"]
         else:
-            data = {"moves": self.moves[self.sent_moves :]}
-            self.sent_moves = len(self.moves)
+            data = self._world(view, count)
         reply = worker.ask(("decide", data), limits.time_limit)
         retries = 0
         while True:
@@ -494,6 +499,31 @@ class RemoteAgent:
             reply = worker.ask(("retry", problem), limits.time_limit)
         self.moves.append(index)
         return index
+
+    def _world(self, view: PlayerView, count: int) -> dict[str, Any]:
+        assert self.worlds is not None, "begin() comes first"
+        data = world_message(view, self.worlds, self.sent_history, count)
+        self.sent_history += len(data["history"])
+        return data
+
+
+def world_message(
+    view: PlayerView, worlds: random.Random, seen_events: int, count: int
+) -> dict[str, Any]:
+    """What a mirrored agent's worker is sent for one decision of ``count`` options
+    (agent_worker.py: ``MirrorSession``): a world dealt from ``view``'s knowledge with
+    ``worlds``, that knowledge, and the public events after the first ``seen_events``."""
+    from cardlang.engine.transfer import send_state
+    from cardlang.information.knowledge import seat_knowledge
+    from cardlang.information.views import portable_history
+
+    world = view.determinize(worlds)
+    return {
+        "world": send_state(view.master(), world),
+        "knowledge": seat_knowledge(world, view.seat),
+        "history": portable_history(view.history_since(seen_events)),
+        "count": count,
+    }
 
 
 def _checked(reply: Mapping[str, Any], count: int) -> tuple[int, str | None]:

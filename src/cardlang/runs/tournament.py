@@ -429,7 +429,7 @@ class _Table:
         try:
             for seat, agent in enumerate(agents):
                 agent_seed = tournament_agent_seed(self.plan.secret, planned.seed, seat)
-                agent.begin(agent_seed, planned.seed, self.plan.rules)
+                agent.begin(agent_seed, self.plan.rules)
             result, _ = play_game(
                 master, agents, planned.seed, record=True, trace=trace, names=planned.agents
             )
