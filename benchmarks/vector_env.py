@@ -6,9 +6,12 @@ What it measures
 
     * cardlang: ``VectorEnv(FILE, n)`` (all seats learning, the default engine or
       ``--engine``) for ``games/hearts.rcy``, ``games/leduc_poker.rcy`` and
-      ``games/kuhn_poker.rcy``, at n = 1, 16, 64, 256 (``--sizes``); a call of
-      ``step`` plays n steps; actions are drawn by ``random_actions(mask, rng)`` (one
-      numpy pass per call), auto-reset included;
+      ``games/kuhn_poker.rcy``, and Dominion's seat 0 against ``bmu`` (the bot's moves
+      inside ``step``), at n = 1, 16, 64, 256 (``--sizes``); a call of ``step`` plays n
+      steps of the caller; actions are drawn by ``random_actions(mask, rng)`` (one numpy
+      pass per call), auto-reset included.  On the native engine each is measured
+      stepped inside the engine (``cardlang``: env/batch.py) and in Python
+      (``cardlang-py``: ``batch=False``), in the same run (``--batch``);
     * PettingZoo (``pettingzoo.classic``): ``leduc_holdem_v4`` and ``texas_holdem_v4``
       (limit), AEC environments stepped one agent at a time, the action drawn from the
       observation's ``action_mask`` (numpy), ``reset`` when the game is over.  PettingZoo
@@ -60,7 +63,12 @@ GAMES = {
     "hearts": "games/hearts.rcy",
     "leduc": "games/leduc_poker.rcy",
     "kuhn": "games/kuhn_poker.rcy",
+    "dominion-vs-bmu": "games/dominion.rcy",
 }
+#: Keyword arguments of a game's VectorEnv beyond the file: Dominion is stepped as a
+#: learner trains against a bot (seat 0 the caller's, the other seat ``bmu``, inside the
+#: engine), the others with every seat the caller's.
+ENV_KWARGS: dict[str, dict[str, Any]] = {"dominion-vs-bmu": {"seats": 0, "opponents": "bmu"}}
 PETTINGZOO = {"leduc": "leduc_holdem_v4", "limit-holdem": "texas_holdem_v4"}
 RLCARD = {"leduc": "leduc-holdem", "limit-holdem": "limit-holdem"}
 
@@ -79,10 +87,11 @@ class Config:
 # ---------------------------------------------------------------- cardlang
 
 
-def cardlang_config(game: str, n: int, engine: str | None, seed: int) -> Config:
+def cardlang_config(game: str, n: int, engine: str | None, seed: int, batch: bool) -> Config:
     from cardlang.env.vector import VectorEnv, random_actions
 
-    env = VectorEnv(ROOT / GAMES[game], n, engine=engine, seed=seed)
+    kwargs = ENV_KWARGS.get(game, {})
+    env = VectorEnv(ROOT / GAMES[game], n, engine=engine, seed=seed, batch=batch, **kwargs)
     rng = np.random.default_rng(seed)
     state = {"mask": env.reset()[1]}
 
@@ -95,10 +104,20 @@ def cardlang_config(game: str, n: int, engine: str | None, seed: int) -> Config:
         state["mask"] = mask
         return steps
 
-    return Config("cardlang", game, n, run)
+    return Config("cardlang" if batch else "cardlang-py", game, n, run)
 
 
 # ---------------------------------------------------------------- peers
+
+
+class _StandIn:
+    """Whatever PettingZoo reads of pygame at import time (never used to render)."""
+
+    def __getattr__(self, name: str) -> _StandIn:
+        return self
+
+    def __call__(self, *args: Any, **kwargs: Any) -> _StandIn:
+        return self
 
 
 def _import_pettingzoo(name: str) -> Any:
@@ -110,7 +129,11 @@ def _import_pettingzoo(name: str) -> Any:
         if err.name != "pygame":
             raise
         note("pygame is not installed: a stand-in module lets PettingZoo load (no rendering)")
-        sys.modules["pygame"] = types.ModuleType("pygame")
+        stand_in = types.ModuleType("pygame")
+        # PettingZoo's annotations name pygame's classes (pygame.font.Font): any name
+        # of the stand-in is a stand-in too
+        stand_in.__dict__["__getattr__"] = lambda name: _StandIn()
+        sys.modules["pygame"] = stand_in
         return importlib.import_module(f"pettingzoo.classic.{name}")
 
 
@@ -165,9 +188,12 @@ def rlcard_config(game: str, seed: int) -> Config:
 def make_configs(args: argparse.Namespace) -> list[Config]:
     configs: list[Config] = []
     if "cardlang" in args.only:
+        native = args.engine != "python"
+        modes = {"on": [True], "off": [False], "both": [True, False]}[args.batch]
         for game in GAMES:
             for n in args.sizes:
-                configs.append(cardlang_config(game, n, args.engine, args.seed))
+                for batch in modes if native else [False]:
+                    configs.append(cardlang_config(game, n, args.engine, args.seed, batch))
     for library, make in (("pettingzoo", pettingzoo_config), ("rlcard", rlcard_config)):
         if library not in args.only:
             continue
@@ -223,6 +249,13 @@ def main(argv: list[str] | None = None) -> int:
         "--only", nargs="+", default=["cardlang", "pettingzoo", "rlcard"], help="libraries"
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--batch",
+        choices=("on", "off", "both"),
+        default="both",
+        help="native engine: step inside the engine (on, 'cardlang'), in Python "
+        "('cardlang-py', off), or both in the same run (the default)",
+    )
     parser.add_argument("--json", metavar="PATH", help="write the results there")
     args = parser.parse_args(argv)
     from cardlang.engine.native import default_engine

@@ -33,6 +33,9 @@ class DominionBot : public NativeAgent {
   size_t choose(VM& vm, State& st, const OptionList& options) override;
   // a fresh bot knows no Supply pile yet; the seed is not used (the bots draw nothing)
   void start_game(uint64_t) override { piles.clear(); }
+  std::unique_ptr<NativeAgent> clone() const override {
+    return std::make_unique<DominionBot>(*this);
+  }
 
  private:
   struct Facts;

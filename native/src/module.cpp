@@ -8,12 +8,14 @@
 #include <cmath>
 
 #include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include "bots.h"
+#include "batch.h"
 #include "search.h"
 #include "transfer.h"
 #include "vm.h"
@@ -642,6 +644,72 @@ class NativeProgram {
     }
   }
 
+  // env/batch.py: plan_for -- the BatchPlan of a VectorEnv, from plain data
+  BatchPlan batch_plan(nb::dict d) {
+    BatchPlan plan;
+    plan.nplayers = nb::cast<i32>(d["nplayers"]);
+    plan.width = nb::cast<i32>(d["width"]);
+    plan.n_actions = nb::cast<i32>(d["n_actions"]);
+    plan.learner = nb::cast<i32>(d["learner"]);
+    if (plan.nplayers != P.nplayers || plan.width <= 0 || plan.n_actions <= 0 ||
+        plan.learner < -1 || plan.learner >= plan.nplayers)
+      throw nb::value_error("a batch plan of another game");
+    for (nb::handle seat : nb::cast<nb::list>(d["seats"])) {
+      ObsSeat s;
+      s.current = nb::cast<i32>(seat["current"]);
+      for (nb::handle t : nb::cast<nb::list>(seat["storages"]))
+        s.storages.push_back({item<i32>(t, 0), P.storage_key(item<i32>(t, 1), P.intern(item<std::string>(t, 2)))});
+      for (nb::handle z : nb::cast<nb::list>(seat["zones"]))
+        s.zones.push_back(ObsZone{plan_key(z[0]), item<i32>(z, 1), item<i32>(z, 2), item<i32>(z, 3)});
+      for (nb::handle ends : nb::cast<nb::list>(seat["ends"])) {
+        std::vector<ObsEnd> list;
+        for (nb::handle e : nb::cast<nb::list>(ends))
+          list.push_back(ObsEnd{item<i32>(e, 0), plan_key(e[1]), item<bool>(e, 2)});
+        s.ends.push_back(std::move(list));
+      }
+      plan.seats.push_back(std::move(s));
+    }
+    nb::list types = nb::cast<nb::list>(d["types"]);
+    plan.n_types = (i32)types.size();
+    for (size_t t = 0; t < types.size(); t++) plan.type_ids.emplace(nb::cast<std::string>(types[t]), (i32)t);
+    for (nb::handle keys : nb::cast<nb::list>(d["keys"])) {
+      std::unordered_map<std::string, i32> index;
+      nb::list list = nb::cast<nb::list>(keys);
+      for (size_t k = 0; k < list.size(); k++) index.emplace(nb::cast<std::string>(list[k]), (i32)k);
+      plan.key_index.push_back(std::move(index));
+    }
+    for (nb::handle site : nb::cast<nb::list>(d["sites"])) {
+      KeySite s;
+      s.situation = item<i32>(site, 1);
+      if (s.situation < 0 || s.situation >= (i32)plan.key_index.size())
+        throw nb::value_error("a site of no situation");
+      s.bare = nb::cast<std::vector<std::string>>(site[2]);
+      s.heads = nb::cast<std::vector<std::string>>(site[3]);
+      for (nb::handle part : nb::cast<nb::list>(site[4]))
+        s.parts[item<i32>(part, 0)] = KeyPart{(int8_t)item<int>(part, 1), item<std::string>(part, 2)};
+      plan.sites[item<i32>(site, 0)] = std::move(s);
+    }
+    for (nb::handle sign : nb::cast<nb::list>(d["ranking_signs"])) plan.ranking_signs.push_back(nb::cast<int>(sign));
+    plan.score_reward = nb::cast<bool>(d["score_reward"]);
+    plan.score_sign = nb::cast<double>(d["score_sign"]);
+    for (const ObsSeat& s : plan.seats)
+      if ((i32)s.ends.size() != (i32)plan.key_index.size()) throw nb::value_error("one end list per situation");
+    return plan;
+  }
+
+  // a location key of a plan, (owner, kind, name): its number, made if no game made it yet
+  i32 plan_key(nb::handle key) {
+    std::string kind = item<std::string>(key, 1);
+    for (int i = 0; i < 4; i++)
+      if (kind == KIND_NAMES[i]) return P.zone_key(item<i32>(key, 0), i, P.intern(item<std::string>(key, 2)));
+    throw nb::value_error("no such location kind");
+  }
+
+  VectorBatch* vector_batch(nb::dict plan, i32 n, i64 max_decisions, i64 max_steps) {
+    if (n < 1) throw nb::value_error("a batch needs a game at least");
+    return new VectorBatch(vm, batch_plan(plan), n, EngineLimits{max_decisions, max_steps});
+  }
+
   // play on while the mover's seat has a native agent (None: a Python agent decides)
   i64 play(State& st, nb::list seats, i64 limit, i64 max_decisions, i64 max_steps) {
     std::vector<NativeAgent*> agents;
@@ -680,59 +748,32 @@ class NativeProgram {
     }
     return out;
   }
-
-  // runs/planned.py: agent_seeds (SplitMix64 of the game's seed and the seat)
-  static uint64_t agent_seed(uint64_t game_seed, size_t seat) {
-    uint64_t x = game_seed ^ (0xA5A55A5A0F0FF0F0ULL + seat);
-    return splitmix_next(x);
-  }
 };
 
 }  // namespace
 
-// numpy's SeedSequence(entropy, spawn_key=(index,)).generate_state(1, uint64)[0]: the
-// seeds of a batch's games (runs/simulate.py: game_seeds), made here because numpy
-// takes tens of microseconds a seed.  ``entropy`` is the root seed as numpy reads it,
-// 32-bit words from the lowest.  A test holds it to numpy's.
-static uint64_t seed_sequence_child(const std::vector<uint32_t>& entropy, uint64_t index) {
-  const uint32_t INIT_A = 0x43b0d7e5, MULT_A = 0x931e8875, INIT_B = 0x8b51f9dd,
-                 MULT_B = 0x58f38ded, MIX_MULT_L = 0xca01f9dd, MIX_MULT_R = 0x4973f715;
-  const int XSHIFT = 16, POOL = 4;
-  std::vector<uint32_t> words = entropy;
-  if (words.size() < (size_t)POOL) words.resize(POOL, 0);  // a spawn key pads the entropy
-  if (index == 0) words.push_back(0);
-  for (uint64_t k = index; k > 0; k >>= 32) words.push_back((uint32_t)(k & 0xffffffffu));
-  uint32_t hash_const = INIT_A;
-  auto hashmix = [&](uint32_t value) {
-    value ^= hash_const;
-    hash_const *= MULT_A;
-    value *= hash_const;
-    value ^= value >> XSHIFT;
-    return value;
-  };
-  auto mix = [&](uint32_t x, uint32_t y) {
-    uint32_t result = MIX_MULT_L * x - MIX_MULT_R * y;
-    result ^= result >> XSHIFT;
-    return result;
-  };
-  uint32_t pool[POOL];
-  for (int i = 0; i < POOL; i++) pool[i] = hashmix(i < (int)words.size() ? words[i] : 0);
-  for (int src = 0; src < POOL; src++)
-    for (int dst = 0; dst < POOL; dst++)
-      if (src != dst) pool[dst] = mix(pool[dst], hashmix(pool[src]));
-  for (size_t src = POOL; src < words.size(); src++)
-    for (int dst = 0; dst < POOL; dst++) pool[dst] = mix(pool[dst], hashmix(words[src]));
-  uint32_t out[2];
-  uint32_t hb = INIT_B;
-  for (int i = 0; i < 2; i++) {
-    uint32_t v = pool[i % POOL];
-    v ^= hb;
-    hb *= MULT_B;
-    v *= hb;
-    v ^= v >> XSHIFT;
-    out[i] = v;
+// the arrays a VectorBatch writes (numpy's, C-contiguous, on the CPU)
+using Floats = nb::ndarray<float, nb::c_contig, nb::device::cpu>;
+using Bools = nb::ndarray<bool, nb::c_contig, nb::device::cpu>;
+using Ints = nb::ndarray<int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+static i32 checked_row(const VectorBatch& b, i32 i) {
+  if (i < 0 || i >= b.size()) throw nb::index_error("no such row");
+  return i;
+}
+
+// a batch's call, its BatchError as a ValueError env/batch.py reads ("illegal:ROW:ACTION",
+// "failed:ROW", "no-decision:ROW")
+template <class F>
+static void batch_call(VectorBatch&, F&& f) {
+  try {
+    f();
+  } catch (const BatchError& e) {
+    std::string what = e.kind == BatchError::ILLEGAL ? "illegal:" + std::to_string(e.row) + ":" + std::to_string(e.action)
+                       : e.kind == BatchError::FAILED ? "failed:" + std::to_string(e.row)
+                                                      : "no-decision:" + std::to_string(e.row);
+    throw nb::value_error(what.c_str());
   }
-  return (uint64_t)out[0] | ((uint64_t)out[1] << 32);
 }
 
 NB_MODULE(_native, m) {
@@ -754,6 +795,53 @@ NB_MODULE(_native, m) {
     uint64_t out = splitmix_next(x);
     return nb::make_tuple(x, out);
   });
+
+  nb::class_<VectorBatch>(m, "VectorBatch")
+      .def("set_agents",
+           [](VectorBatch& b, nb::list seats) {
+             std::vector<NativeAgent*> agents;
+             for (nb::handle a : seats)
+               agents.push_back(a.is_none() ? nullptr : nb::cast<NativeAgent*>(a));
+             b.set_agents(agents);
+           })
+      // the caller's arrays, written by every reset and step (kept alive by the batch)
+      .def("bind",
+           [](VectorBatch& b, Floats obs, Bools mask, Ints seat, Ints situation, Floats rewards,
+              Bools terminated, Bools truncated, Floats final_obs, Bools has_final) {
+             size_t n = (size_t)b.size();
+             auto rows = [n](size_t got, const char* what) {
+               if (got != n) throw nb::value_error((std::string(what) + ": one row per game").c_str());
+             };
+             rows(obs.shape(0), "obs");
+             rows(mask.shape(0), "mask");
+             rows(seat.shape(0), "seat");
+             rows(situation.shape(0), "situation");
+             rows(rewards.shape(0), "rewards");
+             rows(terminated.shape(0), "terminated");
+             rows(truncated.shape(0), "truncated");
+             rows(final_obs.shape(0), "final_obs");
+             rows(has_final.shape(0), "has_final");
+             b.check_widths(obs.ndim() == 2 ? obs.shape(1) : 0, mask.ndim() == 2 ? mask.shape(1) : 0,
+                            rewards.ndim() == 2 ? rewards.shape(1) : 0,
+                            final_obs.ndim() == 2 ? final_obs.shape(1) : 0);
+             b.bind(BatchOut{obs.data(), mask.data(), seat.data(), situation.data(), rewards.data(),
+                             terminated.data(), truncated.data(), final_obs.data(), has_final.data()});
+           },
+           nb::keep_alive<1, 2>(), nb::keep_alive<1, 3>(), nb::keep_alive<1, 4>(),
+           nb::keep_alive<1, 5>(), nb::keep_alive<1, 6>(), nb::keep_alive<1, 7>(),
+           nb::keep_alive<1, 8>(), nb::keep_alive<1, 9>(), nb::keep_alive<1, 10>())
+      .def("reset", [](VectorBatch& b, std::vector<uint32_t> words) { batch_call(b, [&] { b.reset(words); }); })
+      .def("step",
+           [](VectorBatch& b, nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> actions) {
+             if (actions.shape(0) != (size_t)b.size()) throw nb::value_error("one action per game");
+             std::vector<i32> finished;
+             batch_call(b, [&] { finished = b.step(actions.data()); });
+             return finished;
+           })
+      .def("state", [](const VectorBatch& b, i32 i) { return State(b.state(checked_row(b, i))); })
+      .def("finished", [](const VectorBatch& b, i32 i) { return State(b.finished(checked_row(b, i))); })
+      .def("seed", [](const VectorBatch& b, i32 i) { return b.seed(checked_row(b, i)); })
+      .def("finished_seed", [](const VectorBatch& b, i32 i) { return b.finished_seed(checked_row(b, i)); });
 
   nb::class_<State>(m, "State")
       .def("clone", [](const State& st) { return State(st); })
@@ -906,6 +994,8 @@ NB_MODULE(_native, m) {
       .def("options_of", &NativeProgram::options_of)
       .def("apply", &NativeProgram::apply)
       .def("play_batch", &NativeProgram::play_batch)
+      .def("vector_batch", &NativeProgram::vector_batch, nb::rv_policy::take_ownership,
+           nb::keep_alive<0, 1>())
       .def_prop_ro("shared_guard_expressions",
                    [](const NativeProgram& p) { return p.P.n_memo_slots; })
       .def("scores", &NativeProgram::scores)

@@ -280,6 +280,7 @@ struct Program {
   std::vector<i32> memo_slot;  // per node: its slot among the shared guard expressions
   i32 n_memo_slots = 0;
   std::string card_type_name(const CardType& t) const;
+  std::string card_type_text(const CardType& t) const;
   std::string typed_text(const Typed& t) const;
 };
 

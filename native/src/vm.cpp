@@ -2675,6 +2675,20 @@ std::string Program::card_type_name(const CardType& t) const {
   return s;
 }
 
+std::string Program::card_type_text(const CardType& t) const {
+  // language/kinds.py: card_type (its KIND, else its attribute values but the deck's name)
+  if (t.kind >= 0) return strings[t.kind];
+  std::string s;
+  bool first = true;
+  for (const auto& a : t.attrs) {
+    if (strings[a.first] == "DECK") continue;
+    if (!first) s += " ";
+    first = false;
+    s += typed_text(a.second);
+  }
+  return s;
+}
+
 void Program::prepare_block(Node& n, int first) {
   // engine: compiler/control_flow.py block(): each run of statements with no decision is
   // one item, each statement with a decision another

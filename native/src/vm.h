@@ -67,6 +67,8 @@ class NativeAgent {
   // become the agent a fresh Python agent made with this seed is (a batch reuses one
   // native agent per seat for all its games)
   virtual void start_game(uint64_t seed) = 0;
+  // a copy of its own (each row of a lockstep batch plays its own: batch.h)
+  virtual std::unique_ptr<NativeAgent> clone() const = 0;
 };
 
 // agents/random_agent.py: a uniformly random option from its own SplitMix64 stream
@@ -77,6 +79,9 @@ class RandomAgent : public NativeAgent {
   size_t draw(size_t n);
   size_t choose(class VM& vm, State& st, const OptionList& options) override;
   void start_game(uint64_t seed) override { state = seed; }
+  std::unique_ptr<NativeAgent> clone() const override {
+    return std::make_unique<RandomAgent>(*this);
+  }
 };
 
 // Scratch buffers lent for one evaluation and given back in reverse order (RAII), so

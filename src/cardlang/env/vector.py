@@ -67,12 +67,19 @@ game, whoever the opponents are.  (Games are recorded only where an opponent rea
 it knows of hidden cards, a search agent: it needs the log; the observation stays the
 same, so a policy sees the same inputs against any opponent.)
 
-Where the time goes, and what a batch entry point of the native engine would save:
-``docs/rl.md`` ("Vectorized batches").
+Inside the engine.  On the native engine, where every opponent has a twin inside the
+engine and no game is recorded, ``step`` is one call of the engine's lockstep batch
+(env/batch.py, native/src/batch.h): it applies every row's option, plays the opponents,
+restarts ended games and writes every array, with no Python per row or move; the arrays
+are the Python path's, value for value (tests/test_vector_batch.py).  ``batch=False`` (or
+``CARDLANG_VECTOR_BATCH=0``) steps in Python, the reference; ``batch=True`` asks for the
+engine and says why where it cannot.  Where the time goes: ``docs/rl.md`` ("Vectorized
+batches").
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -86,6 +93,7 @@ from cardlang.agents.specs import specs_per_seat
 from cardlang.engine.gamemaster import GameResult, Limits
 from cardlang.engine.native import native_game_seeds
 from cardlang.engine.state import COMPLETED, FAILED, GAME_OWNER
+from cardlang.env.batch import BatchUnavailable, NativeBatch, plan_for
 from cardlang.env.core import DEFAULT_MAX_DECISIONS, GameSource, load, rewards_of
 from cardlang.errors import UsageError
 from cardlang.information.encode import Encoder
@@ -104,6 +112,8 @@ _NO_LIMIT = 2**62
 #: Games in a row that may end before the caller's first decision (a seat that never
 #: decides would otherwise make ``reset`` loop for ever).
 MAX_SKIPPED_GAMES = 100
+#: ``CARDLANG_VECTOR_BATCH=0``: step every VectorEnv in Python, as ``batch=False`` does.
+BATCH_VARIABLE = "CARDLANG_VECTOR_BATCH"
 #: Up to this many unseen card types, expected counts are written one by one; past it,
 #: in one numpy operation per location (measured: Leduc's 6 types / Hearts' 52).
 _FEW_TYPES = 8
@@ -489,6 +499,7 @@ class VectorEnv:
         seed: int = 0,
         max_decisions: int = DEFAULT_MAX_DECISIONS,
         reward: str = "outcome",
+        batch: bool | None = None,
     ) -> None:
         game = load(game, params)
         if n < 1:
@@ -523,6 +534,44 @@ class VectorEnv:
         self._allocate()
         self._rows = [_Row() for _ in range(n)]
         self._root = seed
+        self._started = False  # reset() was called (the engine's batch keeps the rows)
+        self._batch = self._native_batch(batch)
+
+    def _native_batch(self, wanted: bool | None) -> NativeBatch | None:
+        """The engine's lockstep batch of these games (env/batch.py), where it can step
+        them: ``batch`` None where it can, True or a UsageError saying why not, False
+        never (the Python path, the reference)."""
+        if wanted is False:
+            return None
+        why = self._batch_refusal(wanted)
+        plan: dict[str, Any] | None = None
+        twins: list[Any] = []
+        if why is None:
+            twins = [
+                None if spec is None else native_twin(make_agent(spec, 0), self.master)
+                for spec in self.opponents
+            ]
+            lacking = [s for s, t in zip(self.opponents, twins, strict=True) if s and t is None]
+            why = f"{lacking[0]} has no twin inside the engine" if lacking else None
+        if why is None:
+            try:
+                plan = plan_for(self)
+            except BatchUnavailable as err:
+                why = str(err)
+        if why is not None or plan is None:
+            if wanted:
+                raise UsageError(f"this VectorEnv cannot step inside the engine: {why}")
+            return None
+        return NativeBatch(self, plan, twins)
+
+    def _batch_refusal(self, wanted: bool | None) -> str | None:
+        if self.engine != "native":
+            return "it plays on the Python engine"
+        if self._record:
+            return "an opponent reads the event log (the engine's batch keeps none)"
+        if wanted is None and os.environ.get(BATCH_VARIABLE, "").strip() == "0":
+            return f"{BATCH_VARIABLE}=0"
+        return None
 
     # ------------------------------------------------------------ construction
     def _learner(self, seats: str | int) -> int | None:
@@ -567,6 +616,10 @@ class VectorEnv:
         seed's, from its first game again): ``(obs, mask, seat, info)``."""
         if seed is not None:
             self._root = seed
+        if self._batch is not None:
+            self._batch.reset(self._root)
+            self._started = True
+            return self.obs, self.mask, self.seat, {"seat": self.seat, "situation": self.situation}
         for i, row in enumerate(self._rows):
             row.episode = 0
             self._start(i, row)
@@ -578,13 +631,15 @@ class VectorEnv:
         """Play ``actions[i]`` (a vocabulary index of row ``i``'s mask) in every row:
         ``(obs, mask, rewards, terminated, truncated, info)``, the arrays the same every
         call (see the module docstring for what each holds and for auto-reset)."""
-        if self._rows[0].st is None:
+        if self._rows[0].st is None and not self._started:
             raise UsageError("call reset() before step()")
         chosen = np.asarray(actions)
         if chosen.shape != (self.n,):
             raise UsageError(
                 f"step takes one action per game: shape ({self.n},), not {chosen.shape}"
             )
+        if self._batch is not None:  # it checks every action before it writes anything
+            return self._stepped(self._batch.step(self._action_indices(chosen)))
         self.rewards[...] = 0.0
         self.terminated[:] = False
         self.truncated[:] = False
@@ -604,6 +659,11 @@ class VectorEnv:
                 self._start(i, row)
             else:
                 self._observe(i, row)
+        return self._stepped(results)
+
+    def _stepped(
+        self, results: dict[int, GameResult]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         info = {
             "seat": self.seat,
             "situation": self.situation,
@@ -613,13 +673,31 @@ class VectorEnv:
         }
         return self.obs, self.mask, self.rewards, self.terminated, self.truncated, info
 
+    def _action_indices(self, chosen: np.ndarray) -> np.ndarray:
+        """The actions as the engine takes them (int64); one that is no whole number is
+        refused as the Python path refuses it."""
+        indices = np.ascontiguousarray(chosen, dtype=np.int64)
+        if chosen.dtype.kind not in "iu":
+            for i in np.flatnonzero(indices != chosen):
+                raise UsageError(self._illegal(int(i), chosen[i]))
+        return indices
+
     def close(self) -> None:
         """Drop the games in progress."""
         for row in self._rows:
             row.st, row.agents, row.twins = None, [], None
+        self._batch, self._started = None, False
+
+    @property
+    def in_engine(self) -> bool:
+        """Whether the games are stepped inside the native engine (env/batch.py)."""
+        return self._batch is not None
 
     def states(self) -> list[Any]:
-        """Each row's game in progress (the engine's state: read it, never apply to it)."""
+        """Each row's game in progress (the engine's state: read it, never apply to it;
+        stepped inside the engine, a copy)."""
+        if self._batch is not None:
+            return self._batch.states()
         return [row.st for row in self._rows]
 
     # ------------------------------------------------------------ the rows
@@ -638,7 +716,10 @@ class VectorEnv:
                 self._observe(i, row)
                 return
             self._check(row.st)  # over before the learner's first move: the next game
-        raise UsageError(
+        raise self._no_decision()
+
+    def _no_decision(self) -> UsageError:
+        return UsageError(
             f"{MAX_SKIPPED_GAMES} games of {self.game.name} in a row ended before seat "
             f"{self.learner} had a decision to take"
         )
@@ -731,5 +812,5 @@ class VectorEnv:
     def _illegal(self, i: int, action: Any) -> str:
         situation = self.vocabulary.situations[int(self.situation[i])]
         keys = self.vocabulary.keys(situation)
-        legal = ", ".join(f"{k} ({keys[k]})" for k in sorted(self._rows[i].keys))
+        legal = ", ".join(f"{k} ({keys[k]})" for k in np.flatnonzero(self.mask[i]))
         return f"action {action} of game {i} is not legal in situation {situation} (legal: {legal})"
