@@ -64,11 +64,16 @@ GAMES = {
     "leduc": "games/leduc_poker.rcy",
     "kuhn": "games/kuhn_poker.rcy",
     "dominion-vs-bmu": "games/dominion.rcy",
+    "dominion-tokens": "games/dominion.rcy",
 }
 #: Keyword arguments of a game's VectorEnv beyond the file: Dominion is stepped as a
 #: learner trains against a bot (seat 0 the caller's, the other seat ``bmu``, inside the
 #: engine), the others with every seat the caller's.
-ENV_KWARGS: dict[str, dict[str, Any]] = {"dominion-vs-bmu": {"seats": 0, "opponents": "bmu"}}
+ENV_KWARGS: dict[str, dict[str, Any]] = {
+    "dominion-vs-bmu": {"seats": 0, "opponents": "bmu"},
+    # the same, the engine writing each view's tokens too (tokens.py: a network's input)
+    "dominion-tokens": {"seats": 0, "opponents": "bmu", "tokens": True},
+}
 PETTINGZOO = {"leduc": "leduc_holdem_v4", "limit-holdem": "texas_holdem_v4"}
 RLCARD = {"leduc": "leduc-holdem", "limit-holdem": "limit-holdem"}
 
@@ -87,10 +92,15 @@ class Config:
 # ---------------------------------------------------------------- cardlang
 
 
-def cardlang_config(game: str, n: int, engine: str | None, seed: int, batch: bool) -> Config:
+def cardlang_config(game: str, n: int, engine: str | None, seed: int, batch: bool) -> Config | None:
     from cardlang.env.vector import VectorEnv, random_actions
+    from cardlang.information.tokens import NameTable
 
-    kwargs = ENV_KWARGS.get(game, {})
+    kwargs = dict(ENV_KWARGS.get(game, {}))
+    if kwargs.get("tokens"):
+        if not batch:
+            return None  # tokens are the engine's alone
+        kwargs["tokens"] = NameTable()
     env = VectorEnv(ROOT / GAMES[game], n, engine=engine, seed=seed, batch=batch, **kwargs)
     rng = np.random.default_rng(seed)
     state = {"mask": env.reset()[1]}
@@ -193,7 +203,9 @@ def make_configs(args: argparse.Namespace) -> list[Config]:
         for game in GAMES:
             for n in args.sizes:
                 for batch in modes if native else [False]:
-                    configs.append(cardlang_config(game, n, args.engine, args.seed, batch))
+                    config = cardlang_config(game, n, args.engine, args.seed, batch)
+                    if config is not None:
+                        configs.append(config)
     for library, make in (("pettingzoo", pettingzoo_config), ("rlcard", rlcard_config)):
         if library not in args.only:
             continue

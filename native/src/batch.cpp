@@ -3,6 +3,7 @@
 #include "batch.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
@@ -214,6 +215,7 @@ void VectorBatch::observe(i32 i) {
   bool* mask = out_.mask + (size_t)i * (size_t)plan_.n_actions;
   std::fill(mask, mask + plan_.n_actions, false);
   std::fill(row.first_option.begin(), row.first_option.end(), -1);
+  row.actions.clear();
   const OptionList& options = vm_.legal_options(st);
   const auto& index = plan_.key_index[(size_t)site.situation];
   for (size_t o = 0; o < options.size(); o++) {
@@ -244,8 +246,10 @@ void VectorBatch::observe(i32 i) {
     if (row.first_option[(size_t)k->second] < 0) {
       row.first_option[(size_t)k->second] = (i32)o;
       mask[k->second] = true;
+      row.actions.push_back(k->second);
     }
   }
+  if (plan_.tokens.on && tok_.names) write_tokens(i);
 }
 
 static const char* const UNSEEN = "?";  // information/vocabulary.py: UNSEEN
@@ -334,6 +338,29 @@ i32 VectorBatch::type_of(const State& st, i64 card) {
   return type_of_native_[native];
 }
 
+// _Observer._unseen (and PlayerView._unseen_odds): per type id, how many cards lie in no
+// location the seat sees (memories aside), the types in the order their first card is
+// met by id, and how many such cards in all
+void VectorBatch::count_unseen(const State& st, int seat, i64& total) {
+  const Program& P = vm_.P;
+  seen_.assign(st.card_type.size(), 0);
+  for (i32 key : st.zone_order) {
+    const ZoneKey& k = P.keys[(size_t)key];
+    if (k.kind != 3 && seat_sees(P, key, seat))
+      for (i64 c : st.zones[(size_t)key]) seen_[(size_t)c] = 1;
+  }
+  unseen_counts_.assign(type_names_.size(), 0);
+  unseen_order_.clear();
+  total = 0;
+  for (size_t c = 0; c < seen_.size(); c++)
+    if (!seen_[c]) {
+      total++;
+      size_t t = (size_t)type_of(st, (i64)c);
+      if (t >= unseen_counts_.size()) unseen_counts_.resize(type_names_.size(), 0);
+      if (unseen_counts_[t]++ == 0) unseen_order_.push_back((i32)t);
+    }
+}
+
 // _Observer.write: Encoder.encode's vector of ``seat``'s view into ``out`` (situation -1:
 // the situation-free part alone)
 void VectorBatch::write_obs(const State& st, int seat, int situation, float* out) {
@@ -359,23 +386,11 @@ void VectorBatch::write_obs(const State& st, int seat, int situation, float* out
       }
       continue;
     }
-    if (!counted) {  // _Observer._unseen: the cards in no location the seat sees
+    if (!counted) {
       counted = true;
-      seen_.assign(st.card_type.size(), 0);
-      for (i32 key : st.zone_order) {
-        const ZoneKey& k = P.keys[(size_t)key];
-        if (k.kind != 3 && seat_sees(P, key, seat))
-          for (i64 c : st.zones[(size_t)key]) seen_[(size_t)c] = 1;
-      }
-      unseen_counts_.assign((size_t)n_types, 0);
-      for (size_t c = 0; c < seen_.size(); c++)
-        if (!seen_[c]) {
-          total++;
-          i32 t = type_of(st, (i64)c);
-          if (t < n_types) unseen_counts_[(size_t)t]++;
-        }
+      count_unseen(st, seat, total);
     }
-    for (i32 t = 0; t < n_types; t++)
+    for (i32 t = 0; t < n_types && t < (i32)unseen_counts_.size(); t++)
       if (unseen_counts_[(size_t)t])  // size * count / total, divided as Python divides
         out[z.expected_at + t] =
             (float)((double)(size * unseen_counts_[(size_t)t]) / (double)total);
@@ -387,6 +402,130 @@ void VectorBatch::write_obs(const State& st, int seat, int situation, float* out
     i32 t = type_of(st, e.top ? cards.back() : cards.front());
     if (t < n_types) out[e.pos + t] = 1.0f;
   }
+}
+
+// ---------------------------------------------------------------- tokens
+// information/tokens.py: Tokenizer.tokenize, for an unrecorded game (a hidden location's
+// cards are the uniform odds over the cards the seat does not see)
+
+static constexpr double EPS = 1e-3;  // tokens.py: EPS
+
+// tokens.py: bucket (Python's round: halves to even, as nearbyint rounds by default)
+static int8_t count_bucket(double n) {
+  if (n < 0) return 14;
+  double r = std::nearbyint(n);
+  return (int8_t)(r >= 13 ? 13 : (int)r);
+}
+
+void VectorBatch::rewrite_tokens() {
+  for (i32 i = 0; i < size(); i++)
+    if (rows_[i].st.status == RUNNING) write_tokens(i);
+}
+
+void VectorBatch::write_tokens(i32 i) {
+  const Program& P = vm_.P;
+  const TokenPlan& tp = plan_.tokens;
+  Row& row = rows_[i];
+  const State& st = row.st;
+  const int seat = st.mover;
+  const i32 situation = (i32)out_.situation[i];
+  const size_t T = (size_t)tp.max_tokens, N = MAX_TOKEN_NAMES;
+  int32_t* names = tok_.names + (size_t)i * T * N;
+  int8_t* kinds = tok_.kinds + (size_t)i * T;
+  int8_t* buckets = tok_.buckets + (size_t)i * T;
+  float* cont = tok_.cont + (size_t)i * T * 3;
+  std::fill(names, names + T * N, 0);
+  std::fill(kinds, kinds + T, (int8_t)0);
+  std::fill(buckets, buckets + T, (int8_t)0);
+  std::fill(cont, cont + T * 3, 0.0f);
+  size_t count = 0;
+  // one token: its names (a first id, then a card's components), cut at N
+  auto add = [&](int kind, i32 first, const std::vector<i32>* more, int8_t bucket, double c0,
+                 double c1, double c2) {
+    if (count < T) {
+      int32_t* row_names = names + count * N;
+      row_names[0] = first;
+      if (more)
+        for (size_t k = 0; k < more->size() && k + 1 < N; k++) row_names[k + 1] = (*more)[k];
+      kinds[count] = (int8_t)kind;
+      buckets[count] = bucket;
+      cont[count * 3] = (float)c0;
+      cont[count * 3 + 1] = (float)c1;
+      cont[count * 3 + 2] = (float)c2;
+    }
+    count++;
+  };
+  auto components = [&](i32 t) -> const std::vector<i32>* {
+    static const std::vector<i32> unknown{0};  // a type the plan lacks: the unknown name
+    return (size_t)t < tp.components.size() ? &tp.components[(size_t)t] : &unknown;
+  };
+  auto card_token = [&](i32 label, i32 t, double n, double total) {
+    double share = total > 0 ? n / total : 0.0;  // tokens.py: count_features
+    add(0, label, components(t), count_bucket(n), std::log(n + EPS), share,
+        std::log(share + EPS));
+  };
+  const TokenSeat& plan = tp.seats[(size_t)seat];
+  bool counted = false;
+  i64 unseen_total = 0;
+  for (const TokenZone& z : plan.zones) {  // Tokenizer._zone_tokens
+    const Coll& cards = st.zone(z.key);
+    if (cards.empty()) continue;
+    const i64 size = (i64)cards.size();
+    add(2, z.label, nullptr, count_bucket((double)size), std::log((double)size + EPS), 0.0, 0.0);
+    bool sees = seat_sees(P, z.key, seat);
+    if (sees) {  // the known counts, types in the order their first card lies
+      first_type_at_.clear();
+      for (i64 c : cards) {
+        size_t t = (size_t)type_of(st, c);
+        if (t >= type_count_.size()) type_count_.resize(t + 1, 0);
+        if (type_count_[t]++ == 0) first_type_at_.push_back((i32)t);
+      }
+      for (i32 t : first_type_at_) {
+        card_token(z.label, t, (double)type_count_[(size_t)t], (double)size);
+        type_count_[(size_t)t] = 0;
+      }
+    } else {
+      if (!counted) {
+        counted = true;
+        count_unseen(st, seat, unseen_total);
+      }
+      if (unseen_total > 0)
+        for (i32 t : unseen_order_) {
+          double expected = (double)(size * unseen_counts_[(size_t)t]) / (double)unseen_total;
+          if (expected > 1e-6) card_token(z.label, t, expected, (double)size);
+        }
+    }
+    if (z.reads_top && sees) add(1, z.label, components(type_of(st, cards.back())), 1, 0, 0, 0);
+  }
+  for (const auto& sto : plan.storages) {  // tokens.py: scalar_features
+    i64 v = st.ints.get(sto.first, 0);
+    if (!v) continue;
+    double value = (double)v;
+    add(3, sto.second, nullptr, count_bucket(value), std::copysign(std::log1p(std::fabs(value)), value),
+        value > 0 ? 1.0 : -1.0, 0.0);
+  }
+  double turns = (double)st.turns;
+  add(3, tp.turns, nullptr, count_bucket(turns), std::copysign(std::log1p(std::fabs(turns)), turns),
+      turns > 0 ? 1.0 : (turns < 0 ? -1.0 : 0.0), 0.0);
+  const i64 n = plan_.nplayers;
+  i64 current = st.stack.empty() ? 0 : st.stack[(size_t)st.stage_idx].f[S_PLAYER];
+  add(4, tp.situations[(size_t)situation], nullptr, count_bucket((double)(((current - seat) % n + n) % n)),
+      0, 0, 0);
+  tok_.count[i] = (int32_t)count;
+  // the action tokens: one per legal key, in the order the options first name it
+  const size_t A = (size_t)plan_.n_actions;
+  int32_t* act_names = tok_.act_names + (size_t)i * A * N;
+  int64_t* act_key = tok_.act_key + (size_t)i * A;
+  std::fill(act_names, act_names + A * N, 0);
+  std::fill(act_key, act_key + A, (int64_t)-1);
+  const auto& names_of = tp.actions[(size_t)situation];
+  for (size_t j = 0; j < row.actions.size(); j++) {
+    i32 k = row.actions[j];
+    act_key[j] = k;
+    const std::vector<i32>& ids = names_of[(size_t)k];
+    for (size_t m = 0; m < ids.size() && m < N; m++) act_names[j * N + m] = ids[m];
+  }
+  tok_.act_count[i] = (int32_t)row.actions.size();
 }
 
 }  // namespace cardlang

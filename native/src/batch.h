@@ -60,6 +60,28 @@ struct KeySite {
   std::unordered_map<i32, KeyPart> parts;  // keyed fork slot -> how it is written
 };
 
+// The tokens of a view (information/tokens.py: Tokenizer), for one seat: every name as
+// its id in the model's NameTable, given by the plan.
+struct TokenZone {
+  i32 key, label;  // the location; its name's id (zone:P+k:NAME(kind))
+  bool reads_top;  // a choice reads its top card: a TOP token
+};
+
+struct TokenSeat {
+  std::vector<TokenZone> zones;               // Tokenizer.zones' order
+  std::vector<std::pair<i32, i32>> storages;  // (storage key, its name's id)
+};
+
+struct TokenPlan {
+  bool on = false;
+  i32 max_tokens = 0;                             // T: the arrays' token rows
+  std::vector<TokenSeat> seats;
+  i32 turns = 0;                                  // the id of "turns"
+  std::vector<i32> situations;                    // per situation: the id of "sit:NAME"
+  std::vector<std::vector<i32>> components;       // per card type id: its components' ids
+  std::vector<std::vector<std::vector<i32>>> actions;  // per situation, per key: its names
+};
+
 struct BatchPlan {
   i32 nplayers = 0, width = 0, n_actions = 0;
   i32 learner = -1;  // the seat the caller plays; -1: the caller plays every seat
@@ -71,6 +93,23 @@ struct BatchPlan {
   std::vector<int> ranking_signs;  // engine/gamemaster.py: ranking_signs
   bool score_reward = false;       // reward="score" (else "outcome")
   double score_sign = 1.0;         // -1 where the lowest score wins
+  TokenPlan tokens;
+};
+
+// Token arrays, bound when the plan asks for tokens (T = TokenPlan::max_tokens, A =
+// n_actions, N = MAX_TOKEN_NAMES): a row's tokens are its first tok_count[i] rows (a row
+// that needs more than T writes T and says how many it needs: the caller grows the arrays
+// and asks again), its action tokens its first act_count[i].
+constexpr int MAX_TOKEN_NAMES = 16;  // tokens.py: MAX_NAMES
+struct TokenOut {
+  int32_t* names = nullptr;    // [n, T, N]
+  int8_t* kinds = nullptr;     // [n, T]
+  int8_t* buckets = nullptr;   // [n, T]
+  float* cont = nullptr;       // [n, T, 3]
+  int32_t* count = nullptr;    // [n]
+  int32_t* act_names = nullptr;  // [n, A, N]
+  int64_t* act_key = nullptr;  // [n, A]: each action token's vocabulary index
+  int32_t* act_count = nullptr;  // [n]
 };
 
 // The caller's arrays (numpy's memory, kept alive by the binding), row-major.
@@ -102,6 +141,14 @@ class VectorBatch {
   // per row, its agent per seat (nullptr: the caller's seat), cloned from prototypes
   void set_agents(const std::vector<NativeAgent*>& prototypes);
   void bind(const BatchOut& out) { out_ = out; }
+  void bind_tokens(const TokenOut& out, i32 max_tokens) {
+    tok_ = out;
+    plan_.tokens.max_tokens = max_tokens;
+  }
+  bool wants_tokens() const { return plan_.tokens.on; }
+  i32 n_actions() const { return plan_.n_actions; }
+  // every row's tokens written again from its state (after the arrays grew)
+  void rewrite_tokens();
   // the arrays' second dimensions (0 for one of one dimension), checked before bind
   void check_widths(size_t obs, size_t mask, size_t rewards, size_t final_obs) const {
     size_t per_seat = plan_.learner >= 0 ? 0 : (size_t)plan_.nplayers;
@@ -131,6 +178,7 @@ class VectorBatch {
     std::vector<std::unique_ptr<NativeAgent>> agents;  // per seat; null: the caller's
     std::vector<NativeAgent*> seats;                    // the same, as VM::play takes them
     std::vector<i32> first_option;                      // per action: its first option, -1
+    std::vector<i32> actions;  // the legal actions, in the order their keys were first met
   };
   VM& vm_;
   BatchPlan plan_;
@@ -138,17 +186,23 @@ class VectorBatch {
   std::vector<Row> rows_;
   std::vector<uint32_t> root_;
   BatchOut out_;
+  TokenOut tok_;
   std::vector<i32> type_of_native_;  // native card type -> type id (made as types appear)
   std::vector<std::string> type_names_;  // type id -> its text
   // scratch
   std::vector<uint8_t> seen_;
-  std::vector<i64> unseen_counts_;
+  std::vector<i64> unseen_counts_;  // per type id (count_unseen)
+  std::vector<i32> unseen_order_;   // the unseen types, in the order their first card is met
   std::string key_, part_;
 
   void start(i32 i);
   void observe(i32 i);
   void finish(i32 i);
   void write_obs(const State& st, int seat, int situation, float* out);
+  void write_tokens(i32 i);
+  void count_unseen(const State& st, int seat, i64& total);
+  std::vector<i32> first_type_at_;  // write_tokens' scratch: type ids in first-met order
+  std::vector<i64> type_count_;
   i32 type_of(const State& st, i64 card);
   void write_part(const State& st, const KeyPart& part, const Val& v, int seat);
   const KeySite& site_of(const State& st) const;

@@ -694,7 +694,32 @@ class NativeProgram {
     plan.score_sign = nb::cast<double>(d["score_sign"]);
     for (const ObsSeat& s : plan.seats)
       if ((i32)s.ends.size() != (i32)plan.key_index.size()) throw nb::value_error("one end list per situation");
+    if (d.contains("tokens") && !d["tokens"].is_none()) plan.tokens = token_plan(nb::cast<nb::dict>(d["tokens"]), plan);
     return plan;
+  }
+
+  // env/batch.py: token_plan -- the names of a view's tokens, as NameTable ids
+  TokenPlan token_plan(nb::dict d, const BatchPlan& plan) {
+    TokenPlan tp;
+    tp.on = true;
+    tp.max_tokens = nb::cast<i32>(d["max_tokens"]);
+    for (nb::handle seat : nb::cast<nb::list>(d["seats"])) {
+      TokenSeat s;
+      for (nb::handle z : nb::cast<nb::list>(seat["zones"]))
+        s.zones.push_back(TokenZone{plan_key(z[0]), item<i32>(z, 1), item<bool>(z, 2)});
+      for (nb::handle t : nb::cast<nb::list>(seat["storages"]))
+        s.storages.push_back({P.storage_key(item<i32>(t, 0), P.intern(item<std::string>(t, 1))), item<i32>(t, 2)});
+      tp.seats.push_back(std::move(s));
+    }
+    tp.turns = nb::cast<i32>(d["turns"]);
+    tp.situations = nb::cast<std::vector<i32>>(d["situations"]);
+    tp.components = nb::cast<std::vector<std::vector<i32>>>(d["components"]);
+    tp.actions = nb::cast<std::vector<std::vector<std::vector<i32>>>>(d["actions"]);
+    bool fits = (i32)tp.seats.size() == plan.nplayers && tp.max_tokens > 0 &&
+                tp.situations.size() == plan.key_index.size() && tp.actions.size() == plan.key_index.size();
+    for (size_t k = 0; fits && k < tp.actions.size(); k++) fits = tp.actions[k].size() == plan.key_index[k].size();
+    if (!fits) throw nb::value_error("a token plan of another game");
+    return tp;
   }
 
   // a location key of a plan, (owner, kind, name): its number, made if no game made it yet
@@ -756,6 +781,9 @@ class NativeProgram {
 using Floats = nb::ndarray<float, nb::c_contig, nb::device::cpu>;
 using Bools = nb::ndarray<bool, nb::c_contig, nb::device::cpu>;
 using Ints = nb::ndarray<int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+using I32s = nb::ndarray<int32_t, nb::c_contig, nb::device::cpu>;
+using I8s = nb::ndarray<int8_t, nb::c_contig, nb::device::cpu>;
+using I64s = nb::ndarray<int64_t, nb::c_contig, nb::device::cpu>;
 
 static i32 checked_row(const VectorBatch& b, i32 i) {
   if (i < 0 || i >= b.size()) throw nb::index_error("no such row");
@@ -830,6 +858,31 @@ NB_MODULE(_native, m) {
            nb::keep_alive<1, 2>(), nb::keep_alive<1, 3>(), nb::keep_alive<1, 4>(),
            nb::keep_alive<1, 5>(), nb::keep_alive<1, 6>(), nb::keep_alive<1, 7>(),
            nb::keep_alive<1, 8>(), nb::keep_alive<1, 9>(), nb::keep_alive<1, 10>())
+      // the token arrays (tokens.py's, a row per game; T rows of tokens each)
+      .def("bind_tokens",
+           [](VectorBatch& b, I32s names, I8s kinds, I8s buckets, Floats cont, I32s count,
+              I32s act_names, I64s act_key, I32s act_count) {
+             size_t n = (size_t)b.size(), N = MAX_TOKEN_NAMES, A = (size_t)b.n_actions();
+             if (!b.wants_tokens()) throw nb::value_error("the plan asks for no tokens");
+             if (names.ndim() != 3 || names.shape(0) != n || names.shape(2) != N)
+               throw nb::value_error("names: [n, T, 16]");
+             size_t T = names.shape(1);
+             bool fits = kinds.ndim() == 2 && kinds.shape(0) == n && kinds.shape(1) == T &&
+                         buckets.ndim() == 2 && buckets.shape(0) == n && buckets.shape(1) == T &&
+                         cont.ndim() == 3 && cont.shape(0) == n && cont.shape(1) == T && cont.shape(2) == 3 &&
+                         count.ndim() == 1 && count.shape(0) == n && act_count.ndim() == 1 &&
+                         act_count.shape(0) == n && act_names.ndim() == 3 && act_names.shape(0) == n &&
+                         act_names.shape(1) == A && act_names.shape(2) == N && act_key.ndim() == 2 &&
+                         act_key.shape(0) == n && act_key.shape(1) == A;
+             if (!fits) throw nb::value_error("the token arrays are not the shape of this batch's");
+             b.bind_tokens(TokenOut{names.data(), kinds.data(), buckets.data(), cont.data(), count.data(),
+                                    act_names.data(), act_key.data(), act_count.data()},
+                           (i32)T);
+           },
+           nb::keep_alive<1, 2>(), nb::keep_alive<1, 3>(), nb::keep_alive<1, 4>(),
+           nb::keep_alive<1, 5>(), nb::keep_alive<1, 6>(), nb::keep_alive<1, 7>(),
+           nb::keep_alive<1, 8>(), nb::keep_alive<1, 9>())
+      .def("rewrite_tokens", &VectorBatch::rewrite_tokens)
       .def("reset", [](VectorBatch& b, std::vector<uint32_t> words) { batch_call(b, [&] { b.reset(words); }); })
       .def("step",
            [](VectorBatch& b, nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> actions) {

@@ -29,7 +29,7 @@ from cardlang.language import types as T
 #: A VectorEnv (env/vector.py, which imports this module: not imported here).
 VectorEnv = Any
 
-__all__ = ["NativeBatch", "plan_for"]
+__all__ = ["NativeBatch", "plan_for", "token_plan"]
 
 #: How the engine writes a keyed fork's value (vocabulary.py: ``_part_fn``), by its type
 _PART_KINDS = {
@@ -66,6 +66,32 @@ def plan_for(env: VectorEnv) -> dict[str, Any]:
         "ranking_signs": ranking_signs(env.game),
         "score_reward": env.reward == "score",
         "score_sign": env._sign,
+    }
+
+
+def token_plan(env: VectorEnv, table: Any, max_tokens: int) -> dict[str, Any]:
+    """What the engine needs to write ``tokens.Tokenizer``'s tokens of every row: each
+    name as its id in ``table`` (a ``NameTable``; names it lacks are added while it grows)."""
+    from cardlang.information.tokens import Tokenizer
+
+    tokenizer = Tokenizer(env.game, table)
+    vocabulary = env.vocabulary
+    seats = []
+    for seat in range(env.nplayers):
+        zones, storages = tokenizer.seat_names(seat)
+        seats.append({"zones": zones, "storages": storages})
+    return {
+        "max_tokens": max_tokens,
+        "seats": seats,
+        "turns": tokenizer.name_id("turns"),
+        "situations": [tokenizer.name_id(f"sit:{s}") for s in vocabulary.situations],
+        # per type id (the encoder's card types; a type the vocabulary lacks is written
+        # as the unknown name)
+        "components": [tokenizer.components(t) for t in env.encoder.card_types],
+        "actions": [
+            [tokenizer.action_names(s, key) for key in vocabulary.keys(s)]
+            for s in vocabulary.situations
+        ],
     }
 
 
@@ -116,6 +142,7 @@ class NativeBatch:
         master = env.master
         self.env = env
         self.master = master
+        self.tokens = plan.get("tokens") is not None
         self.batch = master.program.vector_batch(plan, env.n, *master.engine_limits)
         self.batch.set_agents(twins)
         self.batch.bind(
@@ -130,13 +157,42 @@ class NativeBatch:
             env.has_final,
         )
 
+        if self.tokens:
+            self.bind_tokens()
+
+    def bind_tokens(self) -> None:
+        env = self.env
+        self.batch.bind_tokens(
+            env.token_names,
+            env.token_kinds,
+            env.token_buckets,
+            env.token_continuous,
+            env.token_count,
+            env.action_names,
+            env.action_key,
+            env.action_count,
+        )
+
     def reset(self, root: int) -> None:
         self._call(self.batch.reset, _root_words(root))
+        self._fit_tokens()
 
     def step(self, actions: np.ndarray) -> dict[int, Any]:
         finished = self._call(self.batch.step, actions)
+        self._fit_tokens()
         result = self.master.result
         return {i: result(self._finished(i)) for i in finished}
+
+    def _fit_tokens(self) -> None:
+        """A row that needed more token rows than the arrays hold: grow them (to the next
+        multiple of 64) and have every row's tokens written again."""
+        if not self.tokens:
+            return
+        needed = int(self.env.token_count.max())
+        if needed > self.env.token_names.shape[1]:
+            self.env._allocate_tokens(-(-needed // 64) * 64)
+            self.bind_tokens()
+            self.batch.rewrite_tokens()
 
     def states(self) -> list[Any]:
         batch, master = self.batch, self.master

@@ -93,10 +93,11 @@ from cardlang.agents.specs import specs_per_seat
 from cardlang.engine.gamemaster import GameResult, Limits
 from cardlang.engine.native import native_game_seeds
 from cardlang.engine.state import COMPLETED, FAILED, GAME_OWNER
-from cardlang.env.batch import BatchUnavailable, NativeBatch, plan_for
+from cardlang.env.batch import BatchUnavailable, NativeBatch, plan_for, token_plan
 from cardlang.env.core import DEFAULT_MAX_DECISIONS, GameSource, load, rewards_of
 from cardlang.errors import UsageError
 from cardlang.information.encode import Encoder
+from cardlang.information.tokens import CONTINUOUS, MAX_NAMES, NameTable
 from cardlang.information.visibility import OPEN_KINDS, OWNER_KIND
 from cardlang.information.vocabulary import UNSEEN, Vocabulary
 from cardlang.language import types as T
@@ -112,6 +113,8 @@ _NO_LIMIT = 2**62
 #: Games in a row that may end before the caller's first decision (a seat that never
 #: decides would otherwise make ``reset`` loop for ever).
 MAX_SKIPPED_GAMES = 100
+#: Token rows per game at first (env/batch.py grows them as views need).
+_FIRST_TOKEN_ROWS = 128
 #: ``CARDLANG_VECTOR_BATCH=0``: step every VectorEnv in Python, as ``batch=False`` does.
 BATCH_VARIABLE = "CARDLANG_VECTOR_BATCH"
 #: Up to this many unseen card types, expected counts are written one by one; past it,
@@ -500,6 +503,7 @@ class VectorEnv:
         max_decisions: int = DEFAULT_MAX_DECISIONS,
         reward: str = "outcome",
         batch: bool | None = None,
+        tokens: NameTable | None = None,
     ) -> None:
         game = load(game, params)
         if n < 1:
@@ -535,7 +539,12 @@ class VectorEnv:
         self._rows = [_Row() for _ in range(n)]
         self._root = seed
         self._started = False  # reset() was called (the engine's batch keeps the rows)
-        self._batch = self._native_batch(batch)
+        self._tokens = tokens
+        if tokens is not None:
+            if batch is False:
+                raise UsageError("tokens are written by the engine's batch: not with batch=False")
+            self._allocate_tokens(_FIRST_TOKEN_ROWS)
+        self._batch = self._native_batch(True if tokens is not None else batch)
 
     def _native_batch(self, wanted: bool | None) -> NativeBatch | None:
         """The engine's lockstep batch of these games (env/batch.py), where it can step
@@ -558,6 +567,8 @@ class VectorEnv:
                 plan = plan_for(self)
             except BatchUnavailable as err:
                 why = str(err)
+        if plan is not None and self._tokens is not None:
+            plan["tokens"] = token_plan(self, self._tokens, self.token_names.shape[1])
         if why is not None or plan is None:
             if wanted:
                 raise UsageError(f"this VectorEnv cannot step inside the engine: {why}")
@@ -607,6 +618,19 @@ class VectorEnv:
         self.truncated = np.zeros(n, dtype=np.bool_)
         self.final_obs = np.zeros((n, self.width), dtype=np.float32)
         self.has_final = np.zeros(n, dtype=np.bool_)
+
+    def _allocate_tokens(self, rows: int) -> None:
+        """The token arrays (``tokens.py``'s tokens of each row's view, ``rows`` token
+        rows per game; grown by the batch when a view needs more)."""
+        n, a = self.n, self.n_actions
+        self.token_names = np.zeros((n, rows, MAX_NAMES), dtype=np.int32)
+        self.token_kinds = np.zeros((n, rows), dtype=np.int8)
+        self.token_buckets = np.zeros((n, rows), dtype=np.int8)
+        self.token_continuous = np.zeros((n, rows, CONTINUOUS), dtype=np.float32)
+        self.token_count = np.zeros(n, dtype=np.int32)
+        self.action_names = np.zeros((n, a, MAX_NAMES), dtype=np.int32)
+        self.action_key = np.full((n, a), -1, dtype=np.int64)
+        self.action_count = np.zeros(n, dtype=np.int32)
 
     # ------------------------------------------------------------ the API
     def reset(

@@ -205,6 +205,28 @@ class Tokenizer:
         self._zone_ids: dict[str, int] = {}
 
     # ------------------------------------------------------------ ids
+    def seat_names(
+        self, seat: int
+    ) -> tuple[list[tuple[tuple[int, str, str], int, bool]], list[tuple[int, str, int]]]:
+        """What ``tokenize`` reads for ``seat``, with its names' ids: per location (in
+        token order) its key, its name's id and whether a TOP token may follow; per
+        integer storage its owner, name and name's id.  (env/batch.py hands them to the
+        engine, which writes the same tokens.)"""
+        n = self.nplayers
+        zones = [
+            ((_owner_id(owner, seat, n), kind, name), self._id(label), reads_top)
+            for owner, kind, name, label, reads_top in self.zones
+        ]
+        storages = [
+            (_owner_id(owner, seat, n), name, self._id(label))
+            for owner, name, label in self.storages
+        ]
+        return zones, storages
+
+    def name_id(self, name: str) -> int:
+        """A name's id in the table (added while the table grows)."""
+        return self._id(name)
+
     def _id(self, name: str) -> int:
         found = self._zone_ids.get(name)
         if found is None or found == UNKNOWN:

@@ -1,0 +1,93 @@
+"""The tokens of information/tokens.py written by the engine (native/src/batch.cpp:
+``write_tokens``), for every row of a VectorEnv stepped inside the engine.
+
+The reference is the Python ``Tokenizer`` on a view of each row's state (the same
+``NameTable``): names, kinds, count buckets and continuous features of every token, in
+order, and the action tokens (their vocabulary keys and names), exactly, on every game
+file with a decision, both seat modes, at every step across auto-resets; a row that
+needs more token rows than the arrays hold grows them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import GAMES, own_games
+
+from cardlang.engine.native import native_available
+from cardlang.env.vector import VectorEnv, random_actions
+from cardlang.errors import UsageError
+from cardlang.information.tokens import NameTable, Tokenizer
+from cardlang.information.views import PlayerView
+
+pytestmark = pytest.mark.skipif(not native_available(), reason="the native engine is not built")
+
+STEPPED = [p for p in own_games() if p.stem != "war"]
+
+
+def _assert_tokens_match(env: VectorEnv, tokenizer: Tokenizer) -> None:
+    for i, st in enumerate(env.states()):
+        options = env.master.legal_options(st)
+        view = PlayerView.live(st, st.mover, env.game, options, env.master.limits)
+        expected = tokenizer.tokenize(view)
+        count = int(env.token_count[i])
+        assert count == len(expected.kinds)
+        np.testing.assert_array_equal(env.token_names[i, :count], expected.names)
+        np.testing.assert_array_equal(env.token_kinds[i, :count], expected.kinds)
+        np.testing.assert_array_equal(env.token_buckets[i, :count], expected.buckets)
+        np.testing.assert_array_equal(env.token_continuous[i, :count], expected.continuous)
+        assert not env.token_names[i, count:].any() and not env.token_kinds[i, count:].any()
+        keys = [env.vocabulary.index(expected.situation, key) for key in expected.keys]
+        actions = int(env.action_count[i])
+        assert env.action_key[i, :actions].tolist() == keys
+        assert (env.action_key[i, actions:] == -1).all()
+        np.testing.assert_array_equal(env.action_names[i, :actions], expected.action_names)
+        assert set(keys) == set(np.flatnonzero(env.mask[i]))
+
+
+@pytest.mark.parametrize("seats", ["all", 0])
+@pytest.mark.parametrize("path", STEPPED, ids=lambda p: p.stem)
+def test_the_engine_writes_the_tokenizers_tokens(path: Path, seats: str | int) -> None:
+    table = NameTable()
+    env = VectorEnv(path, 3, seats=seats, seed=3, tokens=table, max_decisions=60)
+    tokenizer = Tokenizer(env.game, table)
+    _, mask, *_ = env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        _assert_tokens_match(env, tokenizer)
+        _, mask, *_ = env.step(random_actions(mask, rng))
+    _assert_tokens_match(env, tokenizer)
+
+
+def test_the_arrays_grow_when_a_view_needs_more_tokens() -> None:
+    table = NameTable()
+    env = VectorEnv(GAMES / "hearts.rcy", 2, seed=1, tokens=table)
+    env._allocate_tokens(8)  # as if the first guess were far too small
+    env._batch.bind_tokens()  # type: ignore[union-attr]
+    env.reset()
+    assert env.token_names.shape[1] >= int(env.token_count.max()) > 8
+    assert env.token_names.shape[1] % 64 == 0
+    _assert_tokens_match(env, Tokenizer(env.game, table))
+
+
+def test_dominion_against_a_bot_and_a_frozen_table() -> None:
+    """A model's table, frozen: names it lacks are the unknown name, on both sides."""
+    warm = NameTable()
+    VectorEnv(GAMES / "dominion.rcy", 1, tokens=warm).reset()
+    frozen = NameTable(warm.names[1:], frozen=True)
+    env = VectorEnv(GAMES / "dominion.rcy", 4, seats=1, opponents="bmu", tokens=frozen)
+    tokenizer = Tokenizer(env.game, frozen)
+    _, mask, *_ = env.reset()
+    rng = np.random.default_rng(2)
+    for _ in range(60):
+        _, mask, *_ = env.step(random_actions(mask, rng))
+        _assert_tokens_match(env, tokenizer)
+
+
+def test_tokens_need_the_engine() -> None:
+    with pytest.raises(UsageError, match="batch=False"):
+        VectorEnv(GAMES / "kuhn_poker.rcy", 2, tokens=NameTable(), batch=False)
+    with pytest.raises(UsageError, match="cannot step inside the engine"):
+        VectorEnv(GAMES / "kuhn_poker.rcy", 2, tokens=NameTable(), engine="python")
