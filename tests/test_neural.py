@@ -25,7 +25,7 @@ from cardlang.agents.neural.model import (  # noqa: E402
     load_model,
     read_checkpoint,
 )
-from cardlang.agents.neural.network import NetConfig, batch_tensors  # noqa: E402
+from cardlang.agents.neural.network import BODIES, NetConfig, batch_tensors  # noqa: E402
 from cardlang.agents.neural.search import (  # noqa: E402
     NeuralSearch,
     SearchResult,
@@ -97,10 +97,11 @@ def _tokens(model: NeuralModel, game, seed: int = 1, limit: int = 30):  # type: 
 # ---------------------------------------------------------------- the network
 
 
+@pytest.mark.parametrize("body", BODIES)
 @pytest.mark.parametrize("path", ["games/hearts.rcy", "games/dominion.rcy"])
-def test_outputs_do_not_depend_on_token_order(path: str) -> None:
+def test_outputs_do_not_depend_on_token_order(path: str, body: str) -> None:
     game = load_game(ROOT / path)
-    model = _model(game)
+    model = _model(game, body=body)
     items = _tokens(model, game, limit=12)
     batch = collate(items)
     rng = np.random.default_rng(0)
@@ -123,9 +124,10 @@ def test_outputs_do_not_depend_on_token_order(path: str) -> None:
         assert torch.allclose(logits[i, :a][x.perm], logits2[i, :a], atol=1e-4)  # type: ignore[attr-defined]
 
 
-def test_padding_and_illegal_actions_get_no_probability() -> None:
+@pytest.mark.parametrize("body", BODIES)
+def test_padding_and_illegal_actions_get_no_probability(body: str) -> None:
     game = load_game(ROOT / "games/hearts.rcy")
-    model = _model(game)
+    model = _model(game, body=body)
     items = _tokens(model, game, limit=20)
     priors, values = model.evaluate(items)
     batch = collate(items)
@@ -146,6 +148,35 @@ def test_solo_values_are_in_minus_one_to_one() -> None:
     assert solo(10) == 1.0 and solo(40) == -1.0 and solo(None) == -1.0
     assert solo(14) > solo(15) > solo(20)
     assert SoloValue()(1) == 1.0  # the notes' form: ending at once is best
+
+
+def test_deep_sets_ignores_padding_and_is_deterministic_on_cpu(tmp_path: Path) -> None:
+    """Garbage under the masks changes nothing; the same seed gives the same weights and
+    bit-identical outputs; a checkpoint keeps its body."""
+    game = load_game(ROOT / "games/dominion.rcy")
+    model = _model(game, body="deepsets")
+    items = _tokens(model, game, limit=10)
+    batch = collate(items)
+    noisy = collate(items)
+    pad = ~noisy.token_mask
+    noisy.names[pad] = 7
+    noisy.kinds[pad] = 1
+    noisy.continuous[pad] = 3.0
+    noisy.action_names[~noisy.action_mask] = 5
+    model.net.eval()
+    with torch.no_grad():
+        logits, values = model.net(**batch_tensors(batch))
+        logits2, values2 = model.net(**batch_tensors(noisy))
+    assert torch.equal(values, values2)
+    legal = torch.from_numpy(batch.action_mask)
+    assert torch.equal(logits[legal], logits2[legal])
+    twin = _model(game, body="deepsets")
+    twin.net.eval()
+    with torch.no_grad():
+        assert torch.equal(twin.net(**batch_tensors(batch))[0], logits)
+    model.save(tmp_path / "m")
+    loaded = load_model(tmp_path / "m", game)
+    assert loaded.config.body == "deepsets" and type(loaded.net).__name__ == "DeepSetsNet"
 
 
 # ---------------------------------------------------------------- search and agent
@@ -481,12 +512,14 @@ def test_a_run_goes_on_from_a_trained_model_with_gumbel_self_play(tmp_path: Path
     assert f"went on from the model {first / 'model.pt'}" in (out / "MODEL_CARD.md").read_text()
 
 
-def test_training_is_deterministic_on_cpu(tmp_path: Path) -> None:
+@pytest.mark.parametrize("body", BODIES)
+def test_training_is_deterministic_on_cpu(tmp_path: Path, body: str) -> None:
     weights = []
     for name in ("a", "b"):
         out = tmp_path / name / "run"
         out.parent.mkdir()
-        TrainingRun.open(_config(out, rounds=2, steps=5, games=4), out, lambda line: None).run()
+        config = _config(out, rounds=2, steps=5, games=4, body=body)
+        TrainingRun.open(config, out, lambda line: None).run()
         weights.append(torch.load(out / "model.pt", weights_only=True)["state_dict"])
     for key in weights[0]:
         assert torch.equal(weights[0][key], weights[1][key]), key

@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
-from cardlang.agents.neural.network import NetConfig, SetTransformerNet, batch_tensors, pick_device
+from cardlang.agents.neural.network import NetConfig, batch_tensors, make_net, pick_device
+from torch import nn
 
 from cardlang.errors import UsageError
 from cardlang.information.tokens import NameTable, Tokenizer, ViewTokens, collate
@@ -83,7 +84,7 @@ class NeuralModel:
         config: NetConfig,
         game: GameIdentity,
         names: Sequence[str] = (),
-        net: SetTransformerNet | None = None,
+        net: nn.Module | None = None,
         device: str = "auto",
         info: Mapping[str, Any] | None = None,
     ) -> None:
@@ -91,7 +92,7 @@ class NeuralModel:
         self.game = game
         self.table = NameTable(names[1:], capacity=config.names)
         self.device = pick_device(device)
-        self.net = (net or SetTransformerNet(config)).to(self.device)
+        self.net = (net or make_net(config)).to(self.device)
         self.net.eval()  # training switches it to train mode for its steps, then back
         self.info: dict[str, Any] = dict(info or {})
         self._tokenizers: dict[int, Tokenizer] = {}

@@ -1,4 +1,4 @@
-"""The network: a set transformer from a view's tokens to a policy and a value (torch).
+"""The networks: from a view's tokens to a policy and a value (torch).
 
 Pipeline position: agents/neural, the only module of ``cardlang.agents`` besides
 checkpoint.py that imports torch (the optional ``neural`` extra); nothing in the core
@@ -10,8 +10,15 @@ imports it.  Its input is a ``Batch`` of tokens (cardlang.information.tokens); s
   ``CARDS=2`` differ and a new card is the sum of values seen in training), of its
   discrete count (per token kind, 0..12, 13+, negative), and of its continuous features
   through a linear layer per token kind.  No position embeddings: the tokens are a set.
-- **Body.**  A transformer encoder (pre-norm, masked padding).  The state summary is the
-  mean of the token outputs beside the situation token's output.
+- **Body** (``NetConfig.body``).  ``"transformer"`` (``SetTransformerNet``, the default
+  and the shipped models'): a transformer encoder (pre-norm, masked padding); the state
+  summary is the mean of the token outputs beside the situation token's output.
+  ``"deepsets"`` (``DeepSetsNet``, cheap on a CPU): each token through the same small MLP
+  (``phi_layers``), then pooled by a masked mean and a masked max beside the situation
+  token, projected to the summary (Deep Sets / PointNet): no attention, so its cost grows
+  with the tokens, not their square, and names are summed by an ``EmbeddingBag`` (the
+  [B, T, 16, d] tensor of the transformer's sum is never made).  Both are invariant to
+  the order of the tokens and read the same inputs.
 - **Policy.**  Each action token (the option's key: branch, bound values, cards by their
   components) is embedded the same way; an MLP of (summary, action) gives its logit.
   Padding and illegal actions get -inf, so softmax never chooses them.
@@ -43,9 +50,23 @@ class NetConfig:
     hidden: int = 128  # MLP heads' hidden width
     seats: int = 2  # value outputs: one per seat offset
     solo: bool = False  # value is the scaled inverse length (tanh), not standings
+    body: str = "transformer"  # or "deepsets" (a checkpoint without it: a transformer)
+    phi_layers: int = 1  # deepsets: the layers of the per-token MLP
 
-    def to_dict(self) -> dict[str, int | bool]:
+    def to_dict(self) -> dict[str, int | bool | str]:
         return asdict(self)
+
+
+BODIES = ("transformer", "deepsets")
+
+
+def make_net(config: NetConfig) -> nn.Module:
+    """The network ``config.body`` names."""
+    if config.body == "transformer":
+        return SetTransformerNet(config)
+    if config.body == "deepsets":
+        return DeepSetsNet(config)
+    raise ValueError(f"no network body named {config.body!r} (choose from {', '.join(BODIES)})")
 
 
 def mlp(inputs: int, hidden: int, outputs: int, layers: int = 2) -> nn.Sequential:
@@ -98,6 +119,68 @@ class SetTransformerNet(nn.Module):
         situation = (x * (kinds == SITUATION).unsqueeze(-1).to(x.dtype)).sum(1)
         summary = torch.cat([mean, situation], dim=-1)
         actions = self.action(self.names(action_names).sum(dim=2))
+        a = actions.shape[1]
+        per_action = torch.cat([summary.unsqueeze(1).expand(-1, a, -1), actions], dim=-1)
+        logits = self.policy(per_action).squeeze(-1)
+        logits = logits.masked_fill(~action_mask, float("-inf"))
+        raw = self.value(summary)
+        values = torch.tanh(raw) if self.config.solo else torch.sigmoid(raw)
+        return logits, values
+
+
+class DeepSetsNet(nn.Module):
+    """The same inputs and outputs as ``SetTransformerNet``, with a Deep Sets body (see the
+    module docstring): the cheap network for training on CPU cores."""
+
+    def __init__(self, config: NetConfig) -> None:
+        super().__init__()
+        self.config = config
+        d = config.width
+        self.names = nn.EmbeddingBag(config.names, d, mode="sum", padding_idx=0)
+        self.counts = nn.Embedding(KINDS * BUCKETS, d)
+        # one projection of the continuous features for every kind (the kind's own
+        # count embedding tells the kinds apart): a third of the transformer's input cost
+        self.continuous = nn.Linear(CONTINUOUS, d)
+        phi: list[nn.Module] = []
+        for _ in range(config.phi_layers):
+            phi += [nn.Linear(d, d), nn.ReLU()]
+        self.phi = nn.Sequential(*phi)
+        self.pool = nn.Sequential(nn.Linear(3 * d, d), nn.ReLU())
+        self.action = nn.Linear(d, d)
+        self.policy = mlp(2 * d, config.hidden, 1)
+        self.value = mlp(d, config.hidden, config.seats)
+
+    def _bag(self, names: torch.Tensor) -> torch.Tensor:
+        """[..., N] name ids -> [..., d], the sum of their embeddings (0: none).  The
+        columns no token uses are dropped first (most tokens have a few names)."""
+        used = (names != 0).flatten(0, -2).any(0).nonzero()
+        width = int(used[-1]) + 1 if len(used) else 1
+        flat = self.names(names[..., :width].reshape(-1, width))
+        return flat.reshape(*names.shape[:-1], -1)
+
+    def forward(
+        self,
+        names: torch.Tensor,
+        kinds: torch.Tensor,
+        buckets: torch.Tensor,
+        continuous: torch.Tensor,
+        token_mask: torch.Tensor,
+        action_names: torch.Tensor,
+        action_mask: torch.Tensor,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """(logits [B, A] with -inf where ``action_mask`` is False, values [B, seats])."""
+        kinds, buckets = kinds.long(), buckets.long()
+        x = self._bag(names) + self.counts(kinds * BUCKETS + buckets) + self.continuous(continuous)
+        h = self.phi(x)
+        mask = token_mask.unsqueeze(-1)
+        weights = mask.to(h.dtype)
+        mean = (h * weights).sum(1) / weights.sum(1).clamp(min=1.0)
+        # h >= 0 after a ReLU (and x itself where phi_layers is 0 is only summed here)
+        largest = h.masked_fill(~mask, float("-inf")).amax(1)
+        largest = torch.where(torch.isfinite(largest), largest, torch.zeros_like(largest))
+        situation = (h * (kinds == SITUATION).unsqueeze(-1).to(h.dtype)).sum(1)
+        summary = self.pool(torch.cat([mean, largest, situation], dim=-1))
+        actions = self.action(self._bag(action_names))
         a = actions.shape[1]
         per_action = torch.cat([summary.unsqueeze(1).expand(-1, a, -1), actions], dim=-1)
         logits = self.policy(per_action).squeeze(-1)

@@ -117,6 +117,12 @@ def add_parser(sub: SubParsers) -> None:
         help="start from a trained model of this game file (its weights, names and sizes)",
     )
     g = p.add_argument_group("network")
+    g.add_argument(
+        "--body",
+        choices=("transformer", "deepsets"),
+        default="transformer",
+        help="the network's body: a transformer (the default) or Deep Sets (cheap on a CPU)",
+    )
     g.add_argument("--width", type=positive, default=64, help="token width (64)")
     g.add_argument("--heads", type=positive, default=4, help="attention heads (4)")
     g.add_argument("--layers", type=positive, default=2, help="transformer layers (2)")
@@ -181,6 +187,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         lr=args.lr,
         value_weight=args.value_weight,
         width=args.width,
+        body=args.body,
         heads=args.heads,
         layers=args.layers,
         feedforward=args.feedforward,

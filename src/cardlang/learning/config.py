@@ -29,6 +29,8 @@ class TrainConfig:
     lr: float = 1e-3
     value_weight: float = 1.0
     width: int = 64
+    body: str = "transformer"  # the network's body (agents/neural/network.py: BODIES)
+    phi_layers: int = 1
     heads: int = 4
     layers: int = 2
     feedforward: int = 128

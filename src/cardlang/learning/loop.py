@@ -105,6 +105,8 @@ class TrainingRun:
         c = self.config
         net = NetConfig(
             width=c.width,
+            body=c.body,
+            phi_layers=c.phi_layers,
             heads=c.heads,
             layers=c.layers,
             feedforward=c.feedforward,
@@ -125,6 +127,7 @@ class TrainingRun:
         model = load_model(path, self.game, device=c.device)
         sizes = model.config
         c.width, c.heads, c.layers = sizes.width, sizes.heads, sizes.layers
+        c.body, c.phi_layers = sizes.body, sizes.phi_layers
         c.feedforward, c.hidden = sizes.feedforward, sizes.hidden
         model.info = {**self._solo_info(), "init": {"model": str(path), "info": dict(model.info)}}
         return model
