@@ -61,7 +61,7 @@ class Trainer:
         policy = np.zeros(batch.action_mask.shape, dtype=np.float32)
         for i, s in enumerate(samples):
             policy[i, : len(s.policy)] = s.policy
-        seats = net.config.seats
+        seats = self.model.config.seats
         values = np.zeros((len(samples), seats), dtype=np.float32)
         for i, s in enumerate(samples):
             values[i, : min(seats, len(s.value))] = s.value[:seats]
