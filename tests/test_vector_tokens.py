@@ -91,3 +91,57 @@ def test_tokens_need_the_engine() -> None:
         VectorEnv(GAMES / "kuhn_poker.rcy", 2, tokens=NameTable(), batch=False)
     with pytest.raises(UsageError, match="cannot step inside the engine"):
         VectorEnv(GAMES / "kuhn_poker.rcy", 2, tokens=NameTable(), engine="python")
+
+
+def test_uniform_tokens_of_a_recorded_game_are_the_engines() -> None:
+    """A model trained on the engine's tokens reads hidden locations as the uniform odds
+    at play too, though the games it plays are recorded: ``Tokenizer(uniform=True)`` of
+    a recorded game is the tokenizer of the same position unrecorded (which the engine
+    writes), where the knowledge pools would say more."""
+    import random
+
+    from cardlang import load_game
+
+    game = load_game(GAMES / "dominion.rcy")
+    master = game.master()
+    recorded, plain = master.new_game(4, record=True), master.new_game(4)
+    table = NameTable()
+    uniform, pools, reference = (
+        Tokenizer(game, table, uniform=True),
+        Tokenizer(game, table),
+        Tokenizer(game, table),
+    )
+    rng = random.Random(4)
+    differed = 0
+    for _ in range(80):
+        options = master.legal_options(recorded)
+        view = PlayerView.live(recorded, recorded.mover, game, options, master.limits)
+        bare = PlayerView.live(plain, plain.mover, game, master.legal_options(plain), master.limits)
+        got, expected = uniform.tokenize(view), reference.tokenize(bare)
+        np.testing.assert_array_equal(got.names, expected.names)
+        np.testing.assert_array_equal(got.continuous, expected.continuous)
+        differed += not np.array_equal(pools.tokenize(view).continuous, expected.continuous)
+        choice = rng.randrange(len(options))
+        master.apply(recorded, choice)
+        master.apply(plain, choice)
+    assert differed > 0  # the pools do know more: the flag matters
+
+
+def test_a_model_trained_by_ppo_tokenizes_uniformly_at_play(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    from cardlang.agents.neural.model import GameIdentity, NeuralModel, load_model
+    from cardlang.agents.neural.network import NetConfig
+
+    from cardlang import load_game
+    from cardlang.learning.ppo import PPOConfig, PPOTrainer
+
+    torch.manual_seed(0)
+    game = load_game(GAMES / "kuhn_poker.rcy")
+    model = NeuralModel(
+        NetConfig(seats=2, width=16, hidden=16, body="deepsets"), GameIdentity.of(game)
+    )
+    assert not model.tokenizer(game).uniform
+    env = VectorEnv(game, 4, tokens=model.table)
+    PPOTrainer(env, model, PPOConfig(horizon=2))
+    model.save(tmp_path / "m")
+    assert load_model(tmp_path / "m", game).tokenizer(game).uniform

@@ -36,6 +36,10 @@ from cardlang.errors import UsageError
 from cardlang.information.tokens import NameTable, Tokenizer, ViewTokens, collate
 from cardlang.language.fingerprint import rules_fingerprint
 
+#: ``info["expected_counts"]`` of a model trained on the engine's tokens (learning/ppo.py):
+#: it reads hidden locations as the uniform odds over unseen cards, at play too.
+UNIFORM_COUNTS = "uniform"
+
 if TYPE_CHECKING:
     from cardlang.engine.game import Game
 
@@ -99,10 +103,14 @@ class NeuralModel:
 
     # ------------------------------------------------------------ use
     def tokenizer(self, game: Game) -> Tokenizer:
-        """The tokenizer of a game into this model's names (one per game object)."""
+        """The tokenizer of a game into this model's names (one per game object): with
+        the uniform odds for hidden locations where the model learnt from them
+        (``info["expected_counts"]``, set by PPO on the engine's tokens), else the
+        knowledge pools of a recorded game."""
         found = self._tokenizers.get(id(game))
         if found is None or found.nplayers != game.nplayers:
-            found = self._tokenizers[id(game)] = Tokenizer(game, self.table)
+            uniform = self.info.get("expected_counts") == UNIFORM_COUNTS
+            found = self._tokenizers[id(game)] = Tokenizer(game, self.table, uniform)
         return found
 
     def set_names(self, names: Sequence[str]) -> None:

@@ -182,8 +182,12 @@ def card_components(attrs: Mapping[str, Any]) -> list[str]:
 class Tokenizer:
     """Tokenizes the views of one game into one ``NameTable``'s ids."""
 
-    def __init__(self, game: Game, table: NameTable) -> None:
+    def __init__(self, game: Game, table: NameTable, uniform: bool = False) -> None:
+        """``uniform``: a hidden location's expected counts are the uniform odds over the
+        cards the viewer does not see, even in a recorded game (the tokens the engine
+        writes for lockstep games, whose games keep no log), not the knowledge pools'."""
         self.table = table
+        self.uniform = uniform
         encoder = Encoder.of(game)
         self.vocabulary = Vocabulary.of(game)
         self.nplayers = game.nplayers
@@ -285,7 +289,7 @@ class Tokenizer:
         if not view.size(*key):
             return
         zone = self._id(label)
-        knowledge = view.zone_knowledge(*key)
+        knowledge = view.zone_knowledge(*key, uniform=self.uniform)
         total = knowledge.size
         rows.add(ZONE, [zone], bucket(total), (math.log(total + EPS), 0.0, 0.0))
         for card, count in knowledge.expected.items():

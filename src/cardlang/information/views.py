@@ -420,12 +420,15 @@ class PlayerView:
         entries = knowledge.entries.get(key, ())
         return tuple(self._attributes(e) if e >= 0 else None for e in entries)
 
-    def zone_knowledge(self, owner: int, kind: str, name: str) -> ZoneKnowledge:
+    def zone_knowledge(
+        self, owner: int, kind: str, name: str, uniform: bool = False
+    ) -> ZoneKnowledge:
         """What the player knows of a location's contents, by card type (``card_type``):
         ``known``, the cards it knows are there; ``expected``, the expected number of each
         type (known cards count 1, an unknown card its pool's odds; see knowledge.py).
-        Without a recorded game, an unknown card is taken to be any card the player does
-        not see, all equally likely."""
+        Without a recorded game, or with ``uniform``, an unknown card is taken to be any
+        card the player does not see, all equally likely (what the engine's lockstep
+        batch writes: env/batch.py)."""
         key = (owner, kind, name)
         ids = self._ids(key)
         types = self._card_types()
@@ -433,7 +436,7 @@ class PlayerView:
             known = Counter(types[c] for c in ids)
             return ZoneKnowledge(len(ids), known, {t: float(n) for t, n in known.items()})
         size = self.size(owner, kind, name)
-        knowledge = self._seat_knowledge()
+        knowledge = None if uniform else self._seat_knowledge()
         if knowledge is None:
             return ZoneKnowledge(size, {}, self._unseen_odds(size, types))
         entries = knowledge.entries.get(key, ())

@@ -30,7 +30,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from cardlang.agents.neural.model import NeuralModel
+from cardlang.agents.neural.model import UNIFORM_COUNTS, NeuralModel
 from cardlang.env.vector import VectorEnv
 
 __all__ = ["PPOConfig", "PPOTrainer", "Step"]
@@ -77,6 +77,9 @@ class PPOTrainer:
         if getattr(env, "token_names", None) is None:
             raise ValueError("PPO reads tokens: make the VectorEnv with tokens=model.table")
         self.env, self.model, self.config = env, model, config
+        # the engine's tokens read hidden locations as uniform odds: so does the model
+        # when it plays (NeuralModel.tokenizer)
+        model.info["expected_counts"] = UNIFORM_COUNTS
         self.net: nn.Module = model.net
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.lr)
         self.rng = torch.Generator().manual_seed(seed)
