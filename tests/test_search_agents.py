@@ -180,3 +180,18 @@ def test_the_margin_term_changes_the_reward_but_not_the_reported_standings() -> 
     assert sum(mixed.last_trace.standings) == pytest.approx(state.nplayers / 2)
     with pytest.raises(UsageError, match="margin"):
         ISMCTSAgent(margin=1.5)
+
+
+def test_move_keys_name_cards_right_when_an_id_is_reused() -> None:
+    """A native engine's card attributes belong to one master (a view makes one per
+    decision), so their ids are reused once a master is gone: the card-type cache of
+    MoveKeys must never name a card by a freed object's type."""
+    from cardlang.agents.search.common import MoveKeys
+
+    keys = MoveKeys(load_game(Path("games/kuhn_poker.rcy")))
+    first = {"RANK": "JACK"}
+    assert keys._type(first) == "JACK"
+    del first  # its id is free for the next dict, unless the cache keeps the object
+    for _ in range(2000):
+        other = {"RANK": "KING"}
+        assert keys._type(other) == "KING"

@@ -36,6 +36,11 @@ DEFAULT_ROLLOUT_CAP = 1_000
 MoveKey = tuple[Any, ...]
 
 
+#: Entries of MoveKeys' card-type cache before it starts again (it keeps the attribute
+#: objects it has seen alive: a game's masters each make their own).
+_MAX_TYPE_ENTRIES = 4096
+
+
 class RandomRollout:
     """Plays uniformly random moves to the end (or the cap): the default rollout policy.
     Its own SplitMix64 stream, no views: the fast path of every search."""
@@ -94,7 +99,8 @@ class MoveKeys:
 
     def __init__(self, game: Game) -> None:
         self.card_slots = game.card_slots
-        self._types: dict[int, str] = {}  # id of a card's attributes -> its type
+        # id of a card's attributes -> (those attributes, its type)
+        self._types: dict[int, tuple[Any, str]] = {}
 
     def keys(self, st: Gamestate, options: Sequence[Any]) -> list[MoveKey]:
         if isinstance(options, LazyOptions):  # the engine may make them all at once
@@ -120,10 +126,17 @@ class MoveKeys:
         return tuple(parts)
 
     def _type(self, attrs: Any) -> str:
+        # keyed by identity, the object kept beside its type: a native engine's attribute
+        # views belong to one master (a view makes one per decision), and an id is reused
+        # once its object is freed, so an entry is trusted only for the very object
         found = self._types.get(id(attrs))
-        if found is None:
-            found = self._types[id(attrs)] = card_type(attrs)
-        return found
+        if found is not None and found[0] is attrs:
+            return found[1]
+        if len(self._types) >= _MAX_TYPE_ENTRIES:
+            self._types.clear()
+        name = card_type(attrs)
+        self._types[id(attrs)] = (attrs, name)
+        return name
 
 
 def first_index_by_key(keys: Sequence[MoveKey]) -> dict[MoveKey, int]:
