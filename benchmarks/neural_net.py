@@ -47,10 +47,9 @@ NETWORKS = [
 
 def views(batch: int, seed: int) -> tuple[dict[str, Any], int]:
     """One batch of Dominion views as the network's tensors, and the names used."""
-    import torch
-
     from cardlang.env.vector import VectorEnv, random_actions
     from cardlang.information.tokens import NameTable
+    from cardlang.learning.ppo import token_inputs
 
     table = NameTable()
     env = VectorEnv(
@@ -60,19 +59,8 @@ def views(batch: int, seed: int) -> tuple[dict[str, Any], int]:
     rng = np.random.default_rng(seed)
     for _ in range(int(rng.integers(5, 25))):  # views from the middle of games
         _, mask, *_ = env.step(random_actions(mask, rng))
-    t = int(env.token_count.max())
-    a = int(env.action_count.max())
-    tokens = np.arange(t) < env.token_count[:, None]
-    actions = np.arange(a) < env.action_count[:, None]
-    tensors = {
-        "names": torch.from_numpy(env.token_names[:, :t].astype(np.int64)),
-        "kinds": torch.from_numpy(env.token_kinds[:, :t].astype(np.int64)),
-        "buckets": torch.from_numpy(env.token_buckets[:, :t].astype(np.int64)),
-        "continuous": torch.from_numpy(env.token_continuous[:, :t].copy()),
-        "token_mask": torch.from_numpy(tokens),
-        "action_names": torch.from_numpy(env.action_names[:, :a].astype(np.int64)),
-        "action_mask": torch.from_numpy(actions),
-    }
+    tensors = token_inputs(env)
+    t, a = tensors["names"].shape[1], tensors["action_names"].shape[1]
     note(f"{batch} views: up to {t} tokens (mean {env.token_count.mean():.0f}), {a} actions")
     return tensors, len(table)
 

@@ -14,6 +14,7 @@ torch = pytest.importorskip("torch")
 
 from cardlang.agents.neural.model import GameIdentity, NeuralModel  # noqa: E402
 from cardlang.agents.neural.network import NetConfig  # noqa: E402
+from test_neural import HIGH_CARD  # noqa: E402  (the same two-card game)
 
 from cardlang import load_game  # noqa: E402
 from cardlang.engine.native import native_available  # noqa: E402
@@ -21,22 +22,6 @@ from cardlang.env.vector import VectorEnv  # noqa: E402
 from cardlang.learning.ppo import PPOConfig, PPOTrainer  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not native_available(), reason="the native engine is not built")
-
-HIGH_CARD = """(game
- (setup (create players 2)
-        (create deck (game iloc STOCK) (deck (RANK (ONE, TWO, THREE, FOUR, FIVE, SIX)))))
- (do ((set (game points STRENGTH)
-           (((RANK : ONE) 1) ((RANK : TWO) 2) ((RANK : THREE) 3)
-            ((RANK : FOUR) 4) ((RANK : FIVE) 5) ((RANK : SIX) 6)))
-      (shuffle (game iloc STOCK))
-      (all player 'P (repeat 2 (move (top (game iloc STOCK)) (top ('P iloc HAND)))))))
- (stage player
-        (end (== (size (union (all player 'P ('P vloc PLAYED)))) 2))
-        (choice ((any ((current player) iloc HAND) 'C (move 'C (top ((current player) vloc PLAYED)))))))
- (do ((inc ((owner (max (union (all player 'P ('P vloc PLAYED))) using (game points STRENGTH)))
-            sto CHIPS) 1)))
- (scoring max ((current player) sto CHIPS)))
-"""
 
 
 def _trainer(seed: int) -> PPOTrainer:

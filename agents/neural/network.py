@@ -119,13 +119,24 @@ class SetTransformerNet(nn.Module):
         situation = (x * (kinds == SITUATION).unsqueeze(-1).to(x.dtype)).sum(1)
         summary = torch.cat([mean, situation], dim=-1)
         actions = self.action(self.names(action_names).sum(dim=2))
-        a = actions.shape[1]
-        per_action = torch.cat([summary.unsqueeze(1).expand(-1, a, -1), actions], dim=-1)
-        logits = self.policy(per_action).squeeze(-1)
-        logits = logits.masked_fill(~action_mask, float("-inf"))
-        raw = self.value(summary)
-        values = torch.tanh(raw) if self.config.solo else torch.sigmoid(raw)
-        return logits, values
+        return _heads(self, summary, actions, action_mask)
+
+
+def _heads(
+    net: SetTransformerNet | DeepSetsNet,
+    summary: torch.Tensor,
+    actions: torch.Tensor,
+    action_mask: torch.Tensor,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Both bodies' heads: each action token's logit from (summary, action), -inf where
+    ``action_mask`` is False, and the values from the summary (tanh solo, else sigmoid)."""
+    a = actions.shape[1]
+    per_action = torch.cat([summary.unsqueeze(1).expand(-1, a, -1), actions], dim=-1)
+    logits = net.policy(per_action).squeeze(-1)
+    logits = logits.masked_fill(~action_mask, float("-inf"))
+    raw = net.value(summary)
+    values = torch.tanh(raw) if net.config.solo else torch.sigmoid(raw)
+    return logits, values
 
 
 class DeepSetsNet(nn.Module):
@@ -175,19 +186,13 @@ class DeepSetsNet(nn.Module):
         mask = token_mask.unsqueeze(-1)
         weights = mask.to(h.dtype)
         mean = (h * weights).sum(1) / weights.sum(1).clamp(min=1.0)
-        # h >= 0 after a ReLU (and x itself where phi_layers is 0 is only summed here)
         largest = h.masked_fill(~mask, float("-inf")).amax(1)
+        # a padding row (no token at all) has no largest: 0, not -inf
         largest = torch.where(torch.isfinite(largest), largest, torch.zeros_like(largest))
         situation = (h * (kinds == SITUATION).unsqueeze(-1).to(h.dtype)).sum(1)
         summary = self.pool(torch.cat([mean, largest, situation], dim=-1))
         actions = self.action(self._bag(action_names))
-        a = actions.shape[1]
-        per_action = torch.cat([summary.unsqueeze(1).expand(-1, a, -1), actions], dim=-1)
-        logits = self.policy(per_action).squeeze(-1)
-        logits = logits.masked_fill(~action_mask, float("-inf"))
-        raw = self.value(summary)
-        values = torch.tanh(raw) if self.config.solo else torch.sigmoid(raw)
-        return logits, values
+        return _heads(self, summary, actions, action_mask)
 
 
 def batch_tensors(batch: Batch, device: torch.device | str = "cpu") -> dict[str, torch.Tensor]:

@@ -33,7 +33,7 @@ from torch import nn
 from cardlang.agents.neural.model import UNIFORM_COUNTS, NeuralModel
 from cardlang.env.vector import VectorEnv
 
-__all__ = ["PPOConfig", "PPOTrainer", "Step"]
+__all__ = ["PPOConfig", "PPOTrainer", "Step", "token_inputs"]
 
 
 @dataclass
@@ -90,20 +90,7 @@ class PPOTrainer:
 
     # ------------------------------------------------------------ acting
     def _inputs(self) -> dict[str, torch.Tensor]:
-        env = self.env
-        t = max(int(env.token_count.max()), 1)
-        a = max(int(env.action_count.max()), 1)
-        tokens = np.arange(t) < env.token_count[:, None]
-        actions = np.arange(a) < env.action_count[:, None]
-        return {
-            "names": torch.from_numpy(env.token_names[:, :t].astype(np.int64)),
-            "kinds": torch.from_numpy(env.token_kinds[:, :t].astype(np.int64)),
-            "buckets": torch.from_numpy(env.token_buckets[:, :t].astype(np.int64)),
-            "continuous": torch.from_numpy(env.token_continuous[:, :t].copy()),
-            "token_mask": torch.from_numpy(tokens),
-            "action_names": torch.from_numpy(env.action_names[:, :a].astype(np.int64)),
-            "action_mask": torch.from_numpy(actions),
-        }
+        return token_inputs(self.env)
 
     def greedy(self, games: int, seat: int) -> float:
         """``seat``'s mean credit over the next ``games`` games of the env, every move
@@ -219,6 +206,22 @@ class PPOTrainer:
         loss = policy + c.value_weight * value - c.entropy * entropy
         parts = {"policy": policy.item(), "value": value.item(), "entropy": entropy.item()}
         return loss, parts
+
+
+def token_inputs(env: VectorEnv) -> dict[str, torch.Tensor]:
+    """The network's inputs for every row of ``env`` (made with tokens): its token and
+    action arrays trimmed to the longest row, with their masks."""
+    t = max(int(env.token_count.max()), 1)
+    a = max(int(env.action_count.max()), 1)
+    return {
+        "names": torch.from_numpy(env.token_names[:, :t].astype(np.int64)),
+        "kinds": torch.from_numpy(env.token_kinds[:, :t].astype(np.int64)),
+        "buckets": torch.from_numpy(env.token_buckets[:, :t].astype(np.int64)),
+        "continuous": torch.from_numpy(env.token_continuous[:, :t].copy()),
+        "token_mask": torch.from_numpy(np.arange(t) < env.token_count[:, None]),
+        "action_names": torch.from_numpy(env.action_names[:, :a].astype(np.int64)),
+        "action_mask": torch.from_numpy(np.arange(a) < env.action_count[:, None]),
+    }
 
 
 def _collate(batch: list[Step]) -> dict[str, torch.Tensor]:
