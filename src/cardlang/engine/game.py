@@ -81,6 +81,11 @@ class Game:
             found = self.__dict__["_native_program"] = make_program(self.ir)
         return found
 
+    def use_native_program(self, program: Any) -> None:
+        """Play from now on with ``program`` (a fresh one of this game's IR that took a
+        sent state's tables: engine/transfer.py); masters made afterwards use it."""
+        self.__dict__["_native_program"] = program
+
     # ------------------------------------------------------------ describing
     @cached_property
     def kind_attributes(self) -> Mapping[str, Mapping[str, Any]]:

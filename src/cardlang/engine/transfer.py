@@ -187,7 +187,7 @@ def receive_state(game: Game, limits: Any, sent: tuple[str, bytes, bytes]) -> tu
         except RuntimeError:  # it numbered things in another order: start afresh
             program = make_program(game.ir)
             program.load_tables(tables)
-            game.__dict__["_native_program"] = program
+            game.use_native_program(program)
         master = game.master(limits, engine="native")
         return master, master.state(program.load_state(state_bytes), 0)
     fields = _Unpickler(io.BytesIO(state_bytes), GameObjects.of(game)).load()
