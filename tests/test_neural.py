@@ -540,6 +540,8 @@ def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path: Path) -> None:
         str(out),
         "--rounds",
         "30",
+        "--algorithm",
+        "search",
         "--games",
         "6",
         "--iterations",

@@ -162,11 +162,14 @@ class DeepSetsNet(nn.Module):
         self.value = mlp(d, config.hidden, config.seats)
 
     def _bag(self, names: torch.Tensor) -> torch.Tensor:
-        """[..., N] name ids -> [..., d], the sum of their embeddings (0: none).  The
-        columns no token uses are dropped first (most tokens have a few names)."""
-        used = (names != 0).flatten(0, -2).any(0).nonzero()
-        width = int(used[-1]) + 1 if len(used) else 1
-        flat = self.names(names[..., :width].reshape(-1, width))
+        """[..., N] name ids -> [..., d], the sum of their embeddings (0: none).  Only the
+        names present are looked up, as one flat bag per token (a token has about 6 of
+        its 16 slots filled): less work than the padded rows, forward and backward."""
+        present = names != 0
+        counts = present.flatten(0, -2).sum(1)
+        offsets = torch.zeros_like(counts)
+        offsets[1:] = counts.cumsum(0)[:-1]
+        flat = self.names(names[present], offsets)
         return flat.reshape(*names.shape[:-1], -1)
 
     def forward(

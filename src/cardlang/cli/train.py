@@ -1,6 +1,8 @@
-"""``cardlang train FILE --out DIR``: train a neural agent by self-play with search.
+"""``cardlang train FILE --out DIR``: train a neural agent.
 
-The loop and its files are cardlang.learning.loop's; this module reads the options and
+``--algorithm ppo`` (the default): PPO over lockstep games inside the engine, against an
+opponent pool (cardlang.learning.ppo_run); ``--algorithm search``: self-play with
+search, AlphaZero's way (cardlang.learning.loop).  This module reads the options and
 reports progress.  torch is needed (``pip install -e ".[neural]"``): without it the
 command says so, and nothing else of cardlang imports it.
 """
@@ -29,10 +31,19 @@ from cardlang.language.params import parse_param_args
 def add_parser(sub: SubParsers) -> None:
     p = sub.add_parser(
         "train",
-        help="train a neural agent by self-play with search (needs the neural extra)",
-        description="Self-play rounds: play games with the current network and search, "
-        "learn from them, evaluate against named agents, checkpoint. Run it again with "
-        "the same --out to resume.",
+        help="train a neural agent: PPO over lockstep games, or self-play with search "
+        "(needs the neural extra)",
+        description="Rounds of play and learning, evaluation against named agents and a "
+        "checkpoint after every round. --algorithm ppo (the default): PPO over many games "
+        "stepped inside the engine against an opponent pool; --algorithm search: self-play "
+        "with search (AlphaZero). Run it again with the same --out to resume.",
+    )
+    p.add_argument(
+        "--algorithm",
+        choices=("ppo", "search"),
+        default="ppo",
+        help="ppo: PPO over lockstep games (fast; the default); search: self-play with "
+        "information-set search, learning its move distributions",
     )
     p.add_argument("file", metavar="FILE")
     p.add_argument(
@@ -43,7 +54,10 @@ def add_parser(sub: SubParsers) -> None:
     seed_option(p)
     g = p.add_argument_group("length")
     g.add_argument(
-        "--rounds", type=positive, default=20, help="rounds in all, counting earlier sessions (20)"
+        "--rounds",
+        type=positive,
+        default=20,
+        help="rounds in all, counting earlier sessions (20); a PPO round is --updates updates",
     )
     g.add_argument(
         "--time-limit",
@@ -52,7 +66,30 @@ def add_parser(sub: SubParsers) -> None:
         metavar="SECONDS",
         help="stop after the round in which this many seconds have passed (0: no limit)",
     )
-    g = p.add_argument_group("self-play")
+    g = p.add_argument_group("PPO (--algorithm ppo)")
+    g.add_argument(
+        "--envs", type=positive, default=128, help="games played in lockstep, all lanes (128)"
+    )
+    g.add_argument("--updates", type=positive, default=10, help="PPO updates per round (10)")
+    g.add_argument("--horizon", type=positive, default=32, help="steps per game and update (32)")
+    g.add_argument("--epochs", type=positive, default=3, help="passes over each update's steps (3)")
+    g.add_argument("--clip", type=non_negative, default=0.2, help="PPO ratio clip (0.2)")
+    g.add_argument("--entropy", type=non_negative, default=0.01, help="entropy weight (0.01)")
+    g.add_argument("--lam", type=non_negative, default=0.95, help="GAE lambda (0.95)")
+    g.add_argument(
+        "--opponents",
+        default="self@1",
+        metavar="POOL",
+        help="who the learner plays, SPEC@WEIGHT comma separated: self (the current policy "
+        "in every seat), past (snapshots of earlier policies), or any agent that plays "
+        "inside the engine (random, bigmoney, bmu, smithy, a TOML bot); e.g. "
+        "self@2,past@1,bmu@1 (self@1)",
+    )
+    g.add_argument(
+        "--snapshot-every", type=positive, default=10, help="updates between snapshots (10)"
+    )
+    g.add_argument("--snapshots", type=positive, default=8, help="snapshots kept (8)")
+    g = p.add_argument_group("self-play with search (--algorithm search)")
     g.add_argument("--games", type=positive, default=16, help="self-play games per round (16)")
     g.add_argument(
         "--iterations",
@@ -97,12 +134,26 @@ def add_parser(sub: SubParsers) -> None:
         "--solo-cap", type=positive, default=100, help="solo games: the length valued -1 (100)"
     )
     g = p.add_argument_group("learning")
-    g.add_argument("--steps", type=positive, default=50, help="gradient steps per round (50)")
-    g.add_argument("--batch-size", type=positive, default=128, help="samples per step (128)")
-    g.add_argument("--buffer", type=positive, default=50_000, help="replay buffer, samples (50000)")
-    g.add_argument("--lr", type=non_negative, default=1e-3, help="learning rate (0.001)")
     g.add_argument(
-        "--value-weight", type=non_negative, default=1.0, help="weight of the value loss (1)"
+        "--steps", type=positive, default=50, help="search: gradient steps per round (50)"
+    )
+    g.add_argument(
+        "--batch-size",
+        type=positive,
+        default=None,
+        help="samples per gradient step (ppo 256, search 128)",
+    )
+    g.add_argument(
+        "--buffer", type=positive, default=50_000, help="search: replay buffer, samples (50000)"
+    )
+    g.add_argument(
+        "--lr", type=non_negative, default=None, help="learning rate (ppo 0.0003, search 0.001)"
+    )
+    g.add_argument(
+        "--value-weight",
+        type=non_negative,
+        default=None,
+        help="weight of the value loss (ppo 0.5, search 1)",
     )
     g.add_argument(
         "--warm-start",
@@ -120,8 +171,9 @@ def add_parser(sub: SubParsers) -> None:
     g.add_argument(
         "--body",
         choices=("transformer", "deepsets"),
-        default="transformer",
-        help="the network's body: a transformer (the default) or Deep Sets (cheap on a CPU)",
+        default=None,
+        help="the network's body: Deep Sets (cheap on a CPU; ppo's default) or a "
+        "transformer (search's default)",
     )
     g.add_argument("--width", type=positive, default=64, help="token width (64)")
     g.add_argument("--heads", type=positive, default=4, help="attention heads (4)")
@@ -145,7 +197,7 @@ def add_parser(sub: SubParsers) -> None:
 
 def cmd_train(args: argparse.Namespace) -> int:
     try:
-        import torch  # noqa: F401
+        import torch
     except ImportError:
         raise UsageError(
             'cardlang train needs torch: pip install -e ".[neural]" (torch==2.13.0)'
@@ -167,7 +219,9 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise UsageError(f"--warm-start: no records file {args.warm_start}")
     if args.init and not Path(args.init).exists():
         raise UsageError(f"--init: no model at {args.init}")
+    ppo = args.algorithm == "ppo"
     config = TrainConfig(
+        algorithm=args.algorithm,
         game=args.file,
         params=parse_param_args(args.param),
         seed=args.seed,
@@ -182,12 +236,12 @@ def cmd_train(args: argparse.Namespace) -> int:
         policy=args.policy,
         considered=args.considered,
         steps=args.steps,
-        batch_size=args.batch_size,
+        batch_size=args.batch_size or (256 if ppo else 128),
         buffer=args.buffer,
-        lr=args.lr,
-        value_weight=args.value_weight,
+        lr=args.lr if args.lr is not None else (3e-4 if ppo else 1e-3),
+        value_weight=args.value_weight if args.value_weight is not None else (0.5 if ppo else 1.0),
         width=args.width,
-        body=args.body,
+        body=args.body or ("deepsets" if ppo else "transformer"),
         heads=args.heads,
         layers=args.layers,
         feedforward=args.feedforward,
@@ -205,12 +259,28 @@ def cmd_train(args: argparse.Namespace) -> int:
         solo_cap=args.solo_cap,
         max_decisions=args.max_decisions,
         device=args.device,
+        envs=args.envs,
+        updates=args.updates,
+        horizon=args.horizon,
+        epochs=args.epochs,
+        clip=args.clip,
+        entropy=args.entropy,
+        lam=args.lam,
+        opponents=args.opponents,
+        snapshot_every=args.snapshot_every,
+        snapshots=args.snapshots,
     )
 
     def report(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
-    run = TrainingRun.open(config, Path(args.out), report)
-    run.run()
+    if ppo:
+        from cardlang.learning.ppo_run import PPORun, parse_pool
+
+        parse_pool(args.opponents)  # a bad pool fails before any set-up
+        torch.set_num_threads(1)  # one process per core pays best on a CPU
+        PPORun.open(config, Path(args.out), report).run()
+    else:
+        TrainingRun.open(config, Path(args.out), report).run()
     print(f"model: {Path(args.out) / 'model.pt'}; report: {Path(args.out) / 'report.html'}")
     return EXIT_OK

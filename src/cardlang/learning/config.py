@@ -12,6 +12,7 @@ class TrainConfig:
 
     game: str
     params: dict[str, str] = field(default_factory=dict)
+    algorithm: str = "search"  # "ppo" (ppo_run.py) or "search" (loop.py); old checkpoints: search
     seed: int = 0
     rounds: int = 20
     time_limit: float = 0.0  # seconds; 0: none (stops after the round that passes it)
@@ -48,6 +49,17 @@ class TrainConfig:
     solo_cap: int = 100
     max_decisions: int = 2_000
     device: str = "auto"
+    # --algorithm ppo (ppo_run.py); lr, batch_size (its minibatch) and value_weight above
+    envs: int = 128  # lockstep games in all lanes
+    updates: int = 10  # PPO updates per round (a round ends in a checkpoint)
+    horizon: int = 32  # steps per row and update
+    epochs: int = 3
+    clip: float = 0.2
+    entropy: float = 0.01
+    lam: float = 0.95
+    opponents: str = "self@1"  # the pool: SPEC@WEIGHT, comma separated
+    snapshot_every: int = 10  # updates between snapshots joining the past pool
+    snapshots: int = 8
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

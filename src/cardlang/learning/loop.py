@@ -142,6 +142,8 @@ class TrainingRun:
             return cls(config, out, report)
         data = read_checkpoint(checkpoint)
         saved = TrainConfig.from_dict(data["training"]["config"])
+        if saved.algorithm != "search":
+            raise UsageError(f"{out} holds a {saved.algorithm} run: resume it with that algorithm")
         saved.rounds, saved.time_limit = config.rounds, config.time_limit
         run = cls(saved, out, report, resuming=True)
         check_game(run.model.game, run.game, False, checkpoint)
@@ -273,32 +275,18 @@ class TrainingRun:
 
     def _imitate(self, db: str, steps: int) -> None:
         """Warm start: learn the moves of the games recorded in ``db``."""
-        tokenizer = self.model.tokenizer(self.game)
-        samples: list[Sample] = []
-        with RunStore.open(db, create=False) as store:
-            for stored in recorded_games(store, file_sha256(self.game.source.text)):
-                samples.extend(
-                    game_samples(
-                        self.game, stored, store.decisions(stored.id), tokenizer, self.solo
-                    )
-                )
-        if not samples:
-            raise UsageError(f"{db} holds no finished game of {self.config.game}")
-        buffer = ReplayBuffer(len(samples))
-        buffer.extend(samples)
-        losses = [
-            self.trainer.step(buffer.draw(self.config.batch_size, self.rng)) for _ in range(steps)
-        ]
-        self.model.info["warm_start"] = {
-            "records": str(db),
-            "samples": len(samples),
-            "steps": steps,
-        }
-        if losses:
-            self.report(
-                f"warm start: {len(samples)} samples from {db}, {steps} steps, policy loss "
-                f"{losses[0]['policy_loss']:.3f} -> {losses[-1]['policy_loss']:.3f}"
-            )
+        c = self.config
+        imitate(
+            self.model,
+            self.game,
+            db,
+            steps,
+            c.batch_size,
+            self.rng,
+            self.solo,
+            self.report,
+            self.trainer,
+        )
 
     # ------------------------------------------------------------ evaluation
     def evaluate(self, games: int, iterations: int, number: int) -> dict[str, Any]:
@@ -399,6 +387,39 @@ class TrainingRun:
         tmp = self.out / (METRICS + ".tmp")
         tmp.write_text(text)
         tmp.replace(self.out / METRICS)
+
+
+def imitate(
+    model: NeuralModel,
+    game: Any,
+    db: str,
+    steps: int,
+    batch_size: int,
+    rng: random.Random,
+    solo: SoloValue,
+    report: Report,
+    trainer: Trainer | None = None,
+) -> None:
+    """Warm start: ``steps`` gradient steps learning the moves (one-hot) and outcomes
+    of the games of ``game`` recorded in ``db`` (a ``simulate --db`` of bots, say); the
+    model's info says so (its card tells it)."""
+    tokenizer = model.tokenizer(game)
+    samples: list[Sample] = []
+    with RunStore.open(db, create=False) as store:
+        for stored in recorded_games(store, file_sha256(game.source.text)):
+            samples.extend(game_samples(game, stored, store.decisions(stored.id), tokenizer, solo))
+    if not samples:
+        raise UsageError(f"{db} holds no finished game of {game.source.name}")
+    buffer = ReplayBuffer(len(samples))
+    buffer.extend(samples)
+    trainer = trainer or Trainer(model)
+    losses = [trainer.step(buffer.draw(batch_size, rng)) for _ in range(steps)]
+    model.info["warm_start"] = {"records": str(db), "samples": len(samples), "steps": steps}
+    if losses:
+        report(
+            f"warm start: {len(samples)} samples from {db}, {steps} steps, policy loss "
+            f"{losses[0]['policy_loss']:.3f} -> {losses[-1]['policy_loss']:.3f}"
+        )
 
 
 def _round_seed(seed: int, number: int) -> int:

@@ -1,29 +1,41 @@
 """PPO over lockstep games: the neural agent learning at the engine's speed (torch).
 
 Pipeline position: learning, above env (``VectorEnv`` stepped inside the native engine,
-with the engine writing each view's tokens) and agents/neural (the network).  The first
-cut of issue 30's item 4: the algorithm and its loop, not yet ``cardlang train
---algorithm ppo`` (no opponent pool, evaluation, checkpoints or report yet).
+with the engine writing each view's tokens) and agents/neural (the network).  This
+module is the algorithm; ``ppo_run.py`` is ``cardlang train --algorithm ppo`` around it
+(the run folder, checkpoints, evaluation, report).
 
-One *update*: every row of the env plays ``horizon`` steps with the current policy (a
-softmax over the row's action tokens; the action stepped is the token's vocabulary
-index), then the steps of the games that ended are learnt from, by clipped-ratio PPO
-with an entropy term and a value loss, in ``epochs`` passes of minibatches.  A game's
-steps wait in their row until it ends (a game is one episode: its outcome is the only
-reward), so every step is learnt from with its true return.
+The games are played in *lanes*, one ``VectorEnv`` each, and a lane says who plays its
+seats: ``self`` (every seat the current policy, every decision learnt from), ``past``
+(one seat per game the current policy, the others a frozen snapshot of an earlier
+policy, drawn per game), or an agent inside the engine (``bmu``, ``random``, a TOML bot:
+the lane's env has one learner seat and the engine plays the rest).  The opponent pool
+is the set of lanes; its weights are the lanes' shares of the rows.
+
+One *update*: every row plays ``horizon`` steps with the current policy (a softmax over
+the row's action tokens; the action stepped is the token's vocabulary index), then the
+learner's steps of the games that ended are learnt from, by clipped-ratio PPO with an
+entropy term and a value loss, in ``epochs`` passes of minibatches.  A game's steps wait
+in their row until it ends (a game is one episode: its outcome is the only reward), so
+every step is learnt from with its true return.  ``reset`` starts every row afresh
+(dropping the games in progress): the run does so at each checkpoint, which is what
+makes a resumed run the same as one never stopped.
 
 Values are standings, as the network's value head gives them (sigmoid, one output per
 seat offset, the viewer's first): a seat's return is its *credit*, the share of the win
 it got (``GameResult.credits``: 1 alone first, 1/k among k tied first, 0 otherwise; a
-game cut off gives 0).  With every seat the caller's (self-play), each seat's decisions
-form its own trajectory; generalised advantage estimates run along it (``lam``; no
-discount: the return is the game's end).
+game cut off gives 0), and every seat offset's output learns its seat's credit.  A solo
+game's return is the scaled inverse of its length (``SoloValue``; tanh).  Generalised
+advantage estimates run along each learning seat's own decisions (``lam``; no discount:
+the return is the game's end).
 """
 
 from __future__ import annotations
 
+import copy
 import math
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -33,7 +45,11 @@ from torch import nn
 from cardlang.agents.neural.model import UNIFORM_COUNTS, NeuralModel
 from cardlang.env.vector import VectorEnv
 
-__all__ = ["PPOConfig", "PPOTrainer", "Step", "token_inputs"]
+__all__ = ["Lane", "PPOConfig", "PPOTrainer", "Step", "token_inputs", "win_rate"]
+
+SELF = "self"
+PAST = "past"
+ADVANTAGE_FLOOR = 0.05  # the least spread advantages are divided by (returns span 1-2)
 
 
 @dataclass
@@ -47,6 +63,11 @@ class PPOConfig:
     value_weight: float = 0.5
     lam: float = 0.95
     max_grad_norm: float = 0.5
+    snapshot_every: int = 10  # updates between snapshots of the policy (the past pool)
+    snapshots: int = 8  # snapshots kept (the oldest forgotten first)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 @dataclass
@@ -60,107 +81,215 @@ class Step:
     value: float  # the mover's standing as the network valued it
     seat: int
     advantage: float = 0.0
-    ret: float = 0.0
+    returns: np.ndarray | None = None  # per seat offset from the mover: its return
 
 
 @dataclass
 class _Game:
-    """A row's game in progress: its steps so far."""
+    """A row's game in progress: its learner's steps so far."""
 
     steps: list[Step] = field(default_factory=list)
 
 
-class PPOTrainer:
-    """PPO on ``env`` (a ``VectorEnv`` with ``tokens=model.table``) for ``model``."""
+class Lane:
+    """The rows of one ``VectorEnv`` and who plays their seats: ``kind`` is ``self``,
+    ``past`` or the spec of the agent inside the engine (the env's opponents)."""
 
-    def __init__(self, env: VectorEnv, model: NeuralModel, config: PPOConfig, seed: int = 0):
+    def __init__(self, env: VectorEnv, kind: str) -> None:
         if getattr(env, "token_names", None) is None:
             raise ValueError("PPO reads tokens: make the VectorEnv with tokens=model.table")
-        self.env, self.model, self.config = env, model, config
+        if kind in (SELF, PAST) and env.learner is not None:
+            raise ValueError(f"a {kind} lane's env gives the caller every seat (seats='all')")
+        if kind not in (SELF, PAST) and env.learner is None:
+            raise ValueError(f"the {kind} lane's env needs a learner seat")
+        self.env, self.kind = env, kind
+        self.games = [_Game() for _ in range(env.n)]
+        # past lanes: per row, the seat the current policy plays and the snapshot playing
+        # the others (redrawn at every game's start)
+        self.learner = np.zeros(env.n, dtype=np.int64)
+        self.opponent = np.zeros(env.n, dtype=np.int64)
+
+    def learns(self) -> np.ndarray:
+        """Per row: is the decision now the current policy's to learn from?"""
+        if self.kind == PAST:
+            return self.env.seat == self.learner
+        return np.ones(self.env.n, dtype=np.bool_)
+
+
+class PPOTrainer:
+    """PPO for ``model`` on ``lanes`` (each a ``VectorEnv`` made with
+    ``tokens=model.table``), or on one env (one lane; its kind from its seats)."""
+
+    def __init__(
+        self,
+        lanes: VectorEnv | Sequence[Lane],
+        model: NeuralModel,
+        config: PPOConfig,
+        seed: int = 0,
+        returns: Callable[[Any, int], np.ndarray] | None = None,
+    ) -> None:
+        if isinstance(lanes, VectorEnv):
+            lanes = [Lane(lanes, SELF if lanes.learner is None else "agent")]
+        self.lanes = list(lanes)
+        self.model, self.config = model, config
         # the engine's tokens read hidden locations as uniform odds: so does the model
         # when it plays (NeuralModel.tokenizer)
         model.info["expected_counts"] = UNIFORM_COUNTS
         self.net: nn.Module = model.net
+        self.seats = model.config.seats
+        self.returns = returns or self._credits
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.lr)
         self.rng = torch.Generator().manual_seed(seed)
-        self.games = [_Game() for _ in range(env.n)]
+        self.draws = np.random.default_rng(seed)  # past lanes' seats and snapshots
+        self.snapshots: list[dict[str, torch.Tensor]] = []
+        self._frozen: list[nn.Module] = []
+        self.updates = 0
         self.finished: list[Step] = []
-        self.results: list[Any] = []
-        self._mask = env.reset()[1]
+        self.results: list[tuple[str, int | None, Any]] = []  # (lane, learner seat, result)
+        self.snapshot()  # the pool's first member: the policy it starts from
+        for lane in self.lanes:
+            lane.env.reset()
+            self._draw_rows(lane, range(lane.env.n))
+
+    @property
+    def env(self) -> VectorEnv:
+        """The first lane's env (a trainer made on one env: that env)."""
+        return self.lanes[0].env
+
+    # ------------------------------------------------------------ the pool
+    def snapshot(self) -> None:
+        """Add the current policy to the past pool (frozen; the oldest forgotten past
+        ``config.snapshots``)."""
+        state = {k: v.detach().clone() for k, v in self.net.state_dict().items()}
+        self.snapshots.append(state)
+        del self.snapshots[: -self.config.snapshots]
+        self._frozen = []
+
+    def _frozen_net(self, k: int) -> nn.Module:
+        if not self._frozen:
+            for state in self.snapshots:
+                net = copy.deepcopy(self.net)
+                net.load_state_dict(state)
+                net.eval()
+                self._frozen.append(net)
+        return self._frozen[k]
+
+    def _draw_rows(self, lane: Lane, rows: Any) -> None:
+        if lane.kind != PAST:
+            return
+        for i in rows:
+            lane.learner[i] = self.draws.integers(lane.env.nplayers)
+            lane.opponent[i] = self.draws.integers(len(self.snapshots))
+
+    def reset(self, seed: int) -> None:
+        """Start every row of every lane afresh from ``seed`` (the games in progress and
+        their steps are dropped)."""
+        for k, lane in enumerate(self.lanes):
+            lane.env.reset(seed=seed * 1_000_003 + k)
+            lane.games = [_Game() for _ in range(lane.env.n)]
+            self._draw_rows(lane, range(lane.env.n))
+        self.finished = []
 
     # ------------------------------------------------------------ acting
-    def _inputs(self) -> dict[str, torch.Tensor]:
-        return token_inputs(self.env)
-
     def greedy(self, games: int, seat: int) -> float:
-        """``seat``'s mean credit over the next ``games`` games of the env, every move
-        the policy's most likely (learning nothing; the games' steps are dropped)."""
-        env = self.env
-        results: list[Any] = []
-        self.net.eval()
-        while len(results) < games:
-            with torch.no_grad():
-                logits, _ = self.net(**self._inputs())
-            picked = logits.argmax(dim=-1).numpy()
-            *_, info = env.step(env.action_key[np.arange(env.n), picked])
-            results.extend(info["results"].values())
-        self.games = [_Game() for _ in range(env.n)]  # their steps were not the policy's draws
-        return win_rate(results[:games], seat)
+        """``seat``'s mean credit over the next ``games`` games of the first lane, every
+        move the policy's most likely (learning nothing; the games' steps are dropped)."""
+        lane = self.lanes[0]
+        results = play_greedy(self.net, lane.env, games, seed=10_007 * (self.updates + 1))
+        lane.games = [_Game() for _ in range(lane.env.n)]
+        self._draw_rows(lane, range(lane.env.n))
+        return win_rate(results, seat)
 
     def collect(self) -> int:
-        """Play ``horizon`` steps in every row; the steps of the games that ended move
-        to ``finished``.  How many games ended."""
-        env, ended = self.env, 0
+        """Play ``horizon`` steps in every row of every lane; the learner's steps of the
+        games that ended move to ``finished``.  How many games ended."""
+        ended = 0
         self.net.eval()
         for _ in range(self.config.horizon):
-            x = self._inputs()
-            with torch.no_grad():
-                logits, values = self.net(**x)
-                logp = torch.log_softmax(logits, dim=-1)
-                chosen = torch.multinomial(logp.exp(), 1, generator=self.rng).squeeze(1)
-            picked = chosen.numpy()
-            actions = env.action_key[np.arange(env.n), picked]
-            for i in range(env.n):
-                c, a = int(env.token_count[i]), int(env.action_count[i])
-                self.games[i].steps.append(
-                    Step(
-                        tokens=(
-                            env.token_names[i, :c].copy(),
-                            env.token_kinds[i, :c].copy(),
-                            env.token_buckets[i, :c].copy(),
-                            env.token_continuous[i, :c].copy(),
-                        ),
-                        actions=env.action_names[i, :a].copy(),
-                        chosen=int(picked[i]),
-                        logp=float(logp[i, picked[i]]),
-                        value=float(values[i, 0]),
-                        seat=int(env.seat[i]),
-                    )
-                )
-            *_, info = env.step(actions)
-            for i, result in info["results"].items():
-                self._finish(self.games[i], result)
-                self.games[i] = _Game()
-                self.results.append(result)
-                ended += 1
+            for lane in self.lanes:
+                ended += self._step_lane(lane)
+        self.updates += 1
+        if self.config.snapshot_every and self.updates % self.config.snapshot_every == 0:
+            self.snapshot()
         return ended
+
+    def _step_lane(self, lane: Lane) -> int:
+        env = lane.env
+        x = token_inputs(env)
+        learns = lane.learns()
+        with torch.no_grad():
+            logits, values = self.net(**x)
+            if lane.kind == PAST:
+                self._past_logits(lane, x, learns, logits)
+            logp = torch.log_softmax(logits, dim=-1)
+            chosen = torch.multinomial(logp.exp(), 1, generator=self.rng).squeeze(1)
+        picked = chosen.numpy()
+        taken = logp.gather(1, chosen[:, None]).squeeze(1).numpy()
+        value = values[:, 0].numpy()
+        for i in np.flatnonzero(learns).tolist():
+            c, a = int(env.token_count[i]), int(env.action_count[i])
+            lane.games[i].steps.append(
+                Step(
+                    tokens=(
+                        env.token_names[i, :c].copy(),
+                        env.token_kinds[i, :c].copy(),
+                        env.token_buckets[i, :c].copy(),
+                        env.token_continuous[i, :c].copy(),
+                    ),
+                    actions=env.action_names[i, :a].copy(),
+                    chosen=int(picked[i]),
+                    logp=float(taken[i]),
+                    value=float(value[i]),
+                    seat=int(env.seat[i]),
+                )
+            )
+        *_, info = env.step(env.action_key[np.arange(env.n), picked])
+        for i, result in info["results"].items():
+            learner = self._learner_seat(lane, i)
+            self._finish(lane.games[i], result)
+            self.results.append((lane.kind, learner, result))
+            lane.games[i] = _Game()
+            self._draw_rows(lane, [i])
+        return len(info["results"])
+
+    def _past_logits(
+        self, lane: Lane, x: dict[str, torch.Tensor], learns: np.ndarray, logits: torch.Tensor
+    ) -> None:
+        """Replace the rows the snapshots move in by the snapshots' logits."""
+        others = ~learns
+        for k in np.unique(lane.opponent[others]).tolist():
+            rows = torch.from_numpy(np.flatnonzero(others & (lane.opponent == k)))
+            sub = {name: t[rows] for name, t in x.items()}
+            logits[rows] = self._frozen_net(k)(**sub)[0]
+
+    @staticmethod
+    def _learner_seat(lane: Lane, i: int) -> int | None:
+        if lane.kind == SELF:
+            return None
+        return int(lane.learner[i]) if lane.kind == PAST else lane.env.learner
+
+    def _credits(self, result: Any, seat: int) -> np.ndarray:
+        """Each seat offset's return from ``seat``'s point of view: its credit."""
+        n = len(result.credits)
+        return np.array(
+            [result.credits[(seat + k) % n] for k in range(self.seats)], dtype=np.float32
+        )
 
     def _finish(self, game: _Game, result: Any) -> None:
         """Returns and advantages of a finished game, seat by seat (GAE along each
         seat's own decisions)."""
         lam = self.config.lam
-        credits = result.credits
         by_seat: dict[int, list[Step]] = {}
         for step in game.steps:
             by_seat.setdefault(step.seat, []).append(step)
         for seat, steps in by_seat.items():
-            ret = float(credits[seat])
+            returns = self.returns(result, seat)
             advantage = 0.0
-            following = ret  # the value after the seat's last decision: its credit
+            following = float(returns[0])  # the value after the seat's last decision
             for step in reversed(steps):
                 delta = following - step.value
                 advantage = delta + lam * advantage
-                step.advantage, step.ret = advantage, ret
+                step.advantage, step.returns = advantage, returns
                 following = step.value
             self.finished.extend(steps)
 
@@ -173,8 +302,11 @@ class PPOTrainer:
         c = self.config
         self.net.train()
         advantages = np.array([s.advantage for s in steps], dtype=np.float32)
-        mean, std = float(advantages.mean()), float(advantages.std()) + 1e-8
-        stats: dict[str, list[float]] = {"policy": [], "value": [], "entropy": []}
+        # normalised, but never blown up: where every return is alike (every game cut
+        # off, say) the advantages are the value head's noise, and dividing by their
+        # tiny spread would make that noise the whole of the gradient
+        mean, std = float(advantages.mean()), max(float(advantages.std()), ADVANTAGE_FLOOR)
+        stats: dict[str, list[float]] = {"policy": [], "value": [], "entropy": [], "kl": []}
         for _ in range(c.epochs):
             order = torch.randperm(len(steps), generator=self.rng).tolist()
             for start in range(0, len(order), c.minibatch):
@@ -186,6 +318,7 @@ class PPOTrainer:
                 self.optimizer.step()
                 for key, value in parts.items():
                     stats[key].append(value)
+        self.net.eval()
         return {k: float(np.mean(v)) for k, v in stats.items()} | {"steps": float(len(steps))}
 
     def _loss(self, batch: list[Step], mean: float, std: float) -> tuple[torch.Tensor, dict]:
@@ -202,10 +335,60 @@ class PPOTrainer:
         policy = -torch.min(ratio * advantage, clipped * advantage).mean()
         probs = logp_all.exp()
         entropy = -(probs * logp_all.masked_fill(~x["action_mask"], 0.0)).sum(1).mean()
-        value = ((values[:, 0] - torch.tensor([s.ret for s in batch])) ** 2).mean()
+        targets = torch.from_numpy(np.stack([s.returns for s in batch]))  # type: ignore[misc]
+        value = ((values - targets) ** 2).mean()
         loss = policy + c.value_weight * value - c.entropy * entropy
-        parts = {"policy": policy.item(), "value": value.item(), "entropy": entropy.item()}
+        with torch.no_grad():
+            kl = (old - logp).mean()
+        parts = {
+            "policy": policy.item(),
+            "value": value.item(),
+            "entropy": entropy.item(),
+            "kl": kl.item(),
+        }
         return loss, parts
+
+    # ------------------------------------------------------------ checkpoints
+    def state(self) -> dict[str, Any]:
+        """What a resumed run needs beside the network's weights (taken at a reset)."""
+        return {
+            "optimizer": self.optimizer.state_dict(),
+            "rng": self.rng.get_state(),
+            "draws": self.draws.bit_generator.state,
+            "snapshots": self.snapshots,
+            "updates": self.updates,
+        }
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.rng.set_state(state["rng"])
+        self.draws.bit_generator.state = state["draws"]
+        self.snapshots = list(state["snapshots"])
+        self._frozen = []
+        self.updates = int(state["updates"])
+
+
+def play_greedy(net: nn.Module, env: VectorEnv, games: int, seed: int = 0) -> list[Any]:
+    """The results of ``games`` games of ``env``, every caller move the policy's most
+    likely.  Each row's *first* game after a reset counts (a row plays one game, then
+    idles), so short games are not favoured; with more games than rows, the rows start
+    again from ``seed + 1``, ``seed + 2``, ..."""
+    results: list[Any] = []
+    net.eval()
+    for round_ in range(math.ceil(games / env.n)):
+        env.reset(seed=seed + round_)
+        wanted = min(env.n, games - len(results))
+        first: dict[int, Any] = {}
+        while len(first) < wanted:
+            with torch.no_grad():
+                logits, _ = net(**token_inputs(env))
+            picked = logits.argmax(dim=-1).numpy()
+            *_, info = env.step(env.action_key[np.arange(env.n), picked])
+            for i, result in info["results"].items():
+                if i < wanted:
+                    first.setdefault(i, result)
+        results.extend(first[i] for i in range(wanted))
+    return results
 
 
 def token_inputs(env: VectorEnv) -> dict[str, torch.Tensor]:

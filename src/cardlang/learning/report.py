@@ -22,6 +22,46 @@ if TYPE_CHECKING:
     from cardlang.learning.config import TrainConfig
 
 
+SEARCH_CURVES = (
+    ("policy_loss", "-", "policy loss"),
+    ("target_entropy", ":", "target entropy (the policy loss's floor)"),
+    ("value_loss", "-", "value loss (MSE)"),
+    ("policy_agreement", "--", "policy agrees with the target"),
+)
+PPO_CURVES = (
+    ("policy", "-", "policy loss (clipped surrogate)"),
+    ("value", "-", "value loss (MSE)"),
+    ("entropy", ":", "policy entropy"),
+    ("kl", "--", "approximate KL to the acting policy"),
+)
+SEARCH_COLUMNS = (
+    "round",
+    "games",
+    "samples",
+    "buffer",
+    "steps",
+    "policy_loss",
+    "value_loss",
+    "policy_agreement",
+    "seconds",
+    "cpu_hours",
+)
+PPO_COLUMNS = (
+    "round",
+    "games",
+    "games_total",
+    "steps",
+    "policy",
+    "value",
+    "entropy",
+    "kl",
+    "games_per_core_hour",
+    "seconds",
+    "cpu_hours",
+    "rss_mb",
+)
+
+
 def write_report(out: Path, metrics: Sequence[dict[str, Any]], config: TrainConfig) -> None:
     plots = out / "plots"
     images: list[Path] = []
@@ -43,16 +83,13 @@ def _plots(folder: Path, metrics: Sequence[dict[str, Any]]) -> list[Path]:
     import matplotlib.pyplot as plt
 
     folder.mkdir(parents=True, exist_ok=True)
-    trained = [m for m in metrics if "policy_loss" in m]  # (round 0 of a warm start has none)
+    curves = PPO_CURVES if any("entropy" in m for m in metrics) else SEARCH_CURVES
+    first = curves[0][0]
+    trained = [m for m in metrics if first in m]  # (round 0 of a warm start has none)
     rounds = [m["round"] for m in trained]
     fig, ax = plt.subplots(figsize=(7, 4))
-    for key, style, label in (
-        ("policy_loss", "-", "policy loss"),
-        ("target_entropy", ":", "target entropy (the policy loss's floor)"),
-        ("value_loss", "-", "value loss (MSE)"),
-        ("policy_agreement", "--", "policy agrees with the target"),
-    ):
-        ax.plot(rounds, [m[key] for m in trained], style, label=label)
+    for key, style, label in curves:
+        ax.plot(rounds, [m.get(key, float("nan")) for m in trained], style, label=label)
     ax.set_xlabel("round")
     ax.legend()
     ax.set_title("training losses")
@@ -103,18 +140,7 @@ def _page(metrics: Sequence[dict[str, Any]], config: TrainConfig, images: Sequen
     for image in images:
         data = base64.b64encode(image.read_bytes()).decode()
         parts.append(f"<img alt='{image.stem}' src='data:image/png;base64,{data}'>")
-    columns = [
-        "round",
-        "games",
-        "samples",
-        "buffer",
-        "steps",
-        "policy_loss",
-        "value_loss",
-        "policy_agreement",
-        "seconds",
-        "cpu_hours",
-    ]
+    columns = PPO_COLUMNS if config.algorithm == "ppo" else SEARCH_COLUMNS
     parts.append(
         "<h2>Rounds</h2><table><tr>"
         + "".join(f"<th>{c}</th>" for c in columns)
@@ -182,24 +208,46 @@ def write_model_card(
         )
     cpu = metrics[-1]["cpu_hours"] if metrics else 0.0
     rounds = sum("policy_loss" in m for m in metrics)  # (a warm start's round 0 trained none)
+    if c.algorithm == "ppo":
+        body = (
+            f"Deep Sets, width {c.width}, {c.phi_layers} per-token layer(s)"
+            if c.body == "deepsets"
+            else f"set transformer, width {c.width}, {c.layers} layers, {c.heads} heads"
+        )
+        games = metrics[-1].get("games_total", 0) if metrics else 0
+        training = [
+            f"- network: {body}, MLP heads {c.hidden}; {size:,} parameters; "
+            f"{len(model.table)} names",
+            f"- PPO: {len(metrics)} rounds of {c.updates} updates; {c.envs} games in lockstep "
+            f"inside the engine, horizon {c.horizon}, {c.epochs} epochs of minibatches of "
+            f"{c.batch_size}, clip {c.clip}, entropy {c.entropy}, GAE lambda {c.lam}, lr {c.lr}, "
+            f"value weight {c.value_weight}; seed {c.seed}",
+            f"- opponents: {c.opponents} (past: the last {c.snapshots} snapshots, one every "
+            f"{c.snapshot_every} updates)",
+            f"- games trained on: {games:,}",
+        ]
+    else:
+        training = [
+            f"- network: set transformer, width {c.width}, {c.layers} layers, {c.heads} heads, "
+            f"feed-forward {c.feedforward}, MLP heads {c.hidden}; {size:,} parameters; "
+            f"{len(model.table)} names",
+            f"- self-play: {rounds} rounds of {c.games} games, {c.iterations} search "
+            f"iterations per move ({c.determinizations} determinizations per expansion), "
+            f"temperature {c.temperature}, root noise {c.noise} (alpha {c.alpha}), "
+            f"policy target: "
+            + (
+                "visit shares"
+                if c.policy == "visits"
+                else f"Gumbel improved policy ({c.considered} moves considered)"
+            ),
+            f"- learning: {c.steps} steps of {c.batch_size} samples per round, buffer "
+            f"{c.buffer}, lr {c.lr}; seed {c.seed}",
+        ]
     lines = [
         f"# Model card: {game.name} ({params})",
         "",
         f"- game file: `{c.game}` (rules fingerprint `{game.sha256}`), {game.nplayers} seat(s)",
-        f"- network: set transformer, width {c.width}, {c.layers} layers, {c.heads} heads, "
-        f"feed-forward {c.feedforward}, MLP heads {c.hidden}; {size:,} parameters; "
-        f"{len(model.table)} names",
-        f"- self-play: {rounds} rounds of {c.games} games, {c.iterations} search "
-        f"iterations per move ({c.determinizations} determinizations per expansion), "
-        f"temperature {c.temperature}, root noise {c.noise} (alpha {c.alpha}), "
-        f"policy target: "
-        + (
-            "visit shares"
-            if c.policy == "visits"
-            else f"Gumbel improved policy ({c.considered} moves considered)"
-        ),
-        f"- learning: {c.steps} steps of {c.batch_size} samples per round, buffer {c.buffer}, "
-        f"lr {c.lr}; seed {c.seed}",
+        *training,
         f"- value: {value}",
         f"- warm start: {start}",
         f"- compute: {cpu:.2f} CPU core-hours (process and worker CPU time; no GPU)",
@@ -208,7 +256,11 @@ def write_model_card(
     if last:
         lines += ["", f"## Evaluation after round {last['round']}", ""]
         lines += [evaluation_text(last["evaluation"])]
-    command = f"cardlang train {c.game}" + "".join(f" --param {k}={v}" for k, v in c.params.items())
+    command = f"cardlang train {c.game} --algorithm {c.algorithm}" + "".join(
+        f" --param {k}={v}" for k, v in c.params.items()
+    )
+    if c.algorithm == "ppo":
+        command += f" --opponents {c.opponents} --envs {c.envs} --updates {c.updates}"
     lines += [
         "",
         f"Reproduce: `{command} --seed {c.seed} --rounds {c.rounds} --out DIR` with the "

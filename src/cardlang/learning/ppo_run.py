@@ -1,0 +1,478 @@
+"""``cardlang train --algorithm ppo``: PPO over lockstep games, with its run folder.
+
+Pipeline position: learning, around ppo.py (the algorithm).  A run lives in one folder
+(``--out``), as a search run's does (loop.py): ``model.pt`` (what ``neural:model=DIR``
+loads), ``checkpoint.pt`` (the model with the optimizer, the random states, the past
+pool and the metrics), both written atomically after every round, model first;
+``metrics.jsonl``, ``plots/``, ``report.html`` and ``MODEL_CARD.md``.  PPO games are not
+recorded (hundreds of thousands of them): the figures are the record.
+
+A *round* is ``updates`` PPO updates.  Every round starts every lane's rows afresh from
+the round's seed, so a run killed at any moment and started again with the same
+``--out`` goes on from its last checkpoint exactly as if it had never stopped (what a
+round had played before the kill is played again the same way).
+
+The opponent pool (``--opponents``, comma separated ``SPEC@WEIGHT``): ``self`` (the
+current policy in every seat), ``past`` (snapshots of earlier policies in the other
+seats) and any agent that plays inside the engine (``random``, the Dominion bots, a
+TOML bot file).  The weights are shares of the ``--envs`` rows; an agent's rows are
+split among the seats, so the learner meets it from every seat.
+
+Evaluation every ``evaluate_every`` rounds: the greedy policy against each evaluation
+agent, seats rotated, each row's first game only (so short games are not favoured),
+with Wilson intervals; in a solo game its mean turns beside each scripted agent's.
+Agents that cannot play inside the engine are played through the batch runner with the
+agent spec ``neural:model=DIR`` (slower, the same policy).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import resource
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from cardlang.agents import make_agent
+from cardlang.agents.base import native_twin
+from cardlang.agents.neural.model import (
+    UNIFORM_COUNTS,
+    GameIdentity,
+    NeuralModel,
+    atomic_save,
+    check_game,
+    game_hash,
+    load_model,
+    read_checkpoint,
+)
+from cardlang.agents.neural.network import NetConfig
+from cardlang.agents.neural.search import SoloValue
+from cardlang.analysis.estimates import estimate, means
+from cardlang.compiler.load import load_game
+from cardlang.engine.gamemaster import Limits
+from cardlang.env.vector import VectorEnv
+from cardlang.errors import UsageError
+from cardlang.learning.config import TrainConfig
+from cardlang.learning.loop import imitate
+from cardlang.learning.ppo import PAST, SELF, Lane, PPOConfig, PPOTrainer, play_greedy
+from cardlang.learning.report import evaluation_text, write_model_card, write_report
+from cardlang.runs.simulate import run_batch
+from cardlang.runs.statistics import wilson_interval
+
+CHECKPOINT = "checkpoint.pt"
+MODEL = "model.pt"
+METRICS = "metrics.jsonl"
+
+Report = Callable[[str], None]
+
+
+def parse_pool(text: str) -> list[tuple[str, float]]:
+    """``self@4,past@1,bmu@1`` -> [(spec, weight)]; a spec without ``@`` weighs 1."""
+    pool: list[tuple[str, float]] = []
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        spec, _, weight = item.rpartition("@") if "@" in item else (item, "", "1")
+        try:
+            w = float(weight)
+        except ValueError:
+            raise UsageError(
+                f"--opponents: {item!r}: the weight after @ must be a number"
+            ) from None
+        if not spec or w < 0:
+            raise UsageError(f"--opponents: {item!r}: write SPEC@WEIGHT with a weight >= 0")
+        pool.append((spec, w))
+    if not pool or sum(w for _, w in pool) <= 0:
+        raise UsageError("--opponents: name at least one opponent with a positive weight")
+    return pool
+
+
+def split_rows(total: int, weights: list[float], least: list[int]) -> list[int]:
+    """``total`` rows shared by ``weights`` (largest remainders), each share at least
+    ``least`` (a lane's seats); a zero weight gets none."""
+    scale = sum(weights)
+    raw = [total * w / scale for w in weights]
+    rows = [max(int(r), m) if w > 0 else 0 for r, w, m in zip(raw, weights, least, strict=True)]
+    order = sorted(range(len(raw)), key=lambda k: raw[k] - int(raw[k]), reverse=True)
+    for k in order:
+        if sum(rows) >= total:
+            break
+        if weights[k] > 0:
+            rows[k] += 1
+    return rows
+
+
+class PPORun:
+    """One PPO run folder: its model, trainer and lanes (see the module docstring)."""
+
+    def __init__(
+        self, config: TrainConfig, out: Path, report: Report, names: list[str] | None = None
+    ) -> None:
+        self.out, self.report, self.config = out, report, config
+        self.game = load_game(config.game, params=config.params)
+        self.solo = SoloValue(config.solo_best, config.solo_cap)
+        self.round = 0
+        self.games = 0
+        self.metrics: list[dict[str, Any]] = []
+        self.cpu_before = 0.0
+        self.bot_figures: dict[str, Any] = {}  # solo: the scripted agents' lengths
+        torch.manual_seed(config.seed)
+        if config.init and names is None:
+            self.model = self._init_model(config.init)
+        else:
+            self.model = self._new_model()
+        if names is not None:  # a resumed run: the envs write the names it learnt with
+            self.model.set_names(names)
+        self.limits = Limits(max_decisions=config.max_decisions)
+        self.trainer = PPOTrainer(
+            self._lanes(), self.model, self._ppo_config(), config.seed, returns=self._returns
+        )
+
+    # ------------------------------------------------------------ set-up
+    def _ppo_config(self) -> PPOConfig:
+        c = self.config
+        return PPOConfig(
+            horizon=c.horizon,
+            epochs=c.epochs,
+            minibatch=c.batch_size,
+            lr=c.lr,
+            clip=c.clip,
+            entropy=c.entropy,
+            value_weight=c.value_weight,
+            lam=c.lam,
+            snapshot_every=c.snapshot_every,
+            snapshots=c.snapshots,
+        )
+
+    def _new_model(self) -> NeuralModel:
+        c = self.config
+        net = NetConfig(
+            width=c.width,
+            body=c.body,
+            phi_layers=c.phi_layers,
+            heads=c.heads,
+            layers=c.layers,
+            feedforward=c.feedforward,
+            hidden=c.hidden,
+            seats=self.game.nplayers,
+            solo=self.game.nplayers == 1,
+        )
+        identity = GameIdentity.of(self.game, c.params)
+        info = {"solo_value": {"best": c.solo_best, "cap": c.solo_cap}}
+        return NeuralModel(net, identity, device="cpu", info=info)
+
+    def _init_model(self, path: str) -> NeuralModel:
+        c = self.config
+        model = load_model(path, self.game, device="cpu")
+        s = model.config
+        c.width, c.heads, c.layers, c.body = s.width, s.heads, s.layers, s.body
+        c.phi_layers, c.feedforward, c.hidden = s.phi_layers, s.feedforward, s.hidden
+        model.info = {
+            "solo_value": {"best": c.solo_best, "cap": c.solo_cap},
+            "init": {"model": str(path), "info": dict(model.info)},
+        }
+        return model
+
+    def _lanes(self) -> list[Lane]:
+        """The opponent pool as lanes: ``self`` and ``past`` each one env of every
+        seat; an agent one env per learner seat."""
+        c, n = self.config, self.game.nplayers
+        pool = parse_pool(c.opponents)
+        if n == 1 and any(spec != SELF for spec, _ in pool):
+            raise UsageError("--opponents: a solo game has no opponent: use self")
+        least = [1 if spec in (SELF, PAST) else n for spec, _ in pool]
+        rows = split_rows(c.envs, [w for _, w in pool], least)
+        lanes: list[Lane] = []
+        for k, ((spec, _), count) in enumerate(zip(pool, rows, strict=True)):
+            if not count:
+                continue
+            if spec in (SELF, PAST):
+                lanes.append(Lane(self._env(count, "all", "random", k), spec))
+                continue
+            per_seat = split_rows(count, [1.0] * n, [1] * n)
+            for seat in range(n):
+                env = self._env(per_seat[seat], seat, spec, k * n + seat)
+                lanes.append(Lane(env, spec))
+        return lanes
+
+    def _env(self, rows: int, seats: str | int, opponents: str, salt: int) -> VectorEnv:
+        try:
+            return VectorEnv(
+                self.game,
+                rows,
+                seats=seats,
+                opponents=opponents,
+                seed=self.config.seed * 7_919 + salt,
+                max_decisions=self.config.max_decisions,
+                tokens=self.model.table,
+            )
+        except UsageError as err:
+            raise UsageError(f"--opponents {opponents}: {err}") from None
+
+    def _returns(self, result: Any, seat: int) -> np.ndarray:
+        """A solo game's return: its scaled inverse length; else the seats' credits."""
+        if self.game.nplayers == 1:
+            value = self.solo(game_length_of(result)) if result.completed else -1.0
+            return np.array([value], dtype=np.float32)
+        return self.trainer._credits(result, seat)
+
+    def _imitate(self) -> None:
+        """Warm start: imitate recorded games, read as the engine's tokens read them
+        (uniform odds for hidden locations); the PPO optimizer starts afresh after."""
+        c = self.config
+        self.model.info["expected_counts"] = UNIFORM_COUNTS
+        rng = random.Random(c.seed)
+        assert c.warm_start is not None
+        imitate(self.model, self.game, c.warm_start, c.warm_steps, 128, rng, self.solo, self.report)
+        self.trainer.snapshot()  # the imitated policy joins the past pool
+
+    # ------------------------------------------------------------ open and resume
+    @classmethod
+    def open(cls, config: TrainConfig, out: Path, report: Report) -> PPORun:
+        """A new run in ``out``, or the run there resumed from its checkpoint (its own
+        settings kept, but for the rounds and the time limit asked for now)."""
+        checkpoint = out / CHECKPOINT
+        if not checkpoint.is_file():
+            out.mkdir(parents=True, exist_ok=True)
+            return cls(config, out, report)
+        data = read_checkpoint(checkpoint)
+        saved = TrainConfig.from_dict(data["training"]["config"])
+        if saved.algorithm != "ppo":
+            raise UsageError(f"{out} holds a {saved.algorithm} run: resume it with that algorithm")
+        saved.rounds, saved.time_limit = config.rounds, config.time_limit
+        run = cls(saved, out, report, names=data["names"])
+        check_game(run.model.game, run.game, False, checkpoint)
+        if data["game"]["sha256"] != game_hash(run.game):
+            raise UsageError(f"{checkpoint} belongs to another game file")
+        run._restore(data)
+        report(f"resuming {out} after round {run.round}")
+        return run
+
+    def _restore(self, data: dict[str, Any]) -> None:
+        self.model.net.load_state_dict(data["state_dict"])
+        self.model.info = dict(data.get("info") or self.model.info)
+        training = data["training"]
+        self.trainer.load_state(training["trainer"])
+        self.round = int(training["round"])
+        self.games = int(training["games"])
+        self.metrics = list(training["metrics"])
+        self.cpu_before = float(training["cpu_seconds"])
+        self.bot_figures = dict(training.get("bot_figures") or {})
+
+    # ------------------------------------------------------------ the loop
+    def run(self) -> None:
+        c = self.config
+        start = time.monotonic()
+        if self.round == 0 and not (self.out / CHECKPOINT).is_file():
+            if c.warm_start:
+                self._imitate()
+            self._save()
+        while self.round < c.rounds:
+            if c.time_limit and time.monotonic() - start > c.time_limit:
+                self.report(f"time limit reached after round {self.round}")
+                break
+            self._round(self.round + 1)
+        self.report(f"done: {self.round} rounds; model in {self.out / MODEL}")
+
+    def _round(self, number: int) -> None:
+        c = self.config
+        t0, cpu0 = time.monotonic(), self.cpu_seconds()
+        self.trainer.reset(round_seed(c.seed, number))
+        start = len(self.trainer.results)
+        sums: dict[str, float] = {}
+        learnt = 0
+        for _ in range(c.updates):
+            self.trainer.collect()
+            stats = self.trainer.learn()
+            learnt += int(stats.pop("steps", 0))
+            for key, value in stats.items():
+                sums[key] = sums.get(key, 0.0) + value
+        played = self.trainer.results[start:]
+        del self.trainer.results[:]
+        self.games += len(played)
+        self.round = number
+        row: dict[str, Any] = {
+            "round": number,
+            "games": len(played),
+            "games_total": self.games,
+            "steps": learnt,
+            "updates": self.trainer.updates,
+            **{k: v / c.updates for k, v in sums.items()},
+            **self._pool_figures(played),
+        }
+        cpu = self.cpu_seconds() - cpu0  # training alone, evaluation apart
+        row["games_per_core_hour"] = len(played) / cpu * 3600 if cpu > 0 else float("nan")
+        if c.evaluate_every and (number % c.evaluate_every == 0 or number == c.rounds):
+            row["evaluation"] = self.evaluate(c.eval_games, number)
+        row["seconds"] = time.monotonic() - t0
+        row["cpu_hours"] = self.cpu_seconds() / 3600
+        row["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        self.metrics.append(row)
+        self._save()
+        self.report(round_line(row, c.rounds))
+
+    def _pool_figures(self, played: list[tuple[str, int | None, Any]]) -> dict[str, Any]:
+        """The training games' figures: the learner's mean credit against each pool
+        member (solo: mean turns of completed games)."""
+        if self.game.nplayers == 1:
+            turns = [game_length_of(r) for _, _, r in played if r.completed]
+            return {"train_turns": float(np.mean(turns)) if turns else float("nan")}
+        shares: dict[str, list[float]] = {}
+        for kind, seat, result in played:
+            if seat is not None:
+                shares.setdefault(kind, []).append(result.credits[seat])
+        return {"train_share": {k: float(np.mean(v)) for k, v in shares.items()}}
+
+    # ------------------------------------------------------------ evaluation
+    def evaluate(self, games: int, number: int) -> dict[str, Any]:
+        """The greedy policy against each evaluation agent (seats rotated; Wilson
+        intervals), or in a solo game its mean length beside the agents'."""
+        seed = round_seed(self.config.seed, number) + 7_919
+        if self.game.nplayers == 1:
+            return self._solo_evaluation(games, seed)
+        out: dict[str, Any] = {}
+        for spec in self.config.eval_agents:
+            credit, played = self._eval_games(spec, games, seed)
+            low, high = wilson_interval(credit, played)
+            out[spec] = {
+                "win_share": credit / played if played else float("nan"),
+                "low": low,
+                "high": high,
+                "games": played,
+            }
+        return out
+
+    def _eval_games(self, spec: str, games: int, seed: int) -> tuple[float, int]:
+        """The model's credit summed over ``games`` games against ``spec`` in every
+        other seat, the model's seat rotated; and the games."""
+        n = self.game.nplayers
+        per_seat = split_rows(games, [1.0] * n, [0] * n)
+        if native_twin(make_agent(spec, 0), self.game.master(self.limits)) is None:
+            return self._batch_credits(spec, games, seed)
+        credit, played = 0.0, 0
+        for seat, count in enumerate(per_seat):
+            if not count:
+                continue
+            env = self._env(min(count, 256), seat, spec, 1_000 + seat)
+            for result in play_greedy(self.model.net, env, count, seed=seed + 101 * seat):
+                credit += result.credits[seat]
+                played += 1
+            env.close()
+        return credit, played
+
+    def _batch_credits(self, spec: str, games: int, seed: int) -> tuple[float, int]:
+        """Against an agent that cannot play inside the engine: the batch runner, the
+        model as ``neural:model=DIR`` (greedy), seats rotated."""
+        me = f"neural:model={self.out / MODEL}"
+        summary = run_batch(
+            self.game,
+            games=games,
+            seed=seed,
+            agent_specs=[me] + [spec] * (self.game.nplayers - 1),
+            limits=self.limits,
+            rotate_seats=True,
+            params=self.config.params,
+            backend="serial",
+        )
+        return summary.agent_credits.get(me, 0.0), summary.agent_games.get(me, 0)
+
+    def _solo_evaluation(self, games: int, seed: int) -> dict[str, Any]:
+        rows = min(games, 256)
+        env = self._env(rows, "all", "random", 2_000)
+        results = play_greedy(self.model.net, env, games, seed=seed)
+        env.close()
+        out = {"neural": solo_figures(results)}
+        for spec in self.config.eval_agents:
+            if spec not in self.bot_figures:  # a bot's length does not change: measure once
+                found: list[Any] = []
+                run_batch(
+                    self.game,
+                    games=games,
+                    seed=self.config.seed + 17,
+                    agent_specs=[spec],
+                    limits=self.limits,
+                    params=self.config.params,
+                    backend="serial",
+                    on_game=found.append,
+                )
+                self.bot_figures[spec] = solo_figures(found)
+            out[spec] = self.bot_figures[spec]
+        return out
+
+    # ------------------------------------------------------------ files
+    def cpu_seconds(self) -> float:
+        me = resource.getrusage(resource.RUSAGE_SELF)
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        now = me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
+        return self.cpu_before + now
+
+    def _save(self) -> None:
+        self.model.info["training"] = {
+            "algorithm": "ppo",
+            "rounds": self.round,
+            "updates": self.trainer.updates,
+            "games": self.games,
+            "cpu_hours": self.cpu_seconds() / 3600,
+        }
+        self.model.save(self.out / MODEL)
+        training = {
+            "config": self.config.to_dict(),
+            "round": self.round,
+            "games": self.games,
+            "trainer": self.trainer.state(),
+            "metrics": self.metrics,
+            "cpu_seconds": self.cpu_seconds(),
+            "bot_figures": self.bot_figures,
+        }
+        atomic_save({**self.model.payload(), "training": training}, self.out / CHECKPOINT)
+        text = "".join(json.dumps(row) + "\n" for row in self.metrics)
+        tmp = self.out / (METRICS + ".tmp")
+        tmp.write_text(text)
+        tmp.replace(self.out / METRICS)
+        write_report(self.out, self.metrics, self.config)
+        write_model_card(self.out, self.metrics, self.config, self.model)
+
+
+def game_length_of(result: Any) -> int:
+    """A result's length as ``game_length`` measures a state's: turns, else decisions."""
+    return int(result.turns or result.decisions)
+
+
+def solo_figures(results: list[Any]) -> dict[str, Any]:
+    lengths = [float(game_length_of(r)) for r in results if r.completed]
+    est = estimate(means(lengths)) if lengths else None
+    return {
+        "mean_turns": est.value if est else float("nan"),
+        "low": est.ci_low if est else float("nan"),
+        "high": est.ci_high if est else float("nan"),
+        "completed": len(lengths),
+        "games": len(results),
+    }
+
+
+def round_seed(seed: int, number: int) -> int:
+    return seed * 1_000_003 + number
+
+
+def round_line(row: dict[str, Any], rounds: int) -> str:
+    text = (
+        f"round {row['round']}/{rounds}: {row['games']} games ({row['games_total']} in all), "
+        f"{row['steps']} steps learnt, policy {row.get('policy', float('nan')):.3f} "
+        f"value {row.get('value', float('nan')):.3f} entropy {row.get('entropy', float('nan')):.2f}"
+        f", {row['games_per_core_hour']:,.0f} games/core-hour, {row['seconds']:.0f} s"
+    )
+    if "train_share" in row:
+        shares = ", ".join(f"{k} {v:.2f}" for k, v in row["train_share"].items())
+        text += f"; training share: {shares}" if shares else ""
+    elif "train_turns" in row:
+        text += f"; training turns {row['train_turns']:.2f}"
+    evaluation = evaluation_text(row.get("evaluation"))
+    return f"{text}; {evaluation}" if evaluation else text
+
+
+__all__ = ["PPORun", "parse_pool", "round_seed", "split_rows"]

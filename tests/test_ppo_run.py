@@ -1,0 +1,278 @@
+"""``cardlang train --algorithm ppo`` (learning/ppo_run.py): the opponent pool, exact
+resume (in one process and after kill -9), no illegal move, the files a run leaves.
+
+The game is test_neural's high card (two cards each, the higher card played wins): a
+run of a few rounds takes seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from cardlang.agents.neural.model import load_model, read_checkpoint  # noqa: E402
+from test_neural import HIGH_CARD  # noqa: E402  (the same two-card game)
+
+from cardlang.engine.native import native_available  # noqa: E402
+from cardlang.env.vector import VectorEnv  # noqa: E402
+from cardlang.errors import UsageError  # noqa: E402
+from cardlang.learning.config import TrainConfig  # noqa: E402
+from cardlang.learning.ppo_run import PPORun, parse_pool, split_rows  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not native_available(), reason="the native engine is not built")
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _config(game: Path, rounds: int, **changes: object) -> TrainConfig:
+    settings: dict[str, object] = {
+        "game": str(game),
+        "algorithm": "ppo",
+        "rounds": rounds,
+        "updates": 2,
+        "envs": 24,
+        "horizon": 4,
+        "width": 32,
+        "hidden": 32,
+        "body": "deepsets",
+        "lr": 3e-3,
+        "batch_size": 64,
+        "value_weight": 0.5,
+        "opponents": "self@1,past@1,random@1",
+        "snapshot_every": 1,
+        "evaluate_every": 0,
+        "device": "cpu",
+    }
+    settings.update(changes)
+    return TrainConfig(**settings)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def game(tmp_path: Path) -> Path:
+    path = tmp_path / "high_card.rcy"
+    path.write_text(HIGH_CARD)
+    return path
+
+
+def _weights(out: Path) -> dict[str, torch.Tensor]:
+    return torch.load(out / "model.pt", weights_only=True)["state_dict"]
+
+
+def _same(a: dict[str, torch.Tensor], b: dict[str, torch.Tensor]) -> bool:
+    return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_pool_parsing_and_rows() -> None:
+    assert parse_pool("self@3, past@1,bmu") == [("self", 3.0), ("past", 1.0), ("bmu", 1.0)]
+    assert parse_pool("ismcts:iterations=50@2") == [("ismcts:iterations=50", 2.0)]
+    for bad in ("", "self@x", "self@-1", "@2", "self@0"):
+        with pytest.raises(UsageError):
+            parse_pool(bad)
+    assert split_rows(128, [3, 1, 1], [1, 1, 2]) == [77, 26, 25]
+    assert split_rows(4, [1, 1, 1], [2, 2, 2]) == [2, 2, 2]  # each agent in every seat
+    assert split_rows(10, [1, 0], [1, 1]) == [10, 0]
+
+
+def test_the_pool_makes_lanes_of_every_kind(game: Path, tmp_path: Path) -> None:
+    torch.set_num_threads(1)
+    run = PPORun.open(_config(game, 1, opponents="self@2,past@1,random@1"), tmp_path / "r", print)
+    kinds = [(lane.kind, lane.env.learner, lane.env.n) for lane in run.trainer.lanes]
+    assert kinds == [("self", None, 12), ("past", None, 6), ("random", 0, 3), ("random", 1, 3)]
+
+
+@pytest.mark.parametrize(
+    ("pool", "why"),
+    [("bmu@1,nosuchbot@1", "nosuchbot"), ("ismcts@1", "inside the engine")],
+)
+def test_a_pool_the_engine_cannot_play_is_a_usage_error(
+    game: Path, tmp_path: Path, pool: str, why: str
+) -> None:
+    with pytest.raises(UsageError, match=why):
+        PPORun.open(_config(game, 1, opponents=pool), tmp_path / "r", print)
+
+
+def test_no_illegal_move_is_ever_chosen(game: Path, tmp_path: Path) -> None:
+    """Every action stepped in every lane (the learner's and the past snapshots') is
+    one the row's mask allows."""
+    torch.set_num_threads(1)
+    run = PPORun.open(_config(game, 1), tmp_path / "r", print)
+    checked = 0
+    for lane in run.trainer.lanes:
+        env, step = lane.env, lane.env.step
+
+        def checking(actions, env=env, step=step):  # type: ignore[no-untyped-def]
+            nonlocal checked
+            assert env.mask[range(env.n), actions].all()
+            checked += env.n
+            return step(actions)
+
+        env.step = checking  # type: ignore[method-assign]
+    run.run()
+    assert checked == 2 * 4 * 24  # updates x horizon x rows
+
+
+def test_a_resumed_run_is_the_run_never_stopped(game: Path, tmp_path: Path) -> None:
+    torch.set_num_threads(1)
+    straight = tmp_path / "straight"
+    PPORun.open(_config(game, 3), straight, print).run()
+    stopped = tmp_path / "stopped"
+    PPORun.open(_config(game, 1), stopped, print).run()
+    lines: list[str] = []
+    PPORun.open(_config(game, 3), stopped, lines.append).run()
+    assert f"resuming {stopped} after round 1" in lines
+    assert _same(_weights(straight), _weights(stopped))
+    a = [json.loads(x) for x in (straight / "metrics.jsonl").read_text().splitlines()]
+    b = [json.loads(x) for x in (stopped / "metrics.jsonl").read_text().splitlines()]
+    assert [(m["games"], m["policy"]) for m in a] == [(m["games"], m["policy"]) for m in b]
+
+
+def test_a_run_leaves_its_model_report_and_card(game: Path, tmp_path: Path) -> None:
+    torch.set_num_threads(1)
+    out = tmp_path / "r"
+    config = _config(game, 2, evaluate_every=1, eval_agents=["random"], eval_games=40)
+    PPORun.open(config, out, print).run()
+    metrics = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [m["round"] for m in metrics] == [1, 2]
+    evaluation = metrics[-1]["evaluation"]["random"]
+    assert evaluation["games"] == 40 and 0 <= evaluation["low"] <= evaluation["high"] <= 1
+    card = (out / "MODEL_CARD.md").read_text()
+    assert "PPO: 2 rounds" in card and "--algorithm ppo" in card and "vs random" in card
+    assert "<table>" in (out / "report.html").read_text()
+    model = load_model(out, device="cpu")
+    assert model.info["expected_counts"] == "uniform"
+    # the saved model plays as an agent, through the Python tokenizer
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cardlang",
+            "simulate",
+            str(game),
+            "--agents",
+            f"neural:model={out},random",
+            "--games",
+            "4",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_a_search_run_folder_is_not_resumed_as_ppo(game: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r"
+    PPORun.open(_config(game, 1), out, print).run()
+    from cardlang.learning.loop import TrainingRun
+
+    search = _config(game, 2, algorithm="search")
+    with pytest.raises(UsageError, match="ppo run"):
+        TrainingRun.open(search, out, print)
+
+
+def test_a_killed_run_resumes_exactly(game: Path, tmp_path: Path) -> None:
+    """kill -9 at any moment, then the same command: the model equals a run never
+    stopped (checkpoints are written whole, by rename, after every round)."""
+    out = tmp_path / "killed"
+    command = [
+        sys.executable,
+        "-m",
+        "cardlang",
+        "train",
+        str(game),
+        "--out",
+        str(out),
+        "--rounds",
+        "200",
+        "--updates",
+        "2",
+        "--envs",
+        "24",
+        "--horizon",
+        "4",
+        "--width",
+        "32",
+        "--hidden",
+        "32",
+        "--lr",
+        "0.003",
+        "--batch-size",
+        "64",
+        "--opponents",
+        "self@1,past@1,random@1",
+        "--snapshot-every",
+        "1",
+        "--evaluate-every",
+        "0",
+    ]
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            # metrics.jsonl appears whole (written beside, then renamed)
+            metrics = out / "metrics.jsonl"
+            if metrics.exists() and len(metrics.read_text().splitlines()) >= 3:
+                break
+            time.sleep(0.1)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait()
+    done = read_checkpoint(out / "checkpoint.pt")["training"]["round"]
+    assert done >= 3
+    finish = subprocess.run(
+        [*command[:8], str(done + 2), *command[9:]], cwd=ROOT, capture_output=True, text=True
+    )
+    assert finish.returncode == 0, finish.stderr
+    assert f"resuming {out} after round {done}" in finish.stderr
+    straight = tmp_path / "straight"
+    again = [*command[:6], str(straight), command[7], str(done + 2), *command[9:]]
+    assert subprocess.run(again, cwd=ROOT, capture_output=True).returncode == 0
+    assert _same(_weights(out), _weights(straight))
+
+
+def test_bad_ppo_arguments_get_usage_help() -> None:
+    for extra, words in (
+        (["--opponents", "self@x"], "weight"),
+        (["--param", "PLAYERS=1", "--opponents", "bmu"], "solo"),
+        (["--warm-start", "x.sqlite"], "no records file"),
+    ):
+        result = subprocess.run(
+            [sys.executable, "-m", "cardlang", "train", "games/dominion.rcy", "--out", "/tmp/x"]
+            + extra,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+        assert result.returncode == 2, (extra, result.stderr)
+        assert words in result.stderr and "Traceback" not in result.stderr
+
+
+def test_vector_env_is_required_to_carry_tokens() -> None:
+    from cardlang import load_game
+    from cardlang.learning.ppo import Lane
+
+    env = VectorEnv(load_game(text=HIGH_CARD, name="hc.rcy"), 2, seats=0)
+    with pytest.raises(ValueError, match="tokens"):
+        Lane(env, "random")
+
+
+def test_a_warm_start_imitates_recorded_games_first(game: Path, tmp_path: Path) -> None:
+    db = tmp_path / "bots.sqlite"
+    simulate = [sys.executable, "-m", "cardlang", "simulate", str(game), "--games", "30"]
+    assert subprocess.run([*simulate, "--db", str(db)], cwd=ROOT).returncode == 0
+    lines: list[str] = []
+    out = tmp_path / "r"
+    config = _config(game, 1, warm_start=str(db), warm_steps=5)
+    PPORun.open(config, out, lines.append).run()
+    assert any(line.startswith("warm start: ") for line in lines)
+    model = load_model(out, device="cpu")
+    assert model.info["warm_start"]["steps"] == 5
+    assert f"imitation of {db}" in (out / "MODEL_CARD.md").read_text()
