@@ -276,3 +276,28 @@ def test_a_warm_start_imitates_recorded_games_first(game: Path, tmp_path: Path) 
     model = load_model(out, device="cpu")
     assert model.info["warm_start"]["steps"] == 5
     assert f"imitation of {db}" in (out / "MODEL_CARD.md").read_text()
+
+
+def test_returns_are_credits_per_seat_offset_or_a_solo_length() -> None:
+    from types import SimpleNamespace
+
+    from cardlang.agents.neural.search import SoloValue
+
+    run = PPORun.__new__(PPORun)
+    run.solo = SoloValue(10, 40)
+    run.game = SimpleNamespace(nplayers=1)  # type: ignore[assignment]
+    quick = SimpleNamespace(completed=True, turns=10, decisions=80)
+    slow = SimpleNamespace(completed=True, turns=20, decisions=160)
+    cut = SimpleNamespace(completed=False, turns=90, decisions=500)
+    assert run._returns(quick, 0).tolist() == [1.0]
+    assert run._returns(cut, 0).tolist() == [-1.0]
+    assert -1.0 < run._returns(slow, 0)[0] < 1.0
+    # several seats: seat 1's view of a game seat 2 won, seats offset from the viewer
+    run.game = SimpleNamespace(nplayers=3)  # type: ignore[assignment]
+    from cardlang.learning.ppo import PPOTrainer
+
+    trainer = PPOTrainer.__new__(PPOTrainer)
+    trainer.seats = 3
+    run.trainer = trainer
+    won = SimpleNamespace(completed=True, credits=(0.0, 0.0, 1.0))
+    assert run._returns(won, 1).tolist() == [0.0, 1.0, 0.0]

@@ -61,6 +61,7 @@ from cardlang.learning.config import TrainConfig
 from cardlang.learning.loop import imitate
 from cardlang.learning.ppo import PAST, SELF, Lane, PPOConfig, PPOTrainer, play_greedy
 from cardlang.learning.report import evaluation_text, write_model_card, write_report
+from cardlang.runs.progress import games_bar
 from cardlang.runs.simulate import run_batch
 from cardlang.runs.statistics import wilson_interval
 
@@ -286,12 +287,17 @@ class PPORun:
         start = len(self.trainer.results)
         sums: dict[str, float] = {}
         learnt = 0
-        for _ in range(c.updates):
-            self.trainer.collect()
-            stats = self.trainer.learn()
-            learnt += int(stats.pop("steps", 0))
-            for key, value in stats.items():
-                sums[key] = sums.get(key, 0.0) + value
+        with games_bar(f"round {number}", c.updates, unit="updates") as bar:
+            for _ in range(c.updates):
+                self.trainer.collect()
+                stats = self.trainer.learn()
+                learnt += int(stats.pop("steps", 0))
+                for key, value in stats.items():
+                    sums[key] = sums.get(key, 0.0) + value
+                if bar is not None:  # live figures: the games so far and their shares
+                    played = self.trainer.results[start:]
+                    bar.describe(f"round {number}: {len(played)} games; {live_text(played)}")
+                    bar.advance(1)
         played = self.trainer.results[start:]
         del self.trainer.results[:]
         self.games += len(played)
@@ -457,6 +463,20 @@ def solo_figures(results: list[Any]) -> dict[str, Any]:
 
 def round_seed(seed: int, number: int) -> int:
     return seed * 1_000_003 + number
+
+
+def live_text(played: list[tuple[str, int | None, Any]]) -> str:
+    """The training games' shares so far, per pool member (solo: mean turns)."""
+    shares: dict[str, list[float]] = {}
+    turns: list[int] = []
+    for kind, seat, result in played:
+        if seat is not None:
+            shares.setdefault(kind, []).append(result.credits[seat])
+        elif len(result.credits) == 1 and result.completed:
+            turns.append(game_length_of(result))
+    if turns:
+        return f"{np.mean(turns):.2f} turns"
+    return "won " + ", ".join(f"{np.mean(v):.2f} vs {k}" for k, v in shares.items())
 
 
 def round_line(row: dict[str, Any], rounds: int) -> str:

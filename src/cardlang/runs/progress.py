@@ -21,8 +21,11 @@ class GamesBar:
 
 
 @contextmanager
-def games_bar(description: str, total: int, *, enabled: bool = True) -> Iterator[GamesBar | None]:
-    """A bar over ``total`` games, or None when disabled or stderr is not a terminal."""
+def games_bar(
+    description: str, total: int, *, enabled: bool = True, unit: str = "games"
+) -> Iterator[GamesBar | None]:
+    """A bar over ``total`` games (or other ``unit``s), or None when disabled or stderr
+    is not a terminal."""
     if not (enabled and sys.stderr.isatty()):
         yield None
         return
@@ -31,7 +34,7 @@ def games_bar(description: str, total: int, *, enabled: bool = True) -> Iterator
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
-        TextColumn("{task.completed}/{task.total} games"),
+        TextColumn(f"{{task.completed}}/{{task.total}} {unit}"),
         TimeRemainingColumn(),
         transient=True,
     ) as progress:
