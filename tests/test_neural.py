@@ -202,6 +202,31 @@ def test_the_agent_only_plays_legal_options(iterations: int, tmp_path: Path) -> 
         assert d.trace.policy[d.option_index] > 0 or iterations == 0
 
 
+def test_the_raw_policy_tells_its_probabilities(tmp_path: Path) -> None:
+    """A raw-policy agent gives solvers its distribution over options (its softmax at
+    temperature 1, all on the move it plays at temperature 0, options sharing a move
+    folded into the one it plays); a searching agent has none to give."""
+    game = load_game(ROOT / "games/hearts.rcy")
+    model = _model(game)
+    _tokens(model, game)
+    model.save(tmp_path / "m")
+    soft = make_agent(f"neural:model={tmp_path / 'm'}:temperature=1", 0)
+    greedy = make_agent(f"neural:model={tmp_path / 'm'}", 0)
+    assert not hasattr(
+        make_agent(f"neural:model={tmp_path / 'm'}:iterations=4", 0), "probabilities"
+    )
+    seen = 0
+    for st, options, view in _views(game, seed=3, limit=25):
+        if st.mover != 0 or len(options) < 2:
+            continue
+        p = soft.probabilities(view, options)
+        assert len(p) == len(options) and sum(p) == pytest.approx(1.0) and min(p) >= 0
+        q = greedy.probabilities(view, options)
+        assert sorted(q)[-1] == 1.0 and q.index(1.0) == greedy.choose(view, options)
+        seen += 1
+    assert seen
+
+
 def test_search_puts_its_visits_on_the_winning_move() -> None:
     """With an untrained network, a search that reaches the end of the game finds the
     winning move of High Card for the second player, where one card wins and the other

@@ -301,3 +301,39 @@ def test_returns_are_credits_per_seat_offset_or_a_solo_length() -> None:
     run.trainer = trainer
     won = SimpleNamespace(completed=True, credits=(0.0, 0.0, 1.0))
     assert run._returns(won, 1).tolist() == [0.0, 1.0, 0.0]
+
+
+def test_score_returns_are_scaled_into_the_value_range() -> None:
+    from types import SimpleNamespace
+
+    run = PPORun.__new__(PPORun)
+    run.game = SimpleNamespace(nplayers=2, scoring_mode="max")  # type: ignore[assignment]
+    run.config = SimpleNamespace(reward="score", score_scale=10.0)  # type: ignore[assignment]
+    result = SimpleNamespace(scores=(4, -30))
+    assert run._returns(result, 0).tolist() == pytest.approx([0.7, 0.0])  # -30: clipped
+    assert run._returns(result, 1).tolist() == pytest.approx([0.0, 0.7])
+    run.game = SimpleNamespace(nplayers=2, scoring_mode="min")  # type: ignore[assignment]
+    assert run._returns(result, 0).tolist() == pytest.approx([0.3, 1.0])  # fewer is better
+
+
+def test_a_solver_asks_a_distribution_once_per_information_state() -> None:
+    from cardlang import load_game
+    from cardlang.solve.opponents import OpponentModel
+
+    game = load_game(ROOT / "games/kuhn_poker.rcy")
+    model = OpponentModel("random", game, 2, 0)
+    calls = []
+
+    class Counting:
+        def probabilities(self, view, options):  # type: ignore[no-untyped-def]
+            calls.append(1)
+            return [1.0 / len(options)] * len(options)
+
+    model.uniform, model.agents = False, [Counting(), Counting()]
+    master = game.master()
+    for seed in range(6):  # 6 deals of 3 cards: each seat's first decision, 3 states each
+        st = master.new_game(seed, record=True)
+        options = master.legal_options(st)
+        model.probabilities(st, st.mover, options)
+        model.probabilities(st, st.mover, options)
+    assert len(calls) <= 3 < 12

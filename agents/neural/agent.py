@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from cardlang.agents.base import Capabilities, DecisionTrace
 from cardlang.agents.neural.search import (
     POLICIES,
@@ -27,6 +28,7 @@ from cardlang.agents.neural.search import (
     SoloValue,
     choose_action,
     option_policy,
+    search_policy,
 )
 
 from cardlang.errors import UsageError
@@ -116,6 +118,11 @@ class NeuralAgent:
         self.last_search: SearchResult | None = None
         self._search: NeuralSearch | None = None
         self._checked: int | None = None  # id of the game object checked against the model
+        if iterations == 0:
+            # the raw policy's distribution is known exactly: solvers and best responses
+            # (cardlang solve --opponent neural:model=DIR) read it rather than sampling
+            # the agent (a searching agent's is not, so it has no such method)
+            self.probabilities = self._policy_probabilities
 
     def _prepare(self, game: Game) -> NeuralSearch:
         if self._search is not None and self._checked == id(game):
@@ -145,6 +152,27 @@ class NeuralAgent:
         )
         self._checked = id(game)
         return self._search
+
+    def _policy_probabilities(self, view: PlayerView, options: Sequence[Any]) -> list[float]:
+        """The probability of each option as this agent plays it without search: the
+        policy's, sharpened by ``temperature`` (0: all on the move it plays).  Options
+        sharing an action token are one move: the token's mass goes to the option the
+        agent plays for it (its first)."""
+        if view.game is None:
+            raise UsageError("neural: the view has no game")
+        search = self._prepare(view.game)
+        result = search.run(view)
+        weights = np.asarray(search_policy(result), dtype=np.float64)
+        if self.temperature <= 0:
+            shares = np.zeros_like(weights)
+            shares[choose_action(result, 0.0, self.rng)] = 1.0
+        else:
+            w = np.power(weights / weights.max(), 1.0 / self.temperature)
+            shares = w / w.sum()
+        out = [0.0] * len(options)
+        for action, share in enumerate(shares):
+            out[int(result.tokens.option_of[action])] += float(share)
+        return out
 
     def choose(self, view: PlayerView, options: Sequence[Any]) -> int:
         if view.game is None:

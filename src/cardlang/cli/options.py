@@ -91,6 +91,14 @@ def non_negative(text: str) -> float:
     return value
 
 
+def positive_float(text: str) -> float:
+    """A number > 0 (a scale)."""
+    value = _number(text)
+    if not value > 0:  # NaN too
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {value}")
+    return value
+
+
 def fraction(text: str) -> float:
     """A number in (0, 1] (a discount)."""
     value = _number(text)

@@ -21,6 +21,7 @@ from cardlang.cli.options import (
     non_negative,
     param_option,
     positive,
+    positive_float,
     seed_option,
     whole,
 )
@@ -84,6 +85,19 @@ def add_parser(sub: SubParsers) -> None:
         "in every seat), past (snapshots of earlier policies), or any agent that plays "
         "inside the engine (random, bigmoney, bmu, smithy, a TOML bot); e.g. "
         "self@2,past@1,bmu@1 (self@1)",
+    )
+    g.add_argument(
+        "--reward",
+        choices=("outcome", "score"),
+        default="outcome",
+        help="what a game is worth to a seat: outcome (its share of the win) or score "
+        "(its score, e.g. chips, over --score-scale) (outcome)",
+    )
+    g.add_argument(
+        "--score-scale",
+        type=positive_float,
+        default=10.0,
+        help="--reward score: the score worth the most (10); larger scores count as it",
     )
     g.add_argument(
         "--snapshot-every", type=positive, default=10, help="updates between snapshots (10)"
@@ -269,6 +283,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         opponents=args.opponents,
         snapshot_every=args.snapshot_every,
         snapshots=args.snapshots,
+        reward=args.reward,
+        score_scale=args.score_scale,
     )
 
     def report(line: str) -> None:

@@ -60,6 +60,8 @@ class TrainConfig:
     opponents: str = "self@1"  # the pool: SPEC@WEIGHT, comma separated
     snapshot_every: int = 10  # updates between snapshots joining the past pool
     snapshots: int = 8
+    reward: str = "outcome"  # "outcome" (credits) or "score" (scaled by score_scale)
+    score_scale: float = 10.0  # --reward score: the score valued 1 (and -score_scale 0)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -216,10 +216,19 @@ class PPORun:
             raise UsageError(f"--opponents {opponents}: {err}") from None
 
     def _returns(self, result: Any, seat: int) -> np.ndarray:
-        """A solo game's return: its scaled inverse length; else the seats' credits."""
+        """A solo game's return: its scaled inverse length.  Else per seat offset from
+        ``seat``: its credit, or with ``--reward score`` its score (signed so that more
+        is better) mapped to [0, 1] by ``score_scale`` (0.5 + score / (2 scale),
+        clipped): the value head's range, and a linear map, so the expected return
+        ranks policies as the expected score does (chips in poker)."""
         if self.game.nplayers == 1:
             value = self.solo(game_length_of(result)) if result.completed else -1.0
             return np.array([value], dtype=np.float32)
+        if self.config.reward == "score":
+            n, scale = len(result.scores), self.config.score_scale
+            sign = -1.0 if self.game.scoring_mode == "min" else 1.0
+            scores = [sign * result.scores[(seat + k) % n] for k in range(n)]
+            return np.clip(0.5 + np.array(scores, dtype=np.float32) / (2 * scale), 0.0, 1.0)
         return self.trainer._credits(result, seat)
 
     def _imitate(self) -> None:

@@ -33,6 +33,7 @@ class OpponentModel:
         self.uniform = spec in (UNIFORM, "random")  # the random agent is uniform
         self.agents: list[Any] = []
         self._chosen: dict[tuple[int, str], int] = {}  # (seat, its info key) -> choice
+        self._distributions: dict[tuple[int, str], list[float]] = {}  # the same -> probabilities
         if not self.uniform:
             if spec.startswith("model:") and "=" not in spec:  # model:PATH
                 spec = f"model:path={spec[len('model:') :]}"
@@ -54,9 +55,16 @@ class OpponentModel:
             return [1.0 / n] * n
         agent = self.agents[mover]
         view = view_of(st, mover, self.game, options)
-        if hasattr(agent, "probabilities"):
-            return [float(p) for p in agent.probabilities(view, options)]
         key = (mover, observation_key(view, "info"))
+        if hasattr(agent, "probabilities"):
+            # a distribution is a function of the seat's view, so of its information
+            # state: asked once per state (a network's forward pass is dear)
+            known = self._distributions.get(key)
+            if known is None or len(known) != n:
+                known = self._distributions[key] = [
+                    float(p) for p in agent.probabilities(view, options)
+                ]
+            return known
         chosen = self._chosen.get(key)
         if chosen is None:
             chosen = self._chosen[key] = agent.choose(view, list(options))

@@ -1,0 +1,139 @@
+"""Training throughput: two-player Dominion games trained per CPU core-hour, learning
+included, for ``cardlang train --algorithm ppo`` beside ``--algorithm search`` (the
+pipeline before issue 30), in one run.
+
+What it measures
+    Each pipeline runs as the user runs it, ``cardlang train games/dominion.rcy`` in a
+    subprocess with one torch thread and no evaluation, for one round:
+
+    - ``ppo``: ``--updates U`` PPO updates of ``--envs`` lockstep games against the pool
+      ``--opponents`` (the default: self-play, past snapshots and the three bots);
+    - ``search``: ``--games G`` self-play games with 16 Gumbel iterations per move and 50
+      gradient steps (the shipped models' recipe), serial.
+
+    The figure is the round's games divided by the CPU time of the process and its
+    children (``metrics.jsonl``: games, cpu_hours), and the peak resident memory of the
+    whole command (``ru_maxrss`` of the child).  The pipelines alternate
+    (``--repeats`` times, A B A B ...); the table gives medians.  ``--init MODEL`` starts
+    PPO from a trained model (game lengths are then those of a trained policy; from
+    random weights a game lasts about four times as many decisions).  The issue's goal:
+    at least 150,000 games per core-hour with resident memory under 4 GB.
+
+Usage (from the repository root)
+    python benchmarks/train_throughput.py
+    python benchmarks/train_throughput.py --init models/dominion-2p-ppo --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_common import median, note  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+PEAK = (
+    "import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, "
+    "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+)
+POOL = "self@3,past@1,random@1,bigmoney@1,bmu@1,smithy@1"
+
+
+def _train(arguments: list[str]) -> dict[str, Any]:
+    """One round of ``cardlang train`` in a child: its games, CPU seconds and peak RSS."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "run"
+        command = [
+            sys.executable,
+            "-m",
+            "cardlang",
+            "train",
+            "games/dominion.rcy",
+            "--out",
+            str(out),
+            "--rounds",
+            "1",
+            "--evaluate-every",
+            "0",
+            *arguments,
+        ]
+        env = {**os.environ, "OMP_NUM_THREADS": "1"}
+        # a fresh wrapper per command: its children's peak RSS is this command's alone
+        done = subprocess.run(
+            [sys.executable, "-c", PEAK, *command],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+            env=env,
+            text=True,
+        )
+        peak = int(done.stdout.split()[-1])
+        row = json.loads((out / "metrics.jsonl").read_text().splitlines()[-1])
+    cpu = row["cpu_hours"] * 3600
+    return {
+        "games": row["games"],
+        "cpu_seconds": cpu,
+        "games_per_core_hour": row["games"] / cpu * 3600,
+        "peak_rss_mb": peak / 1024,
+    }
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--updates", type=int, default=10)
+    p.add_argument("--envs", type=int, default=128)
+    p.add_argument("--games", type=int, default=4, help="search self-play games per round")
+    p.add_argument("--opponents", default=POOL)
+    p.add_argument("--init", default=None, help="start PPO from this model")
+    p.add_argument("--json", type=Path, default=None)
+    args = p.parse_args()
+    ppo = ["--algorithm", "ppo", "--updates", str(args.updates), "--envs", str(args.envs)]
+    ppo += ["--opponents", args.opponents, "--horizon", "64", "--max-decisions", "600"]
+    if args.init:
+        ppo += ["--init", args.init]
+    search = ["--algorithm", "search", "--games", str(args.games), "--iterations", "16"]
+    search += ["--policy", "gumbel", "--backend", "serial", "--device", "cpu"]
+    runs: dict[str, list[dict[str, Any]]] = {"ppo": [], "search": []}
+    for repeat in range(args.repeats):
+        for name, arguments in (("ppo", ppo), ("search", search)):
+            row = _train(arguments)
+            runs[name].append(row)
+            rate = row["games_per_core_hour"]
+            note(f"[{repeat + 1}/{args.repeats}] {name}: {rate:,.0f} games/core-hour")
+    table = {
+        name: {
+            "games_per_core_hour": median([r["games_per_core_hour"] for r in rows]),
+            "peak_rss_mb": max(r["peak_rss_mb"] for r in rows),
+            "runs": rows,
+        }
+        for name, rows in runs.items()
+    }
+    ratio = table["ppo"]["games_per_core_hour"] / table["search"]["games_per_core_hour"]
+    print(f"{'pipeline':10} {'games/core-hour':>16} {'peak RSS MB':>12}")
+    for name, row in table.items():
+        print(f"{name:10} {row['games_per_core_hour']:16,.0f} {row['peak_rss_mb']:12,.0f}")
+    print(f"ppo / search: {ratio:.1f}x (goal: ppo >= 150,000 games per core-hour, RSS < 4 GB)")
+    if args.json:
+        result = {
+            "machine": platform.processor() or platform.machine(),
+            "cpus": os.cpu_count(),
+            "settings": vars(args) | {"json": str(args.json)},
+            "pipelines": table,
+            "ratio": ratio,
+        }
+        args.json.write_text(json.dumps(result, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
