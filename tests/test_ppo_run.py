@@ -284,6 +284,7 @@ def test_returns_are_credits_per_seat_offset_or_a_solo_length() -> None:
     from cardlang.agents.neural.search import SoloValue
 
     run = PPORun.__new__(PPORun)
+    run.config = SimpleNamespace(reward="outcome")  # type: ignore[assignment]
     run.solo = SoloValue(10, 40)
     run.game = SimpleNamespace(nplayers=1)  # type: ignore[assignment]
     quick = SimpleNamespace(completed=True, turns=10, decisions=80)

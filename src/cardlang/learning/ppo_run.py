@@ -38,8 +38,6 @@ from typing import Any
 import numpy as np
 import torch
 
-from cardlang.agents import make_agent
-from cardlang.agents.base import native_twin
 from cardlang.agents.neural.model import (
     UNIFORM_COUNTS,
     GameIdentity,
@@ -52,18 +50,16 @@ from cardlang.agents.neural.model import (
 )
 from cardlang.agents.neural.network import NetConfig
 from cardlang.agents.neural.search import SoloValue
-from cardlang.analysis.estimates import estimate, means
 from cardlang.compiler.load import load_game
 from cardlang.engine.gamemaster import Limits
 from cardlang.env.vector import VectorEnv
 from cardlang.errors import UsageError
 from cardlang.learning.config import TrainConfig
+from cardlang.learning.evaluate import GreedyEvaluator, game_length_of
 from cardlang.learning.loop import imitate
-from cardlang.learning.ppo import PAST, SELF, Lane, PPOConfig, PPOTrainer, play_greedy
+from cardlang.learning.ppo import PAST, SELF, Lane, PPOConfig, PPOTrainer
 from cardlang.learning.report import evaluation_text, write_model_card, write_report
 from cardlang.runs.progress import games_bar
-from cardlang.runs.simulate import run_batch
-from cardlang.runs.statistics import wilson_interval
 
 CHECKPOINT = "checkpoint.pt"
 MODEL = "model.pt"
@@ -346,78 +342,24 @@ class PPORun:
     # ------------------------------------------------------------ evaluation
     def evaluate(self, games: int, number: int) -> dict[str, Any]:
         """The greedy policy against each evaluation agent (seats rotated; Wilson
-        intervals), or in a solo game its mean length beside the agents'."""
+        intervals), or in a solo game its mean length beside the agents' (a bot's
+        length does not change: measured once, kept in the checkpoint)."""
         seed = round_seed(self.config.seed, number) + 7_919
-        if self.game.nplayers == 1:
-            return self._solo_evaluation(games, seed)
-        out: dict[str, Any] = {}
-        for spec in self.config.eval_agents:
-            credit, played = self._eval_games(spec, games, seed)
-            low, high = wilson_interval(credit, played)
-            out[spec] = {
-                "win_share": credit / played if played else float("nan"),
-                "low": low,
-                "high": high,
-                "games": played,
-            }
-        return out
-
-    def _eval_games(self, spec: str, games: int, seed: int) -> tuple[float, int]:
-        """The model's credit summed over ``games`` games against ``spec`` in every
-        other seat, the model's seat rotated; and the games."""
-        n = self.game.nplayers
-        per_seat = split_rows(games, [1.0] * n, [0] * n)
-        if native_twin(make_agent(spec, 0), self.game.master(self.limits)) is None:
-            return self._batch_credits(spec, games, seed)
-        credit, played = 0.0, 0
-        for seat, count in enumerate(per_seat):
-            if not count:
-                continue
-            env = self._env(min(count, 256), seat, spec, 1_000 + seat)
-            for result in play_greedy(self.model.net, env, count, seed=seed + 101 * seat):
-                credit += result.credits[seat]
-                played += 1
-            env.close()
-        return credit, played
-
-    def _batch_credits(self, spec: str, games: int, seed: int) -> tuple[float, int]:
-        """Against an agent that cannot play inside the engine: the batch runner, the
-        model as ``neural:model=DIR`` (greedy), seats rotated."""
-        me = f"neural:model={self.out / MODEL}"
-        summary = run_batch(
+        judge = GreedyEvaluator(
+            self.model,
             self.game,
-            games=games,
-            seed=seed,
-            agent_specs=[me] + [spec] * (self.game.nplayers - 1),
-            limits=self.limits,
-            rotate_seats=True,
+            self.limits,
+            model_path=self.out / MODEL,
             params=self.config.params,
-            backend="serial",
         )
-        return summary.agent_credits.get(me, 0.0), summary.agent_games.get(me, 0)
-
-    def _solo_evaluation(self, games: int, seed: int) -> dict[str, Any]:
-        rows = min(games, 256)
-        env = self._env(rows, "all", "random", 2_000)
-        results = play_greedy(self.model.net, env, games, seed=seed)
-        env.close()
-        out = {"neural": solo_figures(results)}
-        for spec in self.config.eval_agents:
-            if spec not in self.bot_figures:  # a bot's length does not change: measure once
-                found: list[Any] = []
-                run_batch(
-                    self.game,
-                    games=games,
-                    seed=self.config.seed + 17,
-                    agent_specs=[spec],
-                    limits=self.limits,
-                    params=self.config.params,
-                    backend="serial",
-                    on_game=found.append,
-                )
-                self.bot_figures[spec] = solo_figures(found)
-            out[spec] = self.bot_figures[spec]
-        return out
+        if self.game.nplayers == 1:
+            out = {"neural": judge.solo(games, seed)}
+            for spec in self.config.eval_agents:
+                if spec not in self.bot_figures:
+                    self.bot_figures[spec] = judge.solo_agent(spec, games, self.config.seed + 17)
+                out[spec] = self.bot_figures[spec]
+            return out
+        return {spec: judge.share(spec, games, seed) for spec in self.config.eval_agents}
 
     # ------------------------------------------------------------ files
     def cpu_seconds(self) -> float:
@@ -451,23 +393,6 @@ class PPORun:
         tmp.replace(self.out / METRICS)
         write_report(self.out, self.metrics, self.config)
         write_model_card(self.out, self.metrics, self.config, self.model)
-
-
-def game_length_of(result: Any) -> int:
-    """A result's length as ``game_length`` measures a state's: turns, else decisions."""
-    return int(result.turns or result.decisions)
-
-
-def solo_figures(results: list[Any]) -> dict[str, Any]:
-    lengths = [float(game_length_of(r)) for r in results if r.completed]
-    est = estimate(means(lengths)) if lengths else None
-    return {
-        "mean_turns": est.value if est else float("nan"),
-        "low": est.ci_low if est else float("nan"),
-        "high": est.ci_high if est else float("nan"),
-        "completed": len(lengths),
-        "games": len(results),
-    }
 
 
 def round_seed(seed: int, number: int) -> int:
