@@ -33,6 +33,7 @@ from cardlang.agents.neural.model import load_model
 
 from cardlang import load_game
 from cardlang.engine.gamemaster import Limits
+from cardlang.language.params import parse_param_args
 from cardlang.learning.evaluate import GreedyEvaluator
 from cardlang.runs.simulate import run_batch
 from cardlang.runs.statistics import wilson_interval
@@ -53,7 +54,7 @@ def main() -> int:
     p.add_argument("--json", type=Path, default=None)
     args = p.parse_args()
     torch.set_num_threads(1)
-    params = dict(item.split("=", 1) for item in args.param)
+    params = parse_param_args(args.param)
     game = load_game(args.game, params=params)
     model = load_model(args.model, game, device="cpu")
     model.freeze()

@@ -171,6 +171,33 @@ def evaluation_text(evaluation: dict[str, Any] | None) -> str:
     return "; ".join(items)
 
 
+#: settings that are not options of the command, or that do not change the model
+_NOT_FLAGS = {"game", "params", "algorithm", "time_limit", "backend", "workers", "device", "games"}
+
+
+def reproduce_command(config: TrainConfig, rounds: int | None = None) -> str:
+    """The ``cardlang train`` command with every setting that differs from the
+    defaults (the seed and the rounds always; ``rounds``: those trained so far)."""
+    from dataclasses import replace
+
+    from cardlang.learning.config import TrainConfig
+
+    c = config if rounds is None else replace(config, rounds=rounds)
+    parts = [f"cardlang train {c.game} --algorithm {c.algorithm}"]
+    parts += [f"--param {k}={v}" for k, v in c.params.items()]
+    defaults = TrainConfig(game=c.game).to_dict()
+    for name, value in c.to_dict().items():
+        if name in _NOT_FLAGS or (value == defaults.get(name) and name not in ("seed", "rounds")):
+            continue
+        if value is None:
+            continue
+        text = ",".join(value) if isinstance(value, list) else str(value)
+        parts.append(f"--{name.replace('_', '-')} {text}")
+    if c.algorithm == "search":
+        parts.append(f"--games {c.games}")
+    return " ".join(parts)
+
+
 def _fmt(value: Any) -> str:
     if isinstance(value, float):
         return "nan" if math.isnan(value) else f"{value:.4g}"
@@ -256,15 +283,10 @@ def write_model_card(
     if last:
         lines += ["", f"## Evaluation after round {last['round']}", ""]
         lines += [evaluation_text(last["evaluation"])]
-    command = f"cardlang train {c.game} --algorithm {c.algorithm}" + "".join(
-        f" --param {k}={v}" for k, v in c.params.items()
-    )
-    if c.algorithm == "ppo":
-        command += f" --opponents {c.opponents} --envs {c.envs} --updates {c.updates}"
+    command = reproduce_command(c, metrics[-1]["round"] if metrics else None)
     lines += [
         "",
-        f"Reproduce: `{command} --seed {c.seed} --rounds {c.rounds} --out DIR` with the "
-        "settings above (`cardlang train --help`).",
+        f"Reproduce: `{command} --out DIR`",
     ]
     tmp = out / "MODEL_CARD.md.tmp"
     tmp.write_text("\n".join(lines) + "\n")
