@@ -15,8 +15,8 @@ What it measures
     children (``metrics.jsonl``: games, cpu_hours), and the peak resident memory of the
     whole command (``ru_maxrss`` of the child).  The pipelines alternate
     (``--repeats`` times, A B A B ...); the table gives medians.  ``--init MODEL`` starts
-    PPO from a trained model (game lengths are then those of a trained policy; from
-    random weights a game lasts about four times as many decisions).  The issue's goal:
+    both from the same trained model (the same network, and games as long as a trained
+    policy's; from random weights a game lasts several times as many decisions).  The issue's goal:
     at least 150,000 games per core-hour with resident memory under 4 GB.
 
 Usage (from the repository root)
@@ -94,15 +94,16 @@ def main() -> int:
     p.add_argument("--envs", type=int, default=128)
     p.add_argument("--games", type=int, default=4, help="search self-play games per round")
     p.add_argument("--opponents", default=POOL)
-    p.add_argument("--init", default=None, help="start PPO from this model")
+    p.add_argument("--init", default=None, help="start both pipelines from this model")
     p.add_argument("--json", type=Path, default=None)
     args = p.parse_args()
     ppo = ["--algorithm", "ppo", "--updates", str(args.updates), "--envs", str(args.envs)]
     ppo += ["--opponents", args.opponents, "--horizon", "64", "--max-decisions", "600"]
-    if args.init:
-        ppo += ["--init", args.init]
     search = ["--algorithm", "search", "--games", str(args.games), "--iterations", "16"]
     search += ["--policy", "gumbel", "--backend", "serial", "--device", "cpu"]
+    if args.init:  # both from the same network and weights: games of the same length
+        ppo += ["--init", args.init]
+        search += ["--init", args.init]
     runs: dict[str, list[dict[str, Any]]] = {"ppo": [], "search": []}
     for repeat in range(args.repeats):
         for name, arguments in (("ppo", ppo), ("search", search)):
