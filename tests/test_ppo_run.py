@@ -243,6 +243,7 @@ def test_bad_ppo_arguments_get_usage_help() -> None:
         (["--opponents", "self@x"], "weight"),
         (["--param", "PLAYERS=1", "--opponents", "bmu"], "solo"),
         (["--warm-start", "x.sqlite"], "no records file"),
+        (["--engine", "python"], "--algorithm search"),
     ):
         result = subprocess.run(
             [sys.executable, "-m", "cardlang", "train", "games/dominion.rcy", "--out", "/tmp/x"]

@@ -72,7 +72,13 @@ def add_parser(sub: SubParsers) -> None:
         "--envs", type=positive, default=128, help="games played in lockstep, all lanes (128)"
     )
     g.add_argument("--updates", type=positive, default=10, help="PPO updates per round (10)")
-    g.add_argument("--horizon", type=positive, default=32, help="steps per game and update (32)")
+    g.add_argument(
+        "--horizon",
+        type=positive,
+        default=64,
+        help="steps per game and update (64); a round's --horizon x --updates steps per game "
+        "should exceed --max-decisions, or self-play games cut at the round's end are lost",
+    )
     g.add_argument("--epochs", type=positive, default=3, help="passes over each update's steps (3)")
     g.add_argument("--clip", type=non_negative, default=0.2, help="PPO ratio clip (0.2)")
     g.add_argument("--entropy", type=non_negative, default=0.01, help="entropy weight (0.01)")

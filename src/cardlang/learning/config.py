@@ -52,7 +52,7 @@ class TrainConfig:
     # --algorithm ppo (ppo_run.py); lr, batch_size (its minibatch) and value_weight above
     envs: int = 128  # lockstep games in all lanes
     updates: int = 10  # PPO updates per round (a round ends in a checkpoint)
-    horizon: int = 32  # steps per row and update
+    horizon: int = 64  # steps per row and update
     epochs: int = 3
     clip: float = 0.2
     entropy: float = 0.01

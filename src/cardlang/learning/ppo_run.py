@@ -126,6 +126,12 @@ class PPORun:
         if names is not None:  # a resumed run: the envs write the names it learnt with
             self.model.set_names(names)
         self.limits = Limits(max_decisions=config.max_decisions)
+        if not hasattr(self.game.master(self.limits), "play_native"):
+            raise UsageError(
+                "--algorithm ppo steps its games inside the native engine, and this game "
+                "is played by the Python one (--engine python, or the engine is not built): "
+                "use --algorithm search"
+            )
         self.trainer = PPOTrainer(
             self._lanes(), self.model, self._ppo_config(), config.seed, returns=self._returns
         )
