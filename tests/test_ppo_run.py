@@ -339,3 +339,23 @@ def test_a_solver_asks_a_distribution_once_per_information_state() -> None:
         model.probabilities(st, st.mover, options)
         model.probabilities(st, st.mover, options)
     assert len(calls) <= 3 < 12
+
+
+def test_a_game_in_progress_keeps_its_past_opponent(game: Path, tmp_path: Path) -> None:
+    """When a new snapshot pushes the oldest out, rows playing a snapshot still play the
+    same one (the indices shift with the pool)."""
+    torch.set_num_threads(1)
+    run = PPORun.open(_config(game, 1, opponents="past@1", snapshots=2), tmp_path / "r", print)
+    trainer = run.trainer
+    (lane,) = trainer.lanes
+    for p in trainer.net.parameters():
+        p.data.add_(1.0)
+    trainer.snapshot()  # two now: the start and this one
+    lane.opponent[:] = 1
+    playing = trainer.snapshots[1]
+    for p in trainer.net.parameters():
+        p.data.add_(1.0)
+    trainer.snapshot()  # the start drops out
+    assert len(trainer.snapshots) == 2
+    (index,) = set(lane.opponent.tolist())
+    assert _same(trainer.snapshots[index], playing)

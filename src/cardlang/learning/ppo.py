@@ -162,8 +162,11 @@ class PPOTrainer:
         ``config.snapshots``)."""
         state = {k: v.detach().clone() for k, v in self.net.state_dict().items()}
         self.snapshots.append(state)
-        del self.snapshots[: -self.config.snapshots]
+        dropped = max(0, len(self.snapshots) - self.config.snapshots)
+        del self.snapshots[:dropped]
         self._frozen = []
+        for lane in self.lanes:  # games in progress keep their opponent
+            lane.opponent = np.maximum(lane.opponent - dropped, 0)
 
     def _frozen_net(self, k: int) -> nn.Module:
         if not self._frozen:
