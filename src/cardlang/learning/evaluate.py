@@ -20,6 +20,7 @@ benchmarks/ppo_strength.py for the milestones.
 
 from __future__ import annotations
 
+import resource
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,13 @@ from cardlang.runs.statistics import wilson_interval
 
 MAX_ROWS = 256  # lockstep games at once in an evaluation
 
-__all__ = ["GreedyEvaluator", "game_length_of", "solo_figures"]
+__all__ = [
+    "GreedyEvaluator",
+    "game_length_of",
+    "length_figures",
+    "process_cpu_seconds",
+    "solo_figures",
+]
 
 
 class GreedyEvaluator:
@@ -134,11 +141,24 @@ def game_length_of(result: Any) -> int:
 
 def solo_figures(results: list[Any]) -> dict[str, Any]:
     lengths = [float(game_length_of(r)) for r in results if r.completed]
+    return length_figures(lengths, len(results))
+
+
+def length_figures(lengths: list[float], games: int) -> dict[str, Any]:
+    """Mean length of the completed games with its bootstrap interval (both trainers'
+    solo evaluations)."""
     est = estimate(means(lengths)) if lengths else None
     return {
         "mean_turns": est.value if est else float("nan"),
         "low": est.ci_low if est else float("nan"),
         "high": est.ci_high if est else float("nan"),
         "completed": len(lengths),
-        "games": len(results),
+        "games": games,
     }
+
+
+def process_cpu_seconds() -> float:
+    """CPU seconds of this process and its finished children (a run's compute)."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime

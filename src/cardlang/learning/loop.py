@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import json
 import random
-import resource
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -49,13 +48,13 @@ from cardlang.agents.neural.model import (
 )
 from cardlang.agents.neural.network import NetConfig
 from cardlang.agents.neural.search import SoloValue
-from cardlang.analysis.estimates import estimate, means
 from cardlang.compiler.load import load_game
 from cardlang.engine.gamemaster import Limits
 from cardlang.engine.state import RUNNING
 from cardlang.errors import UsageError
 from cardlang.information.views import PlayerView
 from cardlang.learning.config import TrainConfig
+from cardlang.learning.evaluate import length_figures, process_cpu_seconds
 from cardlang.learning.report import evaluation_text, write_model_card, write_report
 from cardlang.learning.samples import Sample, batch_games, game_samples, recorded_games
 from cardlang.learning.trainer import ReplayBuffer, Trainer
@@ -341,24 +340,14 @@ class TrainingRun:
                 lengths.append(float(r.turns)) if r.end_reason == "completed" else None
             ),
         )
-        est = estimate(means(lengths)) if lengths else None
-        return {
-            "mean_turns": est.value if est else float("nan"),
-            "low": est.ci_low if est else float("nan"),
-            "high": est.ci_high if est else float("nan"),
-            "completed": len(lengths),
-            "games": summary.games,
-        }
+        return length_figures(lengths, summary.games)
 
     def _backend(self, games: int) -> str:
         return self.config.backend if games > 1 else "serial"
 
     # ------------------------------------------------------------ files
     def cpu_seconds(self) -> float:
-        me = resource.getrusage(resource.RUSAGE_SELF)
-        children = resource.getrusage(resource.RUSAGE_CHILDREN)
-        now = me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
-        return self.cpu_before + now
+        return self.cpu_before + process_cpu_seconds()
 
     def _save(self) -> None:
         self.model.info["training"] = {

@@ -55,7 +55,7 @@ from cardlang.engine.gamemaster import Limits
 from cardlang.env.vector import VectorEnv
 from cardlang.errors import UsageError
 from cardlang.learning.config import TrainConfig
-from cardlang.learning.evaluate import GreedyEvaluator, game_length_of
+from cardlang.learning.evaluate import GreedyEvaluator, game_length_of, process_cpu_seconds
 from cardlang.learning.loop import imitate
 from cardlang.learning.ppo import PAST, SELF, Lane, PPOConfig, PPOTrainer
 from cardlang.learning.report import evaluation_text, write_model_card, write_report
@@ -369,10 +369,7 @@ class PPORun:
 
     # ------------------------------------------------------------ files
     def cpu_seconds(self) -> float:
-        me = resource.getrusage(resource.RUSAGE_SELF)
-        children = resource.getrusage(resource.RUSAGE_CHILDREN)
-        now = me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
-        return self.cpu_before + now
+        return self.cpu_before + process_cpu_seconds()
 
     def _save(self) -> None:
         self.model.info["training"] = {
