@@ -8,6 +8,10 @@ card; a policy that has learnt it wins far more often than one that plays at ran
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -19,7 +23,9 @@ from test_neural import HIGH_CARD  # noqa: E402  (the same two-card game)
 from cardlang import load_game  # noqa: E402
 from cardlang.engine.native import native_available  # noqa: E402
 from cardlang.env.vector import VectorEnv  # noqa: E402
+from cardlang.learning.average import AveragePolicy  # noqa: E402
 from cardlang.learning.ppo import PPOConfig, PPOTrainer  # noqa: E402
+from cardlang.learning.steps import collate_steps  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not native_available(), reason="the native engine is not built")
 
@@ -57,3 +63,133 @@ def test_the_same_seed_gives_the_same_model() -> None:
         weights.append({k: v.clone() for k, v in trainer.net.state_dict().items()})
     for key in weights[0]:
         assert torch.equal(weights[0][key], weights[1][key]), key
+
+
+def _divergence_from(trainer: PPOTrainer, reference: torch.nn.Module) -> float:
+    """Mean KL(trainer's policy || reference) over the decisions of the next update."""
+    trainer.collect()
+    steps, trainer.finished = trainer.finished, []
+    x = collate_steps(steps)
+    with torch.no_grad():
+        logp = torch.log_softmax(trainer.net(**x)[0], dim=-1)
+        kept, trainer.magnet = trainer.magnet, reference
+        value = trainer._magnet_divergence(x, logp.exp(), logp).item()
+        trainer.magnet = kept
+    return value
+
+
+def test_the_magnet_holds_the_policy_near_it() -> None:
+    """With a heavy magnet that is never refreshed (the starting policy), 25 updates move
+    the policy far less from where it started than the same updates without one."""
+    torch.set_num_threads(1)
+    moved = {}
+    for weight in (0.0, 5.0):
+        torch.manual_seed(0)
+        trainer = _trainer(seed=0)
+        trainer.config.magnet = weight
+        start = copy.deepcopy(trainer.net).eval()
+        trainer.refresh_magnet()
+        for _ in range(25):
+            trainer.collect()
+            trainer.learn()
+        moved[weight] = _divergence_from(trainer, start)
+    assert moved[0.0] > 0.05, moved
+    assert moved[5.0] < moved[0.0] / 3, moved
+
+
+def test_a_refreshed_magnet_is_the_policy_and_survives_a_checkpoint() -> None:
+    """Every second update the magnet becomes the policy as it then is: after three, the
+    policy learnt in the first; a checkpoint's state carries it to a resumed trainer."""
+    torch.set_num_threads(1)
+    trainer = _trainer(seed=1)
+    trainer.config.magnet, trainer.config.magnet_every = 0.5, 2
+    trainer.refresh_magnet()
+    policies = []
+    for _ in range(3):
+        trainer.collect()
+        trainer.learn()
+        policies.append({k: v.clone() for k, v in trainer.net.state_dict().items()})
+    assert trainer.magnet is not None
+    magnet = trainer.magnet.state_dict()
+    assert all(torch.equal(magnet[k], policies[0][k]) for k in magnet)
+    assert not all(torch.equal(magnet[k], policies[2][k]) for k in magnet)
+    resumed = _trainer(seed=1)
+    resumed.config.magnet, resumed.config.magnet_every = 0.5, 2
+    resumed.refresh_magnet()
+    resumed.load_state(trainer.state())
+    assert resumed.magnet is not None
+    for key, value in magnet.items():
+        assert torch.equal(value, resumed.magnet.state_dict()[key]), key
+
+
+def _offered_steps(trainer: PPOTrainer, count: int) -> list:
+    """``count`` decisions of the trainer's game with their move probabilities."""
+    steps: list = []
+    while len(steps) < count:
+        trainer.collect()
+        steps.extend(trainer.finished)
+        trainer.finished = []
+    return steps[:count]
+
+
+def test_the_reservoir_keeps_every_decision_with_the_same_chance() -> None:
+    """Vitter's algorithm R: of 4,000 decisions offered to a reservoir of 1,000, as many
+    of the first half are kept as of the second (500 each; binomial sd about 14)."""
+    trainer = _trainer(seed=0)
+    trainer.config.average = 1  # the steps carry their probabilities
+    trainer.average = AveragePolicy(trainer.net, 1_000, 1e-3, 64, seed=0)
+    steps = _offered_steps(trainer, 4_000)
+    assert all(s.probs is not None and len(s.probs) == len(s.actions) for s in steps)
+    trainer.average.add(steps)
+    kept = {id(s) for s in trainer.average.reservoir}
+    assert len(trainer.average.reservoir) == 1_000 and trainer.average.seen == 4_000
+    first = sum(id(s) in kept for s in steps[:2_000])
+    assert 430 <= first <= 570, first
+
+
+def test_the_average_network_learns_the_mean_of_the_policies() -> None:
+    """The same decisions offered twice, once with all weight on the first move and once
+    on the second: the average network learns half and half."""
+    torch.manual_seed(0)
+    trainer = _trainer(seed=0)
+    trainer.average = AveragePolicy(trainer.net, 10_000, 3e-3, 64, seed=0)
+    trainer.config.average = 1
+    steps = [s for s in _offered_steps(trainer, 400) if len(s.actions) == 2]
+    for first in (True, False):
+        trainer.average.add(
+            [
+                dataclasses.replace(s, probs=np.array([1.0, 0.0] if first else [0.0, 1.0]))
+                for s in steps
+            ]
+        )
+    trainer.average.learn(300)
+    with torch.no_grad():
+        logits, _ = trainer.average.net(**collate_steps(steps))
+    probs = torch.softmax(logits, dim=-1)[:, 0]
+    assert float((probs - 0.5).abs().max()) < 0.1
+
+
+def test_the_average_policy_survives_a_checkpoint(tmp_path) -> None:
+    """Its state is tensors only (read back with weights_only=True) and restores the
+    reservoir, the network and the random states exactly."""
+    torch.set_num_threads(1)
+    trainer = _trainer(seed=2)
+    trainer.config.average = 300
+    trainer.average = AveragePolicy(trainer.net, 300, 1e-3, 64, seed=2)
+    for _ in range(3):
+        trainer.collect()
+        trainer.learn()
+    torch.save(trainer.state(), tmp_path / "state.pt")
+    state = torch.load(tmp_path / "state.pt", weights_only=True)
+    resumed = AveragePolicy(trainer.net, 300, 1e-3, 64, seed=2)
+    resumed.load_state(state["average"])
+    kept = trainer.average.reservoir
+    assert resumed.seen == trainer.average.seen and len(resumed.reservoir) == len(kept)
+    for a, b in zip(kept, resumed.reservoir, strict=True):
+        for x, y in zip(a.tokens, b.tokens, strict=True):
+            assert np.array_equal(x, y)
+        assert np.array_equal(a.actions, b.actions) and np.array_equal(a.probs, b.probs)
+    later = _offered_steps(trainer, 50)
+    trainer.average.add(later)
+    resumed.add(later)
+    assert trainer.average.learn(2) == resumed.learn(2)

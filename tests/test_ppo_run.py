@@ -134,6 +134,24 @@ def test_a_resumed_run_is_the_run_never_stopped(game: Path, tmp_path: Path) -> N
     assert [(m["games"], m["policy"]) for m in a] == [(m["games"], m["policy"]) for m in b]
 
 
+def test_the_magnet_and_the_average_policy_resume_exactly(game: Path, tmp_path: Path) -> None:
+    """A run with a magnet and an average policy, stopped after a round and resumed,
+    ends with the same model and the same average.pt (a loadable model) as one never
+    stopped."""
+    torch.set_num_threads(1)
+    extras = {"magnet": 0.5, "magnet_every": 3, "average": 500}
+    straight, stopped = tmp_path / "straight", tmp_path / "stopped"
+    PPORun.open(_config(game, 3, **extras), straight, print).run()
+    PPORun.open(_config(game, 1, **extras), stopped, print).run()
+    PPORun.open(_config(game, 3, **extras), stopped, print).run()
+    assert _same(_weights(straight), _weights(stopped))
+    averages = [torch.load(d / "average.pt", weights_only=True) for d in (straight, stopped)]
+    assert _same(averages[0]["state_dict"], averages[1]["state_dict"])
+    assert not _same(averages[0]["state_dict"], _weights(straight))
+    model = load_model(straight / "average.pt")
+    assert "average" in model.info["policy"]
+
+
 def test_a_run_leaves_its_model_report_and_card(game: Path, tmp_path: Path) -> None:
     torch.set_num_threads(1)
     out = tmp_path / "r"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import fields
 from pathlib import Path
 
 from cardlang.cli.options import (
@@ -109,6 +110,29 @@ def add_parser(sub: SubParsers) -> None:
         "--snapshot-every", type=positive, default=10, help="updates between snapshots (10)"
     )
     g.add_argument("--snapshots", type=positive, default=8, help="snapshots kept (8)")
+    g.add_argument(
+        "--magnet",
+        type=non_negative,
+        default=0.0,
+        help="weight of the pull towards the magnet, KL(policy || magnet) (0: none); it "
+        "settles self-play that circles, as in poker (R-NaD, magnetic mirror descent)",
+    )
+    g.add_argument(
+        "--magnet-every",
+        type=whole,
+        default=0,
+        help="updates between the magnet becoming a copy of the policy (0: the magnet is "
+        "the starting policy, kept)",
+    )
+    g.add_argument(
+        "--average",
+        type=whole,
+        default=0,
+        metavar="DECISIONS",
+        help="also learn the average of the policies played (NFSP's average network), from "
+        "a reservoir of this many decisions, saved as average.pt: in poker the average, "
+        "not the current policy, nears the equilibrium (0: none)",
+    )
     g = p.add_argument_group("self-play with search (--algorithm search)")
     g.add_argument("--games", type=positive, default=16, help="self-play games per round (16)")
     g.add_argument(
@@ -240,57 +264,25 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.init and not Path(args.init).exists():
         raise UsageError(f"--init: no model at {args.init}")
     ppo = args.algorithm == "ppo"
+    # every setting named as its option is read from it; the rest are worked out here
+    same = {f.name: getattr(args, f.name) for f in fields(TrainConfig) if hasattr(args, f.name)}
     config = TrainConfig(
-        algorithm=args.algorithm,
-        game=args.file,
-        params=parse_param_args(args.param),
-        seed=args.seed,
-        rounds=args.rounds,
-        time_limit=args.time_limit,
-        games=args.games,
-        iterations=args.iterations,
-        determinizations=args.determinizations,
-        temperature=args.temperature,
-        noise=min(args.noise, 1.0),
-        alpha=args.alpha,
-        policy=args.policy,
-        considered=args.considered,
-        steps=args.steps,
-        batch_size=args.batch_size or (256 if ppo else 128),
-        buffer=args.buffer,
-        lr=args.lr if args.lr is not None else (3e-4 if ppo else 1e-3),
-        value_weight=args.value_weight if args.value_weight is not None else (0.5 if ppo else 1.0),
-        width=args.width,
-        body=args.body or ("deepsets" if ppo else "transformer"),
-        heads=args.heads,
-        layers=args.layers,
-        feedforward=args.feedforward,
-        hidden=args.hidden,
-        evaluate_every=args.evaluate_every,
-        eval_games=args.eval_games,
-        eval_agents=agents,
-        eval_iterations=args.eval_iterations,
-        backend=backend,
-        workers=workers,
-        warm_start=args.warm_start,
-        warm_steps=args.warm_steps if args.warm_start else 0,
-        init=args.init,
-        solo_best=args.solo_best,
-        solo_cap=args.solo_cap,
-        max_decisions=args.max_decisions,
-        device=args.device,
-        envs=args.envs,
-        updates=args.updates,
-        horizon=args.horizon,
-        epochs=args.epochs,
-        clip=args.clip,
-        entropy=args.entropy,
-        lam=args.lam,
-        opponents=args.opponents,
-        snapshot_every=args.snapshot_every,
-        snapshots=args.snapshots,
-        reward=args.reward,
-        score_scale=args.score_scale,
+        **same
+        | {
+            "game": args.file,
+            "params": parse_param_args(args.param),
+            "noise": min(args.noise, 1.0),
+            "batch_size": args.batch_size or (256 if ppo else 128),
+            "lr": args.lr if args.lr is not None else (3e-4 if ppo else 1e-3),
+            "value_weight": (
+                args.value_weight if args.value_weight is not None else (0.5 if ppo else 1.0)
+            ),
+            "body": args.body or ("deepsets" if ppo else "transformer"),
+            "eval_agents": agents,
+            "backend": backend,
+            "workers": workers,
+            "warm_steps": args.warm_steps if args.warm_start else 0,
+        }
     )
 
     def report(line: str) -> None:

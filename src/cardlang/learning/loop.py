@@ -28,34 +28,25 @@ moves as one-hot targets) for ``warm_steps`` steps; the model card says so.
 
 from __future__ import annotations
 
-import json
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import torch
 
 from cardlang.agents.neural.model import (
-    GameIdentity,
     NeuralModel,
-    atomic_save,
-    check_game,
-    game_hash,
-    load_model,
-    read_checkpoint,
 )
-from cardlang.agents.neural.network import NetConfig
 from cardlang.agents.neural.search import SoloValue
-from cardlang.compiler.load import load_game
-from cardlang.engine.gamemaster import Limits
 from cardlang.engine.state import RUNNING
 from cardlang.errors import UsageError
 from cardlang.information.views import PlayerView
 from cardlang.learning.config import TrainConfig
-from cardlang.learning.evaluate import length_figures, process_cpu_seconds
-from cardlang.learning.report import evaluation_text, write_model_card, write_report
+from cardlang.learning.evaluate import length_figures
+from cardlang.learning.report import evaluation_text
+from cardlang.learning.run_folder import MODEL, Report, RunFolder
 from cardlang.learning.samples import Sample, batch_games, game_samples, recorded_games
 from cardlang.learning.trainer import ReplayBuffer, Trainer
 from cardlang.runs.progress import games_bar
@@ -63,94 +54,29 @@ from cardlang.runs.simulate import run_batch
 from cardlang.runs.statistics import wilson_interval
 from cardlang.runs.store import RunStore, file_sha256
 
-CHECKPOINT = "checkpoint.pt"
-MODEL = "model.pt"
 RECORDS = "records.sqlite"
-METRICS = "metrics.jsonl"
 
 
-Report = Callable[[str], None]
-
-
-class TrainingRun:
+class TrainingRun(RunFolder):
     """One run folder: its model, trainer, buffer and records; see the module docstring."""
 
+    algorithm = "search"
+
     def __init__(
-        self, config: TrainConfig, out: Path, report: Report, resuming: bool = False
+        self,
+        config: TrainConfig,
+        out: Path,
+        report: Report,
+        checkpoint: dict[str, Any] | None = None,
     ) -> None:
-        self.out = out
-        self.report = report
-        self.config = config
-        self.game = load_game(config.game, params=config.params)
-        self.solo = SoloValue(config.solo_best, config.solo_cap)
-        self.round = 0
-        self.resumed = resuming  # from a checkpoint (written only after the warm start)
-        self.metrics: list[dict[str, Any]] = []
+        super().__init__(config, out, report, checkpoint)
+        self.resumed = checkpoint is not None  # (written only after the warm start)
         self.selfplay_batches: list[int] = []
-        self.cpu_before = 0.0  # CPU seconds of earlier sessions of this run
         self.rng = random.Random(config.seed)
         torch.manual_seed(config.seed)
-        # a resumed run's model comes from its checkpoint: it needs no --init file
-        if config.init and not resuming:
-            self.model = self._init_model(config.init)
-        else:
-            self.model = self._new_model()
+        self.model = self._model(config.device, checkpoint)
         self.trainer = Trainer(self.model, lr=config.lr, value_weight=config.value_weight)
         self.buffer = ReplayBuffer(config.buffer)
-        self.limits = Limits(max_decisions=config.max_decisions)
-
-    # ------------------------------------------------------------ set-up and resume
-    def _new_model(self) -> NeuralModel:
-        c = self.config
-        net = NetConfig(
-            width=c.width,
-            body=c.body,
-            phi_layers=c.phi_layers,
-            heads=c.heads,
-            layers=c.layers,
-            feedforward=c.feedforward,
-            hidden=c.hidden,
-            seats=self.game.nplayers,
-            solo=self.game.nplayers == 1,
-        )
-        identity = GameIdentity.of(self.game, c.params)
-        return NeuralModel(net, identity, device=c.device, info=self._solo_info())
-
-    def _solo_info(self) -> dict[str, Any]:
-        return {"solo_value": {"best": self.config.solo_best, "cap": self.config.solo_cap}}
-
-    def _init_model(self, path: str) -> NeuralModel:
-        """A trained model of this game file to go on from (``--init``): its weights, names
-        and sizes, and what it came from (the model card tells the lineage)."""
-        c = self.config
-        model = load_model(path, self.game, device=c.device)
-        sizes = model.config
-        c.width, c.heads, c.layers = sizes.width, sizes.heads, sizes.layers
-        c.body, c.phi_layers = sizes.body, sizes.phi_layers
-        c.feedforward, c.hidden = sizes.feedforward, sizes.hidden
-        model.info = {**self._solo_info(), "init": {"model": str(path), "info": dict(model.info)}}
-        return model
-
-    @classmethod
-    def open(cls, config: TrainConfig, out: Path, report: Report) -> TrainingRun:
-        """A new run in ``out``, or the run there resumed from its checkpoint (its own
-        settings kept, but for the rounds and the time limit asked for now)."""
-        checkpoint = out / CHECKPOINT
-        if not checkpoint.is_file():
-            out.mkdir(parents=True, exist_ok=True)
-            return cls(config, out, report)
-        data = read_checkpoint(checkpoint)
-        saved = TrainConfig.from_dict(data["training"]["config"])
-        if saved.algorithm != "search":
-            raise UsageError(f"{out} holds a {saved.algorithm} run: resume it with that algorithm")
-        saved.rounds, saved.time_limit = config.rounds, config.time_limit
-        run = cls(saved, out, report, resuming=True)
-        check_game(run.model.game, run.game, False, checkpoint)
-        if data["game"]["sha256"] != game_hash(run.game):
-            raise UsageError(f"{checkpoint} belongs to another game file")
-        run._restore(data)
-        report(f"resuming {out} after round {run.round}")
-        return run
 
     def _restore(self, data: dict[str, Any]) -> None:
         self.model.set_names(data["names"])
@@ -174,7 +100,6 @@ class TrainingRun:
     # ------------------------------------------------------------ the loop
     def run(self) -> None:
         c = self.config
-        start = time.monotonic()
         if not self.resumed:  # a checkpoint exists only once this is done
             self._warm_up_names()
             if c.warm_start:
@@ -189,12 +114,7 @@ class TrainingRun:
             self.metrics.append(row)
             self._save()
             self.report(f"after the warm start: {evaluation_text(row['evaluation'])}")
-        while self.round < c.rounds:
-            if c.time_limit and time.monotonic() - start > c.time_limit:
-                self.report(f"time limit reached after round {self.round}")
-                break
-            self._round(self.round + 1)
-        self.report(f"done: {self.round} rounds; model in {self.out / MODEL}")
+        self._rounds()
 
     def _round(self, number: int) -> None:
         c = self.config
@@ -346,16 +266,12 @@ class TrainingRun:
         return self.config.backend if games > 1 else "serial"
 
     # ------------------------------------------------------------ files
-    def cpu_seconds(self) -> float:
-        return self.cpu_before + process_cpu_seconds()
-
     def _save(self) -> None:
         self.model.info["training"] = {
             "rounds": self.round,
             "steps": self.trainer.steps,
             "cpu_hours": self.cpu_seconds() / 3600,
         }
-        self.model.save(self.out / MODEL)
         training = {
             "config": self.config.to_dict(),
             "round": self.round,
@@ -366,16 +282,7 @@ class TrainingRun:
             "rng": _list_state(self.rng.getstate()),
             "torch_rng": torch.get_rng_state(),
         }
-        atomic_save({**self.model.payload(), "training": training}, self.out / CHECKPOINT)
-        self._write_metrics()
-        write_report(self.out, self.metrics, self.config)
-        write_model_card(self.out, self.metrics, self.config, self.model)
-
-    def _write_metrics(self) -> None:
-        text = "".join(json.dumps(row) + "\n" for row in self.metrics)
-        tmp = self.out / (METRICS + ".tmp")
-        tmp.write_text(text)
-        tmp.replace(self.out / METRICS)
+        self._write(training)
 
 
 def imitate(

@@ -44,6 +44,8 @@ from torch import nn
 
 from cardlang.agents.neural.model import UNIFORM_COUNTS, NeuralModel
 from cardlang.env.vector import VectorEnv
+from cardlang.learning.average import AveragePolicy
+from cardlang.learning.steps import Step, collate_steps
 
 __all__ = ["Lane", "PPOConfig", "PPOTrainer", "Step", "token_inputs", "win_rate"]
 
@@ -65,23 +67,17 @@ class PPOConfig:
     max_grad_norm: float = 0.5
     snapshot_every: int = 10  # updates between snapshots of the policy (the past pool)
     snapshots: int = 8  # snapshots kept (the oldest forgotten first)
+    # the magnet (R-NaD, magnetic mirror descent): a weight on KL(policy || magnet), the
+    # magnet a frozen copy of the policy taken every ``magnet_every`` updates (0: the
+    # policy it started from, kept).  Self-play's last iterate circles a mixed
+    # equilibrium (Leduc); pulled towards a magnet that itself moves slowly, it settles.
+    magnet: float = 0.0
+    magnet_every: int = 0
+    # the average policy (average.py): a reservoir of this many decisions (0: none)
+    average: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-@dataclass
-class Step:
-    """One decision of one row, as the network read it."""
-
-    tokens: tuple[np.ndarray, ...]  # names, kinds, buckets, continuous (trimmed)
-    actions: np.ndarray  # action token names [A, N]
-    chosen: int  # the action token taken
-    logp: float
-    value: float  # the mover's standing as the network valued it
-    seat: int
-    advantage: float = 0.0
-    returns: np.ndarray | None = None  # per seat offset from the mover: its return
 
 
 @dataclass
@@ -147,6 +143,14 @@ class PPOTrainer:
         self.finished: list[Step] = []
         self.results: list[tuple[str, int | None, Any]] = []  # (lane, learner seat, result)
         self.snapshot()  # the pool's first member: the policy it starts from
+        self.average = (
+            AveragePolicy(self.net, config.average, config.lr, config.minibatch, seed)
+            if config.average
+            else None
+        )
+        self.magnet: nn.Module | None = None
+        if config.magnet:
+            self.refresh_magnet()
         for lane in self.lanes:
             lane.env.reset()
             self._draw_rows(lane, range(lane.env.n))
@@ -167,6 +171,15 @@ class PPOTrainer:
         self._frozen = []
         for lane in self.lanes:  # games in progress keep their opponent
             lane.opponent = np.maximum(lane.opponent - dropped, 0)
+
+    def refresh_magnet(self) -> None:
+        """The magnet becomes a frozen copy of the current policy (a no-op without one)."""
+        if not self.config.magnet:
+            return
+        self.magnet = copy.deepcopy(self.net)
+        self.magnet.eval()
+        for parameter in self.magnet.parameters():
+            parameter.requires_grad_(False)
 
     def _frozen_net(self, k: int) -> nn.Module:
         if not self._frozen:
@@ -214,6 +227,8 @@ class PPOTrainer:
         self.updates += 1
         if self.config.snapshot_every and self.updates % self.config.snapshot_every == 0:
             self.snapshot()
+        if self.config.magnet_every and self.updates % self.config.magnet_every == 0:
+            self.refresh_magnet()
         return ended
 
     def _step_lane(self, lane: Lane) -> int:
@@ -227,6 +242,7 @@ class PPOTrainer:
             logp = torch.log_softmax(logits, dim=-1)
             chosen = torch.multinomial(logp.exp(), 1, generator=self.rng).squeeze(1)
         picked = chosen.numpy()
+        probs = logp.exp().numpy() if self.average is not None else None
         taken = logp.gather(1, chosen[:, None]).squeeze(1).numpy()
         value = values[:, 0].numpy()
         for i in np.flatnonzero(learns).tolist():
@@ -244,6 +260,7 @@ class PPOTrainer:
                     logp=float(taken[i]),
                     value=float(value[i]),
                     seat=int(env.seat[i]),
+                    probs=None if probs is None else probs[i, :a].copy(),
                 )
             )
         *_, info = env.step(env.action_key[np.arange(env.n), picked])
@@ -320,13 +337,16 @@ class PPOTrainer:
                 nn.utils.clip_grad_norm_(self.net.parameters(), c.max_grad_norm)
                 self.optimizer.step()
                 for key, value in parts.items():
-                    stats[key].append(value)
+                    stats.setdefault(key, []).append(value)
         self.net.eval()
+        if self.average is not None:
+            self.average.add(steps)
+            stats["average"] = [self.average.learn(math.ceil(len(steps) / c.minibatch))]
         return {k: float(np.mean(v)) for k, v in stats.items()} | {"steps": float(len(steps))}
 
     def _loss(self, batch: list[Step], mean: float, std: float) -> tuple[torch.Tensor, dict]:
         c = self.config
-        x = _collate(batch)
+        x = collate_steps(batch)
         logits, values = self.net(**x)
         logp_all = torch.log_softmax(logits, dim=-1)
         chosen = torch.tensor([s.chosen for s in batch])
@@ -349,7 +369,23 @@ class PPOTrainer:
             "entropy": entropy.item(),
             "kl": kl.item(),
         }
+        if self.magnet is not None:
+            pull = self._magnet_divergence(x, probs, logp_all)
+            loss = loss + c.magnet * pull
+            parts["magnet"] = pull.item()
         return loss, parts
+
+    def _magnet_divergence(
+        self, x: dict[str, torch.Tensor], probs: torch.Tensor, logp_all: torch.Tensor
+    ) -> torch.Tensor:
+        """Mean KL(policy || magnet) over the batch's decisions (legal moves only)."""
+        assert self.magnet is not None
+        with torch.no_grad():
+            magnet_logits, _ = self.magnet(**x)
+            magnet_logp = torch.log_softmax(magnet_logits, dim=-1)
+        legal = x["action_mask"]
+        gap = (logp_all - magnet_logp).masked_fill(~legal, 0.0)
+        return (probs * gap).sum(1).mean()
 
     # ------------------------------------------------------------ checkpoints
     def state(self) -> dict[str, Any]:
@@ -360,6 +396,8 @@ class PPOTrainer:
             "draws": self.draws.bit_generator.state,
             "snapshots": self.snapshots,
             "updates": self.updates,
+            "magnet": None if self.magnet is None else self.magnet.state_dict(),
+            "average": None if self.average is None else self.average.state(),
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
@@ -369,6 +407,10 @@ class PPOTrainer:
         self.snapshots = list(state["snapshots"])
         self._frozen = []
         self.updates = int(state["updates"])
+        if self.magnet is not None and state.get("magnet") is not None:
+            self.magnet.load_state_dict(state["magnet"])
+        if self.average is not None and state.get("average") is not None:
+            self.average.load_state(state["average"])
 
 
 def play_greedy(net: nn.Module, env: VectorEnv, games: int, seed: int = 0) -> list[Any]:
@@ -407,37 +449,6 @@ def token_inputs(env: VectorEnv) -> dict[str, torch.Tensor]:
         "token_mask": torch.from_numpy(np.arange(t) < env.token_count[:, None]),
         "action_names": torch.from_numpy(env.action_names[:, :a].astype(np.int64)),
         "action_mask": torch.from_numpy(np.arange(a) < env.action_count[:, None]),
-    }
-
-
-def _collate(batch: list[Step]) -> dict[str, torch.Tensor]:
-    """Steps padded into the network's inputs."""
-    b = len(batch)
-    t = max(max(len(s.tokens[1]) for s in batch), 1)
-    a = max(max(len(s.actions) for s in batch), 1)
-    n = batch[0].tokens[0].shape[1] if len(batch[0].tokens[0]) else 16
-    names = np.zeros((b, t, n), dtype=np.int64)
-    kinds = np.zeros((b, t), dtype=np.int64)
-    buckets = np.zeros((b, t), dtype=np.int64)
-    continuous = np.zeros((b, t, 3), dtype=np.float32)
-    token_mask = np.zeros((b, t), dtype=np.bool_)
-    action_names = np.zeros((b, a, n), dtype=np.int64)
-    action_mask = np.zeros((b, a), dtype=np.bool_)
-    for i, s in enumerate(batch):
-        k = len(s.tokens[1])
-        names[i, :k], kinds[i, :k], buckets[i, :k], continuous[i, :k] = s.tokens
-        token_mask[i, :k] = True
-        m = len(s.actions)
-        action_names[i, :m] = s.actions
-        action_mask[i, :m] = True
-    return {
-        "names": torch.from_numpy(names),
-        "kinds": torch.from_numpy(kinds),
-        "buckets": torch.from_numpy(buckets),
-        "continuous": torch.from_numpy(continuous),
-        "token_mask": torch.from_numpy(token_mask),
-        "action_names": torch.from_numpy(action_names),
-        "action_mask": torch.from_numpy(action_mask),
     }
 
 

@@ -27,11 +27,10 @@ agent spec ``neural:model=DIR`` (slower, the same policy).
 
 from __future__ import annotations
 
-import json
 import random
 import resource
 import time
-from collections.abc import Callable
+from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
@@ -40,32 +39,18 @@ import torch
 
 from cardlang.agents.neural.model import (
     UNIFORM_COUNTS,
-    GameIdentity,
-    NeuralModel,
-    atomic_save,
-    check_game,
-    game_hash,
-    load_model,
-    read_checkpoint,
 )
-from cardlang.agents.neural.network import NetConfig
-from cardlang.agents.neural.search import SoloValue
-from cardlang.compiler.load import load_game
-from cardlang.engine.gamemaster import Limits
 from cardlang.env.vector import VectorEnv
 from cardlang.errors import UsageError
 from cardlang.learning.config import TrainConfig
-from cardlang.learning.evaluate import GreedyEvaluator, game_length_of, process_cpu_seconds
+from cardlang.learning.evaluate import GreedyEvaluator, game_length_of
 from cardlang.learning.loop import imitate
 from cardlang.learning.ppo import PAST, SELF, Lane, PPOConfig, PPOTrainer
-from cardlang.learning.report import evaluation_text, write_model_card, write_report
+from cardlang.learning.report import evaluation_text
+from cardlang.learning.run_folder import CHECKPOINT, MODEL, Report, RunFolder
 from cardlang.runs.progress import games_bar
 
-CHECKPOINT = "checkpoint.pt"
-MODEL = "model.pt"
-METRICS = "metrics.jsonl"
-
-Report = Callable[[str], None]
+AVERAGE = "average.pt"
 
 
 def parse_pool(text: str) -> list[tuple[str, float]]:
@@ -104,28 +89,25 @@ def split_rows(total: int, weights: list[float], least: list[int]) -> list[int]:
     return rows
 
 
-class PPORun:
+class PPORun(RunFolder):
     """One PPO run folder: its model, trainer and lanes (see the module docstring)."""
 
+    algorithm = "ppo"
+
     def __init__(
-        self, config: TrainConfig, out: Path, report: Report, names: list[str] | None = None
+        self,
+        config: TrainConfig,
+        out: Path,
+        report: Report,
+        checkpoint: dict[str, Any] | None = None,
     ) -> None:
-        self.out, self.report, self.config = out, report, config
-        self.game = load_game(config.game, params=config.params)
-        self.solo = SoloValue(config.solo_best, config.solo_cap)
-        self.round = 0
+        super().__init__(config, out, report, checkpoint)
         self.games = 0
-        self.metrics: list[dict[str, Any]] = []
-        self.cpu_before = 0.0
         self.bot_figures: dict[str, Any] = {}  # solo: the scripted agents' lengths
         torch.manual_seed(config.seed)
-        if config.init and names is None:
-            self.model = self._init_model(config.init)
-        else:
-            self.model = self._new_model()
-        if names is not None:  # a resumed run: the envs write the names it learnt with
-            self.model.set_names(names)
-        self.limits = Limits(max_decisions=config.max_decisions)
+        self.model = self._model("cpu", checkpoint)
+        if checkpoint is not None:  # the envs write the names the run learnt with
+            self.model.set_names(checkpoint["names"])
         if not hasattr(self.game.master(self.limits), "play_native"):
             raise UsageError(
                 "--algorithm ppo steps its games inside the native engine, and this game "
@@ -138,48 +120,11 @@ class PPORun:
 
     # ------------------------------------------------------------ set-up
     def _ppo_config(self) -> PPOConfig:
-        c = self.config
-        return PPOConfig(
-            horizon=c.horizon,
-            epochs=c.epochs,
-            minibatch=c.batch_size,
-            lr=c.lr,
-            clip=c.clip,
-            entropy=c.entropy,
-            value_weight=c.value_weight,
-            lam=c.lam,
-            snapshot_every=c.snapshot_every,
-            snapshots=c.snapshots,
-        )
-
-    def _new_model(self) -> NeuralModel:
-        c = self.config
-        net = NetConfig(
-            width=c.width,
-            body=c.body,
-            phi_layers=c.phi_layers,
-            heads=c.heads,
-            layers=c.layers,
-            feedforward=c.feedforward,
-            hidden=c.hidden,
-            seats=self.game.nplayers,
-            solo=self.game.nplayers == 1,
-        )
-        identity = GameIdentity.of(self.game, c.params)
-        info = {"solo_value": {"best": c.solo_best, "cap": c.solo_cap}}
-        return NeuralModel(net, identity, device="cpu", info=info)
-
-    def _init_model(self, path: str) -> NeuralModel:
-        c = self.config
-        model = load_model(path, self.game, device="cpu")
-        s = model.config
-        c.width, c.heads, c.layers, c.body = s.width, s.heads, s.layers, s.body
-        c.phi_layers, c.feedforward, c.hidden = s.phi_layers, s.feedforward, s.hidden
-        model.info = {
-            "solo_value": {"best": c.solo_best, "cap": c.solo_cap},
-            "init": {"model": str(path), "info": dict(model.info)},
-        }
-        return model
+        """The algorithm's settings: the run's of the same names (its batch size is
+        PPO's minibatch)."""
+        names = {f.name for f in fields(PPOConfig)}
+        same = {k: v for k, v in asdict(self.config).items() if k in names}
+        return PPOConfig(**same, minibatch=self.config.batch_size)
 
     def _lanes(self) -> list[Lane]:
         """The opponent pool as lanes: ``self`` and ``past`` each one env of every
@@ -243,28 +188,7 @@ class PPORun:
         imitate(self.model, self.game, c.warm_start, c.warm_steps, 128, rng, self.solo, self.report)
         self.trainer.snapshot()  # the imitated policy joins the past pool
 
-    # ------------------------------------------------------------ open and resume
-    @classmethod
-    def open(cls, config: TrainConfig, out: Path, report: Report) -> PPORun:
-        """A new run in ``out``, or the run there resumed from its checkpoint (its own
-        settings kept, but for the rounds and the time limit asked for now)."""
-        checkpoint = out / CHECKPOINT
-        if not checkpoint.is_file():
-            out.mkdir(parents=True, exist_ok=True)
-            return cls(config, out, report)
-        data = read_checkpoint(checkpoint)
-        saved = TrainConfig.from_dict(data["training"]["config"])
-        if saved.algorithm != "ppo":
-            raise UsageError(f"{out} holds a {saved.algorithm} run: resume it with that algorithm")
-        saved.rounds, saved.time_limit = config.rounds, config.time_limit
-        run = cls(saved, out, report, names=data["names"])
-        check_game(run.model.game, run.game, False, checkpoint)
-        if data["game"]["sha256"] != game_hash(run.game):
-            raise UsageError(f"{checkpoint} belongs to another game file")
-        run._restore(data)
-        report(f"resuming {out} after round {run.round}")
-        return run
-
+    # ------------------------------------------------------------ resume
     def _restore(self, data: dict[str, Any]) -> None:
         self.model.net.load_state_dict(data["state_dict"])
         self.model.info = dict(data.get("info") or self.model.info)
@@ -278,18 +202,11 @@ class PPORun:
 
     # ------------------------------------------------------------ the loop
     def run(self) -> None:
-        c = self.config
-        start = time.monotonic()
         if self.round == 0 and not (self.out / CHECKPOINT).is_file():
-            if c.warm_start:
+            if self.config.warm_start:
                 self._imitate()
             self._save()
-        while self.round < c.rounds:
-            if c.time_limit and time.monotonic() - start > c.time_limit:
-                self.report(f"time limit reached after round {self.round}")
-                break
-            self._round(self.round + 1)
-        self.report(f"done: {self.round} rounds; model in {self.out / MODEL}")
+        self._rounds()
 
     def _round(self, number: int) -> None:
         c = self.config
@@ -368,9 +285,6 @@ class PPORun:
         return {spec: judge.share(spec, games, seed) for spec in self.config.eval_agents}
 
     # ------------------------------------------------------------ files
-    def cpu_seconds(self) -> float:
-        return self.cpu_before + process_cpu_seconds()
-
     def _save(self) -> None:
         self.model.info["training"] = {
             "algorithm": "ppo",
@@ -379,7 +293,6 @@ class PPORun:
             "games": self.games,
             "cpu_hours": self.cpu_seconds() / 3600,
         }
-        self.model.save(self.out / MODEL)
         training = {
             "config": self.config.to_dict(),
             "round": self.round,
@@ -389,13 +302,12 @@ class PPORun:
             "cpu_seconds": self.cpu_seconds(),
             "bot_figures": self.bot_figures,
         }
-        atomic_save({**self.model.payload(), "training": training}, self.out / CHECKPOINT)
-        text = "".join(json.dumps(row) + "\n" for row in self.metrics)
-        tmp = self.out / (METRICS + ".tmp")
-        tmp.write_text(text)
-        tmp.replace(self.out / METRICS)
-        write_report(self.out, self.metrics, self.config)
-        write_model_card(self.out, self.metrics, self.config, self.model)
+        self._write(training)
+        average = self.trainer.average
+        if average is not None:  # the average policy, loadable as neural:model=DIR/average.pt
+            info = self.model.info | {"policy": "average of the policies played (--average)"}
+            state = {k: v.detach().cpu() for k, v in average.net.state_dict().items()}
+            self.model.save(self.out / AVERAGE, extra={"state_dict": state, "info": info})
 
 
 def round_seed(seed: int, number: int) -> int:

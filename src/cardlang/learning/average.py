@@ -1,0 +1,138 @@
+"""The average of the policies PPO has played: NFSP's average network (torch).
+
+Pipeline position: learning, beside ppo.py.  Self-play's current policy in a game of
+hidden information circles a mixed equilibrium rather than settling on it (Leduc poker:
+NashConv 1-2 chips per hand, up and down); the *average* of the policies played is
+what converges in two-player zero-sum games (fictitious play; Heinrich & Silver, "Deep
+Reinforcement Learning from Self-Play in Imperfect-Information Games", 2016).
+
+A network of the policy's shape learns it by imitation: every decision PPO learns from
+joins a reservoir (Vitter's algorithm R: after n decisions, each of them is in it with
+the same chance, capacity / n) with the policy's move probabilities there, and the
+network is fitted to the reservoir's probabilities (cross-entropy over the decision's
+legal moves).  A decision is sampled as often as the policies played reach it, so the
+network learns each state's moves averaged over the policies in proportion to how often
+each reached it: the average strategy, up to the opponents' share of the reach.
+
+Its checkpoint state is tensors only (``torch.load(weights_only=True)`` reads it).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from cardlang.learning.steps import Step, collate_steps
+
+__all__ = ["AveragePolicy"]
+
+
+class AveragePolicy:
+    """The average policy's network, its reservoir and its optimizer."""
+
+    def __init__(self, net: nn.Module, capacity: int, lr: float, minibatch: int, seed: int) -> None:
+        self.net = copy.deepcopy(net)  # starts as the policy it averages from
+        self.net.eval()
+        self.capacity, self.minibatch = capacity, minibatch
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=lr)
+        self.draws = np.random.default_rng([seed, 1])  # reservoir places
+        self.rng = torch.Generator().manual_seed(seed + 1)  # minibatches
+        self.reservoir: list[Step] = []
+        self.seen = 0
+
+    def add(self, steps: list[Step]) -> None:
+        """Offer decisions (with their ``probs``) to the reservoir."""
+        for step in steps:
+            self.seen += 1
+            if len(self.reservoir) < self.capacity:
+                self.reservoir.append(step)
+                continue
+            place = int(self.draws.integers(self.seen))
+            if place < self.capacity:
+                self.reservoir[place] = step
+
+    def learn(self, batches: int) -> float:
+        """``batches`` gradient steps on minibatches drawn from the reservoir; the mean
+        cross-entropy."""
+        if not self.reservoir:
+            return float("nan")
+        self.net.train()
+        losses = []
+        for _ in range(batches):
+            size = min(self.minibatch, len(self.reservoir))
+            picks = torch.randint(len(self.reservoir), (size,), generator=self.rng).tolist()
+            batch = [self.reservoir[j] for j in picks]
+            x = collate_steps(batch)
+            logits, _ = self.net(**x)
+            logp = torch.log_softmax(logits, dim=-1).masked_fill(~x["action_mask"], 0.0)
+            target = torch.zeros_like(logp)
+            for i, step in enumerate(batch):
+                assert step.probs is not None
+                target[i, : len(step.probs)] = torch.from_numpy(step.probs)
+            loss = -(target * logp).sum(1).mean()
+            self.optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(self.net.parameters(), 0.5)
+            self.optimizer.step()
+            losses.append(loss.item())
+        self.net.eval()
+        return float(np.mean(losses))
+
+    # ------------------------------------------------------------ checkpoints
+    def state(self) -> dict[str, Any]:
+        """Everything a resumed run needs, as tensors and numbers."""
+        return {
+            "net": {k: v.detach().clone() for k, v in self.net.state_dict().items()},
+            "optimizer": self.optimizer.state_dict(),
+            "draws": self.draws.bit_generator.state,
+            "rng": self.rng.get_state(),
+            "seen": self.seen,
+            "reservoir": _pack(self.reservoir),
+        }
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        self.net.load_state_dict(state["net"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.draws.bit_generator.state = state["draws"]
+        self.rng.set_state(state["rng"])
+        self.seen = int(state["seen"])
+        self.reservoir = _unpack(state["reservoir"])
+
+
+def _pack(steps: list[Step]) -> dict[str, torch.Tensor]:
+    """Decisions as flat tensors: each array of every step concatenated, with counts."""
+    if not steps:
+        return {}
+    tokens = [np.concatenate([s.tokens[k] for s in steps]) for k in range(4)]
+    return {
+        "token_counts": torch.tensor([len(s.tokens[1]) for s in steps]),
+        "action_counts": torch.tensor([len(s.actions) for s in steps]),
+        "names": torch.from_numpy(tokens[0].astype(np.int64)),
+        "kinds": torch.from_numpy(tokens[1].astype(np.int64)),
+        "buckets": torch.from_numpy(tokens[2].astype(np.int64)),
+        "continuous": torch.from_numpy(tokens[3].astype(np.float32)),
+        "actions": torch.from_numpy(np.concatenate([s.actions for s in steps]).astype(np.int64)),
+        "probs": torch.from_numpy(np.concatenate([s.probs for s in steps]).astype(np.float32)),
+    }
+
+
+def _unpack(packed: dict[str, torch.Tensor]) -> list[Step]:
+    if not packed:
+        return []
+    token_ends = np.cumsum(packed["token_counts"].numpy())
+    action_ends = np.cumsum(packed["action_counts"].numpy())
+    arrays = [packed[k].numpy() for k in ("names", "kinds", "buckets", "continuous")]
+    actions, probs = packed["actions"].numpy(), packed["probs"].numpy()
+    steps = []
+    t0 = a0 = 0
+    for t1, a1 in zip(token_ends.tolist(), action_ends.tolist(), strict=True):
+        tokens = tuple(array[t0:t1].copy() for array in arrays)
+        step = Step(tokens, actions[a0:a1].copy(), chosen=0, logp=0.0, value=0.0, seat=0)
+        step.probs = probs[a0:a1].copy()
+        steps.append(step)
+        t0, a0 = t1, a1
+    return steps

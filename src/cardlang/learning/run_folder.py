@@ -1,0 +1,160 @@
+"""What both trainers' run folders share (``cardlang train``: loop.py for ``--algorithm
+search``, ppo_run.py for ``--algorithm ppo``).
+
+A run lives in one folder (``--out``): ``model.pt`` (what ``neural:model=DIR`` loads),
+``checkpoint.pt`` (the model with the training state), ``metrics.jsonl``, ``plots/``,
+``report.html`` and ``MODEL_CARD.md``.  This base opens a new folder or resumes the run
+in it (the checkpoint's own settings kept, but for the rounds and the time limit asked
+for now), makes the model (new, or ``--init`` from a trained one), keeps the CPU clock
+across sessions and writes the files every round.  A subclass says how a round is
+played and what its checkpoint holds beside the model.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, ClassVar, TypeVar
+
+from cardlang.agents.neural.model import (
+    GameIdentity,
+    NeuralModel,
+    atomic_save,
+    check_game,
+    game_hash,
+    load_model,
+    read_checkpoint,
+)
+from cardlang.agents.neural.network import NetConfig
+from cardlang.agents.neural.search import SoloValue
+from cardlang.compiler.load import load_game
+from cardlang.engine.gamemaster import Limits
+from cardlang.errors import UsageError
+from cardlang.learning.config import TrainConfig
+from cardlang.learning.evaluate import process_cpu_seconds
+from cardlang.learning.report import write_model_card, write_report
+
+CHECKPOINT = "checkpoint.pt"
+MODEL = "model.pt"
+METRICS = "metrics.jsonl"
+
+Report = Callable[[str], None]
+Run = TypeVar("Run", bound="RunFolder")
+
+
+class RunFolder:
+    """One run folder; ``checkpoint`` is the checkpoint a resumed run is made from."""
+
+    algorithm: ClassVar[str]
+    model: NeuralModel  # made by the subclass (``_model``)
+
+    def __init__(
+        self,
+        config: TrainConfig,
+        out: Path,
+        report: Report,
+        checkpoint: dict[str, Any] | None = None,
+    ) -> None:
+        self.out, self.report, self.config = out, report, config
+        self.game = load_game(config.game, params=config.params)
+        self.solo = SoloValue(config.solo_best, config.solo_cap)
+        self.limits = Limits(max_decisions=config.max_decisions)
+        self.round = 0
+        self.metrics: list[dict[str, Any]] = []
+        self.cpu_before = 0.0  # CPU seconds of earlier sessions of this run
+
+    # ------------------------------------------------------------ the model
+    def _model(self, device: str, checkpoint: dict[str, Any] | None) -> NeuralModel:
+        """A new model, or ``--init``'s; a resumed run's weights come from its checkpoint
+        (so it needs no ``--init`` file)."""
+        if self.config.init and checkpoint is None:
+            return self._init_model(self.config.init, device)
+        return self._new_model(device)
+
+    def _solo_info(self) -> dict[str, Any]:
+        return {"solo_value": {"best": self.config.solo_best, "cap": self.config.solo_cap}}
+
+    def _new_model(self, device: str) -> NeuralModel:
+        c = self.config
+        net = NetConfig(
+            width=c.width,
+            body=c.body,
+            phi_layers=c.phi_layers,
+            heads=c.heads,
+            layers=c.layers,
+            feedforward=c.feedforward,
+            hidden=c.hidden,
+            seats=self.game.nplayers,
+            solo=self.game.nplayers == 1,
+        )
+        identity = GameIdentity.of(self.game, c.params)
+        return NeuralModel(net, identity, device=device, info=self._solo_info())
+
+    def _init_model(self, path: str, device: str) -> NeuralModel:
+        """A trained model of this game file to go on from (``--init``): its weights, names
+        and sizes, and what it came from (the model card tells the lineage)."""
+        c = self.config
+        model = load_model(path, self.game, device=device)
+        s = model.config
+        c.width, c.heads, c.layers, c.body = s.width, s.heads, s.layers, s.body
+        c.phi_layers, c.feedforward, c.hidden = s.phi_layers, s.feedforward, s.hidden
+        model.info = {**self._solo_info(), "init": {"model": str(path), "info": dict(model.info)}}
+        return model
+
+    # ------------------------------------------------------------ open and resume
+    @classmethod
+    def open(cls: type[Run], config: TrainConfig, out: Path, report: Report) -> Run:
+        """A new run in ``out``, or the run there resumed from its checkpoint (its own
+        settings kept, but for the rounds and the time limit asked for now)."""
+        path = out / CHECKPOINT
+        if not path.is_file():
+            out.mkdir(parents=True, exist_ok=True)
+            return cls(config, out, report)
+        data = read_checkpoint(path)
+        saved = TrainConfig.from_dict(data["training"]["config"])
+        if saved.algorithm != cls.algorithm:
+            raise UsageError(f"{out} holds a {saved.algorithm} run: resume it with that algorithm")
+        saved.rounds, saved.time_limit = config.rounds, config.time_limit
+        run = cls(saved, out, report, checkpoint=data)
+        check_game(run.model.game, run.game, False, path)
+        if data["game"]["sha256"] != game_hash(run.game):
+            raise UsageError(f"{path} belongs to another game file")
+        run._restore(data)
+        report(f"resuming {out} after round {run.round}")
+        return run
+
+    def _restore(self, data: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ the loop
+    def _rounds(self) -> None:
+        """Rounds until ``rounds`` are done or the time limit has passed."""
+        c = self.config
+        start = time.monotonic()
+        while self.round < c.rounds:
+            if c.time_limit and time.monotonic() - start > c.time_limit:
+                self.report(f"time limit reached after round {self.round}")
+                break
+            self._round(self.round + 1)
+        self.report(f"done: {self.round} rounds; model in {self.out / MODEL}")
+
+    def _round(self, number: int) -> None:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ files
+    def cpu_seconds(self) -> float:
+        return self.cpu_before + process_cpu_seconds()
+
+    def _write(self, training: dict[str, Any]) -> None:
+        """The model, then the checkpoint (the model with ``training``), both atomic;
+        then the metrics, the report and the model card."""
+        self.model.save(self.out / MODEL)
+        atomic_save({**self.model.payload(), "training": training}, self.out / CHECKPOINT)
+        text = "".join(json.dumps(row) + "\n" for row in self.metrics)
+        tmp = self.out / (METRICS + ".tmp")
+        tmp.write_text(text)
+        tmp.replace(self.out / METRICS)
+        write_report(self.out, self.metrics, self.config)
+        write_model_card(self.out, self.metrics, self.config, self.model)
