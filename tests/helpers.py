@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from cardlang import Gamemaster, Gamestate, load_game
@@ -82,3 +83,33 @@ def record_games(db: Path, game: Path, *, agents: str, games: int, seed: int) ->
     )
     assert done.returncode == 0, done.stderr
     return db
+
+
+def train_until_killed(command: list[str], out: Path, rounds: int, timeout: float = 120) -> int:
+    """Start ``cardlang train`` (``command``), ``kill -9`` it once its metrics hold
+    ``rounds`` rounds (the file is written beside and renamed, so it is never half
+    there) or it has stopped, and return the round its checkpoint holds."""
+    from cardlang.agents.neural.model import read_checkpoint  # torch: only where trained
+
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.Popen(command, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    metrics = out / "metrics.jsonl"
+    try:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and proc.poll() is None:
+            if metrics.exists() and len(metrics.read_text().splitlines()) >= rounds:
+                break
+            time.sleep(0.1)
+        proc.kill()
+    finally:
+        proc.wait()
+    return int(read_checkpoint(out / "checkpoint.pt")["training"]["round"])
+
+
+def with_rounds(command: list[str], rounds: int, out: Path | None = None) -> list[str]:
+    """``command`` with ``--rounds`` (and ``--out``, when given) changed."""
+    changed = list(command)
+    changed[changed.index("--rounds") + 1] = str(rounds)
+    if out is not None:
+        changed[changed.index("--out") + 1] = str(out)
+    return changed

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 import random
 import shutil
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +30,7 @@ from cardlang.agents.neural.search import (  # noqa: E402
     choose_action,
     improved_policy,
 )
+from helpers import train_until_killed, with_rounds  # noqa: E402
 
 from cardlang import load_game  # noqa: E402
 from cardlang.engine.state import RUNNING  # noqa: E402
@@ -582,27 +580,11 @@ def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path: Path) -> None:
         "--device",
         "cpu",
     ]
-    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            lines = (
-                (out / "metrics.jsonl").read_text().splitlines()
-                if (out / "metrics.jsonl").exists()
-                else []
-            )
-            if len(lines) >= 2:
-                break
-            time.sleep(0.2)
-        os.kill(proc.pid, signal.SIGKILL)
-    finally:
-        proc.wait()
-    data = read_checkpoint(out / "checkpoint.pt")  # whole, whenever the kill came
-    load_model(out, device="cpu")
-    done = data["training"]["round"]
+    done = train_until_killed(command, out, rounds=2)
+    load_model(out, device="cpu")  # whole, whenever the kill came
     assert done >= 2
     finish = subprocess.run(
-        [*command[:8], str(done + 2), *command[9:]], cwd=ROOT, capture_output=True, text=True
+        with_rounds(command, done + 2), cwd=ROOT, capture_output=True, text=True
     )
     assert finish.returncode == 0, finish.stderr
     assert f"resuming {out} after round {done}" in finish.stderr

@@ -8,18 +8,16 @@ run of a few rounds takes seconds.
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 torch = pytest.importorskip("torch")
 
-from cardlang.agents.neural.model import load_model, read_checkpoint  # noqa: E402
+from cardlang.agents.neural.model import load_model  # noqa: E402
+from helpers import train_until_killed, with_rounds  # noqa: E402
 from test_neural import HIGH_CARD  # noqa: E402  (the same two-card game)
 
 from cardlang.engine.native import native_available  # noqa: E402
@@ -231,27 +229,15 @@ def test_a_killed_run_resumes_exactly(game: Path, tmp_path: Path) -> None:
         "--evaluate-every",
         "0",
     ]
-    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None:
-            # metrics.jsonl appears whole (written beside, then renamed)
-            metrics = out / "metrics.jsonl"
-            if metrics.exists() and len(metrics.read_text().splitlines()) >= 3:
-                break
-            time.sleep(0.1)
-        os.kill(proc.pid, signal.SIGKILL)
-    finally:
-        proc.wait()
-    done = read_checkpoint(out / "checkpoint.pt")["training"]["round"]
+    done = train_until_killed(command, out, rounds=3)
     assert done >= 3
     finish = subprocess.run(
-        [*command[:8], str(done + 2), *command[9:]], cwd=ROOT, capture_output=True, text=True
+        with_rounds(command, done + 2), cwd=ROOT, capture_output=True, text=True
     )
     assert finish.returncode == 0, finish.stderr
     assert f"resuming {out} after round {done}" in finish.stderr
     straight = tmp_path / "straight"
-    again = [*command[:6], str(straight), command[7], str(done + 2), *command[9:]]
+    again = with_rounds(command, done + 2, out=straight)
     assert subprocess.run(again, cwd=ROOT, capture_output=True).returncode == 0
     assert _same(_weights(out), _weights(straight))
 
