@@ -7,6 +7,7 @@ import random
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -175,6 +176,44 @@ def test_deep_sets_ignores_padding_and_is_deterministic_on_cpu(tmp_path: Path) -
     model.save(tmp_path / "m")
     loaded = load_model(tmp_path / "m", game)
     assert loaded.config.body == "deepsets" and type(loaded.net).__name__ == "DeepSetsNet"
+
+
+@pytest.mark.parametrize("phi_layers", [0, 1])
+def test_deep_sets_shared_name_rows_change_no_bit(monkeypatch, phi_layers: int) -> None:
+    """Each distinct row of names is summed once and gathered back (network._bag), and
+    the masked max reuses the masked product: the outputs are bit for bit those of a
+    bag per row and a max over -inf padding; a hash collision falls back to a bag per
+    row."""
+    from cardlang.agents.neural import network
+
+    game = load_game(ROOT / "games/dominion.rcy")
+    model = _model(game, body="deepsets")
+    model.net = network.DeepSetsNet(replace(model.config, phi_layers=phi_layers)).eval()
+    items = _tokens(model, game, limit=24)
+    x = batch_tensors(collate(items))
+    x["token_mask"][3] = False  # a row without tokens
+    with torch.no_grad():
+        shared = model.net(**x)
+        monkeypatch.setattr(network, "_distinct_rows", lambda rows: (rows, None))
+        reference = model.net(**x)
+        names = x["names"]
+        h = model.net.phi(
+            model.net._bag(names)
+            + model.net.counts(x["kinds"].long() * network.BUCKETS + x["buckets"].long())
+            + model.net.continuous(x["continuous"])
+        )
+    assert torch.equal(shared[0], reference[0]) and torch.equal(shared[1], reference[1])
+    if phi_layers:
+        mask = x["token_mask"].unsqueeze(-1)
+        largest = h.masked_fill(~mask, float("-inf")).amax(1)
+        largest = torch.where(torch.isfinite(largest), largest, torch.zeros_like(largest))
+        assert torch.equal((h * mask.to(h.dtype)).amax(1), largest)
+    monkeypatch.undo()
+    rows = names.reshape(-1, names.shape[-1])
+    distinct, inverse = network._distinct_rows(rows)
+    assert inverse is not None and len(distinct) < len(rows) / 4
+    monkeypatch.setattr(network, "_ROW_HASH", torch.zeros(64, dtype=torch.int64))
+    assert network._distinct_rows(rows)[1] is None  # every row alike to the hash
 
 
 # ---------------------------------------------------------------- search and agent
