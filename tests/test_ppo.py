@@ -132,19 +132,20 @@ def _offered_steps(trainer: PPOTrainer, count: int) -> list:
     return steps[:count]
 
 
-def test_the_reservoir_keeps_every_decision_with_the_same_chance() -> None:
-    """Vitter's algorithm R: of 4,000 decisions offered to a reservoir of 1,000, as many
-    of the first half are kept as of the second (500 each; binomial sd about 14)."""
+@pytest.mark.parametrize("recent", [False, True])
+def test_the_reservoir_keeps_every_decision_alike_or_the_recent_ones(recent: bool) -> None:
+    """Of 4,000 decisions offered to a reservoir of 1,000: Vitter's algorithm R keeps as
+    many of the first half as of the second (500 each; binomial sd about 14); the recent
+    window keeps mostly the second half (the first about 140: e^-2 of its slots last)."""
     trainer = _trainer(seed=0)
-    trainer.config.average = 1  # the steps carry their probabilities
-    trainer.average = AveragePolicy(trainer.net, 1_000, 1e-3, 64, seed=0)
+    trainer.average = AveragePolicy(trainer.net, 1_000, 1e-3, 64, seed=0, recent=recent)
     steps = _offered_steps(trainer, 4_000)
     assert all(s.probs is not None and len(s.probs) == len(s.actions) for s in steps)
     trainer.average.add(steps)
     kept = {id(s) for s in trainer.average.reservoir}
     assert len(trainer.average.reservoir) == 1_000 and trainer.average.seen == 4_000
     first = sum(id(s) in kept for s in steps[:2_000])
-    assert 430 <= first <= 570, first
+    assert (80 <= first <= 220) if recent else (430 <= first <= 570), first
 
 
 def test_the_average_network_learns_the_mean_of_the_policies() -> None:

@@ -133,6 +133,12 @@ def add_parser(sub: SubParsers) -> None:
         "a reservoir of this many decisions, saved as average.pt: in poker the average, "
         "not the current policy, nears the equilibrium (0: none)",
     )
+    g.add_argument(
+        "--average-recent",
+        action="store_true",
+        help="--average over a window of recent decisions (each new one replaces a random "
+        "one once the reservoir is full), not over all decisions alike",
+    )
     g = p.add_argument_group("self-play with search (--algorithm search)")
     g.add_argument("--games", type=positive, default=16, help="self-play games per round (16)")
     g.add_argument(

@@ -8,7 +8,9 @@ Reinforcement Learning from Self-Play in Imperfect-Information Games", 2016).
 
 A network of the policy's shape learns it by imitation: every decision PPO learns from
 joins a reservoir (Vitter's algorithm R: after n decisions, each of them is in it with
-the same chance, capacity / n) with the policy's move probabilities there, and the
+the same chance, capacity / n; with ``recent``, each new decision replaces a random one
+once it is full, so the average weighs the recent policies most, over an exponential
+window of about ``capacity`` decisions) with the policy's move probabilities there, and the
 network is fitted to the reservoir's probabilities (cross-entropy over the decision's
 legal moves).  A decision is sampled as often as the policies played reach it, so the
 network learns each state's moves averaged over the policies in proportion to how often
@@ -34,10 +36,18 @@ __all__ = ["AveragePolicy"]
 class AveragePolicy:
     """The average policy's network, its reservoir and its optimizer."""
 
-    def __init__(self, net: nn.Module, capacity: int, lr: float, minibatch: int, seed: int) -> None:
+    def __init__(
+        self,
+        net: nn.Module,
+        capacity: int,
+        lr: float,
+        minibatch: int,
+        seed: int,
+        recent: bool = False,
+    ) -> None:
         self.net = copy.deepcopy(net)  # starts as the policy it averages from
         self.net.eval()
-        self.capacity, self.minibatch = capacity, minibatch
+        self.capacity, self.minibatch, self.recent = capacity, minibatch, recent
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=lr)
         self.draws = np.random.default_rng([seed, 1])  # reservoir places
         self.rng = torch.Generator().manual_seed(seed + 1)  # minibatches
@@ -51,7 +61,9 @@ class AveragePolicy:
             if len(self.reservoir) < self.capacity:
                 self.reservoir.append(step)
                 continue
-            place = int(self.draws.integers(self.seen))
+            # reservoir: the n-th decision kept with chance capacity / n; recent: always,
+            # over a random one (ages exponential, about ``capacity`` decisions)
+            place = int(self.draws.integers(self.capacity if self.recent else self.seen))
             if place < self.capacity:
                 self.reservoir[place] = step
 

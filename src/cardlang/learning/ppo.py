@@ -75,6 +75,7 @@ class PPOConfig:
     magnet_every: int = 0
     # the average policy (average.py): a reservoir of this many decisions (0: none)
     average: int = 0
+    average_recent: bool = False  # a window of recent decisions, not all alike (average.py)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -144,7 +145,9 @@ class PPOTrainer:
         self.results: list[tuple[str, int | None, Any]] = []  # (lane, learner seat, result)
         self.snapshot()  # the pool's first member: the policy it starts from
         self.average = (
-            AveragePolicy(self.net, config.average, config.lr, config.minibatch, seed)
+            AveragePolicy(
+                self.net, config.average, config.lr, config.minibatch, seed, config.average_recent
+            )
             if config.average
             else None
         )
