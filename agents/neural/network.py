@@ -165,7 +165,8 @@ class DeepSetsNet(nn.Module):
         """[..., N] name ids -> [..., d], the sum of their embeddings (0: none).
 
         A batch repeats the same rows of names many times (the same card in the same
-        zone, decision after decision): each distinct row is summed once, as one flat bag
+        zone, decision after decision: in a Dominion minibatch, padding included, about
+        1 row in 200 is distinct): each distinct row is summed once, as one flat bag
         of the names present (a token has about 6 of its 16 slots filled), and the sums
         are gathered back, forward and backward (about a fifth of a PPO minibatch's
         work).  Rows are told apart by a hash, checked exactly against the rows
