@@ -8,6 +8,7 @@ corpus tests are skipped with a reason naming that folder, and the summary says 
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -69,6 +70,15 @@ def corpus_params(paths: list[Path] | None = None, id_: str = "cardstock/absent"
     if CORPUS_PRESENT:
         return list(corpus_games() if paths is None else paths)
     return [pytest.param(None, marks=pytest.mark.skip(reason=CORPUS_MISSING), id=id_)]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A suite started in the background of a non-interactive shell (``cmd &``) begins
+    with Ctrl-C ignored, and every subprocess it starts would inherit that: the tests that
+    press Ctrl-C on a `cardlang` subprocess would wait for an interrupt that never comes.
+    A handler of our own is not inherited across exec: the subprocesses get the default."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

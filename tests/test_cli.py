@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from conftest import GAMES
@@ -147,21 +148,35 @@ def test_the_readme_main_job_runs_as_written() -> None:
     assert set(summary) >= {"wins", "wins_by_agent", "ties", "mean_turns", "turns"}
 
 
-def test_an_interrupted_simulation_still_reports_the_games_it_finished() -> None:
+def test_an_interrupted_simulation_still_reports_the_games_it_finished(tmp_path: Path) -> None:
+    """Ctrl-C once games are finishing (a game committed to the records: a row that is
+    there or not, never half there), not after a fixed sleep that a loaded machine's
+    imports can outlast."""
     import signal
+    import sqlite3
     import subprocess
     import sys
     import time
 
+    db = tmp_path / "war.sqlite"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cardlang", "simulate", "games/war.rcy", "--games", "10000000"]
-        + ["--quiet", "--json"],
+        [sys.executable, "-m", "cardlang", "simulate", "games/war.rcy", "--games", "100000"]
+        + ["--quiet", "--json", "--backend", "serial", "--db", str(db)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         cwd=GAMES.parent,
     )
-    time.sleep(3)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with sqlite3.connect(db, timeout=1) as conn:
+                done = conn.execute("SELECT count(*) FROM games WHERE status = 'done'").fetchone()
+            if done[0] > 0:
+                break
+        except sqlite3.Error:  # not made yet, or being written: ask again
+            pass
+        time.sleep(0.1)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130

@@ -642,12 +642,17 @@ def test_train_without_an_out_folder_is_a_usage_error() -> None:
 
 
 @pytest.mark.parametrize(
-    ("model", "players"), [("models/dominion-solo", "1"), ("models/dominion-2p", "2")]
+    ("model", "params"),
+    [
+        ("models/dominion-solo", {"PLAYERS": "1"}),
+        ("models/dominion-2p", {"PLAYERS": "2"}),
+        ("models/dominion-random", {"KINGDOM": "random"}),
+    ],
 )
-def test_the_shipped_models_play_their_game(model: str, players: str) -> None:
+def test_the_shipped_models_play_their_game(model: str, params: dict[str, str]) -> None:
     """The shipped models name games/dominion.rcy's hash: a change of the game file must
     come with retrained models (each MODEL_CARD.md says how)."""
-    game = load_game(ROOT / "games/dominion.rcy", params={"PLAYERS": players})
+    game = load_game(ROOT / "games/dominion.rcy", params=params)
     agents = [make_agent(f"neural:model={ROOT / model}", seat) for seat in range(game.nplayers)]
     result, _ = play_game(game.master(), agents, 7, record=True)
     assert result.end_reason == "completed" and result.turns < 30 * game.nplayers
