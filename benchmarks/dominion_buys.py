@@ -27,6 +27,7 @@ from typing import Any
 
 from cardlang import load_game
 from cardlang.engine.gamemaster import Limits
+from cardlang.language.params import parse_param_args
 from cardlang.runs.store import RunStore
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -90,7 +91,7 @@ def main() -> int:
     p.add_argument("--columns", type=int, default=5, help="columns shown (5; the last: the rest)")
     p.add_argument("--json", type=Path, default=None)
     args = p.parse_args()
-    params = dict(item.split("=", 1) for item in args.param)
+    params = parse_param_args(args.param)
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "buys.sqlite"
         record(db, args)

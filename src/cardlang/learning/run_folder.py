@@ -41,6 +41,9 @@ MODEL = "model.pt"
 METRICS = "metrics.jsonl"
 
 Report = Callable[[str], None]
+#: The network's sizes: settings of the run (TrainConfig) and of the network (NetConfig)
+#: under the same names.
+NET_SIZES = ("width", "body", "phi_layers", "heads", "layers", "feedforward", "hidden")
 Run = TypeVar("Run", bound="RunFolder")
 
 
@@ -78,28 +81,18 @@ class RunFolder:
 
     def _new_model(self, device: str) -> NeuralModel:
         c = self.config
-        net = NetConfig(
-            width=c.width,
-            body=c.body,
-            phi_layers=c.phi_layers,
-            heads=c.heads,
-            layers=c.layers,
-            feedforward=c.feedforward,
-            hidden=c.hidden,
-            seats=self.game.nplayers,
-            solo=self.game.nplayers == 1,
-        )
+        sizes = {name: getattr(c, name) for name in NET_SIZES}
+        net = NetConfig(**sizes, seats=self.game.nplayers, solo=self.game.nplayers == 1)
         identity = GameIdentity.of(self.game, c.params)
         return NeuralModel(net, identity, device=device, info=self._solo_info())
 
     def _init_model(self, path: str, device: str) -> NeuralModel:
         """A trained model of this game file to go on from (``--init``): its weights, names
-        and sizes, and what it came from (the model card tells the lineage)."""
-        c = self.config
+        and sizes (which replace the run's), and what it came from (the model card tells
+        the lineage)."""
         model = load_model(path, self.game, device=device)
-        s = model.config
-        c.width, c.heads, c.layers, c.body = s.width, s.heads, s.layers, s.body
-        c.phi_layers, c.feedforward, c.hidden = s.phi_layers, s.feedforward, s.hidden
+        for name in NET_SIZES:
+            setattr(self.config, name, getattr(model.config, name))
         model.info = {**self._solo_info(), "init": {"model": str(path), "info": dict(model.info)}}
         return model
 
