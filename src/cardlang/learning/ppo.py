@@ -243,9 +243,10 @@ class PPOTrainer:
             if lane.kind == PAST:
                 self._past_logits(lane, x, learns, logits)
             logp = torch.log_softmax(logits, dim=-1)
-            chosen = torch.multinomial(logp.exp(), 1, generator=self.rng).squeeze(1)
+            every = logp.exp()
+            chosen = torch.multinomial(every, 1, generator=self.rng).squeeze(1)
         picked = chosen.numpy()
-        probs = logp.exp().numpy() if self.average is not None else None
+        probs = every.numpy() if self.average is not None else None  # average.py learns them
         taken = logp.gather(1, chosen[:, None]).squeeze(1).numpy()
         value = values[:, 0].numpy()
         for i in np.flatnonzero(learns).tolist():
