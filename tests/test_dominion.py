@@ -1214,6 +1214,29 @@ def test_random_kingdom_ten_distinct_cards_by_seed() -> None:
     assert supply(17) not in st.zones
 
 
+HELD_OUT = ("WITCH", "LABORATORY", "FESTIVAL", "COUNCIL-ROOM", "MONEYLENDER", "LIBRARY")
+
+
+@pytest.mark.parametrize("engine", ["python", "native"])
+def test_random_kingdom_never_holds_an_excluded_card(engine: str) -> None:
+    """--param exclude=...: the cards a model of unseen cards must never meet in training;
+    not even in the randomizer deck, which the engine's tokens show as hidden odds."""
+    params = {"KINGDOM": "RANDOM", "EXCLUDE": ",".join(HELD_OUT)}
+    game = load_game(DOMINION, params=params)
+    kingdoms = []
+    for seed in range(40):
+        st = game.master(engine=engine).new_game(seed)
+        kinds = {st.cards[c]["KIND"] for cards in st.zones.values() for c in cards}
+        assert not kinds & set(HELD_OUT)
+        kingdoms.append(tuple(st.cards[st.zones[supply(i)][-1]]["KIND"] for i in range(7, 17)))
+    assert set().union(*map(set, kingdoms)) == set(ALL_KINGDOM) - set(HELD_OUT)
+
+
+def test_excluding_a_misspelt_card_is_a_usage_error_with_a_suggestion() -> None:
+    with pytest.raises(UsageError, match="LABRATORY: did you mean 'LABORATORY'"):
+        load_game(DOMINION, params={"KINGDOM": "RANDOM", "EXCLUDE": "witch,labratory"})
+
+
 def test_explicit_kingdom_list_in_its_order() -> None:
     wanted = [
         "WITCH",

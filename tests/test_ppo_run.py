@@ -322,6 +322,20 @@ def test_score_returns_are_scaled_into_the_value_range() -> None:
     assert run._returns(result, 0).tolist() == pytest.approx([0.3, 1.0])  # fewer is better
 
 
+def test_margin_returns_are_the_lead_over_the_best_other_seat() -> None:
+    from types import SimpleNamespace
+
+    run = PPORun.__new__(PPORun)
+    run.game = SimpleNamespace(nplayers=3, scoring_mode="max")  # type: ignore[assignment]
+    run.config = SimpleNamespace(reward="margin", score_scale=10.0)  # type: ignore[assignment]
+    result = SimpleNamespace(scores=(12, 8, 30))
+    # seat 0: 12 - 30; seat 1: 8 - 30 (both clipped); seat 2: 30 - 12 = 18, clipped at 1
+    assert run._returns(result, 0).tolist() == pytest.approx([0.0, 0.0, 1.0])
+    result = SimpleNamespace(scores=(12, 8, 10))
+    # from seat 1: 8 - 12, 10 - 12, 12 - 10
+    assert run._returns(result, 1).tolist() == pytest.approx([0.3, 0.4, 0.6])
+
+
 def test_a_solver_asks_a_distribution_once_per_information_state() -> None:
     from cardlang import load_game
     from cardlang.solve.opponents import OpponentModel

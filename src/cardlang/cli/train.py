@@ -95,16 +95,19 @@ def add_parser(sub: SubParsers) -> None:
     )
     g.add_argument(
         "--reward",
-        choices=("outcome", "score"),
+        choices=("outcome", "score", "margin"),
         default="outcome",
-        help="what a game is worth to a seat: outcome (its share of the win) or score "
-        "(its score, e.g. chips, over --score-scale) (outcome)",
+        help="what a game is worth to a seat: outcome (its share of the win), score "
+        "(its score, e.g. chips, over --score-scale) or margin (its score less the best "
+        "other seat's, over --score-scale: a dense signal for learning from nothing) "
+        "(outcome)",
     )
     g.add_argument(
         "--score-scale",
         type=positive_float,
         default=10.0,
-        help="--reward score: the score worth the most (10); larger scores count as it",
+        help="--reward score or margin: the score (or lead) worth the most (10); larger ones "
+        "count as it",
     )
     g.add_argument(
         "--snapshot-every", type=positive, default=10, help="updates between snapshots (10)"

@@ -55,8 +55,9 @@ def apply_params(game: ast.Game, params: Mapping[str, str]) -> ast.Game:
         allowed = allowed_values(d)
         if d.var in params and allowed is not None and not is_allowed(d.value, allowed):
             raise UsageError(
-                f"parameter {d.var}: {params[d.var]!r} is not allowed: "
-                f"the game allows {describe_allowed(allowed)}"
+                f"parameter {d.var}: {params[d.var]!r} is not allowed"
+                + _suggestion(d.value, allowed)
+                + f": the game allows {describe_allowed(allowed)}"
             )
     return dataclasses.replace(game, declares=declares)
 
@@ -87,6 +88,18 @@ def is_allowed(value: ast.Node, allowed: range | tuple[str, ...]) -> bool:
     if isinstance(value, ast.StrList):
         return all(v in allowed for v in value.values)
     return True  # not a literal: nothing to check before the game runs
+
+
+def _suggestion(value: ast.Node, allowed: range | tuple[str, ...]) -> str:
+    """ " (did you mean X?)" for the first name not allowed, where one is close."""
+    names = value.values if isinstance(value, ast.StrList) else ()
+    if isinstance(value, ast.NameLiteral):
+        names = (value.value,)
+    for name in names:
+        if name not in allowed and isinstance(allowed, tuple):
+            hint = did_you_mean(name, allowed)
+            return f" ({name}: {hint})" if hint else f" ({name})"
+    return ""
 
 
 def _literal(declare: ast.Declare, text: str) -> ast.Node:

@@ -167,15 +167,22 @@ class PPORun(RunFolder):
         ``seat``: its credit, or with ``--reward score`` its score (signed so that more
         is better) mapped to [0, 1] by ``score_scale`` (0.5 + score / (2 scale),
         clipped): the value head's range, and a linear map, so the expected return
-        ranks policies as the expected score does (chips in poker)."""
+        ranks policies as the expected score does (chips in poker).  ``--reward
+        margin``: the score less the best other seat's, mapped the same way; a lead
+        that grows with every good buy, where the outcome against a strong bot is a
+        loss whatever a beginner does (learning from nothing)."""
         if self.game.nplayers == 1:
             value = self.solo(game_length_of(result)) if result.completed else -1.0
             return np.array([value], dtype=np.float32)
-        if self.config.reward == "score":
+        if self.config.reward in ("score", "margin"):
             n, scale = len(result.scores), self.config.score_scale
             sign = -1.0 if self.game.scoring_mode == "min" else 1.0
-            scores = [sign * result.scores[(seat + k) % n] for k in range(n)]
-            return np.clip(0.5 + np.array(scores, dtype=np.float32) / (2 * scale), 0.0, 1.0)
+            scores = np.array(
+                [sign * result.scores[(seat + k) % n] for k in range(n)], dtype=np.float64
+            )
+            if self.config.reward == "margin":
+                scores = np.array([s - np.delete(scores, k).max() for k, s in enumerate(scores)])
+            return np.clip(0.5 + scores.astype(np.float32) / (2 * scale), 0.0, 1.0)
         return self.trainer._credits(result, seat)
 
     def _imitate(self) -> None:
