@@ -8,6 +8,9 @@ batches (``evaluate``) and is saved and loaded as a checkpoint:
 - it is written atomically (a temporary file in the same folder, flushed and synced,
   then renamed over the old one): a run killed while saving leaves the previous file
   whole;
+- it holds the SHA-256 of its weights (``weights_sha256``), and a load refuses weights
+  that do not match it (bytes flipped on disk), that hold NaN or infinities (a diverged
+  run), or that do not fit the network's settings, with a message naming the file;
 - it names the game file it was trained on (its name, the SHA-256 of its text, the
   parameters), and ``load_model`` refuses another game file with a message that says
   both; ``other_game=True`` accepts it on purpose (a variant with new cards: they are
@@ -146,19 +149,22 @@ class NeuralModel:
 
     # ------------------------------------------------------------ files
     def payload(self) -> dict[str, Any]:
+        state = {k: v.detach().cpu() for k, v in self.net.state_dict().items()}
         return {
             "format": FORMAT,
             "config": self.config.to_dict(),
             "game": self.game.to_dict(),
             "names": list(self.table.names),
-            "state_dict": {k: v.detach().cpu() for k, v in self.net.state_dict().items()},
+            "state_dict": state,
+            "weights_sha256": weights_checksum(state),
             "info": self.info,
         }
 
     def save(self, path: str | Path, extra: Mapping[str, Any] | None = None) -> None:
         data = self.payload()
-        if extra:
+        if extra:  # other weights (the average policy's): their own checksum
             data.update(extra)
+            data["weights_sha256"] = weights_checksum(data["state_dict"])
         atomic_save(data, model_path(path))
 
 
@@ -195,7 +201,49 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
         ) from err
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise UsageError(f"{file} is not a cardlang model (format {FORMAT} expected)")
+    problem = _malformed(data)
+    if problem:
+        raise UsageError(f"{file} is not a usable cardlang model: {problem}")
     return data
+
+
+def weights_checksum(state_dict: Mapping[str, torch.Tensor]) -> str:
+    """SHA-256 over the weights: each tensor's name, dtype, shape and bytes, by name."""
+    digest = hashlib.sha256()
+    for name in sorted(state_dict):
+        tensor = state_dict[name].detach().cpu().contiguous()
+        digest.update(f"{name}:{tensor.dtype}:{tuple(tensor.shape)};".encode())
+        digest.update(tensor.reshape(-1).view(torch.uint8).numpy().tobytes())
+    return digest.hexdigest()
+
+
+_PARTS = {"config": dict, "game": dict, "names": list, "state_dict": dict}
+
+
+def _malformed(data: Mapping[str, Any]) -> str | None:
+    """What is wrong with a checkpoint's data (None: nothing): a missing or mistyped
+    part, settings of another version, weights that fail their checksum or are not
+    finite.  Files saved before the checksum have none to check."""
+    for part, kind in _PARTS.items():
+        if not isinstance(data.get(part), kind):
+            return f"its {part!r} is missing or not a {kind.__name__}"
+    state = data["state_dict"]
+    if not all(isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in state.items()):
+        return "its weights are not named tensors"
+    for part, kind in (("config", NetConfig), ("game", GameIdentity)):
+        try:
+            kind(**data[part])
+        except TypeError as err:
+            return f"its {part} settings are not this version's ({err})"
+    if not all(isinstance(n, str) for n in data["names"]):
+        return "its name table holds something other than names"
+    saved = data.get("weights_sha256")
+    if saved is not None and saved != weights_checksum(state):
+        return "its weights do not match their checksum (the file is corrupt)"
+    for name, tensor in state.items():
+        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+            return f"its weights hold NaN or infinite values ({name}): a run that diverged"
+    return None
 
 
 def load_model(
@@ -212,8 +260,19 @@ def load_model(
     if game is not None:
         check_game(identity, game, other_game, path)
     model = NeuralModel(config, identity, data["names"], device=device, info=data.get("info"))
-    model.net.load_state_dict(data["state_dict"])
+    load_weights(model.net, data["state_dict"], path)
     return model
+
+
+def load_weights(net: nn.Module, state_dict: Mapping[str, torch.Tensor], path: Any) -> None:
+    """``net.load_state_dict``; weights that do not fit the network are the file's fault
+    (a tensor of another shape, a missing layer): a message naming it."""
+    try:
+        net.load_state_dict(state_dict)
+    except RuntimeError as err:
+        first = str(err).strip().splitlines()
+        detail = " ".join(line.strip() for line in first[:3])
+        raise UsageError(f"{path}: its weights do not fit its network settings: {detail}") from None
 
 
 def check_game(identity: GameIdentity, game: Game, other_game: bool, path: str | Path) -> None:

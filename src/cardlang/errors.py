@@ -19,6 +19,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +153,22 @@ class RuleError(CardlangError):
 
     def __str__(self) -> str:
         return self.render()
+
+
+class TrainingDiverged(CardlangError):
+    """A training step's loss was NaN or infinite: the step is not taken, nothing more
+    is saved, and the run folder keeps the checkpoint of the last whole round."""
+
+
+def check_loss(loss: Any, where: str) -> None:
+    """Raise TrainingDiverged unless ``loss`` (a scalar tensor or number) is finite."""
+    value = float(loss.detach() if hasattr(loss, "detach") else loss)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise TrainingDiverged(
+            f"the loss of {where} is {value}: training diverged. The run folder keeps the "
+            "model and checkpoint of its last whole round; go on from its model.pt with "
+            "--init in a new run folder and a lower --lr"
+        )
 
 
 class UsageError(CardlangError):

@@ -28,6 +28,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from cardlang.errors import check_loss
 from cardlang.learning.steps import Step, collate_steps
 
 __all__ = ["AveragePolicy"]
@@ -86,6 +87,7 @@ class AveragePolicy:
                 assert step.probs is not None
                 target[i, : len(step.probs)] = torch.from_numpy(step.probs)
             loss = -(target * logp).sum(1).mean()
+            check_loss(loss, "the average policy's step")
             self.optimizer.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(self.net.parameters(), 0.5)

@@ -38,6 +38,7 @@ import torch
 
 from cardlang.agents.neural.model import (
     NeuralModel,
+    load_weights,
 )
 from cardlang.agents.neural.search import SoloValue
 from cardlang.engine.state import RUNNING
@@ -46,7 +47,7 @@ from cardlang.information.views import PlayerView
 from cardlang.learning.config import TrainConfig
 from cardlang.learning.evaluate import length_figures
 from cardlang.learning.report import evaluation_text
-from cardlang.learning.run_folder import MODEL, Report, RunFolder
+from cardlang.learning.run_folder import CHECKPOINT, MODEL, Report, RunFolder
 from cardlang.learning.samples import Sample, batch_games, game_samples, recorded_games
 from cardlang.learning.trainer import ReplayBuffer, Trainer
 from cardlang.runs.progress import games_bar
@@ -80,7 +81,7 @@ class TrainingRun(RunFolder):
 
     def _restore(self, data: dict[str, Any]) -> None:
         self.model.set_names(data["names"])
-        self.model.net.load_state_dict(data["state_dict"])
+        load_weights(self.model.net, data["state_dict"], self.out / CHECKPOINT)
         self.model.info = dict(data.get("info") or self.model.info)  # its warm start, its init
         training = data["training"]
         self.trainer.load_state(training["trainer"])

@@ -44,6 +44,7 @@ from torch import nn
 
 from cardlang.agents.neural.model import UNIFORM_COUNTS, NeuralModel
 from cardlang.env.vector import VectorEnv
+from cardlang.errors import check_loss
 from cardlang.learning.average import AveragePolicy
 from cardlang.learning.steps import Step, collate_steps
 
@@ -244,6 +245,8 @@ class PPOTrainer:
                 self._past_logits(lane, x, learns, logits)
             logp = torch.log_softmax(logits, dim=-1)
             every = logp.exp()
+            if not bool(torch.isfinite(every).all()):  # weights gone NaN: say so
+                check_loss(float("nan"), f"the policy playing update {self.updates + 1}")
             chosen = torch.multinomial(every, 1, generator=self.rng).squeeze(1)
         picked = chosen.numpy()
         probs = every.numpy() if self.average is not None else None  # average.py learns them
@@ -336,9 +339,11 @@ class PPOTrainer:
             for start in range(0, len(order), c.minibatch):
                 batch = [steps[j] for j in order[start : start + c.minibatch]]
                 loss, parts = self._loss(batch, mean, std)
+                check_loss(loss, f"PPO update {self.updates}")
                 self.optimizer.zero_grad()
                 loss.backward()
-                nn.utils.clip_grad_norm_(self.net.parameters(), c.max_grad_norm)
+                norm = nn.utils.clip_grad_norm_(self.net.parameters(), c.max_grad_norm)
+                check_loss(norm, f"PPO update {self.updates}'s gradient")
                 self.optimizer.step()
                 for key, value in parts.items():
                     stats.setdefault(key, []).append(value)

@@ -39,6 +39,7 @@ import torch
 
 from cardlang.agents.neural.model import (
     UNIFORM_COUNTS,
+    load_weights,
 )
 from cardlang.env.vector import VectorEnv
 from cardlang.errors import UsageError
@@ -197,7 +198,7 @@ class PPORun(RunFolder):
 
     # ------------------------------------------------------------ resume
     def _restore(self, data: dict[str, Any]) -> None:
-        self.model.net.load_state_dict(data["state_dict"])
+        load_weights(self.model.net, data["state_dict"], self.out / CHECKPOINT)
         self.model.info = dict(data.get("info") or self.model.info)
         training = data["training"]
         self.trainer.load_state(training["trainer"])

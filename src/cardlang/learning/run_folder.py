@@ -102,11 +102,16 @@ class RunFolder:
         """A new run in ``out``, or the run there resumed from its checkpoint (its own
         settings kept, but for the rounds and the time limit asked for now)."""
         path = out / CHECKPOINT
+        if out.exists() and not out.is_dir():
+            raise UsageError(f"--out {out} is a file, not a run folder")
+        if path.exists() and not path.is_file():
+            raise UsageError(f"{path} is not a file: a run folder's checkpoint must be one")
+        remove_leftovers(out, report)
         if not path.is_file():
             out.mkdir(parents=True, exist_ok=True)
             return cls(config, out, report)
         data = read_checkpoint(path)
-        saved = TrainConfig.from_dict(data["training"]["config"])
+        saved = _saved_config(data, path)
         if saved.algorithm != cls.algorithm:
             raise UsageError(f"{out} holds a {saved.algorithm} run: resume it with that algorithm")
         saved.rounds, saved.time_limit = config.rounds, config.time_limit
@@ -114,7 +119,18 @@ class RunFolder:
         check_game(run.model.game, run.game, False, path)
         if data["game"]["sha256"] != game_hash(run.game):
             raise UsageError(f"{path} belongs to another game file")
-        run._restore(data)
+        try:
+            run._restore(data)
+        except UsageError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError, RuntimeError) as err:
+            # every part of the training state is data read from the file: a part that
+            # is missing or of the wrong shape is the file's fault, not a bug
+            raise UsageError(
+                f"{path}: its training state is damaged or of another version "
+                f"({type(err).__name__}: {err}); resume from a copy, or move it away to "
+                "start afresh"
+            ) from None
         report(f"resuming {out} after round {run.round}")
         return run
 
@@ -151,3 +167,35 @@ class RunFolder:
         tmp.replace(self.out / METRICS)
         write_report(self.out, self.metrics, self.config)
         write_model_card(self.out, self.metrics, self.config, self.model)
+
+
+def _saved_config(data: dict[str, Any], path: Path) -> TrainConfig:
+    """The run's own settings from its checkpoint; a model file (no training state) or
+    settings of another version are a message naming the file."""
+    training = data.get("training")
+    if not isinstance(training, dict) or not isinstance(training.get("config"), dict):
+        raise UsageError(
+            f"{path} holds a model but no training state: it is not a run's checkpoint "
+            "(start a run from it with --init)"
+        )
+    try:
+        return TrainConfig.from_dict(training["config"])
+    except (TypeError, ValueError) as err:
+        raise UsageError(f"{path}: its run settings are not this version's ({err})") from None
+
+
+#: What an interrupted write leaves in a run folder: atomic_save's temporary files
+#: (``.checkpoint.pt.XXXX.tmp``) and the metrics' (``metrics.jsonl.tmp``).
+LEFTOVERS = (".*.pt.*.tmp", "*.jsonl.tmp")
+
+
+def remove_leftovers(out: Path, report: Report) -> None:
+    """Delete the temporary files of writes a killed run did not finish: the files
+    they were meant to replace are whole (the writes are atomic), so nothing is lost."""
+    if not out.is_dir():
+        return
+    found = sorted({p for pattern in LEFTOVERS for p in out.glob(pattern) if p.is_file()})
+    for p in found:
+        p.unlink(missing_ok=True)
+    if found:
+        report(f"removed {len(found)} unfinished write(s) of an interrupted run in {out}")

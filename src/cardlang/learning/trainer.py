@@ -18,6 +18,7 @@ import torch
 
 from cardlang.agents.neural.model import NeuralModel
 from cardlang.agents.neural.network import batch_tensors
+from cardlang.errors import check_loss
 from cardlang.information.tokens import collate
 from cardlang.learning.samples import Sample
 
@@ -74,6 +75,7 @@ class Trainer:
         policy_loss = -(target_policy * log_p).sum(-1).mean()
         value_loss = ((predicted - target_value) ** 2).mean()
         loss = policy_loss + self.value_weight * value_loss
+        check_loss(loss, "a training step")
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(net.parameters(), 5.0)
