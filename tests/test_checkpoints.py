@@ -204,3 +204,13 @@ def test_the_command_line_names_the_corrupt_file_without_a_traceback(
     said = " ".join((done.stdout + done.stderr).split())  # the table wraps long lines
     assert "do not match their checksum" in said and bad.name in said
     assert "Traceback" not in said
+
+
+def test_a_run_folder_of_another_game_is_a_message_not_a_silent_resume(
+    run: tuple[Path, Path], tmp_path: Path
+) -> None:
+    game, out = run
+    other = tmp_path / "other.rcy"
+    other.write_text(HIGH_CARD.replace("(scoring max", "(scoring min"))
+    with pytest.raises(UsageError, match=r"holds a run of .*high_card\.rcy.*not of .*other\.rcy"):
+        PPORun.open(_config(other, 2), out, print)

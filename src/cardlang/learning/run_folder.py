@@ -23,6 +23,7 @@ from cardlang.agents.neural.model import (
     NeuralModel,
     atomic_save,
     check_game,
+    file_hash,
     game_hash,
     load_model,
     read_checkpoint,
@@ -112,6 +113,7 @@ class RunFolder:
             return cls(config, out, report)
         data = read_checkpoint(path)
         saved = _saved_config(data, path)
+        _check_same_run(config, saved, data, out)
         if saved.algorithm != cls.algorithm:
             raise UsageError(f"{out} holds a {saved.algorithm} run: resume it with that algorithm")
         saved.rounds, saved.time_limit = config.rounds, config.time_limit
@@ -182,6 +184,28 @@ def _saved_config(data: dict[str, Any], path: Path) -> TrainConfig:
         return TrainConfig.from_dict(training["config"])
     except (TypeError, ValueError) as err:
         raise UsageError(f"{path}: its run settings are not this version's ({err})") from None
+
+
+def _check_same_run(
+    config: TrainConfig, saved: TrainConfig, data: dict[str, Any], out: Path
+) -> None:
+    """A run resumes with its own settings: a command naming another game file (its
+    rules) or other parameters is a mistake to say, not to ignore."""
+    asked = load_game(config.game, params=config.params)
+    if data["game"]["sha256"] not in (game_hash(asked), file_hash(asked)):
+        raise UsageError(
+            f"{out} holds a run of {saved.game} ('{data['game']['name']}'), not of "
+            f"{config.game}: give this game another --out"
+        )
+    if config.params and config.params != saved.params:
+        raise UsageError(
+            f"{out} holds a run with --param {_params(saved.params)}, not "
+            f"{_params(config.params)}: a run keeps its parameters (give another --out)"
+        )
+
+
+def _params(params: dict[str, str]) -> str:
+    return " ".join(f"{k.lower()}={v}" for k, v in sorted(params.items())) or "(none)"
 
 
 #: What an interrupted write leaves in a run folder: atomic_save's temporary files
