@@ -22,7 +22,7 @@ import pytest
 from helpers import run_cli
 
 from cardlang import GameFileError, load_game
-from cardlang.errors import Diagnostic
+from cardlang.errors import LINE_WINDOW, Diagnostic
 
 HERE = Path(__file__).parent
 ERRORS = HERE / "errors"
@@ -118,10 +118,19 @@ def test_render_shows_position_source_and_caret(path: Path) -> None:
         # the source line, with its number in the gutter, then the caret under the column
         source = source_lines[want.line - 1] if want.line <= len(source_lines) else ""
         gutter = f"{want.line:>5} | "
-        assert lines[index + 1] == gutter + source.expandtabs(1), rendered
-        caret = lines[index + 2]
+        shown, caret = lines[index + 1], lines[index + 2]
         assert caret.strip().startswith("^"), rendered
-        assert caret.index("^") == len(gutter) + want.column - 1, rendered
+        assert shown.startswith(gutter), rendered
+        text = source.expandtabs(1)
+        if len(text) <= LINE_WINDOW:
+            assert shown == gutter + text, rendered
+            assert caret.index("^") == len(gutter) + want.column - 1, rendered
+        else:  # a long line: a window of it, the caret under the same character
+            window = shown[len(gutter) :]
+            first = text.index(window.strip(".")) if window.startswith("...") else 0
+            assert window.strip(".") in text and len(window) <= LINE_WINDOW + 6, rendered
+            at = caret.index("^") - len(gutter) - (3 if window.startswith("...") else 0)
+            assert first + at == want.column - 1, rendered
         for hint in want.hints:
             assert f"hint: {hint}" in rendered
     n = len(err.errors)
@@ -193,3 +202,41 @@ def test_warning_message(path: Path) -> None:
             f"{path.name}: no {want.severity} at {want.line}:{want.column} containing "
             f"{want.message!r}; got: {[(d.span.line, d.span.column, d.message) for d in game.warnings]}"
         )
+
+
+def test_thousands_of_errors_on_one_long_line_print_a_bounded_report(tmp_path: Path) -> None:
+    """Each message shows a window of its line, at most PER_LINE per line and IN_ALL in
+    all: the report's size does not grow with the line or the number of errors."""
+    from cardlang.errors import IN_ALL, PER_LINE
+
+    base = (Path(__file__).resolve().parent.parent / "games" / "kuhn_poker.rcy").read_text()
+    at = base.index("(setup") + len("(setup")
+    sizes = []
+    for count in (200, 2000):
+        bad = " ".join(f"(set (game sto S{k}) 'NOPE{k})" for k in range(count))
+        path = tmp_path / f"many{count}.rcy"
+        path.write_text(base[:at] + "\n  " + bad + "\n" + base[at:])
+        err = load_error(path)
+        assert len(err.errors) > count  # every error is still counted
+        rendered = err.render()
+        assert f"... and {len(err.diagnostics) - PER_LINE} more" in rendered
+        assert max(len(line) for line in rendered.splitlines()) < LINE_WINDOW + 200
+        sizes.append(len(rendered))
+    assert abs(sizes[0] - sizes[1]) < 100 and IN_ALL >= PER_LINE
+
+
+def test_a_file_too_large_or_not_text_is_a_usage_error(tmp_path: Path) -> None:
+    from cardlang.compiler.load import MAX_SOURCE_BYTES, read_source
+    from cardlang.errors import UsageError
+
+    big = tmp_path / "big.rcy"
+    with big.open("wb") as f:
+        f.truncate(MAX_SOURCE_BYTES + 10)
+    with pytest.raises(UsageError, match="larger than 4 MiB"):
+        read_source(big)
+    binary = tmp_path / "binary.rcy"
+    binary.write_bytes(b"(game \xff\xfe\x00")
+    with pytest.raises(UsageError, match="not UTF-8 text"):
+        read_source(binary)
+    with pytest.raises(UsageError, match="cannot read"):
+        read_source(tmp_path)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 
@@ -51,8 +52,13 @@ class SourceFile:
         return text if len(text) <= width else text[: width - 3] + "..."
 
     def line(self, number: int) -> str:
-        lines = self.text.splitlines()
+        lines = self._lines
         return lines[number - 1] if 1 <= number <= len(lines) else ""
+
+    @cached_property
+    def _lines(self) -> list[str]:
+        # split once: a file with thousands of diagnostics asks for a line each time
+        return self.text.splitlines()
 
 
 @dataclass(frozen=True)
@@ -81,6 +87,13 @@ class Diagnostic:
         return "\n".join(parts)
 
 
+#: The most of a source line shown under a message, and how much of it comes before the
+#: caret: a long line (a generated or minified file) is shown as a window around the
+#: spot, so each message costs the same whatever the line's length.
+LINE_WINDOW = 160
+WINDOW_BEFORE = 60
+
+
 def _caret_lines(source: SourceFile, span: Span) -> list[str]:
     text = source.line(span.line).expandtabs(1)
     start = max(span.column - 1, 0)
@@ -89,6 +102,14 @@ def _caret_lines(source: SourceFile, span: Span) -> list[str]:
     else:
         width = max(len(text.rstrip()) - start, 1)
     width = max(1, min(width, max(len(text) - start, 1)))
+    if len(text) > LINE_WINDOW:
+        first = min(max(start - WINDOW_BEFORE, 0), max(len(text) - LINE_WINDOW, 0))
+        last = first + LINE_WINDOW
+        head = "..." if first > 0 else ""
+        tail = "..." if last < len(text) else ""
+        text = head + text[first:last] + tail
+        start = start - first + len(head)
+        width = max(1, min(width, LINE_WINDOW - (start - len(head))))
     gutter = f"{span.line:>5} | "
     return [gutter + text, " " * len(gutter) + " " * start + "^" + "~" * (width - 1)]
 
@@ -112,9 +133,35 @@ class GameFileError(CardlangError):
         return [d for d in self.diagnostics if d.severity == "error"]
 
     def render(self) -> str:
-        body = "\n".join(d.render(self.source) for d in self.diagnostics)
+        shown = _shown(self.diagnostics)
+        body = "\n".join(d.render(self.source) for d in shown)
         n = len(self.errors)
+        hidden = len(self.diagnostics) - len(shown)
+        if hidden:
+            body += (
+                f"\n... and {hidden} more (at most {PER_LINE} per line and {IN_ALL} in all "
+                "are shown)"
+            )
         return f"{body}\n{n} error{'s' if n != 1 else ''} in {self.source.name}"
+
+
+#: Diagnostics shown per source line and in all: the first ones name the problem, and a
+#: file with thousands of errors (a binary, a generated file) prints a bounded report.
+PER_LINE = 3
+IN_ALL = 50
+
+
+def _shown(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    per_line: dict[int, int] = {}
+    shown: list[Diagnostic] = []
+    for d in diagnostics:
+        if len(shown) == IN_ALL:
+            break
+        count = per_line.get(d.span.line, 0)
+        if count < PER_LINE:
+            per_line[d.span.line] = count + 1
+            shown.append(d)
+    return shown
 
 
 class RuleError(CardlangError):

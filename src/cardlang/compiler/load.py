@@ -25,16 +25,36 @@ from cardlang.language.checker import CheckedGame, check, static_int
 from cardlang.language.params import apply_params
 from cardlang.language.parser import parse
 
+#: The largest game file read (ours are under 100 KB): a bound on what parsing and
+#: checking an untrusted file may cost; /dev/zero or a stray binary is refused at once.
+MAX_SOURCE_BYTES = 4 * 1024 * 1024
+
 
 def read_source(path: str | Path) -> SourceFile:
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8-sig")
+        with p.open("rb") as f:
+            data = f.read(MAX_SOURCE_BYTES + 1)
     except FileNotFoundError:
         raise UsageError(f"no such game file: {path}") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise UsageError(f"cannot read {path}: {err}") from None
+    except OSError as err:
+        raise UsageError(f"cannot read {path}: {err.strerror or err}") from None
+    _check_size(len(data), path)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise UsageError(
+            f"cannot read {path}: it is not UTF-8 text (byte {err.start}: {err.reason})"
+        ) from None
     return SourceFile(str(path), text)
+
+
+def _check_size(size: int, name: str | Path) -> None:
+    if size > MAX_SOURCE_BYTES:
+        raise UsageError(
+            f"{name} is larger than {MAX_SOURCE_BYTES // (1024 * 1024)} MiB: too large for "
+            "a game file (is it one?)"
+        )
 
 
 def load_game(
@@ -49,6 +69,7 @@ def load_game(
     ``params`` overrides declared constants by name (see params.py).
     """
     if text is not None:
+        _check_size(len(text.encode("utf-8", "surrogatepass")), name)
         source = SourceFile(name, text.lstrip("\ufeff"))
     elif path is not None:
         source = read_source(path)
