@@ -16,6 +16,7 @@ played.
 from __future__ import annotations
 
 import inspect
+import math
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
@@ -28,10 +29,12 @@ from cardlang.errors import UsageError, did_you_mean
 PLUGIN_MARK = ".py:"
 _BOOLS = {"true": True, "1": True, "yes": True, "on": True}
 _BOOLS.update({"false": False, "0": False, "no": False, "off": False})
+#: The largest whole number a spec may set: it fits the native engine's 64-bit integers.
+MAX_INT = 2**63 - 1
 _SCALARS: dict[str, type] = {"int": int, "float": float, "bool": bool, "str": str}
 _EXPECTED = {
     int: "an integer",
-    float: "a number",
+    float: "a finite number",
     bool: "true or false (also 1/0, yes/no, on/off)",
     str: "text",
 }
@@ -217,7 +220,12 @@ def convert(spec: AgentSpec, param: Parameter, text: str) -> Any:
     try:
         if kind is bool:
             return _BOOLS[text.lower()]
-        return kind(text)
+        value = kind(text)
+        if kind is float and not math.isfinite(value):  # nan or inf: no setting means it
+            raise ValueError(text)
+        if kind is int and abs(value) > MAX_INT:
+            raise ValueError(text)
+        return value
     except (KeyError, ValueError):
         raise UsageError(
             f"agent '{spec.text}': parameter {param.name}={text!r}: expected "

@@ -184,3 +184,29 @@ def test_an_interrupted_simulation_still_reports_the_games_it_finished(tmp_path:
     assert summary["interrupted"] and 0 < summary["games"] < summary["planned"]
     assert summary["completed"] + summary["failed"] + summary["cutoff"] == summary["games"]
     assert "interrupted after" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "said"),
+    [
+        (["simulate", "{game}", "--games", str(10**26)], 2, "expected at most"),
+        (["simulate", "{game}", "--max-decisions", str(10**23)], 2, "expected at most"),
+        (["simulate", "{game}", "--seed", str(2**64)], 2, "expected at most"),
+        (["tournament", "{game}", "--agents", "random,ismcts", "--time-limit", "inf"], 2, "finite"),
+        (["simulate", "{game}", "--agents", "ismcts:c=nan,random"], 2, "finite number"),
+        (["serve", "{game}", "--port", "70000"], 2, "port from 0 to 65535"),
+        (["simulate", "{game}", "--games", "1", "--db", "/dev/full"], 1, "records database"),
+        (["check", "/dev/zero"], 1, "larger than 4 MiB"),
+    ],
+)
+def test_hostile_arguments_are_messages_not_internal_errors(
+    args: list[str], code: int, said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = str(GAMES / "kuhn_poker.rcy")
+    try:  # argparse's usage errors exit; the commands' own errors return their code
+        rc = main([a.replace("{game}", game) for a in args])
+    except SystemExit as stop:
+        rc = stop.code
+    err = capsys.readouterr().err
+    assert rc == code, err
+    assert said in err and "internal error" not in err and "Traceback" not in err

@@ -21,6 +21,7 @@ from cardlang.cli.options import (
     load_game_and_text,
     param_option,
     positive,
+    seed,
     state_keys_of,
     state_keys_options,
 )
@@ -51,7 +52,7 @@ def add_parser(sub: SubParsers) -> None:
         help="parless (default); pawnn adds a network for unseen states (k-fold validated)",
     )
     p.add_argument("--folds", type=positive, default=5, help="pawnn: cross-validation folds (5)")
-    p.add_argument("--seed", type=int, default=0, help="pawnn: the networks' seed (0)")
+    p.add_argument("--seed", type=seed, default=0, help="pawnn: the networks' seed (0)")
     state_keys_options(p, default="view", help="states: view (default), counts or info")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     param_option(p)

@@ -16,6 +16,7 @@ imports it.
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -129,6 +130,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if debug:
             raise
         print_error(err)
+        return EXIT_ERROR
+    except sqlite3.Error as err:  # records (--db) on a file that cannot hold them
+        if debug:
+            raise
+        print_error(f"the records database (--db) failed: {err}")
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("cardlang: interrupted", file=sys.stderr)

@@ -29,6 +29,7 @@ __all__ = [
     "use_engine",
     "limit_options",
     "param_option",
+    "port",
     "positive",
     "print_error",
     "seed",
@@ -53,11 +54,21 @@ def print_error(message: object) -> None:
 # ---------------------------------------------------------------- argument types
 
 
-def _whole_number(text: str, what: str) -> int:
+#: The largest seed: the native engine's seeds are 64-bit.
+MAX_SEED = 2**63 - 1
+#: The largest count (games, decisions, workers, a game id): more than any run plays,
+#: and far inside the engines' 64-bit counters.
+MAX_COUNT = 10**12
+
+
+def _whole_number(text: str, what: str, most: int = MAX_COUNT) -> int:
     try:
-        return int(text)
+        value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+    if value > most:
+        raise argparse.ArgumentTypeError(f"expected at most {most:,}, got {text}")
+    return value
 
 
 def positive(text: str) -> int:
@@ -76,11 +87,22 @@ def whole(text: str) -> int:
     return value
 
 
+def port(text: str) -> int:
+    """A TCP port, 0 (any free one) to 65535."""
+    value = _whole_number(text, "a port number")
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port from 0 to 65535, got {value}")
+    return value
+
+
 def _number(text: str) -> float:
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
 
 
 def non_negative(text: str) -> float:
@@ -120,7 +142,7 @@ def load_game_and_text(path: str, params: list[str] | None) -> tuple[Any, str]:
 
 def seed(text: str) -> int:
     """A seed: a whole number >= 0."""
-    if _whole_number(text, "an integer seed") < 0:
+    if _whole_number(text, "an integer seed", MAX_SEED) < 0:
         raise argparse.ArgumentTypeError("the seed must be >= 0")
     return int(text)
 

@@ -21,6 +21,7 @@ from cardlang.cli.options import (
     EXIT_OK,
     SubParsers,
     load_game_and_text,
+    port,
 )
 from cardlang.cli.play import other_specs, person_game_options, records_ready
 from cardlang.errors import UsageError
@@ -51,7 +52,7 @@ def add_parser(sub: SubParsers) -> None:
         help="the other seats' agents: one for all, or one per agent seat in seat order (random)",
     )
     p.add_argument("--host", default="127.0.0.1", help="the address to serve on (127.0.0.1)")
-    p.add_argument("--port", type=int, default=8000, help="the port (8000; 0: any free one)")
+    p.add_argument("--port", type=port, default=8000, help="the port (8000; 0: any free one)")
     person_game_options(p, advice="the agent whose estimates the page's advice button shows")
 
 
