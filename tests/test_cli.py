@@ -197,6 +197,11 @@ def test_an_interrupted_simulation_still_reports_the_games_it_finished(tmp_path:
         (["serve", "{game}", "--port", "70000"], 2, "port from 0 to 65535"),
         (["simulate", "{game}", "--games", "1", "--db", "/dev/full"], 1, "records database"),
         (["check", "/dev/zero"], 1, "larger than 4 MiB"),
+        (["solve", "{game}", "--opponent", "uniform", "--out", "/"], 2, "is a directory"),
+        (["solve", "{game}", "--opponent", "uniform", "--plot", "/no/such/x.png"], 2, "folder"),
+        (["tournament", "{game}", "--agents", "random,ismcts", "--plot", "/"], 2, "directory"),
+        (["heuristics", "{game}", "--plot", "{game}"], 2, "is a file, not a folder"),
+        (["train", "{game}", "--out", "{game}"], 2, "is a file, not a folder"),
     ],
 )
 def test_hostile_arguments_are_messages_not_internal_errors(

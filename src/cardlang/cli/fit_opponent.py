@@ -19,6 +19,7 @@ from cardlang.cli.options import (
     EXIT_OK,
     SubParsers,
     load_game_and_text,
+    output_file,
     param_option,
     positive,
     seed,
@@ -43,7 +44,7 @@ def add_parser(sub: SubParsers) -> None:
     )
     p.add_argument("db", metavar="DB", type=Path, help="records (cardlang simulate --db DB)")
     p.add_argument("--game", required=True, metavar="FILE", help="the game file they played")
-    p.add_argument("--out", required=True, type=Path, help="where to write the model (JSON)")
+    p.add_argument("--out", required=True, type=output_file, help="where to write the model (JSON)")
     p.add_argument("--champion", action="store_true", help="count only the winners' moves")
     p.add_argument(
         "--method",

@@ -25,6 +25,7 @@ from cardlang.cli.options import (
     backend_choice,
     engine_option,
     limit_options,
+    output_dir,
     param_option,
     positive,
     seed_option,
@@ -76,7 +77,9 @@ def add_parser(sub: SubParsers) -> None:
         help="which experiments to run, comma separated (all three)",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--plot", metavar="DIR", help="write PNG plots and report.html here")
+    p.add_argument(
+        "--plot", metavar="DIR", type=output_dir, help="write PNG plots and report.html here"
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     param_option(p)
     engine_option(p)

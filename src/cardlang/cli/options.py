@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 __all__ = [
@@ -29,6 +30,8 @@ __all__ = [
     "use_engine",
     "limit_options",
     "param_option",
+    "output_dir",
+    "output_file",
     "port",
     "positive",
     "print_error",
@@ -93,6 +96,28 @@ def port(text: str) -> int:
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"expected a port from 0 to 65535, got {value}")
     return value
+
+
+def output_file(text: str) -> Path:
+    """A file to write (--out, --plot): checked before any work, so that hours of solving
+    are not lost to a directory or an unwritable folder at the end."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a directory: give a file name in it")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise argparse.ArgumentTypeError(f"the folder of {text} does not exist")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise argparse.ArgumentTypeError(f"{text} cannot be written (permissions)")
+    return path
+
+
+def output_dir(text: str) -> Path:
+    """A folder to write files in (made if missing): not an existing file."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a file, not a folder")
+    return path
 
 
 def _number(text: str) -> float:

@@ -31,6 +31,7 @@ from cardlang.cli.options import (
     limit_options,
     load_game_and_text,
     non_negative,
+    output_file,
     param_option,
     positive,
     seed_option,
@@ -135,8 +136,8 @@ def add_parser(sub: SubParsers) -> None:
         default=2_000,
         help="with --rollouts or --explore: games that measure the policy (2000)",
     )
-    p.add_argument("--out", type=Path, default=None, help="save the policy table (JSON)")
-    p.add_argument("--plot", type=Path, default=None, help="save the convergence plot (PNG)")
+    p.add_argument("--out", type=output_file, default=None, help="save the policy table (JSON)")
+    p.add_argument("--plot", type=output_file, default=None, help="save the convergence plot (PNG)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     seed_option(p, text="the first seed dealt (0)")

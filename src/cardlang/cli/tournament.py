@@ -24,6 +24,7 @@ from cardlang.cli.options import (
     engine_option,
     limit_options,
     non_negative,
+    output_file,
     param_option,
     positive,
     seed_option,
@@ -62,7 +63,10 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument("--db", metavar="FILE", help="record the games here; the same command resumes")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
-        "--plot", metavar="PNG", help="draw the ratings and the cross table (matplotlib)"
+        "--plot",
+        metavar="PNG",
+        type=output_file,
+        help="draw the ratings and the cross table (matplotlib)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(

@@ -20,6 +20,7 @@ from cardlang.cli.options import (
     backend_options,
     engine_option,
     non_negative,
+    output_dir,
     param_option,
     positive,
     positive_float,
@@ -49,7 +50,11 @@ def add_parser(sub: SubParsers) -> None:
     )
     p.add_argument("file", metavar="FILE")
     p.add_argument(
-        "--out", required=True, metavar="DIR", help="the run's folder (resumed if it holds one)"
+        "--out",
+        required=True,
+        metavar="DIR",
+        type=output_dir,
+        help="the run's folder (resumed if it holds one)",
     )
     param_option(p)
     engine_option(p)
