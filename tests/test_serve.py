@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from starlette.websockets import WebSocketDisconnect
 
 pytest.importorskip("starlette", reason="cardlang serve needs the web extra (starlette)")
 try:
@@ -217,11 +218,8 @@ def play_through_api(
         choice = pick(options) if pick is not None else 0
         r = client.post(
             f"/api/seat/{seat}/move",
-            json={
-                "token": web.channels[seat].token,
-                "decision": table["decision"],
-                "option": choice,
-            },
+            headers={"X-Cardlang-Token": web.channels[seat].token},
+            json={"decision": table["decision"], "option": choice},
         )
         assert r.status_code == 200, r.text
         moves += 1
@@ -270,8 +268,9 @@ def test_wrong_tokens_moves_out_of_turn_and_bad_options_are_refused() -> None:
         decision = state["table"]["decision"]
         url = f"/api/seat/{seat}/move"
 
-        def post(u: str, **body: Any) -> Any:
-            return client.post(u, json=body)
+        def post(u: str, token: str | None = None, **body: Any) -> Any:
+            headers = {} if token is None else {"X-Cardlang-Token": token}
+            return client.post(u, headers=headers, json=body)
 
         for bad in (other_token, "", "x" * 32, None):
             r = post(url, token=bad, decision=decision, option=0)
@@ -291,9 +290,22 @@ def test_wrong_tokens_moves_out_of_turn_and_bad_options_are_refused() -> None:
             assert r.status_code == 400 and "option must be" in r.json()["error"]
         r = client.post(url, content=b"not json")
         assert r.status_code == 403
-        with pytest.raises(Exception):  # noqa: B017 - the stream refuses a wrong token
+        # the stream refuses a wrong token with a code the page can read (4403)
+        with pytest.raises(WebSocketDisconnect) as closed:
             with client.websocket_connect(f"/api/seat/{seat}/stream?token={other_token}") as ws:
                 ws.receive_json()
+        assert closed.value.code == 4403
+        # hostile requests: a 4xx each, never a 500, the token checked before the body
+        bad = client.post(url, params={"token": "jeton-\u00e9\u2603"}, json={"option": 0})
+        assert bad.status_code == 403
+        huge = b"[" * 300_000
+        assert client.post(url, content=huge).status_code == 403  # no token: body unread
+        good = {"X-Cardlang-Token": token}
+        assert client.post(url, headers=good, content=huge).status_code == 413
+        deep = b"[" * 30_000 + b"]" * 30_000  # under the cap, far past any parser's depth
+        r = client.post(url, headers=good, content=deep)
+        assert r.status_code == 400 and "nests too deeply" in r.json()["error"]
+        assert client.post(url, headers=good, content=b"[1, 2]").status_code == 400
         # the advisor answers for the decision asked now, and only to its seat
         r = post(f"/api/seat/{seat}/advice", token=token)
         assert r.status_code == 200 and len(r.json()["values"]) == n
@@ -380,8 +392,8 @@ def test_the_command_prints_a_link_per_person_and_records_the_game(tmp_path: Pat
                 break
             if asked:
                 seat, token, decision = asked
-                body = {"token": token, "decision": decision, "option": 0}
-                http_json(f"{base}/api/seat/{seat}/move", body)
+                body = {"decision": decision, "option": 0}
+                http_json(f"{base}/api/seat/{seat}/move?token={token}", body)
             time.sleep(0.02)
         assert state["over"]["result"]["game_id"] == 1
         with pytest.raises(urllib.error.HTTPError) as refused:

@@ -111,3 +111,28 @@ def test_a_person_plays_dominion_in_the_browser(browser: Any) -> None:
     assert played["clicks"] >= 20
     assert "won by P1" in played["result"]  # buying a Copper each turn loses to Big Money
     assert any(line.startswith("P1 (bigmoney): ") for line in played["story"])
+
+
+def test_a_wrong_link_and_a_stopped_server_say_so(browser: Any, tmp_path: Path) -> None:
+    """A link with a wrong token says it is wrong (not "reconnecting..." forever); a page
+    whose server went away says the server does not answer after a few tries."""
+    web = web_game(HEARTS, [0], "random", 1)
+    with Served(web) as served:
+        page = browser.new_page()
+        page.goto(f"{served.base}/seat/0?token=not-the-token")
+        page.wait_for_function(
+            "document.getElementById('status').textContent.includes('link is wrong')",
+            timeout=20_000,
+        )
+        page.screenshot(path=str(tmp_path / "wrong-link.png"))
+        good = browser.new_page()
+        good.goto(web.links(served.base)[0])
+        good.wait_for_selector("button.option:not([disabled])", timeout=30_000)
+    # the server has stopped: the page tries a few times, then says so
+    good.wait_for_function(
+        "document.getElementById('status').textContent.includes('does not answer')",
+        timeout=30_000,
+    )
+    good.screenshot(path=str(tmp_path / "server-gone.png"))
+    page.close()
+    good.close()

@@ -289,7 +289,9 @@ class WebGame:
         channel = self.channels.get(seat)
         if channel is None or token is None:
             return None
-        return channel if secrets.compare_digest(channel.token, str(token)) else None
+        # bytes: compare_digest refuses a str with non-ASCII characters (a 500 before)
+        given = str(token).encode("utf-8", "surrogatepass")
+        return channel if secrets.compare_digest(channel.token.encode(), given) else None
 
     def snapshot(self, seat: int) -> dict[str, Any]:
         with self.lock:
@@ -332,6 +334,12 @@ class WebGame:
 # ---------------------------------------------------------------- the application
 
 
+#: The header a page sends its seat's token in (POST requests).
+TOKEN_HEADER = "x-cardlang-token"
+#: The largest request body read: a move or an advice request is a few dozen bytes.
+MAX_BODY = 64 * 1024
+
+
 def create_app(web: WebGame) -> Starlette:
     """The Starlette application serving ``web``'s pages and API."""
 
@@ -369,28 +377,50 @@ def create_app(web: WebGame) -> Starlette:
             return checked
         return JSONResponse(web.snapshot(checked[0]))
 
-    async def body_of(request: Request) -> dict[str, Any]:
+    def token_of(request: Request) -> str | None:
+        """A POST's token: the ``X-Cardlang-Token`` header, else ``?token=``; never the
+        body, which is read only once the token is known good."""
+        return request.headers.get(TOKEN_HEADER) or request.query_params.get("token")
+
+    async def body_of(request: Request) -> dict[str, Any] | JSONResponse:
+        """The JSON object of an authenticated request's body: at most MAX_BODY bytes,
+        any malformed or too deeply nested JSON a 400."""
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > MAX_BODY:
+            return refused(413, f"the body is larger than {MAX_BODY} bytes")
+        chunks, size = [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > MAX_BODY:
+                return refused(413, f"the body is larger than {MAX_BODY} bytes")
+            chunks.append(chunk)
         try:
-            data = await request.json()
-        except ValueError:
-            return {}
-        return data if isinstance(data, dict) else {}
+            data = json.loads(b"".join(chunks) or b"{}")
+        except (ValueError, RecursionError):
+            return refused(400, "the body is not JSON (or nests too deeply)")
+        if not isinstance(data, dict):
+            return refused(400, "the body must be a JSON object")
+        return data
 
     async def move(request: Request) -> Response:
-        data = await body_of(request)
-        checked = check(request, data.get("token"))
+        checked = check(request, token_of(request))
         if isinstance(checked, JSONResponse):
             return checked
+        data = await body_of(request)
+        if isinstance(data, JSONResponse):
+            return data
         status, message = checked[1].submit(data.get("decision"), data.get("option"))
         if status != 200:
             return refused(status, message)
         return JSONResponse({"ok": True, "chosen": message})
 
     async def advice(request: Request) -> Response:
-        data = await body_of(request)
-        checked = check(request, data.get("token"))
+        checked = check(request, token_of(request))
         if isinstance(checked, JSONResponse):
             return checked
+        data = await body_of(request)
+        if isinstance(data, JSONResponse):
+            return data
         status, answer = await run_in_threadpool(checked[1].advice)
         if status != 200:
             return refused(status, answer)
@@ -399,6 +429,9 @@ def create_app(web: WebGame) -> Starlette:
     async def stream(websocket: WebSocket) -> None:
         checked = check(websocket, websocket.query_params.get("token"))
         if isinstance(checked, JSONResponse):
+            # accepted, then closed with the reason: a refusal during the handshake
+            # reaches the page as a bare 1006, which it cannot tell from a lost server
+            await websocket.accept()
             await websocket.close(code=4403 if checked.status_code == 403 else 4404)
             return
         seat = checked[0]

@@ -147,8 +147,8 @@ function handle(message) {
 async function post(path, body) {
   const response = await fetch(`${api}/${path}`, {
     method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ token, ...body }),
+    headers: { "Content-Type": "application/json", "X-Cardlang-Token": token },
+    body: JSON.stringify(body),
   });
   const data = await response.json().catch(() => ({}));
   return { ok: response.ok, data };
@@ -189,16 +189,38 @@ $("advice-button").addEventListener("click", async () => {
   $("advice-status").textContent = "estimates: 0 a sure loss, 1 a sure win";
 });
 
+// Failed connections in a row: after a few, the page says the server is gone rather
+// than "reconnecting..." forever (it keeps trying, more slowly, in case it comes back).
+let failures = 0;
+const GIVE_UP_AFTER = 5;
+
+function refused(text) {
+  $("who").textContent = "this page cannot show a seat";
+  $("status").textContent = text;
+  document.querySelector("main").hidden = true;
+}
+
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   const socket = new WebSocket(`${scheme}://${location.host}${api}/stream?token=${encodeURIComponent(token)}`);
+  socket.onopen = () => { failures = 0; };
   socket.onmessage = (event) => handle(JSON.parse(event.data));
   socket.onclose = (event) => {
-    if (event.code === 4403 || event.code === 4404) {
-      $("who").textContent = "this link is not a seat of the game (wrong token?)";
+    if (event.code === 4403) {
+      refused("this link is wrong or out of date: its token is not this seat's. Use the link the server printed for this game.");
       return;
     }
-    if (!over) {
+    if (event.code === 4404) {
+      refused("this link names no seat a person plays in this game.");
+      return;
+    }
+    if (over) return;
+    failures += 1;
+    if (failures >= GIVE_UP_AFTER) {
+      $("status").textContent = "the server does not answer: the game is over or the server was stopped.";
+      $("turn").hidden = true; // a move could not reach it
+      setTimeout(connect, 10000);
+    } else {
       $("status").textContent = "connection lost; reconnecting...";
       setTimeout(connect, 1000);
     }
