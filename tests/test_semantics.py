@@ -396,6 +396,35 @@ def test_teams_numbered_from_one_are_read_from_zero() -> None:
     assert any("number players from 1" in w.message for w in game.warnings)
 
 
+@pytest.mark.parametrize("engine", ["python", "native"])
+@pytest.mark.parametrize(
+    ("binding", "gone"),
+    [("(let (3 team) 'TM", 3), ("(all team 'TM", 1)],
+)
+def test_a_team_bound_before_the_players_are_regrouped_is_a_rule_error(
+    engine: str, binding: str, gone: int
+) -> None:
+    """Issue 31: an IndexError in Python and a read out of bounds in C++ before; now the
+    same positioned rule error on both engines, and the teams that still exist work."""
+    from cardlang.engine.native import native_available
+
+    if engine == "native" and not native_available():
+        pytest.skip("the native engine is not built")
+    text = f"""(game
+ (setup (create players 4))
+ (do ({binding}
+       (do ((create teams (0, 1, 2, 3))
+            (all 'TM 'P (inc ('P sto SCORE) 1)))))))
+ (scoring max ((current player) sto SCORE)))"""
+    game = load_text(text)
+    result, _ = play_random(game.master(engine=engine), 1, record=True)
+    assert result.end_reason == "failed"
+    assert (
+        result.error.message == f"there is no team {gone} now (create teams regrouped the players)"
+    )
+    assert (result.error.span.line, result.error.span.column) == (5, 18)
+
+
 def test_one_action_cannot_run_for_ever() -> None:
     for body in (
         "(do ((repeat 2000000 (inc (game sto N) 1))))",

@@ -689,7 +689,7 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
     case O_REG: {
       const Val& v = st.regs[n.p[0]];
       if (n.type == T_LOC || n.type == T_MEMLOC) return st.zone((i32)v.i);
-      if (n.type == T_TEAM) return st.teams[v.i];
+      if (n.type == T_TEAM) return team_members(st, v.i, n.span);
       if (v.list) return *v.list;
       out.clear();
       return out;
@@ -759,7 +759,7 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
     case O_TEAM:
     case O_TEAMOF: {
       i64 t = ev(st, ni);
-      return st.teams[t];
+      return team_members(st, t, n.span);
     }
     case O_OTHER: {
       out.clear();
@@ -1369,6 +1369,13 @@ void VM::create_deck(State& st, const Node& n) {
     e.b = k;
     st.log.push_back(std::move(e));
   }
+}
+
+const Coll& VM::team_members(const State& st, i64 t, i32 span) const {
+  // a team bound before create teams regrouped the players may be gone (runtime.py)
+  if (t < 0 || t >= (i64)st.teams.size())
+    error("there is no team " + str(t) + " now (create teams regrouped the players)", span);
+  return st.teams[t];
 }
 
 void VM::create_teams(State& st, const Node& n) {

@@ -258,6 +258,7 @@ class VM {
   void create_cards(State& st, const Node& n);
   void create_deck(State& st, const Node& n);
   void create_teams(State& st, const Node& n);
+  const Coll& team_members(const State& st, i64 t, i32 span) const;
   void cycle(State& st, const Node& n);
   void for_each(State& st, const Node& n);
 

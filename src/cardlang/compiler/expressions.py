@@ -236,7 +236,7 @@ class ExprCompiler:
                     return content
             return f"st.zones.get({self.raw_src(node)}, EMPTY)"
         if t == T.TEAM:
-            return f"st.teams[{self.src(node)}]"
+            return f"_team_members(st, {self.src(node)}, {self.const(node.span)})"
         return self.src(node)
 
     def owner_src(self, node: ast.Node) -> str:
