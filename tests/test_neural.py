@@ -647,6 +647,14 @@ def test_train_without_an_out_folder_is_a_usage_error() -> None:
         ("models/dominion-solo", {"PLAYERS": "1"}),
         ("models/dominion-2p", {"PLAYERS": "2"}),
         ("models/dominion-random", {"KINGDOM": "random"}),
+        # the unseen-cards model on a kingdom of the cards it never met
+        (
+            "models/dominion-unseen",
+            {
+                "KINGDOM": "witch,laboratory,festival,council-room,"
+                "moneylender,library,smithy,merchant,remodel,bandit"
+            },
+        ),
     ],
 )
 def test_the_shipped_models_play_their_game(model: str, params: dict[str, str]) -> None:

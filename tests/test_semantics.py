@@ -425,6 +425,84 @@ def test_a_team_bound_before_the_players_are_regrouped_is_a_rule_error(
     assert (result.error.span.line, result.error.span.column) == (5, 18)
 
 
+MIN64 = "(- (- 0 (^ 2 62)) (^ 2 62))"
+OVERFLOWS = {
+    "(+ (^ 2 62) (^ 2 62))": "(+ 4611686018427387904 4611686018427387904)",
+    f"(- {MIN64} 1)": "(- -9223372036854775808 1)",
+    "(* (^ 2 32) (^ 2 31))": "(* 4294967296 2147483648)",
+    "(^ 3 40)": "(^ 3 40)",
+    "(^ 2 63)": "(^ 2 63)",
+    "(^ (- 0 2) 64)": "(^ -2 64)",
+    f"(// {MIN64} (- 0 1))": "(// -9223372036854775808 -1)",
+    "(tri 5000000000)": "(tri 5000000000)",
+    "(tri (- 0 5000000000))": "(tri -5000000000)",
+    "(fib 93)": "(fib 93)",
+    "(fib (^ 10 18))": "(fib 1000000000000000000)",  # refused at once, not computed
+    "(+ (^ 2 62) (- (^ 2 62) 1))": "(inc 9223372036854775807 1)",  # the (inc ...) after
+}
+FITS = {
+    MIN64: -(2**63) + 1,  # and the (inc ... 1) after it
+    "(^ (- 0 2) 63)": -(2**63) + 1,
+    f"(% {MIN64} (- 0 1))": 1,
+    f"(// {MIN64} 1)": -(2**63) + 1,
+    "(fib 92)": 7540113804746346429 + 1,
+}
+
+
+def _integer_game(expr: str) -> str:
+    return f"""(game
+ (setup (create players 2))
+ (do ((set (game sto X) {expr})
+      (inc (game sto X) 1)))
+ (scoring max (game sto X)))"""
+
+
+@pytest.mark.parametrize("engine", ["python", "native"])
+@pytest.mark.parametrize("expr", list(OVERFLOWS))
+def test_integers_are_checked_64_bit_on_both_engines(engine: str, expr: str) -> None:
+    """Issue 31: the native engine wrapped (and died of SIGFPE on MIN // -1) where Python
+    had unbounded integers; both now stop with the same positioned rule error."""
+    from cardlang.engine.native import native_available
+
+    if engine == "native" and not native_available():
+        pytest.skip("the native engine is not built")
+    game = load_text(_integer_game(expr))
+    result, _ = play_random(game.master(engine=engine), 1, record=True)
+    assert result.end_reason == "failed"
+    what = OVERFLOWS[expr]
+    assert result.error.message == f"integer overflow: {what} is outside the 64-bit range"
+    line = 4 if what.startswith("(inc") else 3
+    assert result.error.span.line == line
+
+
+@pytest.mark.parametrize("engine", ["python", "native"])
+@pytest.mark.parametrize("expr", list(FITS))
+def test_results_inside_64_bits_are_exact_on_both_engines(engine: str, expr: str) -> None:
+    from cardlang.engine.native import native_available
+
+    if engine == "native" and not native_available():
+        pytest.skip("the native engine is not built")
+    game = load_text(_integer_game(expr))
+    result, _ = play_random(game.master(engine=engine), 1, record=True)
+    assert result.end_reason != "failed" and result.scores == (FITS[expr], FITS[expr])
+
+
+def test_integer_literals_and_parameters_stay_inside_64_bits() -> None:
+    from cardlang.errors import GameFileError, UsageError
+
+    with pytest.raises(GameFileError, match="too large"):  # the parser allows 18 digits
+        load_text(_integer_game("9223372036854775808"))
+    text = "(game (declare 3 'N) (setup (create players 2)) (do ((set (game sto X) 'N)))"
+    text += " (scoring max (game sto X)))"
+    from cardlang import load_game
+
+    with pytest.raises(UsageError, match="whole number up to 9223372036854775807"):
+        load_game(text=text, params={"N": "9223372036854775808"})
+    game = load_game(text=text, params={"N": "9223372036854775807"})
+    result, _ = play_random(game.master(), 1, record=True)
+    assert result.scores == (2**63 - 1, 2**63 - 1)
+
+
 def test_one_action_cannot_run_for_ever() -> None:
     for body in (
         "(do ((repeat 2000000 (inc (game sto N) 1))))",

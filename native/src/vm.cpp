@@ -11,6 +11,9 @@
 
 namespace cardlang {
 
+
+//: The largest n whose Fibonacci number fits in 64 bits (runtime.py MAX_FIB).
+static const i64 MAX_FIB = 92;
 // ---------------------------------------------------------------- randomness
 // engine/state.py: splitmix64, rand_below, shuffle_in_place
 
@@ -450,26 +453,40 @@ __attribute__((noinline)) i64 VM::ev_node(State& st, i32 ni) {
     case O_RANDOM: {
       i64 lo = ev(st, kd(n, 0)), hi = ev(st, kd(n, 1));
       if (hi < lo) error("(random " + str(lo) + " .. " + str(hi) + ") is an empty range", n.span);
-      return lo + rand_below(st, (uint64_t)(hi - lo + 1));
+      // the span in unsigned arithmetic: hi - lo may not fit an i64; the whole 64-bit
+      // range wraps to 0, where Python's (z * 2^64) >> 64 is the draw z itself
+      uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
+      uint64_t offset = span ? (uint64_t)rand_below(st, span) : splitmix_next(st.rng);
+      return (i64)((uint64_t)lo + offset);
     }
     case O_ARITH: {
-      i64 a = ev(st, kd(n, 0)), b = ev(st, kd(n, 1));
+      // checked 64-bit integers, as runtime.py's _add, _sub, _mul, _power, _divide
+      i64 a = ev(st, kd(n, 0)), b = ev(st, kd(n, 1)), r;
       switch (n.p[0]) {
         case 0:
-          return a + b;
+          if (__builtin_add_overflow(a, b, &r)) overflow("(+ " + str(a) + " " + str(b) + ")", n.span);
+          return r;
         case 1:
-          return a - b;
+          if (__builtin_sub_overflow(a, b, &r)) overflow("(- " + str(a) + " " + str(b) + ")", n.span);
+          return r;
         case 2:
-          return a * b;
+          if (__builtin_mul_overflow(a, b, &r)) overflow("(* " + str(a) + " " + str(b) + ")", n.span);
+          return r;
         case 5: {
           if (b < 0 || b > 64) error("exponent " + str(b) + " is outside 0..64", n.span);
-          i64 r = 1;
-          for (i64 i = 0; i < b; i++) r *= a;
+          // |a|^i grows with i (or stays 0 or 1): the result fits only if each step does
+          r = 1;
+          for (i64 i = 0; i < b; i++)
+            if (__builtin_mul_overflow(r, a, &r)) overflow("(^ " + str(a) + " " + str(b) + ")", n.span);
           return r;
         }
         default: {
           const char* op = n.p[0] == 3 ? "//" : "%";
           if (b == 0) error(std::string("(") + op + " " + str(a) + " 0): division by zero", n.span);
+          if (b == -1) {  // MIN / -1 does not fit (and traps); MIN % -1 is 0
+            if (n.p[0] == 3 && a == INT64_MIN) overflow("(// " + str(a) + " -1)", n.span);
+            return n.p[0] == 3 ? -a : 0;
+          }
           i64 q = a / b;  // C++ truncates toward zero, as CardStock's C# does
           return n.p[0] == 3 ? q : a - q * b;
         }
@@ -477,7 +494,13 @@ __attribute__((noinline)) i64 VM::ev_node(State& st, i32 ni) {
     }
     case O_UNARY: {
       i64 x = ev(st, kd(n, 0));
-      if (n.p[0] == 0) return x * (x + 1) / 2;
+      if (n.p[0] == 0) {  // Python's floor division of the exact product (runtime.py _tri)
+        __int128 p = (__int128)x * ((__int128)x + 1);
+        __int128 t = p >= 0 ? p / 2 : -((-p + 1) / 2);
+        if (t < INT64_MIN || t > INT64_MAX) overflow("(tri " + str(x) + ")", n.span);
+        return (i64)t;
+      }
+      if (x > MAX_FIB) overflow("(fib " + str(x) + ")", n.span);  // F(93) >= 2^63
       i64 a = 0, b = 1;
       for (i64 i = 0; i < x; i++) {
         i64 t = a + b;
@@ -531,9 +554,10 @@ __attribute__((noinline)) i64 VM::ev_node(State& st, i32 ni) {
       Coll& copy = lent_copy.item;
       copy.assign(cards.begin(), cards.end());
       i64 pm = ev(st, kd(n, 1));
-      i64 total = 0;
+      __int128 total = 0;  // exact, then checked, as Python's sum (runtime.py _sum)
       for (i64 c : copy) total += score(pm, c, st);
-      return total;
+      if (total < INT64_MIN || total > INT64_MAX) overflow("(sum ...)", n.span);
+      return (i64)total;
     }
     case O_SCORE: {
       i64 c = ev(st, kd(n, 0));
@@ -558,13 +582,15 @@ __attribute__((noinline)) i64 VM::ev_node(State& st, i32 ni) {
       Lent<Coll> lent_(colls);
       Coll& scratch = lent_.item;
       const Coll& cards = evr(st, kd(n, 0), scratch);
-      i64 total = 0;
+      __int128 total = 0;  // exact, then checked (runtime.py _total)
       for (i64 c : cards) {
         bool found;
         Typed t = attribute(st, c, (i32)n.p[0], found);
         if (found && t.tag == 0) total += t.v;
       }
-      return total;
+      if (total < INT64_MIN || total > INT64_MAX)
+        overflow("(total " + P.strings[n.p[0]] + " ...)", n.span);
+      return (i64)total;
     }
     case O_CONNECTS: {
       // the collection, then X, then Y, as the Python engine's call evaluates them
@@ -875,7 +901,7 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
     }
     case O_RANGE: {
       i64 lo = ev(st, kd(n, 0)), hi = ev(st, kd(n, 1));
-      if (hi - lo + 1 > P.limits.max_range)
+      if ((__int128)hi - lo + 1 > P.limits.max_range)  // exact: hi - lo may not fit
         error("(range " + str(lo) + " .. " + str(hi) + ") has more than " +
                   str(P.limits.max_range) + " numbers",
               n.span);
@@ -1371,6 +1397,10 @@ void VM::create_deck(State& st, const Node& n) {
   }
 }
 
+void VM::overflow(const std::string& what, i32 span) const {
+  error("integer overflow: " + what + " is outside the 64-bit range", span);
+}
+
 const Coll& VM::team_members(const State& st, i64 t, i32 span) const {
   // a team bound before create teams regrouped the players may be gone (runtime.py)
   if (t < 0 || t >= (i64)st.teams.size())
@@ -1483,7 +1513,11 @@ void VM::exec(State& st, i32 ni) {
     case O_INC: {
       i32 k = skey(st, kd(n, 0));
       i64 amount = ev(st, kd(n, 1));
-      i64 v = st.ints.get(k, 0) + n.p[0] * amount;
+      i64 old = st.ints.get(k, 0);
+      __int128 exact = (__int128)old + (__int128)n.p[0] * amount;  // runtime.py checked_increment
+      if (exact < INT64_MIN || exact > INT64_MAX)
+        overflow(std::string(n.p[0] > 0 ? "(inc " : "(dec ") + str(old) + " " + str(amount) + ")", n.span);
+      i64 v = (i64)exact;
       st.ints.store(k, v);
       if (st.recording) {
         Event e{E_SET_INT};

@@ -376,6 +376,7 @@ class VM {
     return true;
   }
   [[noreturn]] void error(const std::string& message, i32 span) const;
+  [[noreturn]] void overflow(const std::string& what, i32 span) const;
   [[noreturn, gnu::cold, gnu::noinline]] void attr_of_no_card(const Node& n) const;
 };
 

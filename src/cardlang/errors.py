@@ -202,6 +202,17 @@ class RuleError(CardlangError):
         return self.render()
 
 
+#: The language's integers: checked 64-bit.  A result outside this range is a rule error
+#: (``overflow``), the same on both engines (docs/language.md, "Integers").
+I64_MIN, I64_MAX = -(2**63), 2**63 - 1
+
+
+def overflow(what: str, span: Span) -> RuleError:
+    """The rule error of an integer result outside the 64-bit range (native/src/vm.cpp
+    words it the same)."""
+    return RuleError(f"integer overflow: {what} is outside the 64-bit range", span)
+
+
 class TrainingDiverged(CardlangError):
     """A training step's loss was NaN or infinite: the step is not taken, nothing more
     is saved, and the run folder keeps the checkpoint of the last whole round."""

@@ -16,7 +16,7 @@ from typing import Any
 from cardlang.compiler.stmt_base import StmtCompilerBase
 from cardlang.engine.control import Action
 from cardlang.engine.points import PointMap
-from cardlang.engine.runtime import card_room
+from cardlang.engine.runtime import card_room, checked_increment
 from cardlang.engine.state import Gamestate
 from cardlang.errors import RuleError, did_you_mean
 from cardlang.language import ast
@@ -170,9 +170,11 @@ class BoardMixin(StmtCompilerBase):
         amount = self.x.value(n.amount)
         sign = n.sign
 
+        span = n.span
+
         def increment(st: Gamestate) -> None:
             k = key(st)
-            v = st.ints[k] = st.ints.get(k, 0) + sign * amount(st)
+            v = st.ints[k] = checked_increment(st.ints.get(k, 0), sign, amount(st), span)
             if st.log is not None:
                 st.log.append(("set", k, v))
 

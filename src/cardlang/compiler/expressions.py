@@ -481,15 +481,17 @@ class ExprCompiler:
 
     def c_Arith(self, n: ast.Arith) -> str:
         a, b = self.src(n.left), self.src(n.right)
-        if n.op in ("+", "-", "*"):
-            return f"{a} {n.op} {b}"
+        if n.op in ("+", "-", "*"):  # checked 64-bit (runtime.py)
+            fn = {"+": "_add", "-": "_sub", "*": "_mul"}[n.op]
+            return f"{fn}({a}, {b}, {self.const(n.span)})"
         if n.op == "^":
             return f"_power({a}, {b}, {self.const(n.span)})"
         return f"_divide({n.op!r}, {a}, {b}, {self.const(n.span)})"
 
     def c_UnaryInt(self, n: ast.UnaryInt) -> str:
         x = self.src(n.operand)
-        return f"_tri({x})" if n.op == "tri" else f"ops.fibonacci({x})"
+        fn = "_tri" if n.op == "tri" else "_fib"
+        return f"{fn}({x}, {self.const(n.span)})"
 
     def c_ScoreExtreme(self, n: ast.ScoreExtreme) -> str:
         return (
@@ -510,7 +512,9 @@ class ExprCompiler:
         return f"len({self.cards_src(n.collection)})"
 
     def c_Sum(self, n: ast.Sum) -> str:
-        return f"_sum(st, {self.cards_src(n.collection)}, {self.src(n.points)})"
+        return (
+            f"_sum(st, {self.cards_src(n.collection)}, {self.src(n.points)}, {self.const(n.span)})"
+        )
 
     def c_Score(self, n: ast.Score) -> str:
         return f"_score(st, {self.src(n.card)}, {self.src(n.points)})"
@@ -555,7 +559,7 @@ class ExprCompiler:
         return slow
 
     def c_Total(self, n: ast.Total) -> str:
-        return f"_total(st, {self.cards_src(n.collection)}, {n.name!r})"
+        return f"_total(st, {self.cards_src(n.collection)}, {n.name!r}, {self.const(n.span)})"
 
     def c_Connects(self, n: ast.Connects) -> str:
         # the collection, then X, then Y: the order the native engine evaluates them in

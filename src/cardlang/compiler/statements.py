@@ -96,12 +96,13 @@ class StmtCompiler(ControlFlowMixin, MovesMixin, BoardMixin, ChoicesMixin):
                 *body,
             ]
         if isinstance(node, ast.Increment):
-            k, v = f"k{n}", f"v{n}"
+            k, v, sp = f"k{n}", f"v{n}", f"SPAN{n}"
             consts[f"_anchor{n}"] = None  # keeps temporary names unique
+            consts[sp] = node.span
             return [
                 f"{pad}{k} = {self.x.raw_src(node.target)}",
-                f"{pad}{v} = st.ints[{k}] = st.ints.get({k}, 0) "
-                f"{'+' if node.sign > 0 else '-'} ({src(node.amount)})",
+                f"{pad}{v} = st.ints[{k}] = checked_increment(st.ints.get({k}, 0), "
+                f"{node.sign}, {src(node.amount)}, {sp})",
                 f"{pad}if st.log is not None:",
                 f"{pad}    st.log.append(('set', {k}, {v}))",
             ]

@@ -28,7 +28,7 @@ from cardlang.engine.state import (
     previous_player,
     rand_below,
 )
-from cardlang.errors import RuleError
+from cardlang.errors import I64_MAX, I64_MIN, RuleError, overflow
 from cardlang.language import ast
 from cardlang.language.ast_facts import MAX_CARDS
 
@@ -73,9 +73,9 @@ def _best(st: Gamestate, cards: Sequence[int], pm: PointMap, want_max: bool) -> 
     return tied[0] if len(tied) == 1 else tied[rand_below(st, len(tied))]
 
 
-def _sum(st: Gamestate, cards: Sequence[int], pm: PointMap) -> int:
+def _sum(st: Gamestate, cards: Sequence[int], pm: PointMap, span: ast.Span) -> int:
     table = st.cards
-    return sum(pm.score(table[c]) for c in cards)
+    return _checked_sum(sum(pm.score(table[c]) for c in cards), "(sum ...)", span)
 
 
 def _score(st: Gamestate, card: Any, pm: PointMap) -> int:
@@ -164,11 +164,47 @@ def _random(st: Gamestate, lo: int, hi: int, span: ast.Span) -> int:
 
 
 def _divide(op: str, x: int, y: int, span: ast.Span) -> int:
-    """Integer division and remainder as CardStock's C# does them: truncating toward zero."""
+    """Integer division and remainder as CardStock's C# does them: truncating toward zero.
+    (// MIN -1) is the one quotient outside the 64-bit range; (% MIN -1) is 0."""
     if y == 0:
         raise RuleError(f"({op} {x} 0): division by zero", span)
     quotient = abs(x) // abs(y) * (1 if (x >= 0) == (y >= 0) else -1)
-    return quotient if op == "//" else x - quotient * y
+    if op == "//":
+        return _in_range(quotient, op, x, y, span)
+    return x - quotient * y
+
+
+def _in_range(value: int, op: str, x: int, y: int, span: ast.Span) -> int:
+    if I64_MIN <= value <= I64_MAX:
+        return value
+    raise overflow(f"({op} {x} {y})", span)
+
+
+def _add(x: int, y: int, span: ast.Span) -> int:
+    return _in_range(x + y, "+", x, y, span)
+
+
+def _sub(x: int, y: int, span: ast.Span) -> int:
+    return _in_range(x - y, "-", x, y, span)
+
+
+def _mul(x: int, y: int, span: ast.Span) -> int:
+    return _in_range(x * y, "*", x, y, span)
+
+
+def checked_increment(old: int, sign: int, amount: int, span: ast.Span) -> int:
+    """(inc ...) and (dec ...): the new value, checked (the exact sum: -MIN is not
+    formed on its own)."""
+    value = old + sign * amount
+    if I64_MIN <= value <= I64_MAX:
+        return value
+    raise overflow(f"({'inc' if sign > 0 else 'dec'} {old} {amount})", span)
+
+
+def _checked_sum(value: int, what: str, span: ast.Span) -> int:
+    if I64_MIN <= value <= I64_MAX:
+        return value
+    raise overflow(what, span)
 
 
 def _same_card(a: Any, b: Any) -> bool:
@@ -178,7 +214,7 @@ def _same_card(a: Any, b: Any) -> bool:
 def _power(base: int, exp: int, span: ast.Span) -> int:
     if exp < 0 or exp > 64:
         raise RuleError(f"exponent {exp} is outside 0..64", span)
-    return base**exp
+    return _in_range(base**exp, "^", base, exp, span)
 
 
 def _score_extreme(st: Gamestate, cards: Sequence[int], pm: PointMap, want_max: bool) -> int:
@@ -277,9 +313,9 @@ def _attr(st: Gamestate, card: Any, key: str, default: Any, span: ast.Span) -> A
     return st.cards[card].get(key, default)
 
 
-def _total(st: Gamestate, cards: Sequence[int], key: str) -> int:
+def _total(st: Gamestate, cards: Sequence[int], key: str, span: ast.Span) -> int:
     attrs = st.cards
-    return sum(attrs[c].get(key, 0) for c in cards)
+    return _checked_sum(sum(attrs[c].get(key, 0) for c in cards), f"(total {key} ...)", span)
 
 
 def _top_attr(z: Sequence[int], cards: Any, key: str, default: Any, span: ast.Span) -> Any:
@@ -294,8 +330,23 @@ def _others(st: Gamestate, player: int) -> list[int]:
     return [(player + k) % n for k in range(1, n)]
 
 
-def _tri(n: int) -> int:
-    return n * (n + 1) // 2
+def _tri(n: int, span: ast.Span) -> int:
+    value = n * (n + 1) // 2
+    if I64_MIN <= value <= I64_MAX:
+        return value
+    raise overflow(f"(tri {n})", span)
+
+
+#: The largest n whose Fibonacci number fits in 64 bits (F(92) < 2^63 <= F(93)).
+MAX_FIB = 92
+
+
+def _fib(n: int, span: ast.Span) -> int:
+    """(fib n); beyond F(92) the result would not fit, so it is refused before any work
+    (a (fib (^ 10 18)) ran for ever before)."""
+    if n > MAX_FIB:
+        raise overflow(f"(fib {n})", span)
+    return ops.fibonacci(n)
 
 
 def _location_name(base: str, index: int) -> str:
@@ -329,6 +380,7 @@ RUNTIME["__builtins__"] = {
 }
 RUNTIME.update(
     repeat_count=repeat_count,
+    checked_increment=checked_increment,
     current_player=current_player,
     current_team=current_team,
     next_player=next_player,

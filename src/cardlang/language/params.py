@@ -17,7 +17,7 @@ import dataclasses
 import re
 from collections.abc import Mapping
 
-from cardlang.errors import UsageError, did_you_mean
+from cardlang.errors import I64_MAX, UsageError, did_you_mean
 from cardlang.language import ast
 
 _NAME = re.compile(r"[A-Z][A-Z0-9]*(-[A-Z0-9]+)*")
@@ -105,9 +105,10 @@ def _suggestion(value: ast.Node, allowed: range | tuple[str, ...]) -> str:
 def _literal(declare: ast.Declare, text: str) -> ast.Node:
     default, span = declare.value, declare.value.span
     if isinstance(default, ast.IntLiteral):
-        if not text.isdigit():
+        if not text.isdigit() or len(text) > 19 or int(text) > I64_MAX:
             raise UsageError(
-                f"parameter {declare.var} is a whole number (default {default.value}); got {text!r}"
+                f"parameter {declare.var} is a whole number up to {I64_MAX} (default "
+                f"{default.value}); got {text[:40]!r}"
             )
         return ast.IntLiteral(int(text), span=span)
     if isinstance(default, ast.NameLiteral):
