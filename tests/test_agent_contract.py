@@ -330,8 +330,9 @@ def test_the_agent_file_plays_through_serve(capsys: Any, monkeypatch: Any) -> No
                 table = got.json()["table"]
                 if table is None or table["decision"] is None:
                     continue
-                body = {"token": channel.token, "decision": table["decision"], "option": 0}
-                posted = client.post(f"/api/seat/{seat}/move", json=body)
+                body = {"decision": table["decision"], "option": 0}
+                token = {"X-Cardlang-Token": channel.token}
+                posted = client.post(f"/api/seat/{seat}/move", headers=token, json=body)
                 assert posted.status_code in (200, 409), posted.text  # 409: already taken
                 self.moves += posted.status_code == 200
                 return True

@@ -177,7 +177,9 @@ _NOT_FLAGS = {"game", "params", "algorithm", "time_limit", "backend", "workers",
 
 def reproduce_command(config: TrainConfig, rounds: int | None = None) -> str:
     """The ``cardlang train`` command with every setting that differs from the
-    defaults (the seed and the rounds always; ``rounds``: those trained so far)."""
+    defaults (the seed and the rounds always; ``rounds``: those trained so far; the
+    learning rate and the value weight always too, since their defaults depend on the
+    algorithm)."""
     from dataclasses import replace
 
     from cardlang.learning.config import TrainConfig
@@ -187,7 +189,8 @@ def reproduce_command(config: TrainConfig, rounds: int | None = None) -> str:
     parts += [f"--param {k}={v}" for k, v in c.params.items()]
     defaults = TrainConfig(game=c.game).to_dict()
     for name, value in c.to_dict().items():
-        if name in _NOT_FLAGS or (value == defaults.get(name) and name not in ("seed", "rounds")):
+        always = ("seed", "rounds", "lr", "value_weight")
+        if name in _NOT_FLAGS or (value == defaults.get(name) and name not in always):
             continue
         if value is None:
             continue
