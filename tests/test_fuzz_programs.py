@@ -1,0 +1,177 @@
+"""Differential fuzzing with well-typed programs (issue 31, item 8): hypothesis writes
+games, not byte mutants, and each one is played on both engines, which must give the
+same event log, the same options at every decision and the same result, rule errors
+included (their message and position).
+
+The programs come from a small grammar of the language's integer and boolean
+expressions, storages, conditionals, loops over players and cards, card moves, and a
+choice of moves for the player to move, inside a fixed skeleton (a deck dealt to every
+player, a stage over the players).  Numbers are drawn near the edges that matter: 0, 1,
+-1 (written (- 0 1)), small counts, and values next to 2^62 and 2^63 where the checked
+64-bit arithmetic overflows.  test_native.py's ``play`` plays a game with seeded random
+choices and records what is compared.
+
+The default run draws 40 programs (a few seconds each way); ``pytest -m slow`` draws
+600.  Every program must also load: a failure to load is a bug of the generator, and
+fails the test.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_native import play
+
+from cardlang import load_game
+from cardlang.engine.gamemaster import Limits
+from cardlang.engine.native import native_available
+
+pytestmark = pytest.mark.skipif(not native_available(), reason="the native engine is not built")
+
+LIMITS = Limits(max_decisions=60, max_steps=20_000)
+QUICK = settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+LONG = settings(QUICK, max_examples=600)
+
+STORAGES = ("A", "B", "C")
+EDGES = ("(^ 2 62)", "(- (^ 2 62) 1)", "(- 0 (^ 2 62))", "(- (- 0 (^ 2 62)) (^ 2 62))")
+
+
+def _literal() -> st.SearchStrategy[str]:
+    small = st.integers(0, 12).map(str)
+    negative = st.integers(1, 5).map(lambda n: f"(- 0 {n})")
+    big = st.sampled_from(["1000000000", "3037000500", "999999999999999999"])  # 18 digits at most
+    edges = st.sampled_from(EDGES)
+    return st.one_of(small, small, small, small, negative, negative, big, edges)
+
+
+def _storage(player_var: bool) -> st.SearchStrategy[str]:
+    owners = ["game", "(current player)"] + (["'P"] if player_var else [])
+    return st.builds(
+        lambda owner, name: f"({owner} sto {name})",
+        st.sampled_from(owners),
+        st.sampled_from(STORAGES),
+    )
+
+
+def integers(player_var: bool = False) -> st.SearchStrategy[str]:
+    """An integer expression (recursive): literals, storages, sizes, arithmetic."""
+    leaves = st.one_of(
+        _literal(),
+        _storage(player_var),
+        st.just("(size (game vloc STOCK))"),
+        st.just("(size ((current player) iloc HAND))"),
+    )
+
+    def grow(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+        binary = st.builds(
+            lambda op, a, b: f"({op} {a} {b})",
+            st.sampled_from(["+", "-", "*", "//", "%"]),
+            inner,
+            inner,
+        )
+        # mostly small; now and then next to 2^63 (62 fits for 2, 63 and 64 overflow)
+        exponent = st.one_of(*[st.integers(0, 4)] * 5, st.integers(61, 65))
+        power = st.builds(lambda a, e: f"(^ {a} {e})", inner, exponent.map(str))
+        unary = st.builds(lambda op, a: f"({op} {a})", st.sampled_from(["tri", "fib"]), inner)
+        return st.one_of(binary, binary, binary, power, unary)
+
+    return st.recursive(leaves, grow, max_leaves=6)
+
+
+def booleans(player_var: bool = False) -> st.SearchStrategy[str]:
+    ints = integers(player_var)
+    compare = st.builds(
+        lambda op, a, b: f"({op} {a} {b})",
+        st.sampled_from(["<", ">", "<=", ">=", "==", "!="]),
+        ints,
+        ints,
+    )
+    return st.recursive(
+        compare,
+        lambda inner: st.one_of(
+            st.builds(lambda a, b: f"(and {a} {b})", inner, inner),
+            st.builds(lambda a, b: f"(or {a} {b})", inner, inner),
+            st.builds(lambda a: f"(not {a})", inner),
+        ),
+        max_leaves=3,
+    )
+
+
+def statements(depth: int = 0, player_var: bool = False) -> st.SearchStrategy[str]:
+    """A statement: storage writes, card moves, and (not too deep) conditionals, loops
+    over players and repeats."""
+    ints = integers(player_var)
+    simple = st.one_of(
+        st.builds(lambda s, v: f"(set {s} {v})", _storage(player_var), ints),
+        st.builds(lambda s, v: f"(inc {s} {v})", _storage(player_var), ints),
+        st.builds(lambda s, v: f"(dec {s} {v})", _storage(player_var), ints),
+        st.just(
+            "((> (size (game vloc STOCK)) 0) "
+            "(move (top (game vloc STOCK)) (top ((current player) iloc HAND))))"
+        ),
+        st.just("(shuffle (game vloc STOCK))"),
+    )
+    if depth >= 2:
+        return simple
+    inner = statements(depth + 1, player_var)
+    return st.one_of(
+        simple,
+        simple,
+        st.builds(lambda c, s: f"({c} {s})", booleans(player_var), inner),
+        st.builds(lambda n, s: f"(repeat {n} {s})", st.integers(0, 3), inner),
+        st.builds(lambda s: f"(all player 'P {s})", statements(depth + 1, True)),
+        st.builds(
+            lambda ss: "(do (" + " ".join(ss) + "))", st.lists(inner, min_size=1, max_size=3)
+        ),
+    )
+
+
+@st.composite
+def programs(draw: st.DrawFn) -> str:
+    players = draw(st.integers(2, 4))
+    setup = " ".join(draw(st.lists(statements(), max_size=3)))
+    turn = " ".join(draw(st.lists(statements(), min_size=1, max_size=4)))
+    guard = draw(booleans())
+    passes = draw(st.integers(1, 4))
+    score = draw(integers())
+    return f"""(game
+ (setup (create players {players})
+        (create deck (game vloc STOCK) (deck (RANK (TWO, THREE, FOUR, FIVE)) (SUIT (X, Y))))
+        (shuffle (game vloc STOCK))
+        {setup})
+ (stage player (end (>= (game sto TURNS) {passes * players}))
+   (do ((inc (game sto TURNS) 1)
+        {turn}
+        (choice (
+          ((> (size ((current player) iloc HAND)) 0)
+           (any ((current player) iloc HAND) 'C (move 'C (top (game vloc PILE)))))
+          ({guard} (inc ((current player) sto A) 1))
+          (pass))))))
+ (scoring max {score}))"""
+
+
+def _play_both(text: str, seed: int) -> None:
+    game = load_game(text=text, name="fuzz.rcy")  # a program that does not load fails here
+    python = play(game, "python", seed, limits=LIMITS)
+    native = play(game, "native", seed, limits=LIMITS)
+    assert python[2] == native[2], f"results differ:\n{text}"
+    assert python[1] == native[1], f"options differ:\n{text}"
+    assert python[0] == native[0], f"event logs differ:\n{text}"
+
+
+@QUICK
+@given(text=programs(), seed=st.integers(0, 2**32))
+def test_generated_programs_play_alike_on_both_engines(text: str, seed: int) -> None:
+    _play_both(text, seed)
+
+
+@pytest.mark.slow
+@LONG
+@given(text=programs(), seed=st.integers(0, 2**32))
+def test_generated_programs_play_alike_on_both_engines_long(text: str, seed: int) -> None:
+    _play_both(text, seed)
