@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -230,9 +230,13 @@ def _malformed(data: Mapping[str, Any]) -> str | None:
     state = data["state_dict"]
     if not all(isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in state.items()):
         return "its weights are not named tensors"
-    for part, kind in (("config", NetConfig), ("game", GameIdentity)):
+    makers: tuple[tuple[str, Callable[..., object]], ...] = (
+        ("config", NetConfig),
+        ("game", GameIdentity),
+    )
+    for part, make in makers:
         try:
-            kind(**data[part])
+            make(**data[part])
         except TypeError as err:
             return f"its {part} settings are not this version's ({err})"
     if not all(isinstance(n, str) for n in data["names"]):
