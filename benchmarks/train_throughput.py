@@ -21,7 +21,7 @@ What it measures
 
 Usage (from the repository root)
     python benchmarks/train_throughput.py
-    python benchmarks/train_throughput.py --init models/dominion-2p-ppo --json out.json
+    python benchmarks/train_throughput.py --init models/dominion-2p --json out.json
 """
 
 from __future__ import annotations
