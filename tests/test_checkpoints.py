@@ -52,6 +52,14 @@ def _rewrite(data: dict, path: Path, *, checksum: bool = True) -> Path:
     return path
 
 
+def _copy_run(out: Path, folder: Path) -> Path:
+    """A copy of a finished run's folder (its checkpoint, model and metrics)."""
+    folder.mkdir()
+    for name in ("checkpoint.pt", "model.pt", "metrics.jsonl"):
+        (folder / name).write_bytes((out / name).read_bytes())
+    return folder
+
+
 def _refused(path: Path, game: Path, match: str) -> None:
     from cardlang import load_game
 
@@ -149,10 +157,7 @@ def test_leftovers_of_an_interrupted_write_go_at_the_next_start(
     run: tuple[Path, Path], tmp_path: Path
 ) -> None:
     game, out = run
-    folder = tmp_path / "resume"
-    folder.mkdir()
-    for name in ("checkpoint.pt", "model.pt", "metrics.jsonl"):
-        (folder / name).write_bytes((out / name).read_bytes())
+    folder = _copy_run(out, tmp_path / "resume")
     leftovers = [folder / ".checkpoint.pt.abc123.tmp", folder / "metrics.jsonl.tmp"]
     for p in leftovers:
         p.write_bytes(b"half a file")
@@ -168,10 +173,7 @@ def test_a_diverged_loss_stops_the_run_and_keeps_the_last_checkpoint(
     run: tuple[Path, Path], tmp_path: Path
 ) -> None:
     game, out = run
-    folder = tmp_path / "diverge"
-    folder.mkdir()
-    for name in ("checkpoint.pt", "model.pt", "metrics.jsonl"):
-        (folder / name).write_bytes((out / name).read_bytes())
+    folder = _copy_run(out, tmp_path / "diverge")
     before = (folder / "checkpoint.pt").read_bytes()
     resumed = PPORun.open(_config(game, 2), folder, print)
     with torch.no_grad():  # what a blown-up step leaves: the loss is NaN from here on
