@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 from cardlang import load_game
-from cardlang.engine.gamemaster import Limits
 from cardlang.language.params import parse_param_args
 from cardlang.runs.store import RunStore
 
@@ -52,7 +51,7 @@ def buys(db: Path, params: dict[str, str]) -> tuple[dict[str, Any], dict[str, li
     with RunStore.open(db, create=False) as store:
         for row in store.listing():
             stored = store.game(row[0])
-            master = game.master(Limits(stored.max_decisions, stored.max_steps))
+            master = game.master(stored.limits)
             st = master.new_game(stored.seed)
             n = st.nplayers
             for seat, index, _ in store.choices(stored.id):

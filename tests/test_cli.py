@@ -195,7 +195,7 @@ def test_an_interrupted_simulation_still_reports_the_games_it_finished(tmp_path:
         (["tournament", "{game}", "--agents", "random,ismcts", "--time-limit", "inf"], 2, "finite"),
         (["simulate", "{game}", "--agents", "ismcts:c=nan,random"], 2, "finite number"),
         (["serve", "{game}", "--port", "70000"], 2, "port from 0 to 65535"),
-        (["simulate", "{game}", "--games", "1", "--db", "/dev/full"], 1, "records database"),
+        (["simulate", "{game}", "--games", "1", "--db", "/dev/full"], 2, "not a records database"),
         (["check", "/dev/zero"], 1, "larger than 4 MiB"),
         (["solve", "{game}", "--opponent", "uniform", "--out", "/"], 2, "is a directory"),
         (["solve", "{game}", "--opponent", "uniform", "--plot", "/no/such/x.png"], 2, "folder"),

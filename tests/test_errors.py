@@ -238,5 +238,5 @@ def test_a_file_too_large_or_not_text_is_a_usage_error(tmp_path: Path) -> None:
     binary.write_bytes(b"(game \xff\xfe\x00")
     with pytest.raises(UsageError, match="not UTF-8 text"):
         read_source(binary)
-    with pytest.raises(UsageError, match="cannot read"):
+    with pytest.raises(UsageError, match="is a directory, not a game file"):
         read_source(tmp_path)

@@ -5,7 +5,8 @@ included (their message and position).
 
 The programs come from a small grammar of the language's integer and boolean
 expressions, storages, conditionals, loops over players and cards, card moves, and a
-choice of moves for the player to move, inside a fixed skeleton (a deck dealt to every
+choice of moves for the player to move, the forms that charge the work budget (played
+under budgets small enough to run out), inside a fixed skeleton (a deck dealt to every
 player, a stage over the players).  Numbers are drawn near the edges that matter: 0, 1,
 -1 (written (- 0 1)), small counts, and values next to 2^62 and 2^63 where the checked
 64-bit arithmetic overflows.  test_native.py's ``play`` plays a game with seeded random
@@ -17,6 +18,8 @@ fails the test.
 """
 
 from __future__ import annotations
+
+import os
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -35,10 +38,26 @@ QUICK = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-LONG = settings(QUICK, max_examples=300)
+#: the long run's programs: 300, or CARDLANG_FUZZ_PROGRAMS (docs/internals.md, "Fuzzing")
+LONG = settings(QUICK, max_examples=int(os.environ.get("CARDLANG_FUZZ_PROGRAMS", "300")))
 
 STORAGES = ("A", "B", "C")
 EDGES = ("(^ 2 62)", "(- (^ 2 62) 1)", "(- 0 (^ 2 62))", "(- (- 0 (^ 2 62)) (^ 2 62))")
+
+
+#: Forms that charge the work budget (engine/work.py), for the engines to count alike:
+#: the programs run under budgets small enough that many of them fail on one.
+CHARGED = (
+    "(size (filter (game vloc STOCK) 'E (== (cardatt SUIT 'E) X)))",
+    "(if (any ((current player) iloc HAND) 'E (== (cardatt RANK 'E) TWO)) 1 0)",
+    "(if (all (game vloc STOCK) 'E (any (game vloc PILE) 'F (== 'E 'F))) 1 0)",
+    "(size (tuples 2 (game vloc STOCK) using (game points R)))",
+    "(size (runs all 1 ((current player) iloc HAND) using (game points R)))",
+    "(size (subsets (top 3 (game vloc STOCK))))",
+    "(size (union (all (tuples 2 (game vloc PILE) using (game points R)) 'G "
+    "(filter 'G 'E (== 'E 'E)))))",
+)
+BUDGETS = st.one_of(st.integers(1, 300), st.integers(300, 3000), st.just(Limits.max_work))
 
 
 def _literal() -> st.SearchStrategy[str]:
@@ -65,6 +84,7 @@ def integers(player_var: bool = False) -> st.SearchStrategy[str]:
         _storage(player_var),
         st.just("(size (game vloc STOCK))"),
         st.just("(size ((current player) iloc HAND))"),
+        st.sampled_from(CHARGED),
     )
 
     def grow(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
@@ -143,6 +163,8 @@ def programs(draw: st.DrawFn) -> str:
  (setup (create players {players})
         (create deck (game vloc STOCK) (deck (RANK (TWO, THREE, FOUR, FIVE)) (SUIT (X, Y))))
         (shuffle (game vloc STOCK))
+        (set (game points R) (((RANK : TWO) 2) ((RANK : THREE) 3) ((RANK : FOUR) 4)
+                              ((RANK : FIVE) 5)))
         {setup})
  (stage player (end (>= (game sto TURNS) {passes * players}))
    (do ((inc (game sto TURNS) 1)
@@ -155,23 +177,26 @@ def programs(draw: st.DrawFn) -> str:
  (scoring max {score}))"""
 
 
-def _play_both(text: str, seed: int) -> None:
+def _play_both(text: str, seed: int, max_work: int) -> None:
     game = load_game(text=text, name="fuzz.rcy")  # a program that does not load fails here
-    python = play(game, "python", seed, limits=LIMITS)
-    native = play(game, "native", seed, limits=LIMITS)
+    limits = Limits(LIMITS.max_decisions, LIMITS.max_steps, max_work)
+    python = play(game, "python", seed, limits=limits)
+    native = play(game, "native", seed, limits=limits)
     assert python[2] == native[2], f"results differ:\n{text}"
     assert python[1] == native[1], f"options differ:\n{text}"
     assert python[0] == native[0], f"event logs differ:\n{text}"
 
 
 @QUICK
-@given(text=programs(), seed=st.integers(0, 2**32))
-def test_generated_programs_play_alike_on_both_engines(text: str, seed: int) -> None:
-    _play_both(text, seed)
+@given(text=programs(), seed=st.integers(0, 2**32), max_work=BUDGETS)
+def test_generated_programs_play_alike_on_both_engines(text: str, seed: int, max_work: int) -> None:
+    _play_both(text, seed, max_work)
 
 
 @pytest.mark.slow
 @LONG
-@given(text=programs(), seed=st.integers(0, 2**32))
-def test_generated_programs_play_alike_on_both_engines_long(text: str, seed: int) -> None:
-    _play_both(text, seed)
+@given(text=programs(), seed=st.integers(0, 2**32), max_work=BUDGETS)
+def test_generated_programs_play_alike_on_both_engines_long(
+    text: str, seed: int, max_work: int
+) -> None:
+    _play_both(text, seed, max_work)

@@ -42,7 +42,13 @@ inline bool connected(const std::vector<Route>& edges, i64 x, i64 y) {
 // of the search cannot change it.
 class TrailSearch {
  public:
-  explicit TrailSearch(const std::vector<Route>& edges) : edges_(edges), used_(edges.size()) {
+  // thrown when the search would take more than ``budget`` routes
+  struct OverBudget {};
+
+  // ``budget``: the routes the search may take in all (one unit of work each: the
+  // Python engine counts them in the same order)
+  TrailSearch(const std::vector<Route>& edges, i64 budget)
+      : edges_(edges), used_(edges.size()), budget_(budget) {
     for (size_t i = 0; i < edges.size(); i++) {
       size_t a = city(edges[i].a), b = city(edges[i].b);
       ends_.push_back({a, b});
@@ -51,15 +57,20 @@ class TrailSearch {
     }
   }
 
-  i64 longest() {
-    i64 best = 0;
+  // exact (lengths may be near the 64-bit edge; the caller checks the range)
+  __int128 longest() {
+    __int128 best = 0;
     for (size_t c = 0; c < incident_.size(); c++) best = std::max(best, walk(c));
     return best;
   }
 
+  // the routes taken so far
+  i64 taken() const { return taken_; }
+
  private:
   const std::vector<Route>& edges_;
   std::vector<char> used_;
+  i64 budget_, taken_ = 0;
   std::vector<std::pair<size_t, size_t>> ends_;  // per edge, its cities' numbers
   std::vector<std::vector<size_t>> incident_;    // per city, its edges
   std::unordered_map<i64, size_t> numbers_;      // city -> its number
@@ -71,13 +82,14 @@ class TrailSearch {
   }
 
   // the longest continuation from a city over the unused edges
-  i64 walk(size_t from) {
-    i64 best = 0;
+  __int128 walk(size_t from) {
+    __int128 best = 0;
     for (size_t i : incident_[from]) {
       if (used_[i]) continue;
+      if (++taken_ > budget_) throw OverBudget{};
       used_[i] = 1;
       size_t to = ends_[i].first == from ? ends_[i].second : ends_[i].first;
-      best = std::max(best, edges_[i].length + walk(to));
+      best = std::max(best, (__int128)edges_[i].length + walk(to));
       used_[i] = 0;
     }
     return best;

@@ -14,6 +14,47 @@ namespace cardlang {
 
 //: The largest n whose Fibonacci number fits in 64 bits (runtime.py MAX_FIB).
 static const i64 MAX_FIB = 92;
+
+// ---------------------------------------------------------------- work counts
+// Amounts of work (VM::charge) saturate here, above any budget (cli: at most 10^18), so
+// that they never overflow and compare with the budget as the exact amounts would.
+static const i64 SATURATED = (i64)1 << 62;
+
+static i64 saturating_add(i64 a, i64 b) { return std::min<i64>(a + b, SATURATED); }
+
+static i64 saturating_mul(i64 a, i64 b) {
+  __int128 p = (__int128)a * b;
+  return p > SATURATED ? SATURATED : (i64)p;
+}
+
+// n choose k, saturated: the terms C(n, i) grow up to i = n / 2
+static i64 binomial(size_t n, i64 k) {
+  if (k < 0 || (size_t)k > n) return 0;
+  size_t m = std::min((size_t)k, n - (size_t)k);
+  __int128 c = 1;
+  for (size_t i = 0; i < m; i++) {
+    c = c * (__int128)(n - i) / (__int128)(i + 1);  // exact: C(n, i) (n - i) / (i + 1)
+    if (c > SATURATED) return SATURATED;
+  }
+  return (i64)c;
+}
+
+// runtime.py: _windows_work -- (runs ...)'s windows of consecutive scores, each one
+// unit and one per score in it, counted before they are made
+static i64 run_windows_work(const std::vector<std::vector<i64>>& blocks, size_t length,
+                            bool largest) {
+  i64 total = 0;
+  for (const auto& block : blocks) {
+    size_t n = block.size();
+    if (largest) {
+      if (n >= length) total = saturating_add(total, (i64)n + 1);
+      continue;
+    }
+    for (size_t size = length; size <= n; size++)
+      total = saturating_add(total, saturating_mul((i64)(n - size + 1), (i64)size + 1));
+  }
+  return total;
+}
 // ---------------------------------------------------------------- randomness
 // engine/state.py: splitmix64, rand_below, shuffle_in_place
 
@@ -501,13 +542,14 @@ __attribute__((noinline)) i64 VM::ev_node(State& st, i32 ni) {
         return (i64)t;
       }
       if (x > MAX_FIB) overflow("(fib " + str(x) + ")", n.span);  // F(93) >= 2^63
-      i64 a = 0, b = 1;
+      // unsigned: the last pass forms F(x + 1), which for x = 92 is past INT64_MAX
+      uint64_t a = 0, b = 1;
       for (i64 i = 0; i < x; i++) {
-        i64 t = a + b;
+        uint64_t t = a + b;
         a = b;
         b = t;
       }
-      return a;
+      return (i64)a;
     }
     case O_SCOREEXT: {
       Lent<Coll> lent_(colls);
@@ -533,6 +575,7 @@ __attribute__((noinline)) i64 VM::ev_node(State& st, i32 ni) {
         Lent<Coll> lent_(colls);
         Coll& scratch = lent_.item;
         const Coll& items = evr(st, kd(kn, 0), scratch);
+        charge_passes(kn, items.size());
         i32 cond = kd(kn, 1);
         i64 count = 0;
         for (size_t i = 0; i < items.size(); i++)
@@ -603,7 +646,16 @@ __attribute__((noinline)) i64 VM::ev_node(State& st, i32 ni) {
     case O_LONGEST: {
       std::vector<Route> edges;
       routes(st, n, edges);
-      return TrailSearch(edges).longest();
+      // one unit per route the search takes (collections.py: longest_trail)
+      TrailSearch search(edges, budget_.open ? budget_.left : INT64_MAX);
+      try {
+        __int128 best = search.longest();
+        charge(search.taken(), n.span, "(longest-path ...)");
+        if (best < INT64_MIN || best > INT64_MAX) overflow("(longest-path ...)", n.span);
+        return (i64)best;
+      } catch (const TrailSearch::OverBudget&) {
+        over_budget(n.span, "(longest-path ...)");
+      }
     }
     case O_CONTAINS: {
       i64 v = ev(st, kd(n, 1));
@@ -641,6 +693,7 @@ __attribute__((noinline)) i64 VM::ev_node(State& st, i32 ni) {
         Lent<Coll> lent_(colls);
         Coll& scratch = lent_.item;
         const Coll& items = evr(st, coll, scratch);
+        charge_passes(n, items.size());
         for (size_t i = 0; i < items.size(); i++) {
           bool v = test_card(st, n.p[1], body, items[i]);
           if (any && v) return 1;
@@ -650,6 +703,7 @@ __attribute__((noinline)) i64 VM::ev_node(State& st, i32 ni) {
       }
       std::vector<Val> items;
       elements(st, coll, items);
+      charge_passes(n, items.size());
       for (const Val& e : items) {
         st.regs[n.p[1]] = e;
         bool v = ev(st, body) != 0;
@@ -850,6 +904,7 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
       Lent<Coll> lent_(colls);
       Coll& scratch = lent_.item;
       const Coll& items = evr(st, kd(n, 0), scratch);
+      charge_passes(n, items.size());
       // out is the caller's buffer, never the source's
       out.clear();
       i32 cond = kd(n, 1);
@@ -1001,6 +1056,7 @@ void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
     case O_AGGREGATE: {  // (all COLL 'V COLLECTION): one collection per element
       std::vector<Val> items;
       elements(st, kd(n, 0), items);
+      charge_passes(n, items.size());
       i32 body = kd(n, 1);
       for (const Val& e : items) {
         st.regs[n.p[1]] = e;
@@ -1013,6 +1069,7 @@ void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
     case O_FILTER: {
       std::vector<Coll> groups;
       evcc(st, kd(n, 0), groups);
+      charge_passes(n, groups.size());
       i32 cond = kd(n, 1);
       for (auto& g : groups) {
         st.regs[n.p[0]] = Val::of_list(g);
@@ -1029,6 +1086,11 @@ void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
       i64 k = ev(st, kd(n, 0));
       std::map<i64, Coll> by_score;
       for (i64 c : cards) by_score[score(pm, c, st)].push_back(c);
+      i64 made = 0;  // runtime.py: _tuples_work
+      for (auto& kv : by_score)
+        if (k > 0 && (i64)kv.second.size() >= k)
+          made = saturating_add(made, saturating_mul(binomial(kv.second.size(), k), k + 1));
+      charge(made, n.span, "(tuples ...)");
       for (auto& kv : by_score) {
         const Coll& group = kv.second;
         if (k <= 0 || (i64)group.size() < k) continue;
@@ -1065,6 +1127,7 @@ void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
           blocks.push_back({kv.first});
       }
       size_t length = (size_t)std::max<i64>(count, 1);
+      charge(run_windows_work(blocks, length, n.p[0] == 1), n.span, "(runs ...)");
       std::vector<std::vector<i64>> windows;
       for (auto& block : blocks) {
         if (n.p[0] == 1) {
@@ -1075,6 +1138,13 @@ void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
           for (size_t i = 0; i + size <= block.size(); i++)
             windows.emplace_back(block.begin() + i, block.begin() + i + size);
       }
+      i64 made = 0;  // runtime.py: _runs_work, the runs themselves
+      for (auto& window : windows) {
+        i64 product = 1;
+        for (i64 s : window) product = saturating_mul(product, (i64)by_score[s].size());
+        made = saturating_add(made, saturating_mul(product, (i64)window.size() + 1));
+      }
+      charge(made, n.span, "(runs ...)");
       for (auto& window : windows) {
         // the product of the cards of each score, first score slowest
         std::vector<size_t> idx(window.size(), 0);
@@ -1107,6 +1177,9 @@ void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
               n.span);
       }
       size_t total = cards.size();
+      // runtime.py: _subsets; 2^n collections holding n 2^(n-1) cards
+      charge(((i64)1 << total) + (total ? (i64)total << (total - 1) : 0), n.span,
+             "(subsets ...)");
       for (size_t k = 0; k <= total; k++) {
         if (k == 0) {
           out.push_back({});
@@ -1395,6 +1468,18 @@ void VM::create_deck(State& st, const Node& n) {
     e.b = k;
     st.log.push_back(std::move(e));
   }
+}
+
+void VM::over_budget(i32 span, const char* what) const {
+  // runtime.py: over_budget
+  error(std::string(what) + " passes the work budget of " + str(budget_.limit) +
+            " units since the last decision (--max-work)",
+        span);
+}
+
+const char* VM::pass_name(const Node& n) {
+  if (n.op == O_FILTER) return "(filter ...)";
+  return n.p[0] == 0 ? "(any ...)" : "(all ...)";  // an aggregate, a choice's FOREACH
 }
 
 void VM::overflow(const std::string& what, i32 span) const {
@@ -1865,6 +1950,7 @@ State VM::new_game(uint64_t rng, bool record, const EngineLimits& limits) {
   for (i64 p = 0; p < P.nplayers; p++) st.team_of.push_back(p);
   st.rng = rng;
   st.recording = record;
+  OpenBudget budget(*this, limits.max_work);
   Frame root{F_ROOT};
   root.f[S_CUR] = 0;
   root.f[S_QUEUED] = -1;
@@ -1876,9 +1962,12 @@ State VM::new_game(uint64_t rng, bool record, const EngineLimits& limits) {
   st.stack.push_back(std::move(root));
   st.stage_idx = 0;
   size_t first = 0;
-  if (!record && setup_prefix_) {  // the statements that draw nothing, run once
+  // the statements that draw nothing, run once, their work charged again (unless it
+  // passes this budget: then they run, to fail where the Python engine fails)
+  if (!record && setup_prefix_ && setup_prefix_work_ <= limits.max_work) {
     st = *setup_prefix_;
     st.rng = rng;
+    budget_.left -= setup_prefix_work_;
     first = setup_prefix_length_;
   }
   try {
@@ -1890,11 +1979,13 @@ State VM::new_game(uint64_t rng, bool record, const EngineLimits& limits) {
       // the first unrecorded game finds the prefix: the setup's statements up to the
       // first that draws from the RNG, whose state is the same for every seed
       State before = st;
+      i64 work_before = budget_.limit - budget_.left;
       uint64_t drawn_from = st.rng;
       exec(st, P.setup[i]);
-      if (st.rng != drawn_from) keep_setup_prefix(std::move(before), i);
+      if (st.rng != drawn_from) keep_setup_prefix(std::move(before), i, work_before);
     }
-    if (!record && !setup_probed_) keep_setup_prefix(State(st), P.setup.size());
+    if (!record && !setup_probed_)
+      keep_setup_prefix(State(st), P.setup.size(), budget_.limit - budget_.left);
   } catch (const RuleErr& err) {
     if (!record) setup_probed_ = true;  // no prefix: every game runs its setup whole
     fail(st, err);
@@ -1907,11 +1998,12 @@ State VM::new_game(uint64_t rng, bool record, const EngineLimits& limits) {
   return st;
 }
 
-void VM::keep_setup_prefix(State prefix, size_t length) {
+void VM::keep_setup_prefix(State prefix, size_t length, i64 work) {
   setup_probed_ = true;
   if (length == 0) return;  // the first statement draws: nothing to keep
   setup_prefix_ = std::make_unique<State>(std::move(prefix));
   setup_prefix_length_ = length;
+  setup_prefix_work_ = work;
 }
 
 const OptionList& VM::legal_options(State& st) {
@@ -1957,6 +2049,7 @@ void VM::apply(State& st, size_t index, const EngineLimits& limits) {
   st.mover = -1;
   st.decisions++;
   st.steps = 0;
+  OpenBudget budget(*this, limits.max_work);
   if (choice >= 0 && nd(choice).p[2]) {
     keep_pick(st, mover, choice, option);  // unseen and unrun until its block is done
   } else {
@@ -2398,6 +2491,7 @@ void VM::expand(Lister& L, i32 ni, State* st, size_t applied, const Cont* k) {
           Coll& items = lent_items.item;  // a copy (the body may rebind what it reads)
           const Coll& made = evr(*st, coll, scratch);
           items.assign(made.begin(), made.end());
+          charge_passes(n, items.size());
           if (items.empty()) {  // like a false guard: the option goes on
             proceed(L, st, applied, k);
             return;
@@ -2416,6 +2510,7 @@ void VM::expand(Lister& L, i32 ni, State* st, size_t applied, const Cont* k) {
         }
         std::vector<Val> items;
         elements(*st, coll, items);
+        charge_passes(n, items.size());
         if (items.empty()) {  // like a false guard: the option goes on
           proceed(L, st, applied, k);
           return;
@@ -2783,7 +2878,15 @@ bool Program::memoizable(i32 ni) const {
     case O_MAXMIN:  // ties drawn from the game's RNG
     case O_AWARDS:
     case O_AWARD:
+    case O_TUPLES:  // work charged (VM::charge): a shared value would charge it once,
+    case O_RUNS:    // where the Python engine charges every evaluation
+    case O_SUBSETS:
+    case O_LONGEST:
       return false;
+    case O_AGGREGATE:
+    case O_FILTER:
+      if (nodes[kids[n.kid0]].op != O_ALL) return false;
+      break;
     default:
       break;
   }

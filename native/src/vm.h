@@ -17,6 +17,7 @@ namespace cardlang {
 struct EngineLimits {
   i64 max_decisions = 5000;
   i64 max_steps = 200000;
+  i64 max_work = DEFAULT_MAX_WORK;
 };
 
 // information/visibility.py: can_see -- whether a seat sees a location's contents
@@ -237,7 +238,22 @@ class VM {
   bool setup_probed_ = false;
   std::unique_ptr<State> setup_prefix_;
   size_t setup_prefix_length_ = 0;
-  void keep_setup_prefix(State prefix, size_t length);
+  i64 setup_prefix_work_ = 0;  // the work those statements were charged
+  void keep_setup_prefix(State prefix, size_t length, i64 work);
+  // the work budget of the running new_game or apply (charge)
+  struct Budget {
+    bool open = false;
+    i64 left = 0, limit = 0;
+  };
+  Budget budget_;
+  // opens a budget for one call of new_game or apply, and puts back the one before (a
+  // search inside a native agent plays its own games)
+  struct OpenBudget {
+    VM& vm;
+    Budget before;
+    OpenBudget(VM& v, i64 limit) : vm(v), before(v.budget_) { vm.budget_ = Budget{true, limit, limit}; }
+    ~OpenBudget() { vm.budget_ = before; }
+  };
   // the values of a listing's shared guard expressions (Program::memo_slot): valid while
   // their stamp is the listing's
   bool memo_on_ = false;
@@ -377,6 +393,22 @@ class VM {
   }
   [[noreturn]] void error(const std::string& message, i32 span) const;
   [[noreturn]] void overflow(const std::string& what, i32 span) const;
+  // The work budget (docs/language.md, "Work"): ``amount`` more units of work in this
+  // call of new_game or apply (from one decision to the next), a rule error at ``span``
+  // past its limit.  Charged only while the engine runs (a Budget is open): an
+  // expression evaluated for a view or a score is not the game's work.
+  void charge(i64 amount, i32 span, const char* what) {
+    if (!budget_.open || amount <= 0) return;
+    if (amount > budget_.left) over_budget(span, what);
+    budget_.left -= amount;
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void over_budget(i32 span, const char* what) const;
+  // an element loop of an aggregate, a filter or a choice's (any ...): one unit per
+  // element, except over all players or all teams (few, and unrolled by the Python engine)
+  void charge_passes(const Node& n, size_t count) {
+    if (nd(kd(n, 0)).op != O_ALL) charge((i64)count, n.span, pass_name(n));
+  }
+  static const char* pass_name(const Node& n);
   [[noreturn, gnu::cold, gnu::noinline]] void attr_of_no_card(const Node& n) const;
 };
 

@@ -27,6 +27,7 @@ from cardlang.cli.options import (
     state_keys_options,
 )
 from cardlang.errors import UsageError
+from cardlang.inputs import regular_file
 
 __all__ = ["add_parser", "cmd_fit_opponent"]
 
@@ -62,7 +63,7 @@ def add_parser(sub: SubParsers) -> None:
 def cmd_fit_opponent(args: argparse.Namespace) -> int:
     from cardlang.solve.fit import Features, fit_counts, model_document, pawnn_networks
 
-    if not args.db.is_file():
+    if not regular_file(args.db, "records database").is_file():
         raise UsageError(f"records {args.db} not found")
     game, text = load_game_and_text(args.game, args.param)
 

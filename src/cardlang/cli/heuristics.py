@@ -101,7 +101,7 @@ def cmd_heuristics(args: argparse.Namespace) -> int:
     make_agent(args.ai, 0)  # a bad agent spec fails now, before any game is played
     backend, workers = backend_choice(args)  # the same rules as simulate's
     plan = Plan(
-        limits=Limits(args.max_decisions, args.max_steps),
+        limits=Limits(args.max_decisions, args.max_steps, args.max_work),
         games=args.games,
         seed=args.seed,
         ai=args.ai,

@@ -23,6 +23,7 @@ from cardlang.cli.options import (
     param_option,
 )
 from cardlang.errors import UsageError
+from cardlang.inputs import regular_file
 
 __all__ = ["add_parser", "cmd_import_log"]
 
@@ -50,7 +51,7 @@ def cmd_import_log(args: argparse.Namespace) -> int:
     from cardlang.language.params import parse_param_args
     from cardlang.runs.importing import import_log
 
-    if not args.log.is_file():
+    if not regular_file(args.log, "game log").is_file():
         raise UsageError(f"log {args.log} not found")
     game, text = load_game_and_text(args.game, args.param)
     master = game.master()

@@ -142,6 +142,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and the like: stop quietly
         sys.stdout = None  # type: ignore[assignment]  # nothing more can be written
         return EXIT_OK
+    except OSError as err:  # a file or folder it was given cannot be made, read or written
+        if debug:
+            raise
+        name = f" {err.filename}" if err.filename else ""
+        print_error(f"cannot use{name}: {err.strerror or err}")
+        return EXIT_ERROR
     except Exception as err:  # a bug of ours: short message unless --debug
         if debug:
             raise

@@ -104,6 +104,8 @@ def output_file(text: str) -> Path:
     path = Path(text)
     if path.is_dir():
         raise argparse.ArgumentTypeError(f"{text} is a directory: give a file name in it")
+    if path.exists() and not path.is_file():  # writing to a pipe waits for a reader
+        raise argparse.ArgumentTypeError(f"{text} is a pipe or a device, not a file to write")
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         raise argparse.ArgumentTypeError(f"the folder of {text} does not exist")
@@ -218,7 +220,8 @@ def seed_option(
 
 
 def limit_options(p: argparse.ArgumentParser) -> None:
-    """--max-decisions and --max-steps: when a game is cut off (the engine's Limits)."""
+    """--max-decisions, --max-steps and --max-work: when a game is cut off or fails for
+    its work (the engine's Limits)."""
     from cardlang.engine.gamemaster import Limits
 
     p.add_argument(
@@ -232,6 +235,13 @@ def limit_options(p: argparse.ArgumentParser) -> None:
         type=positive,
         default=Limits.max_steps,
         help=f"cut a game off after this many steps without a decision ({Limits.max_steps})",
+    )
+    p.add_argument(
+        "--max-work",
+        type=positive,
+        default=Limits.max_work,
+        help="fail a game whose expressions do more than this much work from one decision "
+        f"to the next: elements looped over, groups built, routes searched ({Limits.max_work:,})",
     )
 
 

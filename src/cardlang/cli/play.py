@@ -80,7 +80,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise UsageError(f"--seat {args.seat}: the game has seats 0 to {game.nplayers - 1}")
     others = other_specs(args.agents, game.nplayers - 1)
     make_agent(args.advisor, seed=0)  # a bad advisor spec is a usage error now, not at "?"
-    master = game.master(Limits(args.max_decisions, args.max_steps))
+    master = game.master(Limits(args.max_decisions, args.max_steps, args.max_work))
     session = Session(master, args.seed, advisor=args.advisor)
     front = TerminalFront()
     story = TerminalStory(session, args.seat, front.say)

@@ -100,7 +100,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     for p, spec in zip(agent_seats, others, strict=True):
         specs[p], agents[p] = spec, make_agent(spec, seeds[p])
     web = WebGame(
-        game.master(Limits(args.max_decisions, args.max_steps)),
+        game.master(Limits(args.max_decisions, args.max_steps, args.max_work)),
         args.seed,
         agents,
         specs,

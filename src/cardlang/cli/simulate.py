@@ -87,7 +87,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         "games": args.games,
         "seed": args.seed,
         "agent_specs": specs,
-        "limits": Limits(args.max_decisions, args.max_steps),
+        "limits": Limits(args.max_decisions, args.max_steps, args.max_work),
         "rotate_seats": args.rotate_seats,
         "params": params,
     }

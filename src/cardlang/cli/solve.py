@@ -158,7 +158,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     game, text = load_game_and_text(args.file, args.param)
     if not 0 <= args.seat < game.nplayers:
         raise UsageError(f"--seat {args.seat}: the game has seats 0 to {game.nplayers - 1}")
-    master = game.master(Limits(args.max_decisions, args.max_steps))
+    master = game.master(Limits(args.max_decisions, args.max_steps, args.max_work))
     keys = state_keys_of(args, game)
     say = _reporter(args)
     clock = time.perf_counter()

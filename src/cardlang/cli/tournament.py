@@ -158,7 +158,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
                 games=args.games,
                 seed=args.seed,
                 sandbox=sandbox,
-                limits=Limits(args.max_decisions, args.max_steps),
+                limits=Limits(args.max_decisions, args.max_steps, args.max_work),
                 store=store,
                 params=params,
                 workers=args.workers,

@@ -83,7 +83,7 @@ def cmd_transcript(args: argparse.Namespace) -> int:
     specs = parse_agent_specs(args.agents, game.nplayers)
     seeds = agent_seeds(seed, len(specs))
     agents = [make_agent(spec, s) for spec, s in zip(specs, seeds, strict=True)]
-    limits = Limits(args.max_decisions, args.max_steps)
+    limits = Limits(args.max_decisions, args.max_steps, args.max_work)
     master = game.master(limits)
     if not _wants_story(args, game.nplayers):
         result, st = play_game(master, agents, seed, record=True, names=specs)
@@ -155,10 +155,9 @@ def _replay_recorded(args: argparse.Namespace) -> int:
         print(f"cardlang: warning: {change}", file=sys.stderr)
     result, st = replay_game(game, stored, choices)
     if _wants_story(args, game.nplayers):
-        from cardlang.engine.gamemaster import Limits
         from cardlang.runs.story import tell_story
 
-        limits = Limits(stored.max_decisions, stored.max_steps)
+        limits = stored.limits
         indices = [index for _, index, _ in choices]
         story = tell_story(
             game, stored.seed, indices, result, list(stored.agents), limits, seat=args.as_seat

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 from cardlang.compiler.stmt_base import StmtCompilerBase, with_locals
-from cardlang.engine.control import Emit, Expander, Steps
-from cardlang.engine.runtime import repeat_count
+from cardlang.engine.control import MAX_OPTIONS, Emit, Expander, Steps, too_many_options
+from cardlang.engine.runtime import charge_passes, repeat_count
 from cardlang.engine.state import Gamestate
 from cardlang.language import ast
 from cardlang.language import types as T
@@ -54,6 +55,8 @@ class ChoicesMixin(StmtCompilerBase):
         # options are listed)
         lines = [f"    {name} = {read}" for read, name in reads.items()] + body
         lister = ["def lister(st, out, emit):", *_hoist_location_reads(with_locals(lines))]
+        constants["MAX_OPTIONS"] = MAX_OPTIONS
+        constants["TOO_MANY"] = partial(too_many_options, node.span)
         return self.x.define("lister", lister, **constants), all_chains
 
     def _listing_src(self, node: ast.Node, reads: dict[str, str], cards: bool = False) -> str:
@@ -90,7 +93,13 @@ class ChoicesMixin(StmtCompilerBase):
             if fixed is not None:
                 name = f"FIXED{len(constants)}"
                 constants[name] = fixed
-                return [f"{pad}out.append({steps} + {name})"]
+                # the cap checked at every option, as the native engine does: listing
+                # stops there, not after making millions (MAX_OPTIONS)
+                return [
+                    f"{pad}out.append({steps} + {name})",
+                    f"{pad}if len(out) > MAX_OPTIONS:",
+                    f"{pad}    raise TOO_MANY()",
+                ]
         if isinstance(node, ast.Guarded):
             body = self._chain_lines(node.body, depth + 1, steps, constants, reads)
             if body is None:
@@ -106,6 +115,9 @@ class ChoicesMixin(StmtCompilerBase):
                 head = [f"{pad}{var} = {self._listing_src(node.value, reads)}", f"{pad}if True:"]
             else:
                 items = self._listing_src(node.collection, reads, cards=True)
+                if not isinstance(node.collection, ast.AllOfKind):  # charged (work.py)
+                    span = self.x.const(node.span)
+                    items = f"_passes(st, {items}, {span}, '(any ...)')"
                 head = [f"{pad}for {var} in {items}:"]
             self.x.aliases[slot] = var
             if self.checked.slot_types.get(slot) in (T.LOC, T.MEMLOC):
@@ -217,12 +229,17 @@ class ChoicesMixin(StmtCompilerBase):
         var = node.var
         if node.quantifier == "any":
             fixed = _fixed_steps(body)
+            # one unit of work per element (engine/work.py), unless over all players
+            charged = not isinstance(node.collection, ast.AllOfKind)
+            span = node.span
             if fixed is not None:
 
                 def fork_fixed(st: Gamestate, steps: Steps, applied: int, emit: Emit) -> None:
                     if not pure and applied != len(steps):
                         st, applied = _materialize(st, steps, applied)
                     elements = items(st)
+                    if charged:
+                        charge_passes(st, elements, span, "(any ...)")
                     if not elements:  # like a false guard: the option goes on
                         emit(st, steps, applied)
                         return
@@ -235,6 +252,8 @@ class ChoicesMixin(StmtCompilerBase):
                 if not pure and applied != len(steps):
                     st, applied = _materialize(st, steps, applied)
                 elements = tuple(items(st))
+                if charged:
+                    charge_passes(st, elements, span, "(any ...)")
                 if not elements:  # like a false guard: nothing to add, the option goes on
                     emit(st, steps, applied)
                     return

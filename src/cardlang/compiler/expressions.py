@@ -52,10 +52,14 @@ _COSTLY = (
     ast.Score,
     ast.SetOp,
     ast.TopN,
-    ast.LongestPath,
 )
+# (the forms that charge the work budget, engine/work.py, are here too: the native engine
+# charges them once per evaluation, hoisted or not)
 _UNSAFE = (
     ast.Random,
+    ast.Tuples,
+    ast.Runs,
+    ast.LongestPath,
     ast.MaxMin,
     ast.OwnerOf,
     ast.Arith,
@@ -362,8 +366,16 @@ class ExprCompiler:
             return f"ops.union({self.cards_src(part)})"
         return f"ops.{n.op}({self._parts(n.parts)})"
 
-    def c_Filter(self, n: ast.Filter) -> str:
+    def passes_src(self, n: ast.Filter | ast.Aggregate | ast.ForEach, what: str) -> str:
+        """The collection ``n`` loops over, its elements charged to the work budget (one
+        unit each; a loop over all players or teams is free: engine/work.py)."""
         items = self.cards_src(n.collection)
+        if isinstance(n.collection, ast.AllOfKind):
+            return items
+        return f"_passes(st, {items}, {self.const(n.span)}, {what!r})"
+
+    def c_Filter(self, n: ast.Filter) -> str:
+        items = self.passes_src(n, "(filter ...)")
         var = self._bind_local(n)
         return self._hoisted(
             n.condition, lambda: f"[{var} for {var} in {items} if {self.src(n.condition)}]"
@@ -414,18 +426,18 @@ class ExprCompiler:
 
     def c_Runs(self, n: ast.Runs) -> str:
         return (
-            f"ops.runs({self.cards_src(n.collection)}, _scorer(st, {self.src(n.points)}), "
-            f"{self.src(n.count)}, {n.mode!r})"
+            f"_runs(st, {self.cards_src(n.collection)}, _scorer(st, {self.src(n.points)}), "
+            f"{self.src(n.count)}, {n.mode!r}, {self.const(n.span)})"
         )
 
     def c_Tuples(self, n: ast.Tuples) -> str:
         return (
-            f"ops.tuples({self.cards_src(n.collection)}, _scorer(st, {self.src(n.points)}), "
-            f"{self.src(n.count)})"
+            f"_tuples(st, {self.cards_src(n.collection)}, _scorer(st, {self.src(n.points)}), "
+            f"{self.src(n.count)}, {self.const(n.span)})"
         )
 
     def c_Subsets(self, n: ast.Subsets) -> str:
-        return f"_subsets({self.cards_src(n.collection)}, {self.const(n.span)})"
+        return f"_subsets(st, {self.cards_src(n.collection)}, {self.const(n.span)})"
 
     def c_Partition(self, n: ast.Partition) -> str:
         return f"ops.partition(_flatten({self._parts(n.parts)}), st.cards, {self.src(n.key)})"
@@ -462,7 +474,7 @@ class ExprCompiler:
                 return f" {'or' if n.quantifier == 'any' else 'and'} ".join(
                     f"({u})" for u in unrolled
                 )
-        items = self.cards_src(n.collection)
+        items = self.passes_src(n, f"({n.quantifier} ...)")
         var = self._bind_local(n)
         if self.type_of(n) == T.CARDSS:
             return f"[{self.cards_src(n.body)} for {var} in {items}]"
@@ -567,7 +579,8 @@ class ExprCompiler:
         return f"ops.connected({edges}, {self.src(n.x)}, {self.src(n.y)})"
 
     def c_LongestPath(self, n: ast.LongestPath) -> str:
-        return f"ops.longest_trail({self._routes(n.collection, n.source, n.target, n.length)})"
+        edges = self._routes(n.collection, n.source, n.target, n.length)
+        return f"_longest_trail(st, {edges}, {self.const(n.span)})"
 
     def _routes(self, collection: ast.Node, *attributes: ast.NameLiteral) -> str:
         names = ", ".join(repr(a.value) for a in attributes)

@@ -20,6 +20,7 @@ from cardlang.engine.control import Action
 from cardlang.engine.game import Game
 from cardlang.engine.state import Gamestate
 from cardlang.errors import Diagnostic, GameFileError, SourceFile, UsageError
+from cardlang.inputs import read_bounded
 from cardlang.language import ast
 from cardlang.language.checker import CheckedGame, check, static_int
 from cardlang.language.params import apply_params
@@ -31,14 +32,7 @@ MAX_SOURCE_BYTES = 4 * 1024 * 1024
 
 
 def read_source(path: str | Path) -> SourceFile:
-    p = Path(path)
-    try:
-        with p.open("rb") as f:
-            data = f.read(MAX_SOURCE_BYTES + 1)
-    except FileNotFoundError:
-        raise UsageError(f"no such game file: {path}") from None
-    except OSError as err:
-        raise UsageError(f"cannot read {path}: {err.strerror or err}") from None
+    data = read_bounded(path, MAX_SOURCE_BYTES, "game file")
     _check_size(len(data), path)
     try:
         text = data.decode("utf-8-sig")

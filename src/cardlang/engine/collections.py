@@ -12,9 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from itertools import combinations, product
+from math import comb, prod
 from typing import Any
 
 Score = Callable[[int], int]
+#: Charges units of work (engine/work.py) before an op builds what they pay for; None
+#: where no budget runs.
+Charge = Callable[[int], None] | None
 
 #: ``(subsets ...)`` of more cards than this is a rule error (2**16 = 65536 subsets).
 MAX_SUBSET_CARDS = 16
@@ -52,11 +56,16 @@ def sort_by_score(cards: Sequence[int], score: Score) -> list[int]:
     return sorted(cards, key=score)
 
 
-def tuples(cards: Sequence[int], score: Score, n: int) -> list[tuple[int, ...]]:
-    """Every group of ``n`` cards with equal scores, by ascending score."""
+def tuples(
+    cards: Sequence[int], score: Score, n: int, charge: Charge = None
+) -> list[tuple[int, ...]]:
+    """Every group of ``n`` cards with equal scores, by ascending score.  Its work: one
+    unit per group and per card in it, charged before any is made."""
     by_score: dict[int, list[int]] = {}
     for c in cards:
         by_score.setdefault(score(c), []).append(c)
+    if charge is not None and n > 0:
+        charge(sum(comb(len(g), n) * (n + 1) for g in by_score.values() if len(g) >= n))
     out: list[tuple[int, ...]] = []
     for s in sorted(by_score):
         group = by_score[s]
@@ -65,12 +74,15 @@ def tuples(cards: Sequence[int], score: Score, n: int) -> list[tuple[int, ...]]:
     return out
 
 
-def runs(cards: Sequence[int], score: Score, n: int, mode: str) -> list[list[int]]:
+def runs(
+    cards: Sequence[int], score: Score, n: int, mode: str, charge: Charge = None
+) -> list[list[int]]:
     """Runs of consecutive scores, one card a score, at least ``n`` long, by ascending score.
 
     Cards of equal score give alternative runs (two sevens: two runs through seven).
     ``largest``: every maximal block of consecutive scores; ``all``: every window of
-    consecutive scores inside those blocks.
+    consecutive scores inside those blocks.  Its work, charged before each is made: the
+    windows (one unit each and one per score in it), then the runs (the same).
     """
     by_score: dict[int, list[int]] = {}
     for c in cards:
@@ -82,6 +94,8 @@ def runs(cards: Sequence[int], score: Score, n: int, mode: str) -> list[list[int
         else:
             blocks.append([s])
     length = max(n, 1)
+    if charge is not None:
+        charge(_windows_work(blocks, length, mode == "largest"))
     windows: list[list[int]] = []
     for block in blocks:
         if mode == "largest":
@@ -90,10 +104,24 @@ def runs(cards: Sequence[int], score: Score, n: int, mode: str) -> list[list[int
             continue
         for size in range(length, len(block) + 1):
             windows.extend(block[i : i + size] for i in range(len(block) - size + 1))
+    if charge is not None:
+        charge(sum(prod(len(by_score[s]) for s in w) * (len(w) + 1) for w in windows))
     out: list[list[int]] = []
     for window in windows:
         out.extend(list(combo) for combo in product(*(by_score[s] for s in window)))
     return out
+
+
+def _windows_work(blocks: Sequence[Sequence[int]], length: int, largest: bool) -> int:
+    """The work of the windows ``runs`` would list (native/src/vm.cpp: run_windows_work)."""
+    total = 0
+    for block in blocks:
+        size = len(block)
+        if largest:
+            total += size + 1 if size >= length else 0
+        else:
+            total += sum((size - k + 1) * (k + 1) for k in range(length, size + 1))
+    return total
 
 
 def run_at_end(cards: Sequence[int], score: Score, n: int, end: str) -> list[int]:
@@ -174,27 +202,61 @@ def connected(edges: Sequence[Route], x: str, y: str) -> bool:
     return y in seen
 
 
+class TooMuchWork(Exception):
+    """``search_trails`` would take more routes than it may."""
+
+
 def longest_trail(edges: Sequence[Route]) -> int:
     """The greatest total length of a trail (a walk using each edge at most once; cities
-    may repeat), the empty trail's 0 included.  Exact: a depth-first search over the
-    unused edges from every city, exponential in the worst case but quick for the tens
-    of routes a player owns.  A maximum, so the order of the search cannot change it."""
+    may repeat), the empty trail's 0 included."""
+    return search_trails(edges, None)[0]
+
+
+def search_trails(edges: Sequence[Route], most: int | None) -> tuple[int, int]:
+    """``longest_trail``'s answer, and the routes its search took (one unit of work
+    each), raising TooMuchWork past ``most`` of them.
+
+    Exact: a depth-first search over the unused edges from every city, exponential in the
+    worst case but quick for the tens of routes a player owns.  A maximum, so the order
+    of the search cannot change it; the count of routes taken is the native engine's
+    (native/src/graphs.h: TrailSearch searches in the same order).  An explicit stack,
+    not recursion: a trail may be as long as there are cards.
+    """
     incident: dict[str, list[int]] = {}
     for i, (a, b, _) in enumerate(edges):
         incident.setdefault(a, []).append(i)
         if b != a:  # a loop is one way out of its city, not two
             incident.setdefault(b, []).append(i)
     used = [False] * len(edges)
-
-    def walk(city: str) -> int:
-        """The longest continuation from ``city`` over the unused edges."""
-        best = 0
-        for i in incident[city]:
-            if not used[i]:
+    taken = 0
+    overall = 0
+    for start in incident:
+        # frames: [city, the next of its edges to try, the longest continuation found]
+        stack: list[list[Any]] = [[start, 0, 0]]
+        via: list[int] = []  # the edge into each frame but the first
+        while stack:
+            frame = stack[-1]
+            city, k = frame[0], frame[1]
+            out = incident[city]
+            while k < len(out) and used[out[k]]:
+                k += 1
+            if k < len(out):
+                i = out[k]
+                frame[1] = k + 1
+                taken += 1
+                if most is not None and taken > most:
+                    raise TooMuchWork
                 used[i] = True
-                a, b, length = edges[i]
-                best = max(best, length + walk(b if city == a else a))
+                a, b, _ = edges[i]
+                via.append(i)
+                stack.append([b if city == a else a, 0, 0])
+                continue
+            stack.pop()
+            if via:
+                i = via.pop()
                 used[i] = False
-        return best
-
-    return max((walk(city) for city in incident), default=0)
+                parent = stack[-1]
+                parent[2] = max(parent[2], edges[i][2] + frame[2])
+            else:
+                overall = max(overall, frame[2])
+    return overall, taken

@@ -276,6 +276,11 @@ class RepeatNode(Control):
 Option = Steps
 
 
+def too_many_options(span: ast.Span) -> RuleError:
+    """The rule error of a choice with more than MAX_OPTIONS options (native: the same)."""
+    return RuleError(f"this choice lists more than {MAX_OPTIONS} options", span)
+
+
 def list_options(choice: ChoiceNode, st: Gamestate) -> list[Option]:
     """Every option of a pending choice; the state is left exactly as it was."""
     saved_rng = st.rng

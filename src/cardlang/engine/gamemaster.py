@@ -63,6 +63,7 @@ from cardlang.engine.state import (
     cycle_size,
     set_current,
 )
+from cardlang.engine.work import DEFAULT_MAX_WORK, WorkBudget
 from cardlang.errors import AgentError, RuleError, SourceFile, UsageError
 
 
@@ -98,11 +99,14 @@ class Limits:
     """Bounds that make every game end.  A game stopped by one is a *cutoff*, not a result.
 
     ``max_decisions``: decisions in one game.  ``max_steps``: steps (actions, stage passes)
-    in a row without a decision, which catches flows that loop for ever.
+    in a row without a decision, which catches flows that loop for ever.  ``max_work``:
+    the work of expressions from one decision to the next (engine/work.py); unlike the
+    others, going past it is a rule error, at the expression that did.
     """
 
     max_decisions: int = 5_000
     max_steps: int = 200_000
+    max_work: int = DEFAULT_MAX_WORK
 
 
 @dataclass(frozen=True)
@@ -145,14 +149,16 @@ class Gamemaster(Generic[G]):
         # frames.py: [ROOT, None, current, queued, started, outer, is_team, player, counted]
         st.stack.append([ROOT, None, 0, None, True, -1, False, 0, False])
         st.stage_idx = 0
+        st.budget = WorkBudget(self.limits.max_work)
         try:
             for action in game.setup_actions:
                 action(st)
+            st.stack.append([SEQ, game.program, 0])  # [SEQ, seq, next]
+            self.advance(st)
         except (RuleError, RecursionError) as err:
             self._fail(st, err)
-            return st
-        st.stack.append([SEQ, game.program, 0])  # [SEQ, seq, next]
-        self.advance(st)
+        finally:
+            st.budget = None
         return st
 
     def legal_options(self, st: Gamestate) -> list[Option]:
@@ -187,6 +193,17 @@ class Gamemaster(Generic[G]):
         st.mover = -1
         st.decisions += 1
         st.steps = 0
+        st.budget = WorkBudget(self.limits.max_work)
+        try:
+            self._play(st, choice_node, mover, option)
+        finally:
+            st.budget = None
+        # A game that ends right after its last allowed decision is complete, not cut off.
+        if st.status == RUNNING and st.decisions >= self.limits.max_decisions:
+            self._cutoff(st, "decisions")
+
+    def _play(self, st: Gamestate, choice_node: Any, mover: int, option: Option) -> None:
+        """apply's option played (or kept, if secret), and the game advanced."""
         if choice_node is not None and choice_node.secret:
             # a secret pick: kept, unseen, until its (simultaneous ...) block is done
             frame = secret_frame(st)
@@ -199,9 +216,6 @@ class Gamemaster(Generic[G]):
                 self._fail(st, err)
                 return
         self.advance(st)
-        # A game that ends right after its last allowed decision is complete, not cut off.
-        if st.status == RUNNING and st.decisions >= self.limits.max_decisions:
-            self._cutoff(st, "decisions")
 
     def result(self, st: Gamestate) -> GameResult:
         return game_result(self.game, st)

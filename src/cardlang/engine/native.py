@@ -504,7 +504,8 @@ class NativeMaster:
         check_engine("native")
         self.game = game
         self.limits = limits or Limits()
-        self._limits = (self.limits.max_decisions, self.limits.max_steps)  # for each call
+        # for each call
+        self._limits = (self.limits.max_decisions, self.limits.max_steps, self.limits.max_work)
         self.ir = game.ir
         self.program = game.native_program()
         self._choices: dict[int, NativeChoice] = {}
@@ -645,8 +646,9 @@ class NativeMaster:
         return self.program.ismcts()
 
     @property
-    def engine_limits(self) -> tuple[int, int]:
-        """(max decisions, max steps): the limits every call that plays on is given."""
+    def engine_limits(self) -> tuple[int, int, int]:
+        """(max decisions, max steps, max work): the limits every call that plays on is
+        given."""
         return self._limits
 
     def _set_move_key_names(self, card_slots: frozenset[int]) -> None:

@@ -28,6 +28,7 @@ from cardlang.engine.state import (
     previous_player,
     rand_below,
 )
+from cardlang.engine.work import over_budget
 from cardlang.errors import I64_MAX, I64_MIN, RuleError, overflow
 from cardlang.language import ast
 from cardlang.language.ast_facts import MAX_CARDS
@@ -147,14 +148,70 @@ def _flatten(groups: Sequence[Sequence[int]]) -> list[int]:
     return [c for group in groups for c in group]
 
 
-def _subsets(cards: Sequence[int], span: ast.Span) -> list[tuple[int, ...]]:
-    if len(cards) > ops.MAX_SUBSET_CARDS:
+def _subsets(st: Gamestate, cards: Sequence[int], span: ast.Span) -> list[tuple[int, ...]]:
+    n = len(cards)
+    if n > ops.MAX_SUBSET_CARDS:
         raise RuleError(
-            f"(subsets ...) of {len(cards)} cards would make {2 ** len(cards)} collections; "
+            f"(subsets ...) of {n} cards would make {2**n} collections; "
             f"the limit is {ops.MAX_SUBSET_CARDS} cards ({2**ops.MAX_SUBSET_CARDS} subsets)",
             span,
         )
+    # 2^n collections holding n 2^(n-1) cards
+    _charge(st, 2**n + (n << (n - 1) if n else 0), span, "(subsets ...)")
     return ops.subsets(cards)
+
+
+# ---------------------------------------------------------------- the work budget
+# (engine/work.py): what the generated code charges, in the order the native engine does
+
+
+def _charge(st: Gamestate, amount: int, span: ast.Span, what: str) -> None:
+    budget = st.budget
+    if budget is not None and amount > 0:
+        budget.charge(amount, span, what)
+
+
+def _charger(st: Gamestate, span: ast.Span, what: str) -> Callable[[int], None] | None:
+    """For ops that count their work as they go: charge(amount), or None (no budget)."""
+    budget = st.budget
+    if budget is None:
+        return None
+    return lambda amount: budget.charge(amount, span, what) if amount > 0 else None
+
+
+def charge_passes(st: Gamestate, items: Sequence[Any], span: ast.Span, what: str) -> Sequence[Any]:
+    """``items``, after one unit of work per element is charged: an aggregate's, a
+    filter's or a choice's (any ...) loop (not one over all players or teams)."""
+    budget = st.budget
+    if budget is not None and items:
+        budget.charge(len(items), span, what)
+    return items
+
+
+_passes = charge_passes  # the generated code's name
+
+
+def _tuples(st: Gamestate, cards: Sequence[int], score: ops.Score, n: int, span: ast.Span) -> Any:
+    return ops.tuples(cards, score, n, _charger(st, span, "(tuples ...)"))
+
+
+def _runs(
+    st: Gamestate, cards: Sequence[int], score: ops.Score, n: int, mode: str, span: ast.Span
+) -> Any:
+    return ops.runs(cards, score, n, mode, _charger(st, span, "(runs ...)"))
+
+
+def _longest_trail(st: Gamestate, edges: Sequence[ops.Route], span: ast.Span) -> int:
+    budget = st.budget
+    try:
+        best, taken = ops.search_trails(edges, None if budget is None else budget.left)
+    except ops.TooMuchWork:
+        assert budget is not None
+        raise over_budget(budget.limit, span, "(longest-path ...)") from None
+    _charge(st, taken, span, "(longest-path ...)")
+    if not I64_MIN <= best <= I64_MAX:
+        raise overflow("(longest-path ...)", span)
+    return best
 
 
 def _random(st: Gamestate, lo: int, hi: int, span: ast.Span) -> int:

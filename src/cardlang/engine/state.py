@@ -34,6 +34,7 @@ from types import MappingProxyType
 from typing import Any
 
 from cardlang.engine.frames import F_CUR, F_NODE, F_PLAYER, F_QUEUED, F_TEAM
+from cardlang.engine.work import WorkBudget
 from cardlang.errors import RuleError
 
 GAME_OWNER = -1
@@ -77,6 +78,7 @@ class Gamestate:
         "mover",
         "decisions",
         "steps",
+        "budget",
         "turns",
         # outcome
         "status",
@@ -113,6 +115,7 @@ class Gamestate:
     mover: int  # the seat that makes the pending decision, -1 when none
     decisions: int
     steps: int  # steps since the last decision (bounded by Limits.max_steps)
+    budget: WorkBudget | None  # the running new_game's or apply's work budget (work.py)
     turns: int
     # ------------------------------------------------------------ outcome
     status: str  # RUNNING, COMPLETED, FAILED or CUTOFF
@@ -156,6 +159,7 @@ class Gamestate:
         self.mover = -1
         self.decisions = 0
         self.steps = 0
+        self.budget = None
         self.turns = 0
         # outcome
         self.status = RUNNING
@@ -194,6 +198,7 @@ class Gamestate:
         c.mover = self.mover
         c.decisions = self.decisions
         c.steps = self.steps
+        c.budget = self.budget  # shared: a copy made while the engine runs charges it too
         c.turns = self.turns
         # outcome
         c.status = self.status

@@ -170,7 +170,7 @@ def send_state(master: Any, st: Any) -> tuple[str, bytes, bytes]:
 
 
 #: what a Python state is made of (engine/state.py), sent field by field
-_FIELDS = tuple(s for s in Gamestate.__slots__ if s not in ("tracker",))
+_FIELDS = tuple(s for s in Gamestate.__slots__ if s not in ("tracker", "budget"))
 
 
 def receive_state(game: Game, limits: Any, sent: tuple[str, bytes, bytes]) -> tuple[Any, Any]:

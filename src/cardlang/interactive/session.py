@@ -147,6 +147,7 @@ class Session:
             rotate_seats=False,
             max_decisions=self.master.limits.max_decisions,
             max_steps=self.master.limits.max_steps,
+            max_work=self.master.limits.max_work,
         )
         result = self.master.result(self.st)
         with RunStore.open(db) as store:

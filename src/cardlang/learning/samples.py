@@ -26,7 +26,6 @@ import numpy as np
 
 from cardlang.agents.neural.search import SoloValue
 from cardlang.agents.search.rewards import standings
-from cardlang.engine.gamemaster import Limits
 from cardlang.engine.state import RUNNING, Gamestate
 from cardlang.information.tokens import Tokenizer, ViewTokens
 from cardlang.information.views import PlayerView
@@ -61,7 +60,7 @@ def game_samples(
     seats: Sequence[int] | None = None,
 ) -> list[Sample]:
     """The samples of one recorded game (``seats``: only these movers' decisions)."""
-    master = game.master(Limits(stored.max_decisions, stored.max_steps))
+    master = game.master(stored.limits)
     st = master.new_game(stored.seed, record=True)
     pending: list[tuple[ViewTokens, np.ndarray, int]] = []
     for n, d in enumerate(decisions, 1):

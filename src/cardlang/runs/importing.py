@@ -35,6 +35,7 @@ from typing import Any
 
 from cardlang.errors import CardlangError
 from cardlang.information.vocabulary import Vocabulary, option_key
+from cardlang.inputs import regular_file
 from cardlang.runs.play import Decision
 from cardlang.runs.store import BatchSpec, RunStore, file_sha256, now
 
@@ -57,9 +58,10 @@ class LoggedGame:
 
 def read_log(path: Path) -> list[LoggedGame]:
     """The games of a log, in the order they first appear."""
+    regular_file(path, "game log")  # a pipe or a device would be read for ever
     rows = _sqlite_rows(path) if _is_sqlite(path) else _csv_rows(path)
     games: dict[str, LoggedGame] = {}
-    for line, row in rows:
+    for line, row in _readable(rows, path):
         missing = [c for c in COLUMNS if row.get(c) in (None, "")]
         if missing:
             raise LogImportError(
@@ -80,6 +82,21 @@ def read_log(path: Path) -> list[LoggedGame]:
     if not games:
         raise LogImportError(f"{path}: no moves")
     return list(games.values())
+
+
+def _readable(
+    rows: Iterator[tuple[int, dict[str, Any]]], path: Path
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``rows``, with a file that is not text or not CSV a LogImportError."""
+    try:
+        yield from rows
+    except UnicodeDecodeError as err:
+        raise LogImportError(
+            f"{path}: not a game log (byte {err.start} is not UTF-8 text; a log is a CSV "
+            "file or an SQLite database)"
+        ) from None
+    except csv.Error as err:
+        raise LogImportError(f"{path}: not a CSV game log ({err})") from None
 
 
 def _is_sqlite(path: Path) -> bool:
@@ -187,6 +204,7 @@ def import_log(
         rotate_seats=False,
         max_decisions=master.limits.max_decisions,
         max_steps=master.limits.max_steps,
+        max_work=master.limits.max_work,
     )
     with RunStore.open(db) as store:
         batch_id, _ = store.plan(

@@ -42,9 +42,8 @@ def replay_game(
     records that no longer fit the game (a changed file replayed with --force) stop with
     a clear error instead of a different game.
     """
-    from cardlang.engine.gamemaster import Limits
 
-    master = game.master(Limits(stored.max_decisions, stored.max_steps))
+    master = game.master(stored.limits)
     st = master.new_game(stored.seed, record=True)
     for n, (seat, index, count) in enumerate(choices, 1):
         options = master.legal_options(st)

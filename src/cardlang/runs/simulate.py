@@ -193,6 +193,7 @@ def batch_spec(
         rotate_seats=rotate_seats,
         max_decisions=limits.max_decisions,
         max_steps=limits.max_steps,
+        max_work=limits.max_work,
     )
 
 

@@ -35,15 +35,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cardlang.engine.gamemaster import Limits
 from cardlang.engine.state import COMPLETED, FAILED
+from cardlang.engine.work import DEFAULT_MAX_WORK
 from cardlang.errors import UsageError
+from cardlang.inputs import regular_file
 
 if TYPE_CHECKING:
     from cardlang.engine.gamemaster import GameResult
     from cardlang.runs.play import Decision
 
 APPLICATION = "cardlang-runs"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 #: Where ``cardlang simulate --keep`` stores its records, under the working directory.
 DEFAULT_DB = Path("cardlang-runs") / "runs.sqlite"
 
@@ -62,7 +65,8 @@ CREATE TABLE IF NOT EXISTS batches (
     rotate_seats INTEGER NOT NULL,
     max_decisions INTEGER NOT NULL,
     max_steps INTEGER NOT NULL,
-    created TEXT NOT NULL
+    created TEXT NOT NULL,
+    max_work INTEGER
 );
 CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY,
@@ -114,7 +118,9 @@ CREATE TABLE IF NOT EXISTS results (
 #: Schema changes that an older file is brought through, in order: version -> statements
 #: that make it the next version.  Version 2 adds the search agents' traces to
 #: ``decisions`` (NULL in games recorded before: they were never estimated); version 3
-#: adds a search's move distribution (``policy``, the neural agent's training target).
+#: adds a search's move distribution (``policy``, the neural agent's training target);
+#: version 4 the batch's work budget (``max_work``; NULL in batches made before: they
+#: ran with none, and replay with the default).
 _MIGRATIONS: dict[int, tuple[str, ...]] = {
     1: (
         "ALTER TABLE decisions ADD COLUMN value REAL",
@@ -122,6 +128,7 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         "ALTER TABLE decisions ADD COLUMN standings TEXT",
     ),
     2: ("ALTER TABLE decisions ADD COLUMN policy TEXT",),
+    3: ("ALTER TABLE batches ADD COLUMN max_work INTEGER",),
 }
 _DECISION_COLUMNS = (
     "game_id, idx, seat, situation, action_key, option_index, options, illegal, "
@@ -160,10 +167,13 @@ class BatchSpec:
     rotate_seats: bool
     max_decisions: int
     max_steps: int
+    max_work: int = DEFAULT_MAX_WORK
 
     def key(self) -> str:
         identity = asdict(self)
         del identity["game_path"], identity["game_file"]
+        if self.max_work == DEFAULT_MAX_WORK:  # a batch made before there was one
+            del identity["max_work"]
         identity["agents"] = list(self.agents)
         text = json.dumps(identity, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
@@ -238,8 +248,14 @@ class StoredGame:
     params: dict[str, str]
     max_decisions: int
     max_steps: int
+    max_work: int = DEFAULT_MAX_WORK
     error_kind: str | None = None  # why it failed, if it did (Outcome.error_kind)
     error: str | None = None  # the error as rendered
+
+    @property
+    def limits(self) -> Limits:
+        """The limits its batch was played under: a replay uses the same."""
+        return Limits(self.max_decisions, self.max_steps, self.max_work)
 
 
 class RunStore:
@@ -256,6 +272,7 @@ class RunStore:
         p = Path(path)
         if p.is_dir():
             raise UsageError(f"{p} is a directory; --db needs a file, e.g. {p / 'runs.sqlite'}")
+        regular_file(p, "records database")  # a pipe or a device: SQLite would wait on it
         if not create and not p.is_file():
             raise UsageError(f"no such records database: {p}")
         if create and not p.parent.is_dir():
@@ -381,8 +398,8 @@ class RunStore:
                 return int(row[0]), False
             cur = conn.execute(
                 "INSERT INTO batches (key, game_path, game_file, game_sha256, params, "
-                "root_seed, games, agents, rotate_seats, max_decisions, max_steps, created) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "root_seed, games, agents, rotate_seats, max_decisions, max_steps, created, "
+                "max_work) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     key,
                     spec.game_path,
@@ -396,6 +413,7 @@ class RunStore:
                     spec.max_decisions,
                     spec.max_steps,
                     now(),
+                    spec.max_work,
                 ),
             )
             batch_id = int(cur.lastrowid or 0)
@@ -528,7 +546,7 @@ class RunStore:
         row = self.conn.execute(
             "SELECT g.id, g.batch_id, g.idx, g.seed, g.agents, g.status, g.end_reason, "
             "b.game_path, b.game_file, b.game_sha256, b.params, b.max_decisions, b.max_steps, "
-            "g.error_kind, g.error FROM games g JOIN batches b ON b.id = g.batch_id "
+            "g.error_kind, g.error, b.max_work FROM games g JOIN batches b ON b.id = g.batch_id "
             "WHERE g.id = ?",
             (game_id,),
         ).fetchone()
@@ -537,7 +555,7 @@ class RunStore:
             known = f"its games are 1-{last}" if last else "it holds no games"
             raise UsageError(f"no game {game_id} in {self.path} ({known})")
         gid, batch_id, idx, seed, agents, status, end_reason, path, file, sha = row[:10]
-        params, md, ms, error_kind, error = row[10:]
+        params, md, ms, error_kind, error, mw = row[10:]
         return StoredGame(
             id=gid,
             batch_id=batch_id,
@@ -552,6 +570,7 @@ class RunStore:
             params=json.loads(params),
             max_decisions=md,
             max_steps=ms,
+            max_work=DEFAULT_MAX_WORK if mw is None else mw,
             error_kind=error_kind,
             error=error,
         )

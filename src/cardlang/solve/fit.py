@@ -84,9 +84,8 @@ def _count(
 ) -> int:
     """Replay one recorded game and count its decisions (with ``champion``, once it is
     over, only its winners')."""
-    from cardlang.engine.gamemaster import Limits
 
-    master = game.master(Limits(stored.max_decisions, stored.max_steps))
+    master = game.master(stored.limits)
     st = master.new_game(stored.seed, record=True)
     seen: list[tuple[int, Any, int]] = []  # (seat, its view, the option it took)
     for seat, index, count in choices:
