@@ -4,7 +4,11 @@
 # Builds cardlang._native with -fsanitize=address,undefined into a scratch folder (the
 # installed extension is left alone), then runs the native engine's tests against that
 # build: every game file under both engines, hypothesis choosing files and moves, the
-# rule errors, the agents and the search inside the engine.  Any report fails the run.
+# rule errors, the agents and the search inside the engine, hypothesis's generated
+# programs on both engines (tests/test_fuzz_programs.py) and the work budget.  Any report
+# fails the run.  The long fuzzing run, with CARDLANG_FUZZ_PROGRAMS=N programs:
+#
+#   CARDLANG_FUZZ_PROGRAMS=3000 bash native/sanitize.sh -k both_engines_long
 #
 #   bash native/sanitize.sh            # from the repository root; about 3 minutes
 #   bash native/sanitize.sh -k bots    # more pytest arguments narrow the tests
@@ -31,4 +35,5 @@ export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 export CARDLANG_NATIVE_MODULE="$module"   # engine/native.py loads this build instead
 python3 -m pytest -q -p no:cacheprovider tests/test_native.py tests/test_native_fast_paths.py \
-  tests/test_search_in_engine.py tests/test_native_simultaneous.py tests/test_simultaneous.py "$@"
+  tests/test_search_in_engine.py tests/test_native_simultaneous.py tests/test_simultaneous.py \
+  tests/test_fuzz_programs.py tests/test_work_budget.py "$@"
