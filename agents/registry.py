@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import inspect
+import re
 import sys
 import traceback
 from collections.abc import Callable
@@ -47,7 +48,10 @@ def make_agent(spec: str, seed: int) -> Any:
     """
     factory = BUILTIN_AGENTS.get(spec)
     if factory is not None:
-        return factory(seed=seed)
+        try:
+            return factory(seed=seed)
+        except TypeError:  # a parameter it needs (neural's model=): agent_maker says so
+            pass
     return agent_maker(spec)(seed)
 
 
@@ -62,13 +66,17 @@ def agent_maker(spec: str) -> Callable[[int], Any]:
     factory = _factory(parsed)
     signature = signature_of(factory)
     kwargs = keyword_arguments(parsed, signature)
-    if parsed.is_plugin:
-        try:  # arguments the class cannot take are the spec's fault: bad usage
-            inspect.signature(factory).bind(**kwargs)
-        except TypeError as err:
-            raise UsageError(f"cannot create agent {spec}: {err}") from None
-        except ValueError:  # no signature to read: the call will tell
-            pass
+    given = dict(kwargs, seed=0) if signature.takes_seed else kwargs
+    try:  # arguments the class cannot take, or lacks, are the spec's fault: bad usage
+        inspect.signature(factory).bind(**given)
+    except TypeError as err:
+        missing = re.search(r"missing a required argument: '(\w+)'", str(err))
+        if missing:  # `neural` without its model=
+            name = missing.group(1)
+            raise UsageError(f"agent {spec!r} needs {name}=...: {spec}:{name}=VALUE") from None
+        raise UsageError(f"cannot create agent {spec}: {err}") from None
+    except ValueError:  # no signature to read: the call will tell
+        pass
 
     def make(seed: int) -> Any:
         arguments = dict(kwargs, seed=seed) if signature.takes_seed else kwargs

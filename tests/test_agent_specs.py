@@ -212,6 +212,14 @@ def test_a_bad_parameter_on_the_command_line_exits_2_before_any_game() -> None:
     assert proc.stdout == "", "nothing was played"
 
 
+def test_an_agent_without_a_parameter_it_needs_is_a_usage_error() -> None:
+    """Issue 32: `--agents neural` (no model=) was an internal error, a TypeError."""
+    with pytest.raises(UsageError, match=r"agent 'neural' needs model=\.\.\.: neural:model=VALUE"):
+        make_agent("neural", 0)
+    proc = run_cli("simulate", KUHN, "--agents", "neural,random", "--games", "1")
+    assert proc.returncode == 2 and "needs model=" in proc.stderr, proc.stderr
+
+
 # ---------------------------------------------------------------- display names
 
 

@@ -173,6 +173,14 @@ def programs(draw: st.DrawFn) -> str:
           ((> (size ((current player) iloc HAND)) 0)
            (any ((current player) iloc HAND) 'C (move 'C (top (game vloc PILE)))))
           ({guard} (inc ((current player) sto A) 1))
+          ;; a move, then a fork: listing it plays the move on a copy first, whose
+          ;; charged work must count as on the other engine
+          (any ((current player) iloc HAND) 'C
+            (do ((move 'C (top (game vloc PILE)))
+                 (set (game sto B) (size (filter (game vloc PILE) 'E (== 'E 'E))))
+                 (any (game vloc STOCK) 'D
+                   ((> (size (filter (game vloc STOCK) 'E (!= 'E 'D))) 1)
+                    (move 'D (top ((current player) iloc HAND))))))))
           (pass))))))
  (scoring max {score}))"""
 

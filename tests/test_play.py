@@ -161,6 +161,24 @@ def test_the_command_plays_records_and_refuses_bad_arguments(tmp_path: Path) -> 
         assert bad.returncode == 2 and message in bad.stderr, bad.stderr
 
 
+def test_each_game_is_a_fresh_deal_whose_seed_is_printed(tmp_path: Path) -> None:
+    """Issue 32: play (and serve) dealt the same game every time (--seed 0).  Now each
+    game draws its seed and says it; --seed gives that very deal again."""
+    import re
+
+    def deal(*extra: str) -> tuple[int, str]:
+        done = run_cli("play", str(KUHN), "--no-record", *extra, stdin="t\nq\n")
+        seed = re.search(r"seed (\d+)", done.stdout)
+        assert seed, done.stdout
+        hand = re.search(r"  HAND: (.*)", done.stdout)
+        assert hand, done.stdout
+        return int(seed.group(1)), hand.group(1)
+
+    first, second = deal(), deal()
+    assert first[0] != second[0]  # two draws from a billion
+    assert deal("--seed", str(first[0])) == first
+
+
 def test_the_terminal_tells_the_others_moves_without_their_hidden_cards() -> None:
     """A move that names a card the seat cannot see (a card passed face down) is told
     with that card as "a card"; moves played face up and tricks taken are told in full;

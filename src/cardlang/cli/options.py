@@ -37,6 +37,7 @@ __all__ = [
     "print_error",
     "seed",
     "seed_option",
+    "fresh_seed",
     "state_keys_of",
     "state_keys_options",
 ]
@@ -217,6 +218,14 @@ def seed_option(
 ) -> None:
     """--seed N: a batch's root seed (default 0), or one game's seed."""
     p.add_argument("--seed", type=seed, default=default, help=text)
+
+
+def fresh_seed(given: int | None) -> int:
+    """``given``, or a new seed for a game a person plays: a fresh deal each time (it is
+    printed, so that the game can be played again).  Short, to be typed back."""
+    import secrets
+
+    return secrets.randbelow(10**9) if given is None else given
 
 
 def limit_options(p: argparse.ArgumentParser) -> None:

@@ -21,6 +21,7 @@ from cardlang.cli.options import (
     EXIT_OK,
     SubParsers,
     engine_option,
+    fresh_seed,
     limit_options,
     load_game_and_text,
     param_option,
@@ -58,7 +59,7 @@ def person_game_options(p: argparse.ArgumentParser, *, advice: str) -> None:
     p.add_argument("--advisor", default=advisor, metavar="SPEC", help=f"{advice} ({advisor})")
     p.add_argument("--db", type=Path, default=DEFAULT_DB, help=f"the records ({DEFAULT_DB})")
     p.add_argument("--no-record", action="store_true", help="keep no record of the game")
-    seed_option(p, text="the game's seed (0)")
+    seed_option(p, default=None, text="the game's seed (a fresh deal each time, printed)")
     param_option(p)
     engine_option(p)
     limit_options(p)
@@ -76,6 +77,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     game, text = load_game_and_text(args.file, args.param)
     records_ready(None if args.no_record else args.db)
+    args.seed = fresh_seed(args.seed)
     if not 0 <= args.seat < game.nplayers:
         raise UsageError(f"--seat {args.seat}: the game has seats 0 to {game.nplayers - 1}")
     others = other_specs(args.agents, game.nplayers - 1)
@@ -93,7 +95,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         for p, s in enumerate(specs)
     ]
     seating = Seating(agents, specs)
-    front.say(f"{Path(args.file).name}: you are P{args.seat}; h for help")
+    front.say(f"{Path(args.file).name}: you are P{args.seat}, seed {args.seed}; h for help")
     try:
         result = session.play(seating)
         story.catch_up()

@@ -20,6 +20,7 @@ from cardlang.cli.options import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     SubParsers,
+    fresh_seed,
     load_game_and_text,
     port,
 )
@@ -90,6 +91,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     game, text = load_game_and_text(args.file, args.param)
     records_ready(None if args.no_record else args.db)
+    args.seed = fresh_seed(args.seed)
     people = people_seats(args, game.nplayers)
     agent_seats = [p for p in range(game.nplayers) if p not in people]
     others = other_specs(args.agents, len(agent_seats)) if agent_seats else []
@@ -116,7 +118,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot serve on {args.host}:{args.port}: {err.strerror}") from None
     host = f"[{args.host}]" if ":" in args.host else args.host
     base = f"http://{host}:{sock.getsockname()[1]}"
-    print(f"{Path(args.file).name}: serving on {base} (Ctrl-C to stop)")
+    print(f"{Path(args.file).name}, seed {args.seed}: serving on {base} (Ctrl-C to stop)")
     for p, link in web.links(base).items():
         print(f"  P{p}: {link}")
     for p, spec in zip(agent_seats, others, strict=True):
