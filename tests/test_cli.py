@@ -15,6 +15,49 @@ HEARTS = str(GAMES / "hearts.rcy")
 KUHN = str(GAMES / "kuhn_poker.rcy")
 
 
+def test_simulate_reports_each_agents_mean_score_and_keeps_it_on_resuming(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 32: simulate gave win shares only.  Now each agent's mean score (a poker
+    game's chips) with a 95% interval, the same when the batch is read back."""
+    import sqlite3
+
+    db = tmp_path / "runs.sqlite"
+    args = ["simulate", KUHN, "--agents", "random,ismcts:iterations=20", "--games", "40"]
+    args += ["--seed", "2", "--json", "--quiet", "--db", str(db)]
+    assert main(args) == 0
+    played = json.loads(capsys.readouterr().out)
+    with sqlite3.connect(db) as conn:
+        chips = [s for (s,) in conn.execute("SELECT score FROM results WHERE agent = 'random'")]
+    random = played["score_by_agent"]["random"]
+    assert random["seats"] == len(chips) == 40
+    assert random["mean"] == pytest.approx(sum(chips) / 40)
+    assert random["ci_low"] < random["mean"] < random["ci_high"]
+    assert played["score_by_seat"][0]["seats"] == 40
+    assert main(args) == 0  # read back from the records
+    again = json.loads(capsys.readouterr().out)
+    assert again["records"]["from_db"] == 40
+    assert again["score_by_agent"] == played["score_by_agent"]
+    assert main([a for a in args if a != "--json"]) == 0  # the tables show it
+    assert "mean score" in capsys.readouterr().out
+
+
+def test_the_mean_interval_is_the_normal_one() -> None:
+    from cardlang.runs.statistics import mean_interval
+
+    values = [1.0, 2.0, 3.0, 4.0]
+    row = mean_interval(len(values), sum(values), sum(v * v for v in values))
+    half = 1.959963984540054 * (1.6666666666666667 / 4) ** 0.5
+    assert row == {
+        "mean": 2.5,
+        "ci_low": round(2.5 - half, 6),
+        "ci_high": round(2.5 + half, 6),
+        "seats": 4,
+    }
+    assert mean_interval(1, 5.0, 25.0)["ci_low"] == 5.0
+    assert mean_interval(0, 0.0, 0.0)["seats"] == 0
+
+
 def test_check_clean_file(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", KUHN]) == 0
     assert "ok" in capsys.readouterr().out

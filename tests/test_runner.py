@@ -261,7 +261,7 @@ def test_plugin_agents_play_and_record_illegal_attempts(
         ("{p}:Missing", "has no class Missing"),
         ("{p}:first", "did you mean 'First'"),
         ("{p}:NoChoose", "has no choose(view, options) method"),
-        ("{p}:NeedsArgs", "cannot create agent"),
+        ("{p}:NeedsArgs", "needs x=..."),
         ("{p}", "names a file but no class"),
         ("{p}:", "expected path/to/file.py:ClassName"),
         ("{d}/nope.py:First", "agent file not found"),

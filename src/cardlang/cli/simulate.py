@@ -236,10 +236,13 @@ def _print_summary(s: BatchSummary) -> None:
     seats.add_column("agent")
     seats.add_column("wins", justify="right")
     seats.add_column("share of completed", justify="right")
+    seats.add_column("mean score", justify="right")
+    scores = s.seat_mean_scores()
     for seat, wins in enumerate(s.wins):
         share = wins / s.completed if s.completed else 0.0
         agent = "rotated" if s.rotate_seats else s.agents[seat]
-        seats.add_row(f"P{seat}", agent, f"{wins:.2f}", f"{share:.1%}")
+        score = _score_text(scores[seat]) if seat < len(scores) else "-"
+        seats.add_row(f"P{seat}", agent, f"{wins:.2f}", f"{share:.1%}", score)
     console.print(seats)
     _print_strength(console, s)
     if len(s.turns_histogram) > 1 and len(s.wins) == 1:  # solo: the distribution of turns
@@ -260,12 +263,15 @@ def _print_strength(console: Console, s: BatchSummary) -> None:
     even = 1 / max(1, len(s.wins))
     table = Table(
         title=f"strength per agent: win share per seat (even: {even:.0%}), 95% interval",
-        caption="completed games; a shared win counts 1/k; Wilson score interval",
+        caption="completed games; a shared win counts 1/k; Wilson score interval; mean score "
+        "per seat ± its 95% normal interval",
         caption_justify="left",
         title_justify="left",
     )
-    for name in ("agent", "games", "seats", "wins", "win share", "95% interval"):
+    columns = ("agent", "games", "seats", "wins", "win share", "95% interval", "mean score")
+    for name in columns:
         table.add_column(name, justify="left" if name == "agent" else "right")
+    scores = s.mean_scores()
     for spec, row in strength.items():
         table.add_row(
             spec,
@@ -274,8 +280,16 @@ def _print_strength(console: Console, s: BatchSummary) -> None:
             f"{row['credits']:.2f}",
             f"{row['share']:.1%}",
             f"{row['ci_low']:.1%} - {row['ci_high']:.1%}",
+            _score_text(scores[spec]) if spec in scores else "-",
         )
     console.print(table)
+
+
+def _score_text(row: dict[str, float]) -> str:
+    """A mean score and the half-width of its 95% interval: "12.40 ± 0.50"."""
+    if not row["seats"]:
+        return "-"
+    return f"{row['mean']:.2f} ± {(row['ci_high'] - row['ci_low']) / 2:.2f}"
 
 
 def _print_turns_histogram(console: Console, histogram: dict[int, int]) -> None:

@@ -4,9 +4,10 @@ Pipeline position: runs, beside the batch loop (simulate.py), which counts each 
 a ``BatchSummary`` as it ends (or as it is read back from the records, store.py); the
 command line prints the summary as tables or JSON.  Everything here is arithmetic on
 results: games, completions, failures and cut-offs, wins per seat and per agent spec,
-ties, turns (mean, spread, distribution), and each agent's strength, its win share with
+ties, turns (mean, spread, distribution), each agent's strength, its win share with
 a Wilson score interval (``wilson_interval``, also used by the measures of
-cardlang.analysis).  Nothing is played here.
+cardlang.analysis), and its mean score (payoff) with a normal interval
+(``mean_interval``).  Nothing is played here.
 
 Like all of runs/, it may import agents, information, compiler, engine, language and
 errors.
@@ -25,7 +26,7 @@ from cardlang.engine.gamemaster import GameResult
 from cardlang.engine.state import FAILED
 from cardlang.runs.store import Outcome
 
-__all__ = ["Z95", "BatchSummary", "wilson_interval"]
+__all__ = ["Z95", "BatchSummary", "mean_interval", "wilson_interval"]
 
 
 @dataclass
@@ -47,6 +48,10 @@ class BatchSummary:
     agent_games: dict[str, int] = field(default_factory=dict)  # all games
     agent_seats: dict[str, int] = field(default_factory=dict)  # seats in completed games
     agent_completed: dict[str, int] = field(default_factory=dict)  # completed games
+    # each seat's score in completed games, per agent spec and per seat: (n, sum, sum of
+    # squares), for mean scores (payoffs: chips in poker) with their intervals
+    agent_scores: dict[str, list[float]] = field(default_factory=dict)
+    seat_scores: list[list[float]] = field(default_factory=list)
     rotate_seats: bool = False
     planned: int = 0  # games asked for; more than ``games`` when the batch was interrupted
     seconds: float = 0.0  # the time of this run, which played ``games - stored`` games
@@ -78,6 +83,7 @@ class BatchSummary:
             for seat, credit in enumerate(result.credits):
                 self.wins[seat] += credit
             self._count_agents(result.credits, seat_agents)
+            self._count_scores(result.scores, seat_agents)
             if len({_team(result, w) for w in result.winners}) > 1:
                 self.ties += 1
         elif result.end_reason == FAILED:
@@ -102,6 +108,33 @@ class BatchSummary:
             self.agent_seats[spec] = self.agent_seats.get(spec, 0) + 1
         for spec in set(seat_agents):
             self.agent_completed[spec] = self.agent_completed.get(spec, 0) + 1
+
+    def _count_scores(self, scores: Sequence[int | None], seat_agents: Sequence[str]) -> None:
+        while len(self.seat_scores) < len(scores):
+            self.seat_scores.append([0.0, 0.0, 0.0])
+        for seat, (spec, score) in enumerate(zip(seat_agents, scores, strict=False)):
+            if score is None:
+                continue
+            for tally in (
+                self.agent_scores.setdefault(spec, [0.0, 0.0, 0.0]),
+                self.seat_scores[seat],
+            ):
+                tally[0] += 1
+                tally[1] += score
+                tally[2] += score * score
+
+    def mean_scores(self) -> dict[str, dict[str, float]]:
+        """Per agent spec, its mean score per seat in completed games (a poker game's
+        chips, a Dominion game's victory points) with a 95% normal interval."""
+        return {
+            spec: mean_interval(*self.agent_scores[spec])
+            for spec in dict.fromkeys(self.agents)
+            if spec in self.agent_scores
+        }
+
+    def seat_mean_scores(self) -> list[dict[str, float]]:
+        """Per seat, its mean score in completed games with a 95% normal interval."""
+        return [mean_interval(*tally) for tally in self.seat_scores]
 
     @property
     def mean_decisions(self) -> float:
@@ -189,6 +222,8 @@ class BatchSummary:
             "wins_by_agent": self.wins_by_agent,
             "games_by_agent": dict(self.agent_games),
             "strength": self.strength(),
+            "score_by_agent": self.mean_scores(),
+            "score_by_seat": self.seat_mean_scores(),
             "ties": self.ties,
             "mean_decisions": round(self.mean_decisions, 3),
             "mean_turns": round(self.mean_turns, 3),
@@ -213,6 +248,23 @@ class BatchSummary:
 
 #: The normal quantile of a two-sided 95% interval.
 Z95 = 1.959963984540054
+
+
+def mean_interval(n: float, total: float, squares: float, z: float = Z95) -> dict[str, float]:
+    """The mean of ``n`` values from their sum and sum of squares, with the normal
+    interval mean +- z sd / sqrt(n) (the sample's sd; a single value has a zero-width
+    interval, there being nothing to estimate its spread from)."""
+    if n <= 0:
+        return {"mean": 0.0, "ci_low": 0.0, "ci_high": 0.0, "seats": 0}
+    mean = total / n
+    variance = max(0.0, (squares - n * mean * mean) / (n - 1)) if n > 1 else 0.0
+    half = z * math.sqrt(variance / n)
+    return {
+        "mean": round(mean, 6),
+        "ci_low": round(mean - half, 6),
+        "ci_high": round(mean + half, 6),
+        "seats": int(n),
+    }
 
 
 def wilson_interval(successes: float, trials: int, z: float = Z95) -> tuple[float, float]:

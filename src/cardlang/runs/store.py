@@ -201,6 +201,7 @@ class Outcome:
     team_of: tuple[int, ...] = ()
     error_kind: str | None = None
     error_text: str | None = None  # the rule or agent error as rendered (several lines)
+    scores: tuple[int | None, ...] = ()  # per seat (None: a failed game has none)
 
     @property
     def completed(self) -> bool:
@@ -225,6 +226,7 @@ class Outcome:
             team_of=result.team_of,
             error_kind=error.kind() if error is not None else None,
             error_text=error.render() if error is not None else None,
+            scores=result.scores,
         )
 
 
@@ -462,7 +464,7 @@ class RunStore:
         """The batch's finished games in order: each seat's agent, and the outcome."""
         rows = self.conn.execute(
             "SELECT g.id, g.agents, g.end_reason, g.decisions, g.turns, g.team_of, "
-            "g.error_kind, g.error, r.credit, r.rank FROM games g JOIN results r "
+            "g.error_kind, g.error, r.credit, r.rank, r.score FROM games g JOIN results r "
             "ON r.game_id = g.id WHERE g.batch_id = ? AND g.status = 'done' "
             "ORDER BY g.idx, r.seat",
             (batch_id,),
@@ -482,6 +484,7 @@ class RunStore:
                     team_of=tuple(json.loads(first[5])) if first[5] else (),
                     error_kind=first[6],
                     error_text=first[7],
+                    scores=tuple(r[10] for r in seats),
                 ),
             )
 
