@@ -182,9 +182,7 @@ def _charger(st: Gamestate, span: ast.Span, what: str) -> Callable[[int], None] 
 def charge_passes(st: Gamestate, items: Sequence[Any], span: ast.Span, what: str) -> Sequence[Any]:
     """``items``, after one unit of work per element is charged: an aggregate's, a
     filter's or a choice's (any ...) loop (not one over all players or teams)."""
-    budget = st.budget
-    if budget is not None and items:
-        budget.charge(len(items), span, what)
+    _charge(st, len(items), span, what)
     return items
 
 
