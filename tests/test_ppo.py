@@ -194,3 +194,52 @@ def test_the_average_policy_survives_a_checkpoint(tmp_path) -> None:
     trainer.average.add(later)
     resumed.add(later)
     assert trainer.average.learn(2) == resumed.learn(2)
+
+
+class _Watched(torch.nn.Module):
+    """A network that records how many decisions it was asked to play (not to learn)."""
+
+    def __init__(self, net: torch.nn.Module) -> None:
+        super().__init__()
+        self.net, self.rows = net, 0
+
+    def forward(self, **x: torch.Tensor):  # type: ignore[no-untyped-def]
+        if not self.training:
+            self.rows += len(x["action_mask"])
+        return self.net(**x)
+
+
+def test_an_average_lane_answers_the_average_policy() -> None:
+    """``average`` lanes (fictitious self-play): in each game one seat is the current
+    policy, learnt from and offered to the reservoir, and the other moves by the average
+    network; every decision is one or the other, never both."""
+    from cardlang.learning.ppo import AVERAGE, Lane
+
+    torch.set_num_threads(1)
+    torch.manual_seed(4)
+    game = load_game(text=HIGH_CARD, name="high_card.rcy")
+    model = NeuralModel(
+        NetConfig(seats=2, width=32, hidden=64, body="deepsets"), GameIdentity.of(game)
+    )
+    env = VectorEnv(game, 32, seats="all", opponents="random", tokens=model.table, seed=4)
+    with pytest.raises(ValueError, match="average policy"):
+        PPOTrainer([Lane(env, AVERAGE)], model, PPOConfig(horizon=4), seed=4)
+    config = PPOConfig(horizon=4, lr=3e-3, average=1_000)
+    trainer = PPOTrainer([Lane(env, AVERAGE)], model, config, seed=4)
+    assert trainer.average is not None
+    watched = _Watched(trainer.average.net).eval()
+    trainer.average.net = watched  # type: ignore[assignment]
+    seats = []
+    for _ in range(6):
+        trainer.collect()
+        seats.extend(step.seat for step in trainer.finished)
+        learnt = len(trainer.finished)
+        trainer.learn()
+        assert trainer.average.seen >= learnt
+    learners = [seat for kind, seat, _ in trainer.results if kind == AVERAGE]
+    assert set(learners) == {0, 1}  # the learner's seat is drawn per game
+    # High card: one decision per seat and game, so the learner made one per game and
+    # the average policy the other (decisions of games still running count too)
+    assert len(seats) == len(trainer.results)
+    assert watched.rows >= len(trainer.results)
+    assert watched.rows + len(seats) <= 2 * (len(trainer.results) + env.n)

@@ -84,6 +84,17 @@ def test_the_pool_makes_lanes_of_every_kind(game: Path, tmp_path: Path) -> None:
     run = PPORun.open(_config(game, 1, opponents="self@2,past@1,random@1"), tmp_path / "r", print)
     kinds = [(lane.kind, lane.env.learner, lane.env.n) for lane in run.trainer.lanes]
     assert kinds == [("self", None, 12), ("past", None, 6), ("random", 0, 3), ("random", 1, 3)]
+    pool = "self@1,average@1"
+    run = PPORun.open(_config(game, 1, opponents=pool, average=100), tmp_path / "a", print)
+    assert [(lane.kind, lane.env.n) for lane in run.trainer.lanes] == [
+        ("self", 12),
+        ("average", 12),
+    ]
+
+
+def test_an_average_opponent_needs_the_average_policy(game: Path, tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="--average N"):
+        PPORun.open(_config(game, 1, opponents="average@1"), tmp_path / "r", print)
 
 
 @pytest.mark.parametrize(
@@ -133,11 +144,11 @@ def test_a_resumed_run_is_the_run_never_stopped(game: Path, tmp_path: Path) -> N
 
 
 def test_the_magnet_and_the_average_policy_resume_exactly(game: Path, tmp_path: Path) -> None:
-    """A run with a magnet and an average policy, stopped after a round and resumed,
-    ends with the same model and the same average.pt (a loadable model) as one never
-    stopped."""
+    """A run with a magnet and an average policy (also playing the learner, in an
+    ``average`` lane), stopped after a round and resumed, ends with the same model and
+    the same average.pt (a loadable model) as one never stopped."""
     torch.set_num_threads(1)
-    extras = {"magnet": 0.5, "magnet_every": 3, "average": 500}
+    extras = {"magnet": 0.5, "magnet_every": 3, "average": 500, "opponents": "self@1,average@1"}
     straight, stopped = tmp_path / "straight", tmp_path / "stopped"
     PPORun.open(_config(game, 3, **extras), straight, print).run()
     PPORun.open(_config(game, 1, **extras), stopped, print).run()

@@ -94,7 +94,9 @@ def add_parser(sub: SubParsers) -> None:
         default="self@1",
         metavar="POOL",
         help="who the learner plays, SPEC@WEIGHT comma separated: self (the current policy "
-        "in every seat), past (snapshots of earlier policies), or any agent that plays "
+        "in every seat), past (snapshots of earlier policies), average (the average policy "
+        "of --average: the learner answers the average of its own play, fictitious "
+        "self-play as NFSP's), or any agent that plays "
         "inside the engine (random, bigmoney, bmu, smithy, a TOML bot); e.g. "
         "self@2,past@1,bmu@1 (self@1)",
     )

@@ -8,7 +8,10 @@ module is the algorithm; ``ppo_run.py`` is ``cardlang train --algorithm ppo`` ar
 The games are played in *lanes*, one ``VectorEnv`` each, and a lane says who plays its
 seats: ``self`` (every seat the current policy, every decision learnt from), ``past``
 (one seat per game the current policy, the others a frozen snapshot of an earlier
-policy, drawn per game), or an agent inside the engine (``bmu``, ``random``, a TOML bot:
+policy, drawn per game), ``average`` (one seat the current policy, the others the
+average policy of average.py: PPO then learns a best response to the average of its own
+past play, and the average follows it, which is NFSP's fictitious self-play), or an
+agent inside the engine (``bmu``, ``random``, a TOML bot:
 the lane's env has one learner seat and the engine plays the rest).  The opponent pool
 is the set of lanes; its weights are the lanes' shares of the rows.
 
@@ -52,6 +55,8 @@ __all__ = ["Lane", "PPOConfig", "PPOTrainer", "Step", "token_inputs", "win_rate"
 
 SELF = "self"
 PAST = "past"
+AVERAGE = "average"
+SEATED = (SELF, PAST, AVERAGE)  # lanes whose env gives the caller every seat
 ADVANTAGE_FLOOR = 0.05  # the least spread advantages are divided by (returns span 1-2)
 
 
@@ -96,20 +101,20 @@ class Lane:
     def __init__(self, env: VectorEnv, kind: str) -> None:
         if getattr(env, "token_names", None) is None:
             raise ValueError("PPO reads tokens: make the VectorEnv with tokens=model.table")
-        if kind in (SELF, PAST) and env.learner is not None:
+        if kind in SEATED and env.learner is not None:
             raise ValueError(f"a {kind} lane's env gives the caller every seat (seats='all')")
-        if kind not in (SELF, PAST) and env.learner is None:
+        if kind not in SEATED and env.learner is None:
             raise ValueError(f"the {kind} lane's env needs a learner seat")
         self.env, self.kind = env, kind
         self.games = [_Game() for _ in range(env.n)]
-        # past lanes: per row, the seat the current policy plays and the snapshot playing
-        # the others (redrawn at every game's start)
+        # past and average lanes: per row, the seat the current policy plays and (past)
+        # the snapshot playing the others (redrawn at every game's start)
         self.learner = np.zeros(env.n, dtype=np.int64)
         self.opponent = np.zeros(env.n, dtype=np.int64)
 
     def learns(self) -> np.ndarray:
         """Per row: is the decision now the current policy's to learn from?"""
-        if self.kind == PAST:
+        if self.kind in (PAST, AVERAGE):
             return self.env.seat == self.learner
         return np.ones(self.env.n, dtype=np.bool_)
 
@@ -152,6 +157,8 @@ class PPOTrainer:
             if config.average
             else None
         )
+        if self.average is None and any(lane.kind == AVERAGE for lane in self.lanes):
+            raise ValueError("an average lane needs the average policy (config.average > 0)")
         self.magnet: nn.Module | None = None
         if config.magnet:
             self.refresh_magnet()
@@ -195,7 +202,7 @@ class PPOTrainer:
         return self._frozen[k]
 
     def _draw_rows(self, lane: Lane, rows: Any) -> None:
-        if lane.kind != PAST:
+        if lane.kind not in (PAST, AVERAGE):
             return
         for i in rows:
             lane.learner[i] = self.draws.integers(lane.env.nplayers)
@@ -243,6 +250,8 @@ class PPOTrainer:
             logits, values = self.net(**x)
             if lane.kind == PAST:
                 self._past_logits(lane, x, learns, logits)
+            elif lane.kind == AVERAGE:
+                self._average_logits(x, learns, logits)
             logp = torch.log_softmax(logits, dim=-1)
             every = logp.exp()
             if not bool(torch.isfinite(every).all()):  # weights gone NaN: say so
@@ -289,11 +298,20 @@ class PPOTrainer:
             sub = {name: t[rows] for name, t in x.items()}
             logits[rows] = self._frozen_net(k)(**sub)[0]
 
+    def _average_logits(
+        self, x: dict[str, torch.Tensor], learns: np.ndarray, logits: torch.Tensor
+    ) -> None:
+        """Replace the rows the average policy moves in by its logits."""
+        assert self.average is not None
+        rows = torch.from_numpy(np.flatnonzero(~learns))
+        if len(rows):
+            logits[rows] = self.average.net(**{name: t[rows] for name, t in x.items()})[0]
+
     @staticmethod
     def _learner_seat(lane: Lane, i: int) -> int | None:
         if lane.kind == SELF:
             return None
-        return int(lane.learner[i]) if lane.kind == PAST else lane.env.learner
+        return int(lane.learner[i]) if lane.kind in (PAST, AVERAGE) else lane.env.learner
 
     def _credits(self, result: Any, seat: int) -> np.ndarray:
         """Each seat offset's return from ``seat``'s point of view: its credit."""

@@ -14,7 +14,8 @@ round had played before the kill is played again the same way).
 
 The opponent pool (``--opponents``, comma separated ``SPEC@WEIGHT``): ``self`` (the
 current policy in every seat), ``past`` (snapshots of earlier policies in the other
-seats) and any agent that plays inside the engine (``random``, the Dominion bots, a
+seats), ``average`` (the average policy in the other seats: fictitious self-play; needs
+``--average``) and any agent that plays inside the engine (``random``, the Dominion bots, a
 TOML bot file).  The weights are shares of the ``--envs`` rows; an agent's rows are
 split among the seats, so the learner meets it from every seat.
 
@@ -46,12 +47,12 @@ from cardlang.errors import UsageError
 from cardlang.learning.config import TrainConfig
 from cardlang.learning.evaluate import GreedyEvaluator, game_length_of
 from cardlang.learning.loop import imitate
-from cardlang.learning.ppo import PAST, SELF, Lane, PPOConfig, PPOTrainer
+from cardlang.learning.ppo import AVERAGE, SEATED, SELF, Lane, PPOConfig, PPOTrainer
 from cardlang.learning.report import evaluation_text
 from cardlang.learning.run_folder import CHECKPOINT, MODEL, Report, RunFolder
 from cardlang.runs.progress import games_bar
 
-AVERAGE = "average.pt"
+AVERAGE_FILE = "average.pt"
 
 
 def parse_pool(text: str) -> list[tuple[str, float]]:
@@ -134,13 +135,15 @@ class PPORun(RunFolder):
         pool = parse_pool(c.opponents)
         if n == 1 and any(spec != SELF for spec, _ in pool):
             raise UsageError("--opponents: a solo game has no opponent: use self")
-        least = [1 if spec in (SELF, PAST) else n for spec, _ in pool]
+        if any(spec == AVERAGE for spec, _ in pool) and not c.average:
+            raise UsageError("--opponents average: the average policy needs --average N")
+        least = [1 if spec in SEATED else n for spec, _ in pool]
         rows = split_rows(c.envs, [w for _, w in pool], least)
         lanes: list[Lane] = []
         for k, ((spec, _), count) in enumerate(zip(pool, rows, strict=True)):
             if not count:
                 continue
-            if spec in (SELF, PAST):
+            if spec in SEATED:
                 lanes.append(Lane(self._env(count, "all", "random", k), spec))
                 continue
             per_seat = split_rows(count, [1.0] * n, [1] * n)
@@ -315,7 +318,7 @@ class PPORun(RunFolder):
         if average is not None:  # the average policy, loadable as neural:model=DIR/average.pt
             info = self.model.info | {"policy": "average of the policies played (--average)"}
             state = {k: v.detach().cpu() for k, v in average.net.state_dict().items()}
-            self.model.save(self.out / AVERAGE, extra={"state_dict": state, "info": info})
+            self.model.save(self.out / AVERAGE_FILE, extra={"state_dict": state, "info": info})
 
 
 def round_seed(seed: int, number: int) -> int:
