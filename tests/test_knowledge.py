@@ -18,6 +18,7 @@ onto a hidden deck stays known there.
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from functools import cache
 from pathlib import Path
@@ -290,6 +291,9 @@ def test_hearts_a_card_seen_in_a_trick_is_never_dealt_back_into_a_hand(seed: int
     # then hidden, and must stay known
     text = (GAMES / "hearts.rcy").read_text().replace("vloc TAKEN", "hloc TAKEN")
     assert "hloc TAKEN" in text
+    # its table score sums the cards taken, which face down only their taker may read
+    text = re.sub(r"\n \(table-score .*?\n\n", "\n\n", text, flags=re.S)
+    assert "(table-score" not in text
     game = load_text(text)
     master = game.master()
     state = master.new_game(seed, record=True)

@@ -91,7 +91,7 @@ def test_a_game_played_in_the_terminal_is_recorded_and_replays(tmp_path: Path) -
     result = session.play(seating)
     game_id = session.save(db, seating, game_path=KUHN, game_text=KUHN.read_text(), params={})
     text = out.getvalue()
-    assert "you are P0 of 2" in text and "HAND: " in text and "P1 HAND: 1 card" in text
+    assert "you are P0 of 2" in text and "Hand: " in text and "P1 Hand: 1 card" in text
     with RunStore.open(db, create=False) as store:
         stored, choices = store.game(game_id), store.choices(game_id)
     assert stored.seed == 3 and choices
@@ -170,7 +170,7 @@ def test_each_game_is_a_fresh_deal_whose_seed_is_printed(tmp_path: Path) -> None
         done = run_cli("play", str(KUHN), "--no-record", *extra, stdin="t\nq\n")
         seed = re.search(r"seed (\d+)", done.stdout)
         assert seed, done.stdout
-        hand = re.search(r"  HAND: (.*)", done.stdout)
+        hand = re.search(r"  Hand: (.*)", done.stdout)
         assert hand, done.stdout
         return int(seed.group(1)), hand.group(1)
 

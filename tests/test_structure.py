@@ -38,6 +38,13 @@ NOT_STANDALONE = {
     ast.KindHook,
     ast.Situation,
     ast.LabelText,  # the text of a (label ...), kept by its choice
+    # the presentation forms: for people, checked by checker_presentation.py, never played
+    ast.KindText,
+    ast.Display,
+    ast.Bookkeeping,
+    ast.HandOrder,
+    ast.TableScore,
+    ast.Presentation,
 }
 
 

@@ -25,7 +25,7 @@ using namespace cardlang;
 
 namespace {
 
-constexpr int IR_VERSION = 4;
+constexpr int IR_VERSION = 5;
 const char* KIND_NAMES[] = {"vloc", "iloc", "hloc", "mem"};
 const char* STATUS_NAMES[] = {"running", "completed", "failed", "cutoff"};
 
@@ -110,6 +110,7 @@ class NativeProgram {
     P.setup = nb::cast<std::vector<i32>>(ir["setup"]);
     P.program = nb::cast<i32>(ir["program"]);
     P.scoring = nb::cast<std::vector<std::pair<int, i32>>>(ir["scoring"]);
+    P.table_score = nb::cast<i32>(ir["table_score"]);
     for (nb::handle t : nb::cast<nb::list>(ir["slot_types"]))
       P.slot_types.push_back((int16_t)nb::cast<int>(t));
     P.snippets = nb::cast<std::vector<i32>>(ir["snippets"]);
@@ -336,6 +337,15 @@ class NativeProgram {
     nb::list out;
     for (const auto& s : st.scores) out.append(nb::tuple(nb::cast(s)));
     return out;
+  }
+
+  nb::object table_scores(State& st) {
+    if (P.table_score < 0) return nb::none();
+    try {
+      return nb::cast(vm.table_scores(st));
+    } catch (const RuleErr& err) {
+      throw nb::value_error(("rule:" + std::to_string(err.span) + ":" + err.message).c_str());
+    }
   }
 
   nb::list current_scores(State& st) {
@@ -1054,6 +1064,7 @@ NB_MODULE(_native, m) {
                    [](const NativeProgram& p) { return p.P.n_memo_slots; })
       .def("scores", &NativeProgram::scores)
       .def("current_scores", &NativeProgram::current_scores)
+      .def("table_scores", &NativeProgram::table_scores)
       .def("error", &NativeProgram::error)
       .def("events", &NativeProgram::events)
       .def("awards", &NativeProgram::awards)

@@ -2242,6 +2242,23 @@ void VM::finish(State& st) {
   }
 }
 
+std::vector<i64> VM::table_scores(State& st) {
+  // as current_scores, over the one expression: the checker holds it to what every player
+  // sees and keeps random out of it, so evaluating it changes nothing
+  Frame& root = st.stack[0];
+  i32 saved_idx = st.stage_idx;
+  i64 saved_cur = root.f[S_CUR];
+  st.stage_idx = 0;
+  std::vector<i64> scores;
+  for (i64 p = 0; p < st.nplayers; p++) {
+    set_current(st.stack[0], p);
+    scores.push_back(ev(st, P.table_score));
+  }
+  set_current(st.stack[0], saved_cur);
+  st.stage_idx = saved_idx;
+  return scores;
+}
+
 std::vector<std::vector<i64>> VM::current_scores(State& st) {
   Frame& root = st.stack[0];
   i32 saved_idx = st.stage_idx;

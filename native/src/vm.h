@@ -165,6 +165,8 @@ class VM {
   const OptionList& legal_options(State& st);
   void apply(State& st, size_t index, const EngineLimits& limits);
   std::vector<std::vector<i64>> current_scores(State& st);
+  // (table-score ...) per seat, as a table shows it (P.table_score must be a node)
+  std::vector<i64> table_scores(State& st);
   std::string option_label(const State& st, OptionRef option) const;
   // play on while the mover's agent is native (not null), up to ``limit`` decisions in
   // all; how many decisions were taken

@@ -56,7 +56,7 @@ from cardlang.language.kinds import KIND_ATTRIBUTE
 from cardlang.language.statics import kind_attribute_tables
 
 #: The IR's version: the VM refuses an IR of another (``_native.IR_VERSION``).
-IR_VERSION = 4
+IR_VERSION = 5
 
 #: The node kinds, in the order of the C++ enum ``Op`` (native/src/ir.h); a test checks
 #: that both agree.
@@ -207,6 +207,7 @@ class IR:
     setup: list[int] = field(default_factory=list)
     program: int = -1
     scoring: list[tuple[int, int]] = field(default_factory=list)  # (1 max / 0 min, node)
+    table_score: int = -1  # (table-score ...)'s node, -1 for none (for people: never played)
     slot_types: list[int] = field(default_factory=list)
     # per node, its source text as an option label shows it (a string), -1 for none
     snippets: list[int] = field(default_factory=list)
@@ -272,6 +273,8 @@ class _Lowering:
         ir.scoring = [
             (1 if m == "max" else 0, self.expr(v)) for m, v in zip(modes, values, strict=True)
         ]
+        shown = self.checked.presentation.table_score
+        ir.table_score = -1 if shown is None else self.expr(shown)
         ir.finish()
         return ir
 

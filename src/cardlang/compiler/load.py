@@ -105,6 +105,7 @@ def compile_game(checked: CheckedGame, warnings: list[Diagnostic]) -> Game:
         scoring_mode=tree.scoring.mode,
         tiebreaks=[(mode, exprs.value(node)) for mode, node in tree.scoring.tiebreaks],
         warnings=warnings,
+        table_score=_table_score(checked, exprs),
         ir_factory=lambda: lower(checked, nplayers),
     )
 
@@ -117,6 +118,11 @@ def _declared_values(checked: CheckedGame, exprs: ExprCompiler) -> list[Action]:
         if slot is not None:
             actions.append(_store(slot, exprs.value(d.value)))
     return actions
+
+
+def _table_score(checked: CheckedGame, exprs: ExprCompiler) -> Fn | None:
+    shown = checked.presentation.table_score
+    return None if shown is None else exprs.value(shown)
 
 
 def _store(slot: int, value: Fn) -> Action:

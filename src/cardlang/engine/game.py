@@ -44,6 +44,8 @@ class Game:
     # further (mode, score) pairs that break ties, in order
     tiebreaks: list[tuple[str, Fn]] = field(default_factory=list)
     warnings: list[Diagnostic] = field(default_factory=list)
+    # (table-score ...): each seat's score while playing, for people (None: the game has none)
+    table_score: Fn | None = None
     # the native engine's form of the game (cardlang.compiler.ir), made on first use
     ir_factory: Callable[[], Any] | None = None
     # the engine ``master()`` plays with: "python", "native", or None for the default

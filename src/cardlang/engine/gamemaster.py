@@ -86,6 +86,8 @@ class Rules(Protocol):
     def scoring_mode(self) -> str: ...  # "max" or "min"
     @property
     def tiebreaks(self) -> list[tuple[str, Fn]]: ...  # (mode, score) pairs, in order
+    @property
+    def table_score(self) -> Fn | None: ...  # (table-score ...), for people
 
     def describe_option(self, st: Gamestate, option: Option) -> str: ...
 
@@ -365,6 +367,25 @@ class Gamemaster(Generic[G]):
             )
         set_current(root, saved_cur)
         st.stage_idx = saved_idx
+        return scores
+
+    def table_scores(self, st: Gamestate) -> list[int] | None:
+        """Per seat, the game's ``(table-score ...)`` as it stands, for people; None for a
+        game without one.  It reads only what every player sees and draws no random
+        number (the checker holds it to that), so evaluating it changes nothing."""
+        if self.game.table_score is None:
+            return None
+        root = st.stack[0]
+        saved_idx, saved_cur = st.stage_idx, root[F_CUR]
+        st.stage_idx = 0
+        scores = []
+        try:
+            for p in range(st.nplayers):
+                set_current(root, p)
+                scores.append(int(self.game.table_score(st)))
+        finally:
+            set_current(root, saved_cur)
+            st.stage_idx = saved_idx
         return scores
 
     def _fail(self, st: Gamestate, err: RuleError | RecursionError) -> None:

@@ -132,6 +132,7 @@ def make_program(ir: Any) -> Any:
             "setup": ir.setup,
             "program": ir.program,
             "scoring": ir.scoring,
+            "table_score": ir.table_score,
             "slot_types": ir.slot_types,
             "snippets": ir.snippets,
             "limits": ir.limits,
@@ -604,6 +605,16 @@ class NativeMaster:
     def current_scores(self, st: NativeState) -> list[tuple[int, ...]]:
         try:
             return self.program.current_scores(st.raw)  # type: ignore[no-any-return]
+        except ValueError as err:
+            text = str(err)
+            if not text.startswith("rule:"):
+                raise
+            _, span, message = text.split(":", 2)
+            raise self.rule_error(st, message, int(span)) from None
+
+    def table_scores(self, st: NativeState) -> list[int] | None:
+        try:
+            return self.program.table_scores(st.raw)  # type: ignore[no-any-return]
         except ValueError as err:
             text = str(err)
             if not text.startswith("rule:"):

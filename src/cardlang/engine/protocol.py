@@ -17,6 +17,7 @@ An engine (``Engine``) plays one compiled ``Game`` under ``Limits``:
 |                              | decision; anything else is refused (``UsageError``)        |
 | ``result(st)``               | a finished game's ``GameResult`` (scores, ranks, credits) |
 | ``current_scores(st)``       | (score, tie-breaks...) per seat as they stand (rewards)    |
+| ``table_scores(st)``         | the ``(table-score ...)`` per seat, for people (or None)   |
 | ``ranking_keys(keys)``       | those keys turned so that smaller is better               |
 
 A state (``EngineState``) is plain data that any layer may read but only its engine
@@ -85,5 +86,7 @@ class Engine(Protocol):
     def result(self, st: Any) -> GameResult: ...
 
     def current_scores(self, st: Any) -> list[tuple[int, ...]]: ...
+
+    def table_scores(self, st: Any) -> list[int] | None: ...
 
     def ranking_keys(self, keys: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]: ...

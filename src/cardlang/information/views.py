@@ -264,6 +264,16 @@ class PlayerView:
         name = self.situation or ""
         return self.game.situations.get(name, name) if self.game is not None else name
 
+    @property
+    def table_scores(self) -> list[int] | None:
+        """Each seat's ``(table-score ...)`` as it stands (public: the checker holds it to
+        what every player sees), for a table to show; None where the game has none or
+        the view is a snapshot."""
+        st, game = self._st, self.game
+        if st is None or game is None or game.table_score is None:
+            return None
+        return self.master().table_scores(st)  # type: ignore[no-any-return]
+
     def _snapshot(self, st: Gamestate) -> None:
         self._header = (st.nplayers, st.current_seat, st.decisions, st.turns)
         zones: dict[ZoneKey, tuple[int, ...]] = {}

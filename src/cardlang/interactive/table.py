@@ -5,6 +5,12 @@ know and nothing else: its own cards by name, the open zones, the sizes of the z
 cannot see into, the storages, the situation's text and the options' labels.  Owners are
 named from the seat's side ("you", "P1", "game").  A zone is listed bottom card first,
 as the game keeps it; a long zone of alike cards is one entry with a count.
+
+The game's presentation forms (docs/language.md, "Presentation") say how: a location's or
+storage's name for people (``(display ...)``), what is never shown (``(bookkeeping
+...)``), how a hand is sorted (``(hand-order ...)``; without one, a hand's alike cards
+are listed together in the order first met), each seat's score while playing
+(``(table-score ...)``) and the cards' texts (``(text ...)``).
 """
 
 from __future__ import annotations
@@ -16,6 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from cardlang.engine.labels import card_title
+from cardlang.language.checked_game import Presentation
+from cardlang.language.labels import fill_attributes
 
 #: A zone with more cards than this is shown as counts per kind.
 LISTED_CARDS = 10
@@ -25,9 +33,10 @@ GAME_OWNER = -1
 @dataclass(frozen=True)
 class Zone:
     owner: str  # "you", "P1", "game", "team 0"
-    name: str
+    name: str  # the game's (display ...) name, else the location's ("SUPPLY")
     size: int
     cards: tuple[str, ...] | None  # None: hidden from the seat (only its size is known)
+    index: int | None = None  # one of indexed locations (a Supply pile): its index
 
 
 @dataclass(frozen=True)
@@ -42,6 +51,9 @@ class Table:
     hidden: tuple[Zone, ...]  # what it sees only the size of
     storages: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]  # (owner, (name, value)...)
     options: tuple[str, ...]  # the options' labels, in the game's order
+    score_text: str = ""  # what the game's table score is called ("VP"); "" for none
+    scores: tuple[tuple[str, int], ...] = ()  # (owner, table score) per seat, yours first
+    card_texts: tuple[tuple[str, str], ...] = ()  # (card name, its text) for cards shown
 
 
 def card_label(attrs: Mapping[str, Any]) -> str:
@@ -86,16 +98,33 @@ def seat_view(st: Any, seat: int, game: Any) -> Any:
 def table_of(view: Any, labels: Sequence[str]) -> Table:
     """The table of ``view`` (a PlayerView), with its options' ``labels``."""
     seat = view.seat
+    shows = presentation_of(view)
     yours: list[Zone] = []
     opened: list[Zone] = []
     hidden: list[Zone] = []
-    for (owner, _kind, name), cards in sorted(view.visible.items(), key=_zone_order):
+    texts: dict[str, str] = {}
+    for (owner, kind, name), cards in sorted(view.visible.items(), key=_zone_order):
+        base, index = _base_and_index(name)
+        if (kind, base) in shows.bookkeeping:
+            continue
+        if owner == seat and kind == "iloc":  # a hand: sorted, alike cards together
+            cards = sorted_hand(cards, shows)
         names = [card_label(c) for c in cards]
-        zone = Zone(owner_name(owner, seat), name, len(names), shown_cards(names))
+        texts.update(_card_texts(cards, names, shows))
+        zone = Zone(
+            owner_name(owner, seat),
+            shows.displays.get((kind, base), base),
+            len(names),
+            shown_cards(names),
+            index,
+        )
         (yours if owner == seat else opened).append(zone)
-    for (owner, _kind, name), size in sorted(view.hidden_sizes.items(), key=_zone_order):
-        if size:
-            hidden.append(Zone(owner_name(owner, seat), name, size, None))
+    for (owner, kind, name), size in sorted(view.hidden_sizes.items(), key=_zone_order):
+        base, index = _base_and_index(name)
+        if size and (kind, base) not in shows.bookkeeping:
+            label = shows.displays.get((kind, base), base)
+            hidden.append(Zone(owner_name(owner, seat), label, size, None, index))
+    scores = getattr(view, "table_scores", None)
     return Table(
         seat=seat,
         players=view.nplayers,
@@ -105,9 +134,71 @@ def table_of(view: Any, labels: Sequence[str]) -> Table:
         yours=tuple(yours),
         open=tuple(opened),
         hidden=tuple(hidden),
-        storages=_storages(view),
+        storages=_storages(view, shows),
         options=tuple(labels),
+        score_text=(shows.table_score_text or "") if scores else "",
+        scores=_scores(scores, seat),
+        card_texts=tuple(sorted(texts.items())),
     )
+
+
+def presentation_of(view: Any) -> Presentation:
+    """The game's presentation forms (empty for a view without its game)."""
+    game = getattr(view, "game", None)
+    checked = getattr(game, "checked", None)
+    return checked.presentation if checked is not None else Presentation()
+
+
+def sorted_hand(cards: Sequence[Mapping[str, Any]], shows: Presentation) -> list[Any]:
+    """A hand in the game's ``(hand-order ...)``; without one, alike cards together in
+    the order first met (a stable sort on that order)."""
+    if shows.hand_order:
+        return sorted(cards, key=lambda c: _order_key(c, shows))
+    first: dict[str, int] = {}
+    for c in cards:
+        first.setdefault(card_label(c), len(first))
+    return sorted(cards, key=lambda c: first[card_label(c)])
+
+
+def _order_key(card: Mapping[str, Any], shows: Presentation) -> tuple[Any, ...]:
+    """Per key: the value's place in the decks' order, else a number, else its name (a
+    tuple whose first item keeps the three kinds of value apart)."""
+    key: list[Any] = []
+    for name in shows.hand_order:
+        value = card.get(name)
+        order = shows.value_orders.get(name, ())
+        if value in order:
+            key.append((0, order.index(value), ""))
+        elif isinstance(value, int):
+            key.append((1, value, ""))
+        else:
+            key.append((2, 0, "" if value is None else str(value)))
+    return (*key, card_label(card))
+
+
+def _card_texts(
+    cards: Sequence[Mapping[str, Any]], names: Sequence[str], shows: Presentation
+) -> dict[str, str]:
+    """The texts of the cards' kinds (``(text ...)``), by card name, placeholders filled."""
+    out: dict[str, str] = {}
+    for card, name in zip(cards, names, strict=True):
+        text = shows.card_texts.get(str(card.get("KIND")))
+        if text is not None and name not in out:
+            out[name] = fill_attributes(text, card)
+    return out
+
+
+def _scores(scores: Sequence[int] | None, seat: int) -> tuple[tuple[str, int], ...]:
+    if not scores:
+        return ()
+    order = sorted(range(len(scores)), key=lambda p: (p != seat, p))
+    return tuple((owner_name(p, seat), int(scores[p])) for p in order)
+
+
+def _base_and_index(name: str) -> tuple[str, int | None]:
+    """``SUPPLY#7`` -> (``SUPPLY``, 7); the first of indexed locations has no ``#``."""
+    base, _, index = name.partition("#")
+    return base, int(index) if index.isdigit() else None
 
 
 def _situation_text(view: Any) -> str:
@@ -130,10 +221,14 @@ def _zone_order(item: tuple[Any, Any]) -> tuple[int, tuple[Any, ...]]:
     return (owner if owner >= 0 else 1_000 - owner, natural)
 
 
-def _storages(view: Any) -> tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]:
+def _storages(
+    view: Any, shows: Presentation
+) -> tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]:
     by_owner: dict[int, list[tuple[str, Any]]] = {}
-    for source in (view.ints, view.strs):
+    for kind, source in (("sto", view.ints), ("str", view.strs)):
         for (owner, name), value in source.items():
-            by_owner.setdefault(owner, []).append((name, value))
+            if (kind, name) not in shows.bookkeeping:
+                shown = shows.displays.get((kind, name), name)
+                by_owner.setdefault(owner, []).append((shown, value))
     ordered = sorted(by_owner.items(), key=lambda kv: (kv[0] != view.seat, kv[0] < 0, kv[0]))
     return tuple((owner_name(o, view.seat), tuple(sorted(vals))) for o, vals in ordered)

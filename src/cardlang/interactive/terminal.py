@@ -18,6 +18,7 @@ tests play a whole game through it.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable
 from typing import IO, Any
@@ -106,22 +107,65 @@ def render_zone(zone: Zone) -> str:
     return f"  {owner}{zone.name}: {shown}"
 
 
+def render_piles(piles: list[Zone]) -> str:
+    """Indexed locations of one name (a Supply) on one line: each pile by its card and
+    size ("Supply: Copper 46, Silver 40, ...")."""
+    owner = "" if piles[0].owner == "you" else f"{piles[0].owner} "
+    shown = []
+    for pile in piles:
+        if not pile.size:
+            shown.append("(empty)")
+        elif pile.cards:
+            shown.append(f"{re.sub(r' x[0-9]+$', '', pile.cards[-1])} {pile.size}")
+        else:
+            shown.append(f"{pile.size} cards")
+    return f"  {owner}{piles[0].name}: {', '.join(shown)}"
+
+
+def render_zones(zones: tuple[Zone, ...]) -> list[str]:
+    """Each zone on its line; a run of indexed locations of one name on one line."""
+    lines: list[str] = []
+    piles: list[Zone] = []
+    for zone in zones:
+        if piles and (
+            zone.index is None or (zone.owner, zone.name) != (piles[0].owner, piles[0].name)
+        ):
+            lines.append(render_piles(piles))
+            piles = []
+        if zone.index is None and not _first_of_piles(zone, zones):
+            lines.append(render_zone(zone))
+        else:
+            piles.append(zone)
+    if piles:
+        lines.append(render_piles(piles))
+    return lines
+
+
+def _first_of_piles(zone: Zone, zones: tuple[Zone, ...]) -> bool:
+    """The first of indexed locations has no index of its own: is ``zone`` followed by
+    locations of its name that have one?"""
+    return any(z.index is not None and (z.owner, z.name) == (zone.owner, zone.name) for z in zones)
+
+
 def render_table(table: Table, head: str | None = None) -> str:
     """The table as text, under ``head`` (default: the turn and the seat)."""
     head = head or f"--- turn {table.turn}, you are P{table.seat} of {table.players} ---"
     lines = [head]
     if table.yours:
         lines.append("yours:")
-        lines += [render_zone(z) for z in table.yours]
+        lines += render_zones(table.yours)
     if table.open:
         lines.append("on the table:")
-        lines += [render_zone(z) for z in table.open]
+        lines += render_zones(table.open)
     if table.hidden:
         lines.append("face down:")
-        lines += [render_zone(z) for z in table.hidden]
+        lines += render_zones(table.hidden)
     for owner, values in table.storages:
         shown = ", ".join(f"{name} {value}" for name, value in values)
         lines.append(f"{owner}: {shown}")
+    if table.scores:
+        shown = ", ".join(f"{owner} {value}" for owner, value in table.scores)
+        lines.append(f"{table.score_text}: {shown}")
     lines.append(table.text or table.situation)
     return "\n".join(lines)
 

@@ -34,6 +34,20 @@ class Procedure:
 
 
 @dataclass
+class Presentation:
+    """What a table shows people, from the presentation forms (checker_presentation.py);
+    empty where a game writes none.  Nothing that plays reads it."""
+
+    displays: dict[tuple[str, str], str] = field(default_factory=dict)  # (kind, name) -> text
+    bookkeeping: set[tuple[str, str]] = field(default_factory=set)  # (kind, name), never shown
+    hand_order: tuple[str, ...] = ()  # attributes a hand is sorted by, in turn
+    value_orders: dict[str, tuple[str, ...]] = field(default_factory=dict)  # as decks list them
+    card_texts: dict[str, str] = field(default_factory=dict)  # card kind -> its (text ...)
+    table_score_text: str | None = None  # what the table score is called ("VP")
+    table_score: ast.Node | None = None  # its expression ((current player) bound)
+
+
+@dataclass
 class CheckedGame:
     game: ast.Game
     source: SourceFile
@@ -55,6 +69,7 @@ class CheckedGame:
     kinds: dict[str, ast.CardKind] = field(default_factory=dict)
     kind_attribute_types: dict[str, str] = field(default_factory=dict)
     situations: dict[str, str] = field(default_factory=dict)  # name -> text
+    presentation: Presentation = field(default_factory=Presentation)
 
     def type_of(self, node: ast.Node) -> str:
         return self.types.get(id(node), T.ANY)

@@ -43,6 +43,7 @@ from cardlang.language.checker_base import (
     article,
 )
 from cardlang.language.checker_expressions import ExpressionRules
+from cardlang.language.checker_presentation import PresentationRules
 from cardlang.language.checker_statements import StatementRules
 from cardlang.language.kinds import KIND_ATTRIBUTE
 
@@ -75,7 +76,7 @@ PARAM_TYPES: dict[str, str] = {
 }
 
 
-class Checker(StatementRules, ExpressionRules):
+class Checker(StatementRules, ExpressionRules, PresentationRules):
     """Checks one game: ``run`` gives the ``CheckedGame`` with every diagnostic."""
 
     # ------------------------------------------------------------ top level
@@ -107,6 +108,7 @@ class Checker(StatementRules, ExpressionRules):
         self._check_decision_places(game)
         self._check_names()
         self._check_labels()
+        self._check_presentation()
         return self.out
 
     # ------------------------------------------------------------ definitions

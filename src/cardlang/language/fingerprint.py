@@ -1,10 +1,12 @@
 """A game file's rules fingerprint: what a model or a table learnt is bound to.
 
 Two files have the same fingerprint when they hold the same rules token for token: their
-comments, layout and ``(label "TEXT" ...)`` wrappers (texts for people, which change
-nothing that plays: docs/language.md) do not count.  So writing a game's labels or
-re-indenting it keeps the models trained on it, while any change to what is played
-(a cost, a card, a rule) makes a new fingerprint.
+comments, layout, ``(label "TEXT" ...)`` wrappers and presentation forms (``(display
+...)``, ``(bookkeeping ...)``, ``(hand-order ...)``, ``(table-score ...)``, a card kind's
+``(text "...")``: for people, changing nothing that plays: docs/language.md) do not
+count.  So writing a game's labels or how a table shows it, or re-indenting it, keeps the
+models trained on it, while any change to what is played (a cost, a card, a rule) makes
+a new fingerprint.
 
 Pipeline position: language (it reads the text alone, with the grammar's lexical rules:
 ``;;`` comments, strings without newlines).
@@ -21,10 +23,33 @@ __all__ = ["rules_fingerprint", "rules_tokens"]
 _TOKEN = re.compile(r'"[^"\\\n]*"|;;[^\n]*|\s+|[()]|[^\s()";]+|.')
 
 
+#: The heads of the forms for people that are dropped whole (grammar/cardlang.lark).
+PRESENTATION_FORMS = frozenset({"display", "bookkeeping", "hand-order", "table-score", "text"})
+
+
 def rules_tokens(text: str) -> list[str]:
-    """The text's tokens without comments, layout or label wrappers."""
+    """The text's tokens without comments, layout, label wrappers or presentation forms."""
     tokens = [t for t in _TOKEN.findall(text) if not t.isspace() and not t.startswith(";;")]
-    return _unwrap_labels(tokens)
+    return _unwrap_labels(_drop_presentation(tokens))
+
+
+def _drop_presentation(tokens: list[str]) -> list[str]:
+    """``( display ... )`` and the other presentation forms removed, at every depth
+    (their heads are keywords: lower case, unlike every name a game defines)."""
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        if tokens[i] == "(" and tokens[i + 1 : i + 2] and tokens[i + 1] in PRESENTATION_FORMS:
+            depth = 0
+            while i < len(tokens):  # skip to the matching ")"
+                depth += {"(": 1, ")": -1}.get(tokens[i], 0)
+                i += 1
+                if depth == 0:
+                    break
+            continue
+        out.append(tokens[i])
+        i += 1
+    return out
 
 
 def rules_fingerprint(text: str) -> str:

@@ -222,13 +222,49 @@ def branch_template(
 def _span_in(label: ast.LabelText, start: int, end: int) -> Span:
     """Where characters ``start:end`` of a label's text are (the text is one line, after
     its opening quote)."""
-    s = label.span
+    return span_in_string(label.span, start, end)
+
+
+def span_in_string(s: Span, start: int, end: int) -> Span:
+    """Where characters ``start:end`` of a string literal at ``s`` are (one line, after
+    its opening quote)."""
     if s.line == 0:
         return s
     return Span(
         s.line, s.column + 1 + start, s.line, s.column + 1 + end, s.start_pos + 1 + start,
         s.start_pos + 1 + end,
     )  # fmt: skip
+
+
+def attribute_placeholders(
+    text: str, attributes: Collection[str]
+) -> list[tuple[int, int, str, str | None]]:
+    """What is wrong with a text whose placeholders are the attributes ``attributes``
+    only (a card kind's ``(text ...)``): (start, end, message, hint) each."""
+    raw, problems = _split(text)
+    for part in raw:
+        if isinstance(part, str):
+            continue
+        if part.quoted or part.attribute is not None:
+            problems.append(
+                (part.start, part.end, "a card's text names only its own attributes",
+                 "write {ATTRIBUTE}")
+            )  # fmt: skip
+        elif part.name not in attributes:
+            hint = did_you_mean(part.name, attributes) or (
+                f"its attributes are {', '.join(sorted(attributes))}"
+            )
+            problems.append((part.start, part.end, f"the card has no attribute {part.name}", hint))
+    return sorted(problems)
+
+
+def fill_attributes(text: str, attributes: Mapping[str, object]) -> str:
+    """A card kind's text with its ``{ATTRIBUTE}`` placeholders filled in (a checked
+    text: an unknown name is left as written)."""
+    raw, _ = _split(text)
+    return "".join(
+        part if isinstance(part, str) else str(attributes.get(part.name, part.name)) for part in raw
+    )
 
 
 def check_label(

@@ -86,6 +86,8 @@ _NODES: dict[str, Callable[..., ast.Node]] = {
     "declare": ast.Declare,
     "param": ast.Param,
     "situation": ast.Situation,
+    "display": ast.Display,
+    "table_score": ast.TableScore,
     "create_players": ast.CreatePlayers,
     "create_cards": ast.CreateCards,
     "pass_": ast.Pass,
@@ -191,6 +193,13 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
         def of(cls: type) -> tuple[Any, ...]:
             return tuple(c for c in definitions if isinstance(c, cls))
 
+        presentation = ast.Presentation(
+            displays=of(ast.Display),
+            bookkeeping=of(ast.Bookkeeping),
+            hand_order=of(ast.HandOrder),
+            table_score=of(ast.TableScore),
+            span=_span(meta),
+        )
         return ast.Game(
             of(ast.Declare),
             ch[setup_at],
@@ -199,6 +208,7 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
             procedures=of(ast.Define),
             kinds=of(ast.CardKind),
             situations=of(ast.Situation),
+            presentation=presentation,
             span=_span(meta),
         )
 
@@ -210,7 +220,17 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
     def card_kind(self, meta: Any, ch: list[Any]) -> ast.CardKind:
         attributes = tuple(c for c in ch[1:] if isinstance(c, ast.KindAttribute))
         hooks = tuple(c for c in ch[1:] if isinstance(c, ast.KindHook))
-        return ast.CardKind(str(ch[0]), attributes, hooks, span=_span(meta))
+        texts = tuple(c for c in ch[1:] if isinstance(c, ast.KindText))
+        return ast.CardKind(str(ch[0]), attributes, hooks, texts, span=_span(meta))
+
+    def kind_text(self, meta: Any, ch: list[Any]) -> ast.KindText:
+        return ast.KindText(str(ch[0])[1:-1], span=token_span(ch[0]))  # the string's span
+
+    def bookkeeping(self, meta: Any, ch: list[Any]) -> ast.Bookkeeping:
+        return ast.Bookkeeping(str(ch[0]), tuple(str(c) for c in ch[1:]), span=_span(meta))
+
+    def hand_order(self, meta: Any, ch: list[Any]) -> ast.HandOrder:
+        return ast.HandOrder(tuple(_attribute(c) for c in ch), span=_span(meta))
 
     def kind_attribute(self, meta: Any, ch: list[Any]) -> ast.KindAttribute:
         value = ch[1]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cardlang.language.ast.expressions import NameLiteral
 from cardlang.language.ast.nodes import Node
 from cardlang.language.ast.setup import Setup
 
@@ -72,12 +73,20 @@ class KindHook(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class KindText(Node):
+    """``(text "TEXT")`` in a card kind: what the card says, for people."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class CardKind(Node):
-    """``(card-kind NAME (ATTRIBUTE VALUE)* (on PROCEDURE BODY+)*)``."""
+    """``(card-kind NAME (ATTRIBUTE VALUE)* (on PROCEDURE BODY+)* (text "TEXT")?)``."""
 
     name: str
     attributes: tuple[KindAttribute, ...]
     hooks: tuple[KindHook, ...]
+    texts: tuple[KindText, ...] = ()  # (text "TEXT"): one at most (the checker says so)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +95,48 @@ class Situation(Node):
 
     name: str
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Display(Node):
+    """``(display KIND NAME "TEXT")``: a location's or storage's name for people."""
+
+    kind: str
+    name: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Bookkeeping(Node):
+    """``(bookkeeping KIND NAME+)``: locations or storages a table never shows."""
+
+    kind: str
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HandOrder(Node):
+    """``(hand-order KEY+)``: the attributes a hand's cards are sorted by."""
+
+    keys: tuple[NameLiteral, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TableScore(Node):
+    """``(table-score "TEXT" EXPR)``: each player's score while playing, for people."""
+
+    text: str
+    value: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Presentation(Node):
+    """The game's presentation forms together (none of them plays)."""
+
+    displays: tuple[Display, ...] = ()
+    bookkeeping: tuple[Bookkeeping, ...] = ()
+    hand_order: tuple[HandOrder, ...] = ()
+    table_score: tuple[TableScore, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,3 +150,4 @@ class Game(Node):
     procedures: tuple[Define, ...] = ()
     kinds: tuple[CardKind, ...] = ()
     situations: tuple[Situation, ...] = ()
+    presentation: Presentation | None = None

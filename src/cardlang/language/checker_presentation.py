@@ -1,0 +1,184 @@
+"""The rules of the presentation forms: what a table shows people (``(display ...)``,
+``(bookkeeping ...)``, ``(hand-order ...)``, ``(table-score ...)``, a card kind's
+``(text ...)``).
+
+Pipeline position: language layer, a mixin of ``Checker`` (checker.py), run once the
+whole game is checked (the names a game reads and writes are known then).  Nothing that
+plays reads these forms: they are checked so that a typo in one is found, not shown as
+a blank.  The result is ``CheckedGame.presentation`` (checked_game.py ``Presentation``).
+
+A table score is evaluated while a game is played, for every seat to see: the checker
+holds it to what every player sees (storages, the sizes of locations, the cards of
+locations open to all) and forbids ``random``, which would draw from the game's stream
+and change the game.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+
+from cardlang.errors import did_you_mean
+from cardlang.language import ast
+from cardlang.language import types as T
+from cardlang.language.ast_facts import MAX_CARDS, deck_cards, deck_size
+from cardlang.language.checked_game import Presentation
+from cardlang.language.checker_base import RuleBase, article
+from cardlang.language.kinds import KIND_ATTRIBUTE
+from cardlang.language.labels import attribute_placeholders, span_in_string
+
+#: Location kinds whose cards some player may not see: a table score reads only their size.
+_PRIVATE_KINDS = ("iloc", "hloc", "mem")
+#: Types a table score may read only the size of (they may hold hidden cards).
+_COLLECTION_TYPES = (T.LOC, T.MEMLOC, T.CARDS, T.CARDSS, T.LOCS)
+
+
+class PresentationRules(RuleBase):
+    """The checks of the presentation forms (see the module docstring)."""
+
+    def _check_presentation(self) -> None:
+        game = self.out.game
+        forms = game.presentation or ast.Presentation(span=game.span)
+        out = Presentation()
+        for d in forms.displays:
+            if self._presented_name(d.kind, d.name, d.span):
+                key = (d.kind, d.name)
+                if key in out.displays:
+                    self.error(d.span, f"{d.kind} {d.name} is displayed twice")
+                out.displays[key] = d.text
+        for b in forms.bookkeeping:
+            for name in b.names:
+                if self._presented_name(b.kind, name, b.span):
+                    out.bookkeeping.add((b.kind, name))
+        shown = [k for k in out.displays if k in out.bookkeeping]
+        for kind, name in shown:
+            self.error(game.span, f"{kind} {name} is both displayed and bookkeeping")
+        out.hand_order = self._hand_order(forms.hand_order)
+        out.value_orders = _value_orders(game)
+        out.card_texts = self._card_texts()
+        if len(forms.table_score) > 1:
+            self.error(forms.table_score[1].span, "a game has one (table-score ...)")
+        if forms.table_score:
+            score = forms.table_score[0]
+            self.expect(score.value, T.INT, "as the table score")
+            self._public_only(score.value, sized=False)
+            out.table_score_text, out.table_score = score.text, score.value
+        self.out.presentation = out
+
+    def _presented_name(self, kind: str, name: str, span: ast.Span) -> bool:
+        """Is ``name`` a location (or storage) of ``kind`` the game uses?  Else an error
+        with a did-you-mean (a display that names nothing would be silently unused)."""
+        is_location = kind in ("vloc", "iloc", "hloc", "mem")
+        if is_location and self.dynamic_names or not is_location and self.dynamic_storages:
+            return True  # names made at run time: nothing to hold it to
+        if is_location:
+            used = dict(self.loc_written)
+            for read, read_kind, _ in self.loc_read:
+                used.setdefault(read, set()).add(read_kind)
+        else:
+            used = dict(self.sto_written)
+            for read, read_kind, _ in self.sto_read:
+                used.setdefault(read, set()).add(read_kind)
+        if kind in used.get(name, ()):
+            return True
+        what = "location" if is_location else "storage"
+        if name in used:
+            kinds = " and ".join(article(k) for k in sorted(used[name]))
+            self.error(span, f"{what} {name} is not {article(kind)}", hint=f"it is {kinds}")
+        else:
+            hint = did_you_mean(name, [n for n, k in used.items() if kind in k])
+            self.error(span, f"the game has no {kind} {name}", hint=hint)
+        return False
+
+    def _hand_order(self, forms: tuple[ast.HandOrder, ...]) -> tuple[str, ...]:
+        if not forms:
+            return ()
+        if len(forms) > 1:
+            self.error(forms[1].span, "a game has one (hand-order ...)")
+        known = {*self.out.deck_attributes, *self.out.kind_attribute_types}
+        keys = []
+        for key in forms[0].keys:
+            if known and key.value not in known:
+                self.error(
+                    key.span,
+                    f"no card has an attribute '{key.value}' to sort by",
+                    hint=did_you_mean(key.value, known)
+                    or f"the cards have {', '.join(sorted(known))}",
+                )
+            keys.append(key.value)
+        return tuple(keys)
+
+    def _card_texts(self) -> dict[str, str]:
+        texts: dict[str, str] = {}
+        for kind in self.out.kinds.values():
+            if not kind.texts:
+                continue
+            if len(kind.texts) > 1:
+                self.error(kind.texts[1].span, f"card kind {kind.name} has two (text ...)")
+            text = kind.texts[0]
+            attributes = {a.name for a in kind.attributes} | {KIND_ATTRIBUTE}
+            for start, end, message, hint in attribute_placeholders(text.text, attributes):
+                self.error(span_in_string(text.span, start, end), message, hint=hint)
+            texts[kind.name] = text.text
+        return texts
+
+    def _public_only(self, node: ast.Node, sized: bool) -> None:
+        """Errors where the table score reads what some player may not see (or draws a
+        random number).  ``sized``: ``node`` is what a (size ...) measures."""
+        hidden = None
+        if isinstance(node, ast.Random):
+            self.error(
+                node.span,
+                "a table score cannot draw a random number (it would change the game it shows)",
+            )
+            return
+        if isinstance(node, ast.Location | ast.IndexedLocations) and node.kind in _PRIVATE_KINDS:
+            hidden = f"the cards of {article(node.kind)} are hidden from some players"
+        elif isinstance(node, ast.AllOfKind):
+            hidden = "(all ...) reads cards some players cannot see"
+        elif isinstance(node, ast.Variable) and self.out.type_of(node) in _COLLECTION_TYPES:
+            hidden = f"'{node.name} may hold cards some players cannot see"
+        if hidden and not sized:
+            self.error(
+                node.span,
+                f"a table score may read only what every player sees: {hidden}",
+                hint="read its (size ...), a storage, or an open location (vloc)",
+            )
+            return
+        for child in _children(node):
+            self._public_only(child, sized=isinstance(node, ast.Size))
+
+
+def _children(node: ast.Node) -> Iterator[ast.Node]:
+    """The AST nodes among ``node``'s fields (in tuples too)."""
+    for f in dataclasses.fields(node):  # type: ignore[arg-type]
+        value = getattr(node, f.name)
+        if isinstance(value, ast.Node):
+            yield value
+        elif isinstance(value, tuple):
+            yield from (v for v in value if isinstance(v, ast.Node))
+
+
+def _value_orders(game: ast.Game) -> dict[str, tuple[str, ...]]:
+    """Each deck attribute's values in the order the decks list them (a hand sorted by
+    RANK goes TWO, THREE ... ACE as the deck was written)."""
+    orders: dict[str, list[str]] = {}
+    for deck in _decks(game):
+        if deck_size(deck) > MAX_CARDS:  # an error already: not expanded
+            continue
+        for card in deck_cards(deck):
+            for key, value in card.items():
+                values = orders.setdefault(key, [])
+                if value not in values:
+                    values.append(value)
+    return {k: tuple(v) for k, v in orders.items()}
+
+
+def _decks(node: ast.Node) -> Iterator[ast.Deck]:
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Deck):
+            yield n
+            continue
+        stack.extend(reversed(list(_children(n))))

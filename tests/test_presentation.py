@@ -1,0 +1,242 @@
+"""The presentation forms (docs/language.md, "Presentation"): checked like the rest of a
+game, never part of what plays, and what the table shows.
+
+- a typo in a form is an error at its place with a did-you-mean; a table score that
+  reads what some player cannot see, or draws a random number, is refused;
+- the forms change no rules fingerprint, no event log, no option and no result, even
+  with the table score evaluated after every move;
+- the table score of the shipped games is the game's own score where they must agree
+  (Dominion's VP, Gardens included, at the end of a game), on both engines;
+- the table shows display names, hides bookkeeping, sorts a hand, gives card texts and
+  the scores.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cardlang import load_game
+from cardlang.engine.native import native_available
+from cardlang.errors import GameFileError
+from cardlang.interactive.table import seat_view, table_of
+from cardlang.interactive.terminal import render_table
+from cardlang.language.fingerprint import rules_fingerprint
+
+ROOT = Path(__file__).resolve().parent.parent
+GAMES = ROOT / "games"
+ENGINES = ["python", "native"] if native_available() else ["python"]
+PRESENTED = ["dominion", "hearts", "kuhn_poker", "leduc_poker", "crazy_eights"]
+
+SMALL = """(game
+ (display vloc PILE "Pile")
+ (display sto SCORE "Score")
+ (bookkeeping sto TEMP)
+ (hand-order SUIT RANK)
+ (table-score "Points" ((current player) sto SCORE))
+ (setup
+  (create players 2)
+  (create deck (game iloc STOCK) (deck (RANK (TWO, THREE, FOUR)) (SUIT (CLUBS, HEARTS)))))
+ (do ((shuffle (game iloc STOCK))
+      (all player 'P (repeat 3 (move (top (game iloc STOCK)) (top ('P iloc HAND)))))))
+ (stage player (end (== (size ((current player) iloc HAND)) 0))
+   (choice ((any ((current player) iloc HAND) 'C
+                 (do ((move 'C (top (game vloc PILE)))
+                      (set ((current player) sto TEMP) (random 3))
+                      (inc ((current player) sto SCORE) ((current player) sto TEMP))))))))
+ (scoring max ((current player) sto SCORE)))"""
+
+#: The forms of SMALL, removed: the same rules.
+BARE = re.sub(r"^ \((display|bookkeeping|hand-order|table-score) [^\n]*\n", "", SMALL, flags=re.M)
+
+
+def _errors(text: str) -> list[str]:
+    with pytest.raises(GameFileError) as caught:
+        load_game(text=text, name="t.rcy")
+    return [f"{d.message} | {d.hint}" for d in caught.value.diagnostics if d.severity == "error"]
+
+
+def test_the_forms_are_read() -> None:
+    shows = load_game(text=SMALL).checked.presentation
+    assert shows.displays == {("vloc", "PILE"): "Pile", ("sto", "SCORE"): "Score"}
+    assert shows.bookkeeping == {("sto", "TEMP")}
+    assert shows.hand_order == ("SUIT", "RANK")
+    assert shows.value_orders["RANK"] == ("TWO", "THREE", "FOUR")
+    assert shows.table_score_text == "Points"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        (
+            '(display vloc PILE "Pile")',
+            '(display vloc PILLE "Pile")',
+            "no vloc PILLE | did you mean 'PILE'",
+        ),
+        ('(display vloc PILE "Pile")', '(display iloc PILE "Pile")', "PILE is not an iloc"),
+        ("(bookkeeping sto TEMP)", "(bookkeeping sto TMEP)", "no sto TMEP | did you mean 'TEMP'"),
+        (
+            "(hand-order SUIT RANK)",
+            "(hand-order SUIT RANKK)",
+            "'RANKK' to sort by | did you mean 'RANK'",
+        ),
+        (
+            '(table-score "Points" ((current player) sto SCORE))',
+            '(table-score "Points" (size (filter ((current player) iloc HAND) \'C (== 1 1))))',
+            "only what every player sees",
+        ),
+        (
+            '(table-score "Points" ((current player) sto SCORE))',
+            '(table-score "Points" (random 3))',
+            "cannot draw a random number",
+        ),
+        (
+            '(table-score "Points" ((current player) sto SCORE))',
+            '(table-score "Points" (top (game vloc PILE)))',
+            "integer",
+        ),
+        (
+            '(display vloc PILE "Pile")',
+            '(display vloc PILE "Pile") (display vloc PILE "P")',
+            "displayed twice",
+        ),
+        ("(hand-order SUIT RANK)", "(hand-order SUIT) (hand-order RANK)", "one (hand-order"),
+    ],
+)
+def test_a_typo_in_a_form_is_an_error_at_its_place(old: str, new: str, expected: str) -> None:
+    assert old in SMALL
+    errors = _errors(SMALL.replace(old, new))
+    assert any(expected in e for e in errors), errors
+
+
+def test_a_hidden_location_may_be_counted() -> None:
+    """(size ...) of a hand is public: a table score may read it."""
+    text = SMALL.replace(
+        '(table-score "Points" ((current player) sto SCORE))',
+        '(table-score "Cards" (size ((current player) iloc HAND)))',
+    )
+    assert load_game(text=text).checked.presentation.table_score_text == "Cards"
+
+
+def test_card_text_placeholders_name_the_kind_attributes() -> None:
+    text = """(game
+ (card-kind GEM (VALUE 3) (text "Worth {VALUE}"))
+ (card-kind ROCK (VALUE 1) (text "Worth {VALU}"))
+ (setup (create players 1) (create cards (game vloc BAG) GEM 1) (create cards (game vloc BAG) ROCK 1))
+ (do ((pass)))
+ (scoring max 0))"""
+    errors = _errors(text)
+    assert errors == ["the card has no attribute VALU | did you mean 'VALUE'?"], errors
+    game = load_game(text=text.replace("{VALU}", "{VALUE}"))
+    assert game.checked.presentation.card_texts == {"GEM": "Worth {VALUE}", "ROCK": "Worth {VALUE}"}
+
+
+@pytest.mark.parametrize("name", PRESENTED)
+def test_the_forms_change_no_fingerprint(name: str) -> None:
+    """The shipped games with their forms removed have the fingerprint they have with
+    them (models trained before the forms were written stay bound to the games)."""
+    text = (GAMES / f"{name}.rcy").read_text()
+    forms = re.compile(
+        r"^ \((display|bookkeeping|hand-order|table-score)\b.*?(?=^ [(;]|\Z)", re.M | re.S
+    )
+    bare = forms.sub("", text)
+    bare = re.sub(r'\n  \(text "[^"\n]*"\)', "", bare)
+    assert bare != text and "(text " not in bare and "(display" not in bare
+    assert rules_fingerprint(bare) == rules_fingerprint(text)
+    load_game(text=bare, name=f"{name}.rcy")  # still a game
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_forms_change_nothing_that_plays(engine: str) -> None:
+    """SMALL with and without its forms, the table score evaluated after every move of
+    the first: the same logs, options and results."""
+    games = (load_game(text=SMALL), load_game(text=BARE))
+    for seed in range(6):
+        runs = []
+        for game in games:
+            master = game.master(engine=engine)
+            st = master.new_game(seed, record=True)
+            rng = random.Random(seed)
+            seen = []
+            while not st.is_over:
+                options = master.legal_options(st)
+                seen.append([game.describe_option(st, o) for o in options])
+                master.apply(st, rng.randrange(len(options)))
+                if game.table_score is not None:
+                    scores = master.table_scores(st)
+                    assert scores == [st_score[0] for st_score in master.current_scores(st)]
+            runs.append((list(st.log), seen, master.result(st)))
+        assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_dominion_vp_on_the_table_is_its_score(engine: str) -> None:
+    """Dominion's table score (VP from the public counts, Gardens from the number of
+    cards owned) is its scoring's VP at the end of random games on a Gardens kingdom."""
+    game = load_game(GAMES / "dominion.rcy", params={"KINGDOM": "SIZE-DISTORTION"})
+    master = game.master(engine=engine)
+    for seed in range(3):
+        st = master.new_game(seed)
+        assert master.table_scores(st) == [3, 3]  # three Estates each
+        rng = random.Random(seed)
+        while not st.is_over:
+            master.apply(st, rng.randrange(len(master.legal_options(st))))
+        assert master.table_scores(st) == [s[0] for s in master.current_scores(st)]
+
+
+def test_a_game_without_forms_shows_as_before() -> None:
+    game = load_game(text=BARE)
+    master = game.master(engine="python")
+    st = master.new_game(1)
+    assert master.table_scores(st) is None
+    table = table_of(seat_view(st, 0, game), ())
+    assert table.scores == () and table.score_text == ""
+    assert {z.name for z in table.yours} == {"HAND"}
+
+
+def test_the_table_shows_the_game_as_written() -> None:
+    game = load_game(GAMES / "hearts.rcy")
+    master = game.master(engine="python")
+    st = master.new_game(3)
+    rng = random.Random(3)
+    for _ in range(5):  # past the deal and into the passing
+        master.apply(st, rng.randrange(len(master.legal_options(st))))
+    seat = st.mover
+    table = table_of(seat_view(st, seat, game), ())
+    hand = next(z for z in table.yours if z.name == "Hand")
+    suits = [c.rsplit(" of ", 1)[1] for c in hand.cards or ()]
+    assert suits == sorted(suits, key=["Clubs", "Diamonds", "Hearts", "Spades"].index)
+    assert all(z.name != "STOCK" for z in (*table.yours, *table.open, *table.hidden))
+    assert table.score_text == "Points" and table.scores[0] == ("you", 0)
+    assert len(table.scores) == 4
+
+
+def test_dominion_table_names_piles_and_hides_counters() -> None:
+    game = load_game(GAMES / "dominion.rcy")
+    master = game.master(engine="python")
+    st = master.new_game(2)
+    table = table_of(seat_view(st, 0, game), ())
+    text = render_table(table)
+    assert "Supply: Copper 46, Silver 40, Gold 30" in text
+    assert "SUPPLY" not in text and "PICKING" not in text and "MERCHANTS" not in text
+    assert "VP: you 3, P1 3" in text
+    hand = next(z for z in table.yours if z.name == "Hand")
+    names = [re.sub(r" x\d+$", "", c) for c in hand.cards or ()]
+    assert names == sorted(names, key=["Copper", "Estate"].index)  # by cost
+    texts = dict(table.card_texts)
+    assert texts["Copper"] == "$1" and texts["Estate"] == "1 VP"
+
+
+def test_check_reports_a_form_typo_with_a_caret(tmp_path: Path) -> None:
+    path = tmp_path / "t.rcy"
+    path.write_text(SMALL.replace("(bookkeeping sto TEMP)", "(bookkeeping sto TMEP)"))
+    done = subprocess.run(
+        ["python", "-m", "cardlang", "check", str(path)], capture_output=True, text=True, cwd=ROOT
+    )
+    assert done.returncode == 1
+    assert "t.rcy:4:2: error: the game has no sto TMEP" in done.stderr
+    assert "did you mean 'TEMP'?" in done.stderr and "^" in done.stderr
