@@ -106,9 +106,9 @@ class Checker(StatementRules, ExpressionRules, PresentationRules):
             self.expect(tiebreak, T.INT, "as a tie-break")
         self._analyse_procedures()
         self._check_decision_places(game)
+        self._check_presentation()  # first: a table score's reads count as reads
         self._check_names()
         self._check_labels()
-        self._check_presentation()
         return self.out
 
     # ------------------------------------------------------------ definitions
@@ -411,6 +411,30 @@ class Checker(StatementRules, ExpressionRules, PresentationRules):
             if hint:  # legal (it reads as 0, "" or an empty map) but most likely a typo
                 what = {"sto": "integer storage", "str": "string storage", "points": "point map"}
                 self.warning(span, f"{what.get(kind, kind)} '{name}' is never set", hint=hint)
+
+        self._check_unread_writes()
+
+    def _check_unread_writes(self) -> None:
+        """A storage set, or a location filled, that nothing reads while a name close to
+        it is read: almost always a typo (``(inc ('ME sto ACTOINS))``), and the card
+        silently does less.  Names made at run time (a storage per card kind) could be
+        read under any name, so there only a name no card kind or value has counts."""
+        possible = {*self.out.kinds, *(v for vs in self.out.deck_attributes.values() for v in vs)}
+        reads = {
+            "sto": [(n, k) for n, k, _ in self.sto_read],
+            "loc": [(n, k) for n, k, _ in self.loc_read],
+        }
+        dynamic = {"sto": self.dynamic_storages, "loc": self.dynamic_names}
+        what = {"sto": "integer storage", "str": "string storage", "points": "point map"}
+        for (family, name, kind), span in self.first_writes.items():
+            if (name, kind) in reads[family] or (dynamic[family] and name in possible):
+                continue
+            hint = did_you_mean(name, sorted({n for n, k in reads[family] if k == kind}))
+            if hint is None:
+                continue  # written for people to see, or on purpose: not a typo
+            noun = what.get(kind, kind) if family == "sto" else f"location ({kind})"
+            verb = "set" if family == "sto" else "filled"
+            self.warning(span, f"{noun} '{name}' is {verb} but never read", hint=hint)
 
     def _check_labels(self) -> None:
         """The placeholders of every (label "TEXT" CONDACT) (language/labels.py)."""

@@ -83,6 +83,8 @@ class RuleBase:
         self.loc_read: list[tuple[str, str, ast.Span]] = []
         self.sto_written: dict[str, set[str]] = defaultdict(set)
         self.sto_read: list[tuple[str, str, ast.Span]] = []
+        # ("loc" or "sto", name, kind) -> where it is first written (for "never read")
+        self.first_writes: dict[tuple[str, str, str], ast.Span] = {}
         self.dynamic_names = False  # a location named at run time: skip location checks
         self.dynamic_storages = False  # likewise for storages
         self.att_uses: list[tuple[str, ast.Span]] = []
@@ -146,6 +148,8 @@ class RuleBase:
     # ------------------------------------------------------------ shared helpers
     def _element(self, coll: ast.Node) -> str:
         t = self.expr(coll)
+        if isinstance(coll, ast.Location) and isinstance(coll.name, ast.NameLiteral):
+            self.loc_read.append((coll.name.value, coll.kind, coll.name.span))  # iterated
         if t == T.ANY:
             return T.ANY
         elem = T.ELEMENT.get(t)

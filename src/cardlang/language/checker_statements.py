@@ -137,7 +137,7 @@ class StatementRules(RuleBase):
         self.expect(n.location, T.LOC, "to shuffle")
 
     def s_SetValue(self, n: ast.SetValue) -> None:
-        t = self.expect(n.target, (T.INTSTO, T.STRSTO, T.POINTS), "to set")
+        t = self._target(n.target, (T.INTSTO, T.STRSTO, T.POINTS), "to set")
         if t == T.INTSTO:
             self.expect(n.value, T.INT, "for an integer storage")
         elif t == T.STRSTO:
@@ -152,7 +152,7 @@ class StatementRules(RuleBase):
         self._storage_written(n.target)
 
     def s_Increment(self, n: ast.Increment) -> None:
-        self.expect(n.target, T.INTSTO, "to " + ("inc" if n.sign > 0 else "dec"))
+        self._target(n.target, T.INTSTO, "to " + ("inc" if n.sign > 0 else "dec"))
         self.expect(n.amount, T.INT, "as the amount")
         self._storage_written(n.target)
 
@@ -341,12 +341,23 @@ class StatementRules(RuleBase):
         if isinstance(node, ast.Location):
             if isinstance(node.name, ast.NameLiteral):
                 self.loc_written[node.name.value].add(node.kind)
+                self.first_writes.setdefault(("loc", node.name.value, node.kind), node.name.span)
             else:
                 self.dynamic_names = True
+
+    def _target(self, node: ast.Node, wanted: str | tuple[str, ...], what: str) -> str:
+        """The type of a storage set or changed; the storage itself is not counted as
+        read (a storage only ever set is a typo the checker looks for)."""
+        mark = len(self.sto_read)
+        t = self.expect(node, wanted, what)
+        if isinstance(node, ast.Storage) and len(self.sto_read) > mark:
+            self.sto_read.pop()  # the target's own entry: e_Storage appends it last
+        return t
 
     def _storage_written(self, node: ast.Node) -> None:
         if isinstance(node, ast.Storage):
             if isinstance(node.name, ast.NameLiteral):
                 self.sto_written[node.name.value].add(node.kind)
+                self.first_writes.setdefault(("sto", node.name.value, node.kind), node.name.span)
             else:
                 self.dynamic_storages = True
