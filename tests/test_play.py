@@ -91,7 +91,7 @@ def test_a_game_played_in_the_terminal_is_recorded_and_replays(tmp_path: Path) -
     result = session.play(seating)
     game_id = session.save(db, seating, game_path=KUHN, game_text=KUHN.read_text(), params={})
     text = out.getvalue()
-    assert "you are P0 of 2" in text and "Hand: " in text and "P1 Hand: 1 card" in text
+    assert "you are P0 of 2" in text and "Hand: " in text and "P1 Hand 1" in text
     with RunStore.open(db, create=False) as store:
         stored, choices = store.game(game_id), store.choices(game_id)
     assert stored.seed == 3 and choices
@@ -137,7 +137,7 @@ def test_advice_and_leaving_in_the_terminal(tmp_path: Path) -> None:
     text = out.getvalue()
     assert "the advisor's estimates" in text and "<- best" in text
     assert "answer with an option's number" in text  # h
-    assert text.count("--- turn") == 2  # t showed the table again
+    assert text.count("--- round") == 2  # t showed the table again
     assert not db.exists()
 
 
@@ -232,3 +232,48 @@ def test_a_secret_pick_is_told_only_when_revealed(engine: str) -> None:
     for i in hidden:  # the pick's label comes after it is revealed, never before
         assert any(j > i for j in revealed)
     assert all(re.search(r"reveals their pick: \w", told[j]) for j in revealed)
+
+
+def _table(situation: str, options: tuple[str, ...], **extra: Any) -> Table:
+    fields: dict[str, Any] = dict(
+        seat=0, players=2, turn=4, situation=situation, text=situation, yours=(), open=(),
+        hidden=(), storages=(), options=options,
+    )  # fmt: skip
+    fields.update(extra)
+    return Table(**fields)
+
+
+def test_several_answers_at_once_serve_the_decisions_that_repeat() -> None:
+    """Cellar: "copper, copper, estate" answers three decisions of its kind, each said
+    back; an answer given ahead is dropped when the kind of decision changes."""
+    out = io.StringIO()
+    front = TerminalFront(io.StringIO("copper, copper, estate, village\n2\n"), out)
+    discard = ("Discard Copper", "Discard Estate", "Stop discarding")
+    picks = [front.decide(_table("CELLAR-DISCARD", discard), list) for _ in range(3)]
+    assert picks == [0, 0, 1]
+    assert out.getvalue().count("you: Discard Copper") == 2
+    assert "you: Discard Estate" in out.getvalue()
+    # "village" was for a Cellar decision: at a buy it is dropped, and the seat is asked
+    assert front.decide(_table("BUY-PHASE", ("Buy Silver", "Buy Village")), list) == 1
+    assert out.getvalue().count("> ") == 2
+
+
+def test_a_card_text_on_request_and_a_table_that_fits_80_columns() -> None:
+    """``? militia`` prints the card's text; a Dominion table at its first buy fits an
+    80x24 terminal with its options."""
+    game = load_game(GAMES / "dominion.rcy")
+    session = Session(game.master(), 3)
+    out = io.StringIO()
+    front = TerminalFront(io.StringIO("? militia\n? moat\nq\n"), out)
+    seating = Seating(
+        [PersonSeat(front, session), make_agent("bigmoney", seed=1)], [PERSON, "bigmoney"]
+    )
+    with pytest.raises(Abandoned):
+        session.play(seating)
+    text = out.getvalue()
+    assert "Militia: +$2. Each other player discards down to 3 cards in hand." in text
+    assert "Moat: +2 Cards." in text
+    screen = text.split("> ")[0].splitlines()
+    assert max(len(line) for line in screen) <= 80, screen
+    assert len(screen) + 1 <= 24, screen  # the table, the options and the prompt
+    assert "Supply:" in text and "SUPPLY" not in text

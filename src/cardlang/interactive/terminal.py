@@ -7,9 +7,14 @@ numbered.  The person answers with
 - a number (an option);
 - words from an option's label ("province", "play smithy"): the option whose label holds
   them, when only one does;
+- several answers separated by commas ("copper, copper, estate" for Cellar): the first
+  now, the next ones at the decisions that follow while they are of the same kind;
 - ``?``: each option's value as the advisor estimates it (a search agent; slow on big
-  games, so only on demand);
+  games, so only on demand); ``? NAME``: what the card NAME says (its ``(text ...)``);
 - ``t``: the table again; ``h``: this help; ``q``: leave the game (nothing recorded).
+
+The table is laid out for an 80x24 terminal: indexed locations (a Supply) in columns,
+the options in columns when they are many, the seat's own move said back.
 
 The others' moves are told as the seat may know them (story.py: a move that names a
 card the seat cannot see is told without its label).  Input and output are streams, so
@@ -28,9 +33,11 @@ from cardlang.interactive.story import Teller
 from cardlang.interactive.table import Table, Zone
 
 HELP = (
-    "answer with an option's number, or words from its label; "
-    "? advice, t the table again, h help, q leave the game"
+    "answer with an option's number or words from its label (several, comma separated, "
+    "for a decision that repeats); ? advice, ? CARD its text, t the table, h help, q leave"
 )
+#: The terminal's width: the table and the options are laid out to fit it.
+WIDTH = 80
 
 
 class TerminalFront:
@@ -45,6 +52,8 @@ class TerminalFront:
         self.stdin = stdin if stdin is not None else sys.stdin
         self.stdout = stdout if stdout is not None else sys.stdout
         self.catch_up = catch_up
+        self.queued: list[str] = []  # answers given ahead, for the decisions that follow
+        self.queued_for = ""  # the situation they were given at
 
     def say(self, text: str = "") -> None:
         print(text, file=self.stdout, flush=True)
@@ -52,21 +61,46 @@ class TerminalFront:
     def decide(self, table: Table, advise: Callable[[], list[float | None]]) -> int:
         if self.catch_up is not None:
             self.catch_up()
+        ahead = self._queued_choice(table)
+        if ahead is not None:
+            return ahead
         self.say(render_table(table))
         while True:
             self.say(render_options(table.options))
-            answer = self._ask()
+            answers = [a.strip() for a in self._ask().split(",") if a.strip()] or [""]
+            answer = answers[0]
             choice = match_answer(answer, table.options)
             if isinstance(choice, int):
+                self.queued, self.queued_for = answers[1:], table.situation
+                self.say(f"you: {table.options[choice]}")
                 return choice
             if answer in ("?", "advice"):
                 self.say(render_advice(table.options, advise()))
+            elif answer.startswith("?"):
+                self.say(card_text(table, answer[1:].strip()))
             elif answer in ("t", "table"):
                 self.say(render_table(table))
             elif answer in ("h", "help"):
                 self.say(HELP)
             else:
                 self.say(choice)  # why the answer names no option
+
+    def _queued_choice(self, table: Table) -> int | None:
+        """The next answer given ahead, if this decision is of the kind it was given
+        for and it names one of its options; else the queue is dropped."""
+        if not self.queued:
+            return None
+        if table.situation != self.queued_for:
+            self.queued = []
+            return None
+        answer = self.queued.pop(0)
+        choice = match_answer(answer, table.options)
+        if not isinstance(choice, int):
+            self.say(f"{answer!r}: {choice}")
+            self.queued = []
+            return None
+        self.say(f"you: {table.options[choice]}")
+        return choice
 
     def _ask(self) -> str:
         self.stdout.write("> ")
@@ -99,18 +133,51 @@ def match_answer(answer: str, labels: tuple[str, ...]) -> int | str:
     return f"{len(distinct)} options match {answer!r}: say more, or use the number"
 
 
+def _owner(zone: Zone) -> str:
+    """The owner as a prefix: none for one's own zones and the game's."""
+    return "" if zone.owner in ("you", "game") else f"{zone.owner} "
+
+
 def render_zone(zone: Zone) -> str:
-    owner = "" if zone.owner == "you" else f"{zone.owner} "
+    owner = _owner(zone)
     if zone.cards is None:
         return f"  {owner}{zone.name}: {zone.size} card{'s' if zone.size != 1 else ''}"
     shown = ", ".join(zone.cards) if zone.cards else "(empty)"
     return f"  {owner}{zone.name}: {shown}"
 
 
-def render_piles(piles: list[Zone]) -> str:
-    """Indexed locations of one name (a Supply) on one line: each pile by its card and
-    size ("Supply: Copper 46, Silver 40, ...")."""
-    owner = "" if piles[0].owner == "you" else f"{piles[0].owner} "
+def card_text(table: Table, name: str) -> str:
+    """``? NAME``: the text of the card whose name holds NAME (among the cards shown)."""
+    texts = dict(table.card_texts)
+    found = [n for n in texts if name and name.lower() in n.lower()]
+    exact = [n for n in found if n.lower() == name.lower()]
+    found = exact or found
+    if len(found) == 1:
+        return f"{found[0]}: {texts[found[0]]}"
+    if not found:
+        known = ", ".join(sorted(texts)) if texts else "none"
+        return f"no card on the table called {name!r} has a text (cards with one: {known})"
+    return f"{len(found)} cards match {name!r}: {', '.join(sorted(found))}"
+
+
+def columns(items: list[str], indent: int = 4) -> list[str]:
+    """``items`` in as many columns as fit the terminal's width, read down each column."""
+    if not items:
+        return []
+    width = max(len(i) for i in items) + 2
+    per_line = max(1, (WIDTH - indent) // width)
+    rows = -(-len(items) // per_line)
+    lines = []
+    for r in range(rows):
+        cells = [items[c * rows + r] for c in range(per_line) if c * rows + r < len(items)]
+        lines.append(" " * indent + "".join(cell.ljust(width) for cell in cells).rstrip())
+    return lines
+
+
+def render_piles(piles: list[Zone]) -> list[str]:
+    """Indexed locations of one name (a Supply): each pile by its card and size, in
+    columns under the name ("Supply:" then "Copper 46   Silver 40 ...")."""
+    owner = _owner(piles[0])
     shown = []
     for pile in piles:
         if not pile.size:
@@ -119,7 +186,10 @@ def render_piles(piles: list[Zone]) -> str:
             shown.append(f"{re.sub(r' x[0-9]+$', '', pile.cards[-1])} {pile.size}")
         else:
             shown.append(f"{pile.size} cards")
-    return f"  {owner}{piles[0].name}: {', '.join(shown)}"
+    line = f"  {owner}{piles[0].name}: {', '.join(shown)}"
+    if len(line) <= WIDTH:
+        return [line]
+    return [f"  {owner}{piles[0].name}:", *columns(shown)]
 
 
 def render_zones(zones: tuple[Zone, ...]) -> list[str]:
@@ -130,14 +200,14 @@ def render_zones(zones: tuple[Zone, ...]) -> list[str]:
         if piles and (
             zone.index is None or (zone.owner, zone.name) != (piles[0].owner, piles[0].name)
         ):
-            lines.append(render_piles(piles))
+            lines += render_piles(piles)
             piles = []
         if zone.index is None and not _first_of_piles(zone, zones):
             lines.append(render_zone(zone))
         else:
             piles.append(zone)
     if piles:
-        lines.append(render_piles(piles))
+        lines += render_piles(piles)
     return lines
 
 
@@ -149,7 +219,9 @@ def _first_of_piles(zone: Zone, zones: tuple[Zone, ...]) -> bool:
 
 def render_table(table: Table, head: str | None = None) -> str:
     """The table as text, under ``head`` (default: the turn and the seat)."""
-    head = head or f"--- turn {table.turn}, you are P{table.seat} of {table.players} ---"
+    # turns counted per player: "round 8" where every seat has had about 8 turns
+    rounds = table.turn // max(table.players, 1) + 1
+    head = head or f"--- round {rounds}, you are P{table.seat} of {table.players} ---"
     lines = [head]
     if table.yours:
         lines.append("yours:")
@@ -158,8 +230,12 @@ def render_table(table: Table, head: str | None = None) -> str:
         lines.append("on the table:")
         lines += render_zones(table.open)
     if table.hidden:
-        lines.append("face down:")
-        lines += render_zones(table.hidden)
+        sizes = ", ".join(f"{_owner(z)}{z.name} {z.size}" for z in table.hidden)
+        if len(sizes) + 11 <= WIDTH:  # one line: "face down: Deck 5, P1 Hand 5"
+            lines.append(f"face down: {sizes}")
+        else:
+            lines.append("face down:")
+            lines += render_zones(table.hidden)
     for owner, values in table.storages:
         shown = ", ".join(f"{name} {value}" for name, value in values)
         lines.append(f"{owner}: {shown}")
@@ -171,8 +247,12 @@ def render_table(table: Table, head: str | None = None) -> str:
 
 
 def render_options(labels: tuple[str, ...]) -> str:
+    """The options numbered, one per line; many short ones in columns."""
     width = len(str(len(labels)))
-    return "\n".join(f"  {i + 1:>{width}}. {label}" for i, label in enumerate(labels))
+    items = [f"{i + 1:>{width}}. {label}" for i, label in enumerate(labels)]
+    if len(items) > 8 and max(len(i) for i in items) <= (WIDTH - 2) // 2 - 2:
+        return "\n".join(columns(items, indent=2))
+    return "\n".join(f"  {item}" for item in items)
 
 
 def render_advice(labels: tuple[str, ...], values: list[float | None]) -> str:
