@@ -128,3 +128,4 @@ class DecisionTrace:
     option_values: tuple[float | None, ...]
     standings: tuple[float, ...]
     policy: tuple[float, ...] | None = None
+    visits: tuple[int, ...] | None = None  # per option, a search's iterations through it

@@ -135,7 +135,8 @@ def test_advice_and_leaving_in_the_terminal(tmp_path: Path) -> None:
     with pytest.raises(Abandoned):
         session.play(seating)
     text = out.getvalue()
-    assert "the advisor's estimates" in text and "<- best" in text
+    assert "ismcts:iterations=30 estimates" in text and "<- best" in text
+    assert re.search(r"\d\.\d{3} \+-0\.\d{3} \( *\d+ visits\)", text)  # how sure it is
     assert "answer with an option's number" in text  # h
     assert text.count("--- round") == 2  # t showed the table again
     assert not db.exists()

@@ -322,6 +322,14 @@ class BuyRule:
     text: str | None = None  # the condition as written (the native engine compiles it too)
 
 
+def plays_dominion(game: Any) -> bool:
+    """Does ``game`` have the decisions the Dominion bots are made for (its Action and
+    Buy phases, by their situation names)?  The bots answer a game without them at
+    random, so a designer would measure nothing."""
+    situations = getattr(game, "situations", None) or {}
+    return {"ACTION-PHASE", "BUY-PHASE"} <= set(situations)
+
+
 class DominionBot:
     """A priority bot for games/dominion.rcy (see the module docstring)."""
 

@@ -50,6 +50,7 @@ class EngineSearch:
         self.master = master  # the latest decision's (a view makes one per decision)
         self.program = master.program  # what the search and its move keys belong to
         self.card_slots = card_slots
+        self.last_visits: tuple[int, ...] | None = None  # the latest decide's, per option
         self.search = master.search_engine()
         game = master.game
         self.score_sign = -1 if game.scoring_mode == "min" else 1
@@ -106,7 +107,7 @@ class EngineSearch:
         )
         version, words, gauss = agent.rng.getstate()
         random_state = policy.state if isinstance(policy, RandomRollout) else 0
-        best, values, totals, done, kept, words, random_state = self.search.decide(
+        best, values, totals, done, kept, words, random_state, visits = self.search.decide(
             settings,
             native.plan(skeleton),
             native.base,
@@ -120,6 +121,7 @@ class EngineSearch:
         agent.rng.setstate((version, tuple(words), gauss))
         if isinstance(policy, RandomRollout):
             policy.state = random_state
+        self.last_visits = tuple(visits)  # per option: its iterations (an advisor's confidence)
         return best, values, totals, done, kept
 
 

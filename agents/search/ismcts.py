@@ -181,7 +181,9 @@ class ISMCTSAgent:
             self, view, options, tree, self.one_world, twins
         )
         self.last_trace = DecisionTrace(
-            tuple(values), tuple(t / done for t in totals) if done else ()
+            tuple(values),
+            tuple(t / done for t in totals) if done else (),
+            visits=getattr(engine, "last_visits", None),
         )
         self._kept = None
         if subtree is not None:
@@ -318,11 +320,13 @@ class ISMCTSAgent:
 
     def _trace(self, root: Node, keys: list[MoveKey], totals: list[float], done: int) -> None:
         values: list[float | None] = []
+        visits: list[int] = []
         for k in keys:
             e = root.edges.get(k)
             values.append(e.total / e.visits if e is not None and e.visits else None)
+            visits.append(e.visits if e is not None else 0)
         self.last_trace = DecisionTrace(
-            tuple(values), tuple(t / done for t in totals) if done else ()
+            tuple(values), tuple(t / done for t in totals) if done else (), visits=tuple(visits)
         )
 
 

@@ -1045,7 +1045,7 @@ NB_MODULE(_native, m) {
               kept = nb::cast(t, nb::rv_policy::take_ownership);
             }
             return nb::make_tuple(a.best, values, a.totals, a.done, kept, search.rng.save(),
-                                  search.rollout.state);
+                                  search.rollout.state, a.visits);
           },
           nb::arg("settings"), nb::arg("plan"), nb::arg("base"), nb::arg("options"),
           nb::arg("tree").none(), nb::arg("rng_state"), nb::arg("rollout_state"),

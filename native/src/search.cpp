@@ -252,6 +252,7 @@ SearchAnswer Ismcts::decide(const SearchSettings& s, const DealPlan& plan, const
                        : -std::numeric_limits<double>::infinity();
     i64 visits = edge ? edge->visits : 0;
     answer.values.push_back(edge ? mean : std::numeric_limits<double>::quiet_NaN());
+    answer.visits.push_back(visits);
     if (visits > best_visits || (visits == best_visits && mean > best_mean)) {
       answer.best = i;
       best_visits = visits;

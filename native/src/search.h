@@ -209,6 +209,7 @@ struct SearchSettings {
 struct SearchAnswer {
   size_t best = 0;
   std::vector<double> values;  // per option: its mean for the mover, NaN for none
+  std::vector<i64> visits;     // per option: the iterations that went through it
   std::vector<double> totals;  // per seat: its summed standings over the iterations
   i64 done = 0;
   std::unique_ptr<SearchNode> kept;  // the subtree under the chosen move

@@ -55,8 +55,14 @@ def person_game_options(p: argparse.ArgumentParser, *, advice: str) -> None:
     show), the records, the seed, parameters, engine and limits."""
     from cardlang.runs.store import DEFAULT_DB
 
-    advisor = "ismcts:iterations=1000"
-    p.add_argument("--advisor", default=advisor, metavar="SPEC", help=f"{advice} ({advisor})")
+    p.add_argument(
+        "--advisor",
+        default=None,
+        metavar="SPEC",
+        help=f"{advice} (the strongest for the game: ISMCTS with the game's bot rollouts "
+        "where a scripted bot plays it, ismcts:iterations=3000:rollout=bmu for Dominion; "
+        "else ismcts:iterations=1000)",
+    )
     p.add_argument("--db", type=Path, default=DEFAULT_DB, help=f"the records ({DEFAULT_DB})")
     p.add_argument("--no-record", action="store_true", help="keep no record of the game")
     seed_option(p, default=None, text="the game's seed (a fresh deal each time, printed)")
@@ -69,7 +75,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from cardlang.agents import make_agent
     from cardlang.engine.gamemaster import Limits
     from cardlang.interactive import Abandoned, PersonSeat, Session
-    from cardlang.interactive.session import PERSON, Seating
+    from cardlang.interactive.session import PERSON, Seating, default_advisor
     from cardlang.interactive.table import seat_view, table_of
     from cardlang.interactive.terminal import TerminalFront, TerminalStory, render_table
     from cardlang.language.params import parse_param_args
@@ -81,6 +87,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     if not 0 <= args.seat < game.nplayers:
         raise UsageError(f"--seat {args.seat}: the game has seats 0 to {game.nplayers - 1}")
     others = other_specs(args.agents, game.nplayers - 1)
+    args.advisor = args.advisor or default_advisor(game)
     make_agent(args.advisor, seed=0)  # a bad advisor spec is a usage error now, not at "?"
     master = game.master(Limits(args.max_decisions, args.max_steps, args.max_work))
     session = Session(master, args.seed, advisor=args.advisor)
@@ -95,7 +102,10 @@ def cmd_play(args: argparse.Namespace) -> int:
         for p, s in enumerate(specs)
     ]
     seating = Seating(agents, specs)
-    front.say(f"{Path(args.file).name}: you are P{args.seat}, seed {args.seed}; h for help")
+    front.say(
+        f"{Path(args.file).name}: you are P{args.seat}, seed {args.seed}; "
+        f"advisor {args.advisor}; h for help"
+    )
     try:
         result = session.play(seating)
         story.catch_up()

@@ -84,7 +84,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         ) from None
     from cardlang.agents import make_agent
     from cardlang.engine.gamemaster import Limits
-    from cardlang.interactive.session import PERSON
+    from cardlang.interactive.session import PERSON, default_advisor
     from cardlang.interactive.web import WebGame, bind, create_app, server_for
     from cardlang.language.params import parse_param_args
     from cardlang.runs.planned import agent_seeds
@@ -95,6 +95,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     people = people_seats(args, game.nplayers)
     agent_seats = [p for p in range(game.nplayers) if p not in people]
     others = other_specs(args.agents, len(agent_seats)) if agent_seats else []
+    args.advisor = args.advisor or default_advisor(game)
     make_agent(args.advisor, seed=0)  # a bad advisor spec is a usage error now
     seeds = agent_seeds(args.seed, game.nplayers)
     specs = [PERSON] * game.nplayers

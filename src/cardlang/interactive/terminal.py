@@ -28,7 +28,7 @@ import sys
 from collections.abc import Callable
 from typing import IO, Any
 
-from cardlang.interactive.session import Abandoned, Session
+from cardlang.interactive.session import Abandoned, Advice, Session
 from cardlang.interactive.story import Teller
 from cardlang.interactive.table import Table, Zone
 
@@ -58,7 +58,7 @@ class TerminalFront:
     def say(self, text: str = "") -> None:
         print(text, file=self.stdout, flush=True)
 
-    def decide(self, table: Table, advise: Callable[[], list[float | None]]) -> int:
+    def decide(self, table: Table, advise: Callable[[], Advice]) -> int:
         if self.catch_up is not None:
             self.catch_up()
         ahead = self._queued_choice(table)
@@ -255,14 +255,20 @@ def render_options(labels: tuple[str, ...]) -> str:
     return "\n".join(f"  {item}" for item in items)
 
 
-def render_advice(labels: tuple[str, ...], values: list[float | None]) -> str:
+def render_advice(labels: tuple[str, ...], advice: Advice) -> str:
+    """Each option's estimate, best first marked, with its 95% interval and iterations
+    where the advisor gives them (two estimates whose intervals overlap are a guess)."""
+    values = advice.values
     if all(v is None for v in values):
-        return "the advisor has no estimate for these options"
+        return f"the advisor ({advice.advisor}) has no estimate for these options"
     best = max(v for v in values if v is not None)
-    lines = ["the advisor's estimates (0: a sure loss, 1: a sure win):"]
+    lines = [f"{advice.advisor} estimates (0: a sure loss, 1: a sure win):"]
     width = len(str(len(labels)))
     for i, (label, value) in enumerate(zip(labels, values, strict=True)):
         shown = "   -  " if value is None else f"{value:.3f}"
+        margin = advice.margin(i)
+        if margin is not None and advice.visits is not None:
+            shown += f" +-{margin:.3f} ({advice.visits[i]:>5} visits)"
         mark = "  <- best" if value is not None and value == best else ""
         lines.append(f"  {i + 1:>{width}}. {shown}  {label}{mark}")
     return "\n".join(lines)

@@ -46,7 +46,14 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from cardlang.errors import AgentError
-from cardlang.interactive.session import ADVISOR, PERSON, Abandoned, PersonSeat, Seating, Session
+from cardlang.interactive.session import (
+    PERSON,
+    Abandoned,
+    Advice,
+    PersonSeat,
+    Seating,
+    Session,
+)
 from cardlang.interactive.story import Teller
 from cardlang.interactive.table import Table, seat_view, table_of
 
@@ -83,10 +90,10 @@ class WebFront:
         self.answers: queue.Queue[Any] = queue.Queue()
         self.lock = threading.Lock()
         self.decision = 0  # the number of the decision asked now (or last)
-        self.waiting: tuple[Table, Callable[[], list[float | None]]] | None = None
+        self.waiting: tuple[Table, Callable[[], Advice]] | None = None
         self.advising = False
 
-    def decide(self, table: Table, advise: Callable[[], list[float | None]]) -> int:
+    def decide(self, table: Table, advise: Callable[[], Advice]) -> int:
         self.web.moved(skip=self.seat)
         with self.lock:
             self.decision += 1
@@ -127,11 +134,11 @@ class WebFront:
             table, advise = self.waiting
             decision = self.decision
         try:
-            values = advise()  # the game thread waits: the view holds still meanwhile
+            advice = advise()  # the game thread waits: the view holds still meanwhile
         finally:
             with self.lock:
                 self.advising = False
-        return 200, {"decision": decision, "options": list(table.options), "values": values}
+        return 200, {"decision": decision, "options": list(table.options), **advice.to_json()}
 
 
 class WebGame:
@@ -149,7 +156,7 @@ class WebGame:
         agents: Sequence[Any | None],
         specs: Sequence[str],
         *,
-        advisor: str = ADVISOR,
+        advisor: str | None = None,  # None: the game's (session.default_advisor)
         db: Path | None = None,
         game_path: Path | None = None,
         game_text: str = "",

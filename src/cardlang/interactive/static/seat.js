@@ -182,11 +182,15 @@ $("advice-button").addEventListener("click", async () => {
   }
   const best = Math.max(...values.filter((v) => v !== null));
   document.querySelectorAll("button.option").forEach((button, i) => {
-    const shown = values[i] === null ? "-" : values[i].toFixed(3);
+    let shown = values[i] === null ? "-" : values[i].toFixed(3);
+    if (data.margins && data.margins[i] !== null) {
+      shown += ` \u00b1${data.margins[i].toFixed(3)} (${data.visits[i]} visits)`;
+    }
     button.append(el("span", `advisor: ${shown}`, "value"));
     if (values[i] === best) button.classList.add("best");
   });
-  $("advice-status").textContent = "estimates: 0 a sure loss, 1 a sure win";
+  $("advice-status").textContent =
+    `${data.advisor}: 0 a sure loss, 1 a sure win; \u00b1 a 95% interval`;
 });
 
 // Failed connections in a row: after a few, the page says the server is gone rather
