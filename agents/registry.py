@@ -20,7 +20,7 @@ import inspect
 import re
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -53,6 +53,19 @@ def make_agent(spec: str, seed: int) -> Any:
         except TypeError:  # a parameter it needs (neural's model=): agent_maker says so
             pass
     return agent_maker(spec)(seed)
+
+
+def agent_warnings(specs: Iterable[str], game: Any) -> list[str]:
+    """What the agents of ``specs`` say a person should know before they play ``game``
+    (an agent's optional ``warnings_for(game)``: a bot made for another game, decisions
+    it has no rule for), each once."""
+    said: list[str] = []
+    for spec in dict.fromkeys(specs):
+        check = getattr(make_agent(spec, 0), "warnings_for", None)
+        for line in check(game) if check is not None else ():
+            if line not in said:
+                said.append(line)
+    return said
 
 
 def agent_maker(spec: str) -> Callable[[int], Any]:

@@ -421,7 +421,32 @@ class DominionBot:
 
     # Each handler returns the index of the chosen option.
     def first(self, view: PlayerView, facts: Facts) -> int:
-        return 0
+        """A decision no rule covers (a new card's): what never harms the bot's owner,
+        declining where an option binds no card, else the least valuable card
+        (native/src/bots.cpp does the same; ``warnings_for`` names these decisions)."""
+        for i, kind in enumerate(view.option_kinds):
+            if kind is None:
+                return i
+        return _best(view.options, lambda o: -trash_value(_card(o)))
+
+    def warnings_for(self, game: Any) -> list[str]:
+        """What a designer should know before measuring ``game`` with this bot: that it
+        is not Dominion to the bot, and the decisions it has no rule for."""
+        name = f"bot {self.name}"
+        if not plays_dominion(game):
+            return [
+                f"{name} plays Dominion (its Action and Buy phases); {game.name} has "
+                "neither: it will decline or give up its least valuable card at every "
+                "decision"
+            ]
+        unmet = sorted(set(game.situations) - set(self.HANDLERS))
+        if not unmet:
+            return []
+        return [
+            f"{name} has no rule for {', '.join(unmet)}: there it declines, or gives up "
+            "its least valuable card (write the decision's rule, or measure with a "
+            "search agent)"
+        ]
 
     def _decline(self, view: PlayerView) -> int:
         """The option that binds no card: end the phase, stop, don't."""

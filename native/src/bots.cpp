@@ -330,7 +330,11 @@ size_t DominionBot::choose(VM& vm, State& st, const OptionList& options) {
       if (is_a(st, c, s_treasure)) return 50 - keep_value(st, c);
       return keep_value(st, c);
     });
-  return 0;  // first
+  // first: no rule covers the decision: decline where an option binds no card, else
+  // give up the least valuable card (dominion.py: first)
+  for (size_t i = 0; i < opts.size(); i++)
+    if (opts[i].kind < 0) return i;
+  return best(opts.size(), [&](size_t i) { return -trash_value(st, card(i)); });
 }
 
 }  // namespace cardlang

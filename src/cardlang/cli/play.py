@@ -13,6 +13,7 @@ May import: anything in cardlang (the command line sits above everything).
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,7 @@ def person_game_options(p: argparse.ArgumentParser, *, advice: str) -> None:
 
 def cmd_play(args: argparse.Namespace) -> int:
     from cardlang.agents import make_agent
+    from cardlang.agents.registry import agent_warnings
     from cardlang.engine.gamemaster import Limits
     from cardlang.interactive import Abandoned, PersonSeat, Session
     from cardlang.interactive.session import PERSON, Seating, default_advisor
@@ -89,6 +91,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     others = other_specs(args.agents, game.nplayers - 1)
     args.advisor = args.advisor or default_advisor(game)
     make_agent(args.advisor, seed=0)  # a bad advisor spec is a usage error now, not at "?"
+    for line in agent_warnings(others, game):
+        print(f"warning: {line}", file=sys.stderr)
     master = game.master(Limits(args.max_decisions, args.max_steps, args.max_work))
     session = Session(master, args.seed, advisor=args.advisor)
     front = TerminalFront()

@@ -83,6 +83,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             "pip install 'cardlang[web]'"
         ) from None
     from cardlang.agents import make_agent
+    from cardlang.agents.registry import agent_warnings
     from cardlang.engine.gamemaster import Limits
     from cardlang.interactive.session import PERSON, default_advisor
     from cardlang.interactive.web import WebGame, bind, create_app, server_for
@@ -97,6 +98,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     others = other_specs(args.agents, len(agent_seats)) if agent_seats else []
     args.advisor = args.advisor or default_advisor(game)
     make_agent(args.advisor, seed=0)  # a bad advisor spec is a usage error now
+    for line in agent_warnings(others, game):
+        print(f"warning: {line}", file=sys.stderr)
     seeds = agent_seeds(args.seed, game.nplayers)
     specs = [PERSON] * game.nplayers
     agents: list[object | None] = [None] * game.nplayers

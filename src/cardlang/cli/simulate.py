@@ -74,6 +74,7 @@ def add_parser(sub: SubParsers) -> None:
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     from cardlang.agents import make_agent
+    from cardlang.agents.registry import agent_warnings
     from cardlang.compiler.load import load_game
     from cardlang.engine.gamemaster import Limits
     from cardlang.runs.simulate import BatchInterrupted, parse_agent_specs
@@ -83,6 +84,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     specs = parse_agent_specs(args.agents, game.nplayers)
     for spec in set(specs):
         make_agent(spec, 0)  # fail fast on a bad agent name, before any game is played
+    for line in agent_warnings(specs, game):  # a bot that cannot play what it is given
+        print(f"warning: {line}", file=sys.stderr)
     batch = {
         "games": args.games,
         "seed": args.seed,

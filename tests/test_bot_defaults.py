@@ -1,0 +1,111 @@
+"""Bots that say what they cannot do (issue 32, item 7): a designer measuring a new card
+with the scripted Dominion bots is told which decisions the bots have no rule for, and
+there the bots do what never harms their owner (decline where they may, else give up
+their least valuable card), the same inside the native engine as in Python.
+
+The new card is the issue's "Tinker": you may trash a card from your hand, then +2
+Cards.  Before, the bots answered its decision with its first option, trashing
+Provinces and Golds, and the card's measured strength was wrong.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cardlang.agents import make_agent
+from cardlang.agents.registry import agent_warnings
+from cardlang.agents.scripted.dominion import DominionBot
+from conftest import GAMES
+from helpers import run_cli
+
+from cardlang import load_game
+from cardlang.engine.native import native_available
+from cardlang.interactive.table import seat_view
+from cardlang.runs.play import play_game
+
+ENGINES = ["python", "native"] if native_available() else ["python"]
+
+TINKER = """ (card-kind TINKER (COST 3) (TYPES (ACTION))
+  (CARDS 2) (ACTIONS 0) (BUYS 0) (COINS 0) (TRASH 1) (VP 0)
+  (on PLAY
+      ((> (size ('ME iloc HAND)) 0)
+       (choice TINKER-TRASH
+               ((label "Trash {C}" (any ('ME iloc HAND) 'C (call TRASH 'ME 'C)))
+                (label "Trash nothing" (pass)))))
+      (call DRAW 'ME 2)))
+
+"""
+TINKER_BOT = """name = "tinkerer"
+buy = [
+    { card = "PROVINCE", if = "money > 15" },
+    { card = "GOLD" },
+    { card = "TINKER", if = "count(TINKER) < 2" },
+    { card = "SILVER" },
+]
+"""
+KINGDOM = "TINKER,CELLAR,MARKET,MERCHANT,MILITIA,MOAT,SMITHY,VILLAGE,WORKSHOP,FESTIVAL"
+
+
+@pytest.fixture(scope="module")
+def tinker_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    text = (GAMES / "dominion.rcy").read_text()
+    text = text.replace(" (card-kind CELLAR ", TINKER + " (card-kind CELLAR ", 1)
+    text = text.replace(
+        " (situation CHAPEL-TRASH",
+        ' (situation TINKER-TRASH "Tinker: trash a card from your hand, or not")\n'
+        " (situation CHAPEL-TRASH",
+        1,
+    )
+    path = tmp_path_factory.mktemp("tinker") / "tinker.rcy"
+    path.write_text(text)
+    return path
+
+
+def test_the_bots_name_the_decisions_they_have_no_rule_for(tinker_file: Path) -> None:
+    game = load_game(tinker_file, params={"KINGDOM": KINGDOM})
+    said = agent_warnings(["bmu", "bmu", "bigmoney"], game)
+    assert len(said) == 2 and all("no rule for TINKER-TRASH" in line for line in said)
+    assert agent_warnings(["bmu"], load_game(GAMES / "dominion.rcy")) == []
+    other = agent_warnings(["bigmoney", "random"], load_game(GAMES / "hearts.rcy"))
+    assert other and "plays Dominion" in other[0] and "hearts" in other[0]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_decision_without_a_rule_never_harms_the_bot(tinker_file: Path, engine: str) -> None:
+    """The bot buys Tinkers and plays them: at the Tinker's question it declines, so
+    nothing is ever trashed (no other card of the kingdom trashes)."""
+    game = load_game(tinker_file, params={"KINGDOM": KINGDOM})
+    played = 0
+    for seed in range(4):
+        bots = [DominionBot.from_toml(TINKER_BOT, "tinkerer.toml", seed=s) for s in (1, 2)]
+        result, st = play_game(game.master(engine=engine), bots, seed, record=True)
+        assert result.end_reason == "completed"
+        played += sum("TINKER-TRASH" in repr(event) for event in st.log)
+        trashed = seat_view(st, 0, game).size(-1, "vloc", "TRASH")
+        assert trashed == 0, f"seed {seed}: the bot trashed {trashed} cards"
+    assert played > 0  # the question was asked
+
+
+def test_the_engines_agree_on_the_bots_default(tinker_file: Path) -> None:
+    if len(ENGINES) < 2:
+        pytest.skip("the native engine is not built")
+    game = load_game(tinker_file, params={"KINGDOM": KINGDOM})
+    logs = []
+    for engine in ENGINES:
+        bots: list[Any] = [DominionBot.from_toml(TINKER_BOT, "t.toml", seed=s) for s in (1, 2)]
+        _, st = play_game(game.master(engine=engine), bots, 3, record=True)
+        logs.append(repr(st.log))
+    assert logs[0] == logs[1]
+
+
+def test_simulate_warns_before_it_plays() -> None:
+    done = run_cli("simulate", "games/hearts.rcy", "--agents", "bigmoney,random,random,random",
+                   "--games", "2", "--quiet")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("warning: bot bigmoney plays Dominion")
+
+
+def test_make_agent_is_unchanged_for_a_bot() -> None:
+    assert make_agent("bmu", 0).name == "bmu"
