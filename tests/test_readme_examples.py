@@ -54,3 +54,16 @@ def test_every_python_example_of_the_readme_runs(monkeypatch) -> None:  # type: 
     monkeypatch.chdir(ROOT)  # the examples name games/... from the repository root
     for block in blocks:
         exec(compile(block, "README.md", "exec"), {})
+
+
+def test_the_readme_check_example_is_what_check_prints() -> None:
+    """The README's `cardlang check examples/bad.rcy` block is the command's output."""
+    from helpers import run_cli
+
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"  \$ cardlang check examples/bad.rcy\n(.*?)\n  ```", readme, re.S)
+    assert block, "the README shows the check example"
+    shown = "\n".join(line[2:] for line in block.group(1).splitlines())
+    done = run_cli("check", "examples/bad.rcy")
+    assert done.returncode == 1
+    assert done.stderr.strip() == shown.strip()
