@@ -207,3 +207,33 @@ def test_bad_agents_are_usage_errors(capsys) -> None:  # type: ignore[no-untyped
     assert main(["tournament", KUHN, "--agents", f"random,{HOSTILE}:Nobody"]) == 2
     err = capsys.readouterr().err
     assert "at least 2" in err and "more than once" in err and "Nobody" in err
+
+
+def test_payoffs_are_mean_scores_signed_by_the_scoring() -> None:
+    """tournament --by score (issue 32): each agent's mean payoff per completed game with
+    a 95% interval, its score, negated where the game scores min; forfeits not counted."""
+    from cardlang.runs.tournament import GameRecord, TournamentResult
+
+    records = [
+        GameRecord(0, ("a", "b"), "completed", (1, 2), None, scores=(2, -2)),
+        GameRecord(1, ("b", "a"), "completed", (2, 1), None, scores=(-1, 1)),
+        GameRecord(2, ("a", "b"), "forfeit", (2, 1), (0, "crash"), scores=(None, None)),
+    ]
+    result = TournamentResult("g", ["a", "b"], 2, 1, 0, SandboxLimits(), 3, records=records)
+    payoffs = result.payoffs()
+    assert list(payoffs) == ["a", "b"]
+    assert payoffs["a"]["mean"] == 1.5 and payoffs["a"]["seats"] == 2
+    assert payoffs["b"]["mean"] == -1.5 and payoffs["b"]["ci_low"] < -1.5
+    result.score_sign = -1  # Hearts: fewer points is better
+    assert list(result.payoffs()) == ["b", "a"]
+
+
+def test_the_command_orders_by_payoff(capsys) -> None:  # type: ignore[no-untyped-def]
+    args = ["tournament", KUHN, "--agents", "random,ismcts:iterations=40", "--games", "4"]
+    assert main([*args, "--quiet", "--json", "--seed", "2"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data["payoffs"]) == {"random", "ismcts:iterations=40"}
+    chips = sum(p["mean"] * p["seats"] for p in data["payoffs"].values())
+    assert chips == pytest.approx(0.0)  # poker: what one wins the other loses
+    assert main([*args, "--quiet", "--by", "score", "--seed", "2"]) == 0
+    assert "payoff" in capsys.readouterr().out

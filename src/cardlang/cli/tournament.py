@@ -63,6 +63,14 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument("--db", metavar="FILE", help="record the games here; the same command resumes")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
+        "--by",
+        choices=("rating", "score"),
+        default="rating",
+        help="order the table by the rating from wins and losses, or by each agent's mean "
+        "payoff per game, its score (chips in poker; less is better where the game scores "
+        "min) with a 95%% interval (rating)",
+    )
+    p.add_argument(
         "--plot",
         metavar="PNG",
         type=output_file,
@@ -176,7 +184,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
             data["forfeit_details"] = result.forfeit_details()
         print(json.dumps(data, indent=2))
     else:
-        _print_result(result)
+        _print_result(result, args.by)
         if getattr(args, "debug", False):
             _print_details(result)
     if result.logs:
@@ -205,7 +213,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _print_result(r: TournamentResult) -> None:
+def _print_result(r: TournamentResult, by: str = "rating") -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -218,16 +226,27 @@ def _print_result(r: TournamentResult) -> None:
         title=f"{r.game}: {counts['played']} of {counts['planned']} games "
         f"({r.games_per_pairing} per pairing, seats rotated)",
         caption="Bradley-Terry (a draw counts half), Elo scale centred on 0, 95% interval; "
+        "payoff: the mean score per game (negated where less is better), 95% interval; "
         f"completed {counts['completed']}, forfeited {counts['forfeits']}, failed "
         f"{counts['failed']}, cut off {counts['cutoff']}",
         caption_justify="left",
         title_justify="left",
     )
-    for name in ("", "agent", "rating", "95% interval", "games", "score", "forfeits"):
+    payoffs = r.payoffs()
+    columns = ("", "agent", "rating", "95% interval", "games", "score", "payoff", "forfeits")
+    for name in columns:
         left = name in ("agent", "forfeits")  # a long spec folds rather than being cut
         table.add_column(name, justify="left" if left else "right", overflow="fold")
     letters = {spec: _letter(i) for i, spec in enumerate(ratings)}
-    for spec, row in ratings.items():
+    order = list(payoffs) if by == "score" else list(ratings)
+    for spec in order:
+        row = ratings[spec]
+        pay = payoffs[spec]
+        payoff = (
+            f"{pay['mean']:+.3f} ({pay['ci_low']:+.3f} to {pay['ci_high']:+.3f})"
+            if pay["seats"]
+            else "-"
+        )
         lost = (
             "\n".join(
                 f"{kind}: {count} ({messages[spec].get(kind) or 'no message'})"
@@ -243,6 +262,7 @@ def _print_result(r: TournamentResult) -> None:
             f"{row['ci_low']:.0f} - {row['ci_high']:.0f}",
             str(row["games"]),
             score,
+            payoff,
             lost,
         )
     console.print(table)

@@ -72,6 +72,7 @@ from cardlang.runs.sandbox import (
     plugin_parts,
 )
 from cardlang.runs.simulate import batch_spec
+from cardlang.runs.statistics import mean_interval
 from cardlang.runs.store import PlannedGame, RunStore, StoredGame, now
 
 __all__ = [
@@ -184,6 +185,7 @@ class GameRecord:
     ranks: tuple[int | None, ...]
     forfeit: tuple[int, str] | None  # (seat, reason)
     error: str | None = None  # the forfeit's (or rule error's) text, as recorded
+    scores: tuple[int | None, ...] = ()  # per seat, as the game scored it (None: none)
 
     @property
     def has_result(self) -> bool:
@@ -192,7 +194,7 @@ class GameRecord:
 
 def _stored_games(store: RunStore, batch_id: int) -> list[GameRecord]:
     rows = store.conn.execute(
-        "SELECT g.id, g.idx, g.agents, g.end_reason, g.error_kind, g.error, r.rank "
+        "SELECT g.id, g.idx, g.agents, g.end_reason, g.error_kind, g.error, r.rank, r.score "
         "FROM games g JOIN results r ON r.game_id = g.id "
         "WHERE g.batch_id = ? AND g.status = 'done' ORDER BY g.idx, r.seat",
         (batch_id,),
@@ -200,7 +202,7 @@ def _stored_games(store: RunStore, batch_id: int) -> list[GameRecord]:
     out = []
     for _, group in itertools.groupby(rows, key=lambda r: r[0]):
         seats = list(group)
-        _, idx, agents, end_reason, kind, error, _ = seats[0]
+        _, idx, agents, end_reason, kind, error, _, _ = seats[0]
         forfeit = None
         if end_reason == FORFEIT and kind and kind.startswith(FORFEIT + ":"):
             _, reason, seat = kind.split(":")
@@ -213,6 +215,7 @@ def _stored_games(store: RunStore, batch_id: int) -> list[GameRecord]:
                 tuple(r[6] for r in seats),
                 forfeit,
                 error,
+                tuple(r[7] for r in seats),
             )
         )
     return out
@@ -264,6 +267,7 @@ class TournamentResult:
     interrupted: bool = False
     secret: str = ""
     logs: dict[str, str] = field(default_factory=dict)  # agent -> its log, if it wrote one
+    score_sign: int = 1  # -1 where the game's scoring is min: a payoff is then -score
 
     def counts(self) -> dict[str, int]:
         reasons = [g.end_reason for g in self.records]
@@ -313,6 +317,22 @@ class TournamentResult:
                 "score": round(float(points[i].sum() / total), 4) if total else None,
             }
         return dict(sorted(out.items(), key=lambda kv: -float(kv[1]["rating"])))
+
+    def payoffs(self) -> dict[str, dict[str, float]]:
+        """Each agent's mean payoff per game (its seat's score, negated where less is
+        better: chips in poker, -points in Hearts) over the completed games, with a 95%
+        interval; best first.  A forfeit's scores are none: its games do not count."""
+        sums = {a: [0.0, 0.0, 0.0] for a in self.agents}  # n, total, squares
+        for g in self.records:
+            if g.end_reason != "completed":
+                continue
+            for agent, score in zip(g.agents, g.scores, strict=False):
+                if score is not None:
+                    payoff = self.score_sign * float(score)
+                    row = sums[agent]
+                    row[0], row[1], row[2] = row[0] + 1, row[1] + payoff, row[2] + payoff * payoff
+        out = {a: mean_interval(*sums[a]) for a in self.agents}
+        return dict(sorted(out.items(), key=lambda kv: -kv[1]["mean"]))
 
     def forfeits(self) -> dict[str, dict[str, int]]:
         out: dict[str, dict[str, int]] = {a: {} for a in self.agents}
@@ -369,6 +389,7 @@ class TournamentResult:
             },
             "games": self.counts(),
             "ratings": self.ratings(),
+            "payoffs": self.payoffs(),
             "rating_method": (
                 f"Bradley-Terry on pairwise results (a draw counts half), Gaussian prior sd "
                 f"{PRIOR_SD:g} on log-strength; Elo scale centred on 0; 95% interval from the "
@@ -620,6 +641,7 @@ def run_tournament(
             db=None if own else str(store.path),
             batch_id=batch_id,
             secret=kept,
+            score_sign=-1 if game.scoring_mode == "min" else 1,
         )
         result.from_db = store.count(batch_id, "done")
         if on_resume is not None and result.from_db:
