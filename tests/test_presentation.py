@@ -240,3 +240,31 @@ def test_check_reports_a_form_typo_with_a_caret(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "t.rcy:4:2: error: the game has no sto TMEP" in done.stderr
     assert "did you mean 'TEMP'?" in done.stderr and "^" in done.stderr
+
+
+def test_what_a_click_on_the_table_stands_for() -> None:
+    """Each option says what on the table stands for it: a Supply pile for a buy (the
+    pile a web page's click buys from), a card of one's own for a card it binds."""
+    from cardlang.information.views import view_of
+
+    game = load_game(GAMES / "dominion.rcy")
+    master = game.master(engine="python")
+    st = master.new_game(5, record=True)
+    options = master.legal_options(st)
+    view = view_of(st, st.mover, game, options)
+    table = table_of(view, view.option_labels)
+    refs = {z.ref for z in table.open}
+    assert view.situation == "BUY-PHASE"
+    for label, target in zip(table.options, table.targets, strict=True):
+        if label.startswith("Buy ") and "nothing" not in label:
+            assert target is not None and target[0] == "zone" and target[1] in refs, label
+        else:
+            assert target is None, label
+    hearts = load_game(GAMES / "hearts.rcy")
+    m = hearts.master(engine="python")
+    st = m.new_game(1, record=True)
+    options = m.legal_options(st)
+    view = view_of(st, st.mover, hearts, options)
+    table = table_of(view, view.option_labels)
+    hand = next(z for z in table.yours if z.name == "Hand")
+    assert {t[1] for t in table.targets if t} <= set(hand.cards or ())

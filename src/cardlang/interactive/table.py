@@ -37,6 +37,7 @@ class Zone:
     size: int
     cards: tuple[str, ...] | None  # None: hidden from the seat (only its size is known)
     index: int | None = None  # one of indexed locations (a Supply pile): its index
+    ref: str = ""  # the location as options name it ("-1:vloc:SUPPLY#2"): what a click picks
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,9 @@ class Table:
     score_text: str = ""  # what the game's table score is called ("VP"); "" for none
     scores: tuple[tuple[str, int], ...] = ()  # (owner, table score) per seat, yours first
     card_texts: tuple[tuple[str, str], ...] = ()  # (card name, its text) for cards shown
+    # per option, what a click on the table stands for it: ("card", a card's name: one of
+    # the seat's own cards), ("zone", a zone's ref: a pile), or None (a button only)
+    targets: tuple[tuple[str, str] | None, ...] = ()
 
 
 def card_label(attrs: Mapping[str, Any]) -> str:
@@ -117,13 +121,18 @@ def table_of(view: Any, labels: Sequence[str]) -> Table:
             len(names),
             shown_cards(names),
             index,
+            zone_ref((owner, kind, name)),
         )
         (yours if owner == seat else opened).append(zone)
     for (owner, kind, name), size in sorted(view.hidden_sizes.items(), key=_zone_order):
         base, index = _base_and_index(name)
         if size and (kind, base) not in shows.bookkeeping:
             label = shows.displays.get((kind, base), base)
-            hidden.append(Zone(owner_name(owner, seat), label, size, None, index))
+            hidden.append(
+                Zone(
+                    owner_name(owner, seat), label, size, None, index, zone_ref((owner, kind, name))
+                )
+            )
     scores = getattr(view, "table_scores", None)
     return Table(
         seat=seat,
@@ -139,7 +148,32 @@ def table_of(view: Any, labels: Sequence[str]) -> Table:
         score_text=(shows.table_score_text or "") if scores else "",
         scores=_scores(scores, seat),
         card_texts=tuple(sorted(texts.items())),
+        targets=option_targets(view) if labels else (),
     )
+
+
+def zone_ref(key: tuple[int, str, str]) -> str:
+    """A location as a string both a zone and an option can carry."""
+    owner, kind, name = key
+    return f"{owner}:{kind}:{name}"
+
+
+def option_targets(view: Any) -> tuple[tuple[str, str] | None, ...]:
+    """Per option, what stands for it on the table: the location its first binding names
+    (a Supply pile: "Buy Silver"), else the card it binds (a card in hand: "Play
+    Smithy"), else nothing."""
+    out: list[tuple[str, str] | None] = []
+    for option in getattr(view, "options", ()):
+        target: tuple[str, str] | None = None
+        for _, value in option.bindings:
+            if isinstance(value, tuple) and len(value) == 3 and isinstance(value[1], str):
+                target = ("zone", zone_ref(value))
+            elif isinstance(value, Mapping):
+                target = ("card", card_label(value))
+            if target is not None:
+                break
+        out.append(target)
+    return tuple(out)
 
 
 def presentation_of(view: Any) -> Presentation:

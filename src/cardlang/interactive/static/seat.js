@@ -11,6 +11,10 @@ const $ = (id) => document.getElementById(id);
 
 let decision = null; // the decision asked now (null when it is not our turn)
 let options = [];
+let texts = {}; // card name -> what the card says (the game's (text ...))
+let targets = []; // per option: ["card", name] or ["zone", ref] a click stands for, or null
+// a decision with one option is made for the person unless they turn that off
+const autoBox = () => $("auto-single");
 let lastSeq = 0;
 let over = false;
 
@@ -25,20 +29,73 @@ function isRed(name) {
   return /hearts|diamonds/i.test(name);
 }
 
+// "Copper x4" -> ["Copper", 4]
+function counted(entry) {
+  const m = /^(.*) x(\d+)$/.exec(entry);
+  return m ? [m[1], Number(m[2])] : [entry, 1];
+}
+
+// The option a card of yours (["card", name]) or a pile (["zone", ref]) stands for, when
+// it is one move (equal labels are one move: the same card twice).  A click makes it.
+function optionFor(kind, what) {
+  if (decision === null || over || !what) return null;
+  const found = [];
+  targets.forEach((target, i) => {
+    if (target && target[0] === kind && target[1] === what &&
+        !found.some((j) => options[j] === options[i])) found.push(i);
+  });
+  return found.length === 1 ? found[0] : null;
+}
+
+function cardNode(entry, size, target) {
+  const [name, count] = counted(entry);
+  const node = el("div", null, isRed(name) ? "card red" : "card");
+  node.append(el("span", name, "card-name"));
+  if (count > 1 || size !== undefined) node.append(el("span", `\u00d7${size ?? count}`, "count"));
+  if (texts[name]) {
+    node.title = texts[name];
+    node.append(el("span", texts[name], "card-text"));
+  }
+  const index = target ? optionFor(...target) : null;
+  if (index !== null) {
+    node.classList.add("playable");
+    node.title = `${options[index]}${texts[name] ? "\n" + texts[name] : ""}`;
+    node.addEventListener("click", () => move(index));
+  }
+  return node;
+}
+
 function renderZones(box, zones) {
   box.replaceChildren();
   if (!zones.length) box.append(el("p", "nothing", "empty"));
+  let piles = null; // indexed locations of one name (a Supply): one box, a card per pile
   for (const zone of zones) {
+    const owner = zone.owner === "you" || zone.owner === "game" ? "" : zone.owner + " ";
+    const title = `${owner}${zone.name}`;
+    if (piles && piles.title === title && zone.index !== null) {
+      piles.cards.append(zone.size
+        ? cardNode(counted(zone.cards[zone.cards.length - 1])[0], zone.size, ["zone", zone.ref])
+        : el("div", "empty", "card gone"));
+      continue;
+    }
     const div = el("div", null, "zone");
-    const owner = zone.owner === "you" ? "" : zone.owner + " ";
-    div.append(el("div", `${owner}${zone.name} (${zone.size})`, "zone-name"));
+    div.append(el("div", zone.cards === null ? `${title} (${zone.size})` : title, "zone-name"));
     const cards = el("div", null, "cards");
+    const grouped = zones.some((z) => z !== zone && z.index !== null && `${z.owner} ${z.name}` === `${zone.owner} ${zone.name}`);
     if (zone.cards === null) {
       cards.append(el("div", String(zone.size), "card back"));
+    } else if (grouped) {
+      cards.append(zone.size
+        ? cardNode(counted(zone.cards[zone.cards.length - 1])[0], zone.size, ["zone", zone.ref])
+        : el("div", "empty", "card gone"));
+      piles = { title, cards };
     } else if (!zone.cards.length) {
       cards.append(el("span", "empty", "empty"));
     } else {
-      for (const name of zone.cards) cards.append(el("div", name, isRed(name) ? "card red" : "card"));
+      for (const entry of zone.cards) {
+        const mine = zone.owner === "you" ? ["card", counted(entry)[0]] : null;
+        cards.append(cardNode(entry, undefined, mine));
+      }
     }
     div.append(cards);
     box.append(div);
@@ -57,32 +114,53 @@ function renderStorages(storages) {
 function renderTable(message, names) {
   if (!message) return;
   const table = message.table;
+  decision = message.decision;
+  options = table.options;
+  texts = Object.fromEntries(table.card_texts || []);
+  targets = table.targets || [];
   renderZones($("yours"), table.yours);
   renderZones($("open"), table.open);
   renderZones($("hidden"), table.hidden);
   renderStorages(table.storages);
-  decision = message.decision;
-  options = table.options;
+  $("scoreline").textContent = table.scores && table.scores.length
+    ? `${table.score_text}: ` + table.scores.map(([who, v]) => `${who} ${v}`).join(", ")
+    : "";
+  const round = Math.floor(table.turn / Math.max(table.players, 1)) + 1;
   const box = $("options");
   box.replaceChildren();
   $("move-error").textContent = "";
   $("advice-status").textContent = "";
   if (decision === null || over) {
     $("turn").hidden = true;
-    if (!over) $("status").textContent = `turn ${table.turn}: waiting for the others`;
+    if (!over) $("status").textContent = `round ${round}: waiting for the others`;
     return;
   }
   $("turn").hidden = false;
   $("situation").textContent = table.text || table.situation;
-  $("status").textContent = `turn ${table.turn}: your move`;
+  $("status").textContent = `round ${round}: your move`;
+  // equal labels are one move (two Coppers in hand): one button, with their count
+  const seen = new Map();
   options.forEach((label, index) => {
+    if (seen.has(label)) {
+      const first = seen.get(label);
+      first.count += 1;
+      first.button.querySelector(".count").textContent = ` \u00d7${first.count}`;
+      return;
+    }
     const button = el("button", label, "option");
     button.type = "button";
     button.dataset.index = String(index);
+    button.append(el("span", "", "count"));
     button.addEventListener("click", () => move(index));
     box.append(button);
+    seen.set(label, { button, count: 1 });
   });
   $("advice-button").disabled = false;
+  if (options.length === 1 && autoBox() && autoBox().checked) {
+    $("status").textContent = `round ${round}: ${options[0]} (your only move, made for you)`;
+    const asked = decision;
+    setTimeout(() => { if (decision === asked) move(0); }, 400);
+  }
 }
 
 function addStory(line) {
@@ -154,12 +232,18 @@ async function post(path, body) {
   return { ok: response.ok, data };
 }
 
+let sent = null; // the decision a move was sent for: one move per decision (a click and
+// the automatic only move may both try)
+
 async function move(index) {
   const asked = decision;
+  if (asked === null || sent === asked) return;
+  sent = asked;
   for (const b of document.querySelectorAll("button.option")) b.disabled = true;
   const { ok, data } = await post("move", { decision: asked, option: index });
   if (decision !== asked) return; // the next decision came first: it is shown already
   if (!ok) {
+    sent = null;
     $("move-error").textContent = data.error || "the move was refused";
     for (const b of document.querySelectorAll("button.option")) b.disabled = false;
   } else {
