@@ -141,7 +141,8 @@ def test_the_forms_change_no_fingerprint(name: str) -> None:
     them (models trained before the forms were written stay bound to the games)."""
     text = (GAMES / f"{name}.rcy").read_text()
     forms = re.compile(
-        r"^ \((display|bookkeeping|hand-order|table-score)\b.*?(?=^ [(;]|\Z)", re.M | re.S
+        r"^ \((display|bookkeeping|hand-order|table-score|card-badge|card-colour)\b.*?(?=^ [(;]|\Z)",
+        re.M | re.S,
     )
     bare = forms.sub("", text)
     bare = re.sub(r'\n  \(text "[^"\n]*"\)', "", bare)
@@ -221,7 +222,7 @@ def test_dominion_table_names_piles_and_hides_counters() -> None:
     st = master.new_game(2)
     table = table_of(seat_view(st, 0, game), ())
     text = render_table(table)
-    assert "Supply: Copper 46, Silver 40, Gold 30" in text
+    assert re.search(r"Supply:\n +Copper 46 +Duchy 8 .*\n +Silver 40 ", text), text
     assert "SUPPLY" not in text and "PICKING" not in text and "MERCHANTS" not in text
     assert "VP: you 3, P1 3" in text
     hand = next(z for z in table.yours if z.name == "Hand")
@@ -268,3 +269,23 @@ def test_what_a_click_on_the_table_stands_for() -> None:
     table = table_of(view, view.option_labels)
     hand = next(z for z in table.yours if z.name == "Hand")
     assert {t[1] for t in table.targets if t} <= set(hand.cards or ())
+
+
+def test_card_badges_and_colours() -> None:
+    """(card-badge "${COST}") and (card-colour TYPES ...): checked, and on the table."""
+    game = load_game(GAMES / "dominion.rcy")
+    shows = game.checked.presentation
+    assert shows.card_badge == "${COST}"
+    assert shows.card_colours is not None and shows.card_colours[0] == "TYPES"
+    st = game.master(engine="python").new_game(1)
+    table = table_of(seat_view(st, 0, game), ())
+    looks = {name: (badge, colour) for name, badge, colour in table.card_looks}
+    assert looks["Copper"] == ("$0", "#f2d675") and looks["Estate"] == ("$2", "#b5d99c")
+    assert looks["Militia"][1] == "#f4b7a8"  # an Attack and an Action: the first pair
+    bad = SMALL.replace(
+        "(hand-order SUIT RANK)",
+        '(hand-order SUIT RANK) (card-badge "{RANKK}") (card-colour SUIT (HEARTS "red; x:y"))',
+    )
+    errors = _errors(bad)
+    assert any("no attribute RANKK" in e and "RANK" in e for e in errors), errors
+    assert any("is not a colour" in e for e in errors), errors

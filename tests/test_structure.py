@@ -45,6 +45,9 @@ NOT_STANDALONE = {
     ast.HandOrder,
     ast.TableScore,
     ast.Presentation,
+    ast.CardBadge,
+    ast.CardColour,
+    ast.ColourPair,
 }
 
 

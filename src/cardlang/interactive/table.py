@@ -55,6 +55,8 @@ class Table:
     score_text: str = ""  # what the game's table score is called ("VP"); "" for none
     scores: tuple[tuple[str, int], ...] = ()  # (owner, table score) per seat, yours first
     card_texts: tuple[tuple[str, str], ...] = ()  # (card name, its text) for cards shown
+    # (card name, its badge, its colour) for cards shown ((card-badge ...), (card-colour ...))
+    card_looks: tuple[tuple[str, str, str], ...] = ()
     # per option, what a click on the table stands for it: ("card", a card's name: one of
     # the seat's own cards), ("zone", a zone's ref: a pile), or None (a button only)
     targets: tuple[tuple[str, str] | None, ...] = ()
@@ -107,6 +109,7 @@ def table_of(view: Any, labels: Sequence[str]) -> Table:
     opened: list[Zone] = []
     hidden: list[Zone] = []
     texts: dict[str, str] = {}
+    looks: dict[str, tuple[str, str]] = {}
     for (owner, kind, name), cards in sorted(view.visible.items(), key=_zone_order):
         base, index = _base_and_index(name)
         if (kind, base) in shows.bookkeeping:
@@ -115,6 +118,7 @@ def table_of(view: Any, labels: Sequence[str]) -> Table:
             cards = sorted_hand(cards, shows)
         names = [card_label(c) for c in cards]
         texts.update(_card_texts(cards, names, shows))
+        looks.update(_card_looks(cards, names, shows))
         zone = Zone(
             owner_name(owner, seat),
             shows.displays.get((kind, base), base),
@@ -148,6 +152,7 @@ def table_of(view: Any, labels: Sequence[str]) -> Table:
         score_text=(shows.table_score_text or "") if scores else "",
         scores=_scores(scores, seat),
         card_texts=tuple(sorted(texts.items())),
+        card_looks=tuple((name, *look) for name, look in sorted(looks.items())),
         targets=option_targets(view) if labels else (),
     )
 
@@ -220,6 +225,34 @@ def _card_texts(
         if text is not None and name not in out:
             out[name] = fill_attributes(text, card)
     return out
+
+
+def _card_looks(
+    cards: Sequence[Mapping[str, Any]], names: Sequence[str], shows: Presentation
+) -> dict[str, tuple[str, str]]:
+    """Each card's badge and colour by name (empty strings where the game gives none)."""
+    if shows.card_badge is None and shows.card_colours is None:
+        return {}
+    out: dict[str, tuple[str, str]] = {}
+    for card, name in zip(cards, names, strict=True):
+        if name in out:
+            continue
+        badge = fill_attributes(shows.card_badge, card) if shows.card_badge else ""
+        out[name] = (badge, _colour(card, shows))
+    return out
+
+
+def _colour(card: Mapping[str, Any], shows: Presentation) -> str:
+    """The first (VALUE "COLOUR") of the game's (card-colour ...) the card's attribute
+    is, or holds."""
+    if shows.card_colours is None:
+        return ""
+    attribute, pairs = shows.card_colours
+    value = card.get(attribute)
+    for wanted, colour in pairs:
+        if value == wanted or (isinstance(value, tuple) and wanted in value):
+            return colour
+    return ""
 
 
 def _scores(scores: Sequence[int] | None, seat: int) -> tuple[tuple[str, int], ...]:

@@ -45,6 +45,8 @@ class Presentation:
     card_texts: dict[str, str] = field(default_factory=dict)  # card kind -> its (text ...)
     table_score_text: str | None = None  # what the table score is called ("VP")
     table_score: ast.Node | None = None  # its expression ((current player) bound)
+    card_badge: str | None = None  # (card-badge "TEXT"): a corner of every card
+    card_colours: tuple[str, tuple[tuple[str, str], ...]] | None = None  # (attribute, pairs)
 
 
 @dataclass

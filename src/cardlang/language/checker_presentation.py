@@ -16,6 +16,7 @@ and change the game.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterator
 
 from cardlang.errors import did_you_mean
@@ -29,6 +30,8 @@ from cardlang.language.labels import attribute_placeholders, span_in_string
 
 #: Location kinds whose cards some player may not see: a table score reads only their size.
 _PRIVATE_KINDS = ("iloc", "hloc", "mem")
+#: A colour a page may be given: a CSS name or #hex (nothing else reaches a style).
+_COLOUR = re.compile(r"#[0-9a-fA-F]{3}(?:[0-9a-fA-F]{3})?|[a-z]{3,20}")
 #: Types a table score may read only the size of (they may hold hidden cards).
 _COLLECTION_TYPES = (T.LOC, T.MEMLOC, T.CARDS, T.CARDSS, T.LOCS)
 
@@ -63,7 +66,47 @@ class PresentationRules(RuleBase):
             self.expect(score.value, T.INT, "as the table score")
             self._public_only(score.value, sized=False)
             out.table_score_text, out.table_score = score.text, score.value
+        out.card_badge = self._card_badge(forms.card_badge)
+        out.card_colours = self._card_colours(forms.card_colour)
         self.out.presentation = out
+
+    def _card_attributes(self) -> set[str]:
+        return {*self.out.deck_attributes, *self.out.kind_attribute_types}
+
+    def _card_badge(self, forms: tuple[ast.CardBadge, ...]) -> str | None:
+        if not forms:
+            return None
+        if len(forms) > 1:
+            self.error(forms[1].span, "a game has one (card-badge ...)")
+        badge = forms[0]
+        known = self._card_attributes()
+        for start, end, message, hint in attribute_placeholders(badge.text, known):
+            self.error(span_in_string(badge.span, start, end), message, hint=hint)
+        return badge.text
+
+    def _card_colours(
+        self, forms: tuple[ast.CardColour, ...]
+    ) -> tuple[str, tuple[tuple[str, str], ...]] | None:
+        if not forms:
+            return None
+        if len(forms) > 1:
+            self.error(forms[1].span, "a game has one (card-colour ...)")
+        form = forms[0]
+        known = self._card_attributes()
+        if known and form.attribute.value not in known:
+            self.error(
+                form.attribute.span,
+                f"no card has an attribute '{form.attribute.value}' to colour by",
+                hint=did_you_mean(form.attribute.value, known),
+            )
+        for pair in form.pairs:
+            if not _COLOUR.fullmatch(pair.colour):
+                self.error(
+                    pair.span,
+                    f"'{pair.colour}' is not a colour",
+                    hint='write a CSS colour name ("gold") or #hex ("#e8c547")',
+                )
+        return form.attribute.value, tuple((p.value, p.colour) for p in form.pairs)
 
     def _presented_name(self, kind: str, name: str, span: ast.Span) -> bool:
         """Is ``name`` a location (or storage) of ``kind`` the game uses?  Else an error

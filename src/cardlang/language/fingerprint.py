@@ -24,7 +24,9 @@ _TOKEN = re.compile(r'"[^"\\\n]*"|;;[^\n]*|\s+|[()]|[^\s()";]+|.')
 
 
 #: The heads of the forms for people that are dropped whole (grammar/cardlang.lark).
-PRESENTATION_FORMS = frozenset({"display", "bookkeeping", "hand-order", "table-score", "text"})
+PRESENTATION_FORMS = frozenset(
+    {"display", "bookkeeping", "hand-order", "table-score", "text", "card-badge", "card-colour"}
+)
 
 
 def rules_tokens(text: str) -> list[str]:

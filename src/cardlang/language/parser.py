@@ -198,6 +198,8 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
             bookkeeping=of(ast.Bookkeeping),
             hand_order=of(ast.HandOrder),
             table_score=of(ast.TableScore),
+            card_badge=of(ast.CardBadge),
+            card_colour=of(ast.CardColour),
             span=_span(meta),
         )
         return ast.Game(
@@ -222,6 +224,15 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
         hooks = tuple(c for c in ch[1:] if isinstance(c, ast.KindHook))
         texts = tuple(c for c in ch[1:] if isinstance(c, ast.KindText))
         return ast.CardKind(str(ch[0]), attributes, hooks, texts, span=_span(meta))
+
+    def card_badge(self, meta: Any, ch: list[Any]) -> ast.CardBadge:
+        return ast.CardBadge(str(ch[0])[1:-1], span=token_span(ch[0]))  # the string's span
+
+    def card_colour(self, meta: Any, ch: list[Any]) -> ast.CardColour:
+        return ast.CardColour(_attribute(ch[0]), tuple(ch[1:]), span=_span(meta))
+
+    def colour_pair(self, meta: Any, ch: list[Any]) -> ast.ColourPair:
+        return ast.ColourPair(str(ch[0]), str(ch[1])[1:-1], span=_span(meta))
 
     def kind_text(self, meta: Any, ch: list[Any]) -> ast.KindText:
         return ast.KindText(str(ch[0])[1:-1], span=token_span(ch[0]))  # the string's span

@@ -12,6 +12,7 @@ const $ = (id) => document.getElementById(id);
 let decision = null; // the decision asked now (null when it is not our turn)
 let options = [];
 let texts = {}; // card name -> what the card says (the game's (text ...))
+let looks = {}; // card name -> [badge, colour] (the game's card-badge, card-colour)
 let targets = []; // per option: ["card", name] or ["zone", ref] a click stands for, or null
 // a decision with one option is made for the person unless they turn that off
 const autoBox = () => $("auto-single");
@@ -51,6 +52,9 @@ function cardNode(entry, size, target) {
   const [name, count] = counted(entry);
   const node = el("div", null, isRed(name) ? "card red" : "card");
   node.append(el("span", name, "card-name"));
+  const look = looks[name];
+  if (look && look[0]) node.append(el("span", look[0], "badge"));
+  if (look && look[1]) node.style.background = look[1]; // checked: a CSS name or #hex
   if (count > 1 || size !== undefined) node.append(el("span", `\u00d7${size ?? count}`, "count"));
   if (texts[name]) {
     node.title = texts[name];
@@ -117,6 +121,7 @@ function renderTable(message, names) {
   decision = message.decision;
   options = table.options;
   texts = Object.fromEntries(table.card_texts || []);
+  looks = Object.fromEntries((table.card_looks || []).map(([n, b, c]) => [n, [b, c]]));
   targets = table.targets || [];
   renderZones($("yours"), table.yours);
   renderZones($("open"), table.open);

@@ -91,7 +91,10 @@ from cardlang.language.ast.flow import (
 )
 from cardlang.language.ast.game import (
     Bookkeeping,
+    CardBadge,
+    CardColour,
     CardKind,
+    ColourPair,
     Declare,
     Define,
     Display,
@@ -155,9 +158,12 @@ __all__ = [
     "BoolOp",
     "Bookkeeping",
     "Call",
+    "CardBadge",
+    "CardColour",
     "CardAt",
     "CardAtt",
     "CardKind",
+    "ColourPair",
     "Choice",
     "Compare",
     "Connects",

@@ -130,6 +130,29 @@ class TableScore(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class CardBadge(Node):
+    """``(card-badge "TEXT")``: a corner of every card, with {ATTRIBUTE} placeholders."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ColourPair(Node):
+    """``(VALUE "COLOUR")`` in a ``(card-colour ...)``."""
+
+    value: str
+    colour: str
+
+
+@dataclass(frozen=True, slots=True)
+class CardColour(Node):
+    """``(card-colour ATTRIBUTE (VALUE "COLOUR")+)``: cards coloured by an attribute."""
+
+    attribute: NameLiteral
+    pairs: tuple[ColourPair, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Presentation(Node):
     """The game's presentation forms together (none of them plays)."""
 
@@ -137,6 +160,8 @@ class Presentation(Node):
     bookkeeping: tuple[Bookkeeping, ...] = ()
     hand_order: tuple[HandOrder, ...] = ()
     table_score: tuple[TableScore, ...] = ()
+    card_badge: tuple[CardBadge, ...] = ()
+    card_colour: tuple[CardColour, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
