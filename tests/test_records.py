@@ -174,16 +174,33 @@ def test_a_different_command_is_a_different_batch(
     db = tmp_path / "runs.sqlite"
     simulate(capsys, KUHN, "--games", "5", "--db", str(db))
     simulate(capsys, KUHN, "--games", "5", "--seed", "1", "--db", str(db))
-    simulate(capsys, KUHN, "--games", "6", "--db", str(db))
     simulate(capsys, KUHN, "--games", "5", "--max-decisions", "50", "--db", str(db))
     simulate(capsys, KUHN, "--games", "5", "--db", str(db))  # the first again
-    assert query(db, "SELECT count(*) FROM batches") == [(4,)]
+    assert query(db, "SELECT count(*) FROM batches") == [(3,)]
     assert query(db, "SELECT batch_id, count(*) FROM games GROUP BY batch_id") == [
         (1, 5),
         (2, 5),
-        (3, 6),
-        (4, 5),
+        (3, 5),
     ]
+
+
+def test_more_games_extend_the_batch(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 32: a larger --games played the same seeds again into a second batch (the
+    README's sum(credit) counted them twice).  Now it extends the batch with the games
+    it lacks; a smaller one counts the whole batch and says so."""
+    db = tmp_path / "runs.sqlite"
+    _, first = simulate(capsys, KUHN, "--games", "4", "--db", str(db))
+    seeds = query(db, "SELECT seed FROM games ORDER BY idx")
+    _, more = simulate(capsys, KUHN, "--games", "7", "--db", str(db))
+    assert more["records"] == {"db": str(db), "batch": 1, "from_db": 4, "played": 3}
+    assert query(db, "SELECT count(*), count(DISTINCT seed), max(idx) FROM games") == [(7, 7, 6)]
+    assert query(db, "SELECT seed FROM games ORDER BY idx")[:4] == seeds
+    proc = subprocess.run(
+        [sys.executable, "-m", "cardlang", "simulate", KUHN, "--games", "3", "--db", str(db)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0 and "holds 7 games, more than --games 3" in proc.stderr
+    assert query(db, "SELECT count(*) FROM batches") == [(1,)]
 
 
 def test_keep_records_under_the_working_directory(tmp_path: Path) -> None:

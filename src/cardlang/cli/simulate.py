@@ -116,6 +116,13 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             f"{summary.games - summary.stored} played now; the summary covers them all",
             file=sys.stderr,
         )
+    if summary.planned > args.games:
+        print(
+            f"cardlang: batch {summary.batch_id} of {summary.db} holds {summary.planned} "
+            f"games, more than --games {args.games}: all of them are counted (another "
+            "--seed makes another batch)",
+            file=sys.stderr,
+        )
     if summary.games < summary.planned:
         resume = " (rerun the same command to resume)" if store is not None else ""
         print(

@@ -207,8 +207,10 @@ def _resume(store: RunStore, summary: BatchSummary, spec: BatchSpec) -> Iterator
             (game_seed, seat_agents(specs, i, rotate))
             for i, game_seed in enumerate(game_seeds(spec.root_seed, spec.games))
         ),
+        extensible=True,  # game i is the same whatever --games: a larger one extends it
     )
     summary.db, summary.batch_id = str(store.path), batch_id
+    summary.planned = max(summary.planned, store.batch_games(batch_id))
     for agents, outcome in store.finished(batch_id):
         summary.add_outcome(outcome, agents)
         summary.stored += 1

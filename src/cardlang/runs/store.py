@@ -169,9 +169,15 @@ class BatchSpec:
     max_steps: int
     max_work: int = DEFAULT_MAX_WORK
 
-    def key(self) -> str:
+    def key(self, sized: bool = True) -> str:
+        """The batch's identity as a hash.  ``sized=False``: without its number of games,
+        for a batch whose game i is the same whatever the number (a simulate batch: a
+        larger --games extends it rather than playing the same seeds in a new one)."""
         identity = asdict(self)
         del identity["game_path"], identity["game_file"]
+        if not sized:
+            del identity["games"]
+            identity["extensible"] = True
         if self.max_work == DEFAULT_MAX_WORK:  # a batch made before there was one
             del identity["max_work"]
         identity["agents"] = list(self.agents)
@@ -388,16 +394,30 @@ class RunStore:
         spec: BatchSpec,
         planner: Callable[[], Iterable[tuple[int, Sequence[str]]]],
         secret: str | None = None,
+        extensible: bool = False,
     ) -> tuple[int, bool]:
         """The batch's id, and whether it is new.  A new batch gets one planned game per
         ``(seed, seat agents)`` that ``planner`` yields, all in the same transaction, so a
         batch is either fully planned or absent; with its ``secret`` (a tournament's key
-        for its seeds: ``batch_secret``), kept in the same transaction."""
-        key = spec.key()
+        for its seeds: ``batch_secret``), kept in the same transaction.  ``extensible``:
+        game i of the planner does not depend on the number of games, so the batch is
+        found whatever ``spec.games``, and a larger number plans the games it lacks (a
+        smaller one leaves it as it is: ``batch_games`` says how many it holds)."""
+        key = spec.key(sized=not extensible)
         with self.transaction() as conn:
-            row = conn.execute("SELECT id FROM batches WHERE key = ?", (key,)).fetchone()
+            row = conn.execute("SELECT id, games FROM batches WHERE key = ?", (key,)).fetchone()
             if row is not None:
-                return int(row[0]), False
+                batch_id, held = int(row[0]), int(row[1])
+                if extensible and spec.games > held:
+                    more = itertools.islice(enumerate(planner()), held, spec.games)
+                    conn.executemany(
+                        "INSERT INTO games (batch_id, idx, seed, agents) VALUES (?, ?, ?, ?)",
+                        ((batch_id, i, seed, json.dumps(list(a))) for i, (seed, a) in more),
+                    )
+                    conn.execute(
+                        "UPDATE batches SET games = ? WHERE id = ?", (spec.games, batch_id)
+                    )
+                return batch_id, False
             cur = conn.execute(
                 "INSERT INTO batches (key, game_path, game_file, game_sha256, params, "
                 "root_seed, games, agents, rotate_seats, max_decisions, max_steps, created, "
@@ -443,6 +463,11 @@ class RunStore:
             "SELECT count(*) FROM games WHERE batch_id = ? AND status = ?", (batch_id, status)
         ).fetchone()
         return int(row[0])
+
+    def batch_games(self, batch_id: int) -> int:
+        """How many games the batch holds, planned or played."""
+        row = self.conn.execute("SELECT games FROM batches WHERE id = ?", (batch_id,)).fetchone()
+        return int(row[0]) if row is not None else 0
 
     def pending(self, batch_id: int) -> Iterator[PlannedGame]:
         """The batch's games still to play, in order, read a page at a time (the caller
