@@ -288,3 +288,32 @@ def test_the_rules_fingerprint_ignores_labels_comments_and_layout() -> None:
     assert rules_fingerprint(relabelled) == rules_fingerprint(text)
     texts = text.replace('"Bet 1"', '"Bet one"')  # a string that is a label's, not a rule's
     assert rules_fingerprint(texts) == rules_fingerprint(text)
+
+
+def test_stories_speak_the_games_words() -> None:
+    """Issue 32, item 6: every verb of a label in the third person, a card gained from
+    the Supply is 'gained', and places are called as the game file displays them."""
+    from cardlang.agents import make_agent
+
+    from cardlang.runs.play import play_game
+
+    assert said("P0", "Trash Estate and draw 2") == "P0 trashes Estate and draws 2"
+    game = load_game(GAMES / "dominion.rcy", params={"KINGDOM": "SIZE-DISTORTION"})
+    master = game.master(engine="python")
+    agents = [make_agent("double-witch", 1), make_agent("bmu", 2)]
+    choices: list[int] = []
+
+    class Keep:
+        def __init__(self, agent: object) -> None:
+            self.agent = agent
+
+        def choose(self, view: object, options: list) -> int:  # type: ignore[type-arg]
+            pick = self.agent.choose(view, options)  # type: ignore[attr-defined]
+            choices.append(pick)
+            return pick  # type: ignore[no-any-return]
+
+    result, _ = play_game(master, [Keep(a) for a in agents], 4)
+    story = tell_story(game, 4, choices, result, ["double-witch", "bmu"])
+    assert "P1 gains Curse" in story, story[:3000]
+    assert "supply 6" not in story and "(to the discard)" not in story
+    assert "P0's discard pile" in story and "P0's in play" in story

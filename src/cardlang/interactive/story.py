@@ -58,6 +58,8 @@ class Teller:
     def __init__(self, game: Any, tell: Iterable[int]) -> None:
         self.game = game
         self.tell = tuple(tell)
+        checked = getattr(game, "checked", None)  # the game's names for its locations
+        self.displays = checked.presentation.displays if checked is not None else {}
         self._pending: _Pending | None = None
         #: the labels of secret picks made and not revealed yet, in the order made (a
         #: reveal tells them all, in that order: runs/story.py)
@@ -90,7 +92,7 @@ class Teller:
         lines: dict[int, Line] = {}
         for s in self.tell:
             # the cards its label names: their first moves are not told again
-            then = tuple(tell_events(st, events, s, move.cards, reveals))
+            then = tuple(tell_events(st, events, s, move.cards, reveals, self.displays))
             if s == move.mover:
                 text = f"You: {move.label}"
                 lines[s] = Line(move.mover, move.who, move.turn, text, False, then)

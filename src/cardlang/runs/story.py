@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,7 +115,7 @@ def tell_story(
                 sees_zone=seer(seat),
             )
         decisions[at] = _Decision(label, cards, secret)
-    teller = _Teller(st, seat, decisions, reveals)
+    teller = _Teller(st, seat, decisions, reveals, game.checked.presentation.displays)
     head = [
         f"{game.source.name}, seed {seed}" + ("" if seat is None else f", as seen by P{seat}"),
         "players: " + ", ".join(f"P{i} {a}" for i, a in enumerate(agent_names)),
@@ -131,15 +131,17 @@ def tell_events(
     seat: int | None,
     named: Iterable[int] = (),
     reveals: Sequence[str] = (),
+    displays: Mapping[tuple[str, str], str] | None = None,
 ) -> list[str]:
     """The sentences of a stretch of the event log (what one move set off: the cards it
     moved, a showdown, a shuffle, a reveal), told to ``seat`` as the story tells them
     (a card the seat saw neither where it was nor where it went is "a card"); ``named``:
     the cards the move's own label names, whose first move is not told again;
-    ``reveals``: the labels of the secret picks the stretch reveals, in order.  Decisions
+    ``reveals``: the labels of the secret picks the stretch reveals, in order;
+    ``displays``: the game's names for its locations ((display ...)).  Decisions
     in the stretch are left to the caller (``cardlang.interactive`` tells each move by
     its label)."""
-    teller = _Teller(st, seat, {}, list(reveals))
+    teller = _Teller(st, seat, {}, list(reveals), displays)
     return teller.tell_moves([e for e in events if e[0] != "decision"], set(named))
 
 
@@ -158,7 +160,10 @@ def said(who: str, label: str | None) -> str:
         return f"{who} chooses"
     if label.partition(" ")[0].lower() not in _VERBS:
         return f"{who} chooses: {label}"
-    phrases = [_third_person(p) for p in label.split(", ")]
+    # every verb of the label: "Trash Estate and draw 2" -> "trashes Estate and draws 2"
+    phrases = [
+        " and ".join(_third_person(part) for part in p.split(" and ")) for p in label.split(", ")
+    ]
     text = ", ".join(phrases)
     text = re.sub(r"\byour\b", "their", text)
     text = re.sub(r"\byou\b", "them", text)
@@ -223,7 +228,9 @@ class _Teller:
         seat: int | None,
         decisions: dict[int, _Decision],
         reveals: list[str],
+        displays: Mapping[tuple[str, str], str] | None = None,
     ) -> None:
+        self.displays = displays or {}  # (kind, name) -> the game's name for people
         self.st = st
         self.seat = seat
         self.decisions = decisions
@@ -345,9 +352,14 @@ class _Teller:
 
     # ------------------------------------------------------------ words
     def location(self, key: ZoneKey) -> str:
-        owner, _, name = key
+        owner, kind, name = key
         base, _, index = name.partition("#")
-        place = words(base).lower() + (f" {index}" if index else "")
+        shown = self.displays.get((kind, base))
+        # the game's name for it ("the Supply": a pile is told by its cards), else its own
+        if shown:
+            place = shown[0].lower() + shown[1:]  # mid-sentence: "P0's discard pile"
+        else:
+            place = words(base).lower() + (f" {index}" if index else "")
         if owner == GAME_OWNER:
             return f"the {place}"
         return f"P{owner}'s {place}" if owner >= 0 else f"team {-2 - owner}'s {place}"
@@ -406,6 +418,10 @@ class _Teller:
                 return f"P{d_owner} takes {what} from {self.location(src)}"
             if d_base in _PLAYS and s_owner == actor:
                 return f"{who} plays {what}"
+            if from_game and s_kind == "vloc" and d_owner == actor:  # from an open pile
+                if d_base.startswith("DISCARD"):
+                    return f"{who} gains {what}"
+                return f"{who} gains {what} to {self.location(dst)}"
             if d_base.startswith("DISCARD"):
                 if from_game:
                     return f"{who} takes {what} from {self.location(src)} (to the discard)"
