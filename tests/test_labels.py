@@ -317,3 +317,5 @@ def test_stories_speak_the_games_words() -> None:
     assert "P1 gains Curse" in story, story[:3000]
     assert "supply 6" not in story and "(to the discard)" not in story
     assert "P0's discard pile" in story and "P0's in play" in story
+    assert "\nSupply: Copper 46, Silver 40, Gold 30" in story  # the kingdom, told first
+    assert "Witch 10" in story.split("Setup")[0]

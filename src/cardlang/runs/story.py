@@ -85,6 +85,7 @@ def tell_story(
     (``result``: how it ended), told to everyone or, with ``seat``, as that seat saw it."""
     master = _MarkingMaster(game, limits)
     st = master.new_game(seed, record=True)
+    table = open_table(game, st)  # what lies open on the table as play begins
     decisions: dict[int, _Decision] = {}  # log position of a decision event -> its story
     reveals: list[str] = []  # the labels of secret picks, in the order they are revealed
     for index in choices:
@@ -119,10 +120,27 @@ def tell_story(
     head = [
         f"{game.source.name}, seed {seed}" + ("" if seat is None else f", as seen by P{seat}"),
         "players: " + ", ".join(f"P{i} {a}" for i, a in enumerate(agent_names)),
+        *table,
         "",
     ]
     body = teller.tell(st.log or [], master.marks)
     return "\n".join([*head, *body, "", render_result(result)])
+
+
+def open_table(game: Game, st: Gamestate) -> list[str]:
+    """The game's open locations as play begins, one line per name (indexed ones, a
+    Supply: each pile by its top card and size), as the game displays them; bookkeeping
+    left out.  Dominion's kingdom, told at the start of its story."""
+    shows = game.checked.presentation
+    lines: dict[str, list[str]] = {}
+    for (owner, kind, name), cards in st.zones.items():
+        base = name.partition("#")[0]
+        if owner != GAME_OWNER or kind != "vloc" or not cards or (kind, base) in shows.bookkeeping:
+            continue
+        title = shows.displays.get((kind, base), words(base))
+        top = card_title(st.cards[cards[-1]]).removeprefix("the ")
+        lines.setdefault(title, []).append(f"{top} {len(cards)}" if len(cards) > 1 else top)
+    return [f"{title}: {', '.join(piles)}" for title, piles in lines.items()]
 
 
 def tell_events(
