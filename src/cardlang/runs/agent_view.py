@@ -50,6 +50,7 @@ GAME_ONLY_VIEW: Mapping[str, str] = {
     "choice": "None: the pending choice node of the compiled rules",
     "limits": "None: the game's limits, which a simulation keeps to",
     "engine": "None: the engine that plays the game, which a simulation uses too",
+    "table_scores": "None: each seat's (table-score ...), evaluated by the game's engine",
     "master": "raises SandboxUnavailable: a Gamemaster to simulate with",
     "determinize": "raises SandboxUnavailable: a Gamestate consistent with the view",
     "skeleton": "raises SandboxUnavailable: what determinize deals into",
@@ -223,6 +224,7 @@ class SandboxView:
     choice = None
     limits = None
     engine = None
+    table_scores = None
 
     def __init__(
         self,
