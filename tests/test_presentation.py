@@ -289,3 +289,32 @@ def test_card_badges_and_colours() -> None:
     errors = _errors(bad)
     assert any("no attribute RANKK" in e and "RANK" in e for e in errors), errors
     assert any("is not a colour" in e for e in errors), errors
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_table_score_that_fails_changes_nothing(engine: str) -> None:
+    """A table score that fails (here a division by a score of 0) is a rule error at its
+    place, and the game goes on as if it had never been asked."""
+    from cardlang.errors import RuleError
+
+    failing = load_game(
+        text=SMALL.replace(
+            '(table-score "Points" ((current player) sto SCORE))',
+            '(table-score "Points" (// 10 ((current player) sto SCORE)))',
+        )
+    )
+    for seed in range(4):
+        logs, failed = [], 0
+        for ask in (True, False):
+            master = failing.master(engine=engine)
+            st = master.new_game(seed, record=True)
+            rng = random.Random(seed)
+            while not st.is_over:
+                if ask:  # at every decision: it fails where some seat's score is 0
+                    try:
+                        master.table_scores(st)
+                    except RuleError:
+                        failed += 1
+                master.apply(st, rng.randrange(len(master.legal_options(st))))
+            logs.append((list(st.log), master.result(st)))
+        assert failed and logs[0] == logs[1]

@@ -2242,38 +2242,42 @@ void VM::finish(State& st) {
   }
 }
 
-std::vector<i64> VM::table_scores(State& st) {
-  // as current_scores, over the one expression: the checker holds it to what every player
-  // sees and keeps random out of it, so evaluating it changes nothing
-  Frame& root = st.stack[0];
+template <class F>
+static auto per_seat(State& st, F evaluate) {
+  // evaluate with each seat in turn as (current player), from the root frame, as the
+  // scoring reads it; the state as it was afterwards, after a rule error too
+  // (gamemaster.py: _per_seat)
   i32 saved_idx = st.stage_idx;
-  i64 saved_cur = root.f[S_CUR];
+  i64 saved_cur = st.stack[0].f[S_CUR];
   st.stage_idx = 0;
-  std::vector<i64> scores;
-  for (i64 p = 0; p < st.nplayers; p++) {
-    set_current(st.stack[0], p);
-    scores.push_back(ev(st, P.table_score));
+  std::vector<decltype(evaluate())> values;
+  try {
+    for (i64 p = 0; p < st.nplayers; p++) {
+      set_current(st.stack[0], p);
+      values.push_back(evaluate());
+    }
+  } catch (...) {
+    set_current(st.stack[0], saved_cur);
+    st.stage_idx = saved_idx;
+    throw;
   }
   set_current(st.stack[0], saved_cur);
   st.stage_idx = saved_idx;
-  return scores;
+  return values;
+}
+
+std::vector<i64> VM::table_scores(State& st) {
+  // the checker holds the table score to what every player sees and keeps random out of
+  // it, so evaluating it changes nothing
+  return per_seat(st, [&] { return ev(st, P.table_score); });
 }
 
 std::vector<std::vector<i64>> VM::current_scores(State& st) {
-  Frame& root = st.stack[0];
-  i32 saved_idx = st.stage_idx;
-  i64 saved_cur = root.f[S_CUR];
-  st.stage_idx = 0;
-  std::vector<std::vector<i64>> scores;
-  for (i64 p = 0; p < st.nplayers; p++) {
-    set_current(st.stack[0], p);
+  return per_seat(st, [&] {
     std::vector<i64> keys;
     for (const auto& s : P.scoring) keys.push_back(ev(st, s.second));
-    scores.push_back(std::move(keys));
-  }
-  set_current(st.stack[0], saved_cur);
-  st.stage_idx = saved_idx;
-  return scores;
+    return keys;
+  });
 }
 
 void VM::fail(State& st, const RuleErr& err) {

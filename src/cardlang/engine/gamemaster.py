@@ -18,7 +18,7 @@ that this module does not import game.py, which imports it for ``Game.master()``
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, cast
 
@@ -94,6 +94,7 @@ class Rules(Protocol):
 
 #: The game a Gamemaster plays: ``Game.master()`` gives a ``Gamemaster[Game]``.
 G = TypeVar("G", bound=Rules)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -356,37 +357,34 @@ class Gamemaster(Generic[G]):
     def current_scores(self, st: Gamestate) -> list[tuple[int, ...]]:
         """Per seat, (score, tie-break values...) as the scoring says now, whatever the
         game's status (a running game's scoring may raise ``RuleError``)."""
-        root = st.stack[0]  # the ROOT frame, at the bottom
-        saved_idx, saved_cur = st.stage_idx, root[F_CUR]
-        st.stage_idx = 0
-        scores = []
-        for p in range(st.nplayers):
-            set_current(root, p)
-            scores.append(
-                (self.game.scoring(st), *(tiebreak(st) for _, tiebreak in self.game.tiebreaks))
-            )
-        set_current(root, saved_cur)
-        st.stage_idx = saved_idx
-        return scores
+        tiebreaks = [tiebreak for _, tiebreak in self.game.tiebreaks]
+        return self._per_seat(st, lambda s: (self.game.scoring(s), *(t(s) for t in tiebreaks)))
 
     def table_scores(self, st: Gamestate) -> list[int] | None:
         """Per seat, the game's ``(table-score ...)`` as it stands, for people; None for a
         game without one.  It reads only what every player sees and draws no random
         number (the checker holds it to that), so evaluating it changes nothing."""
-        if self.game.table_score is None:
+        table_score = self.game.table_score
+        if table_score is None:
             return None
-        root = st.stack[0]
+        return self._per_seat(st, lambda s: int(table_score(s)))
+
+    @staticmethod
+    def _per_seat(st: Gamestate, evaluate: Callable[[Gamestate], T]) -> list[T]:
+        """``evaluate`` with each seat in turn as (current player), from the root frame
+        (as the scoring reads it); the state as it was afterwards, a rule error too."""
+        root = st.stack[0]  # the ROOT frame, at the bottom
         saved_idx, saved_cur = st.stage_idx, root[F_CUR]
         st.stage_idx = 0
-        scores = []
         try:
+            values = []
             for p in range(st.nplayers):
                 set_current(root, p)
-                scores.append(int(self.game.table_score(st)))
+                values.append(evaluate(st))
+            return values
         finally:
             set_current(root, saved_cur)
             st.stage_idx = saved_idx
-        return scores
 
     def _fail(self, st: Gamestate, err: RuleError | RecursionError) -> None:
         if isinstance(err, RecursionError):  # a safety net: the language bounds its nesting

@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -603,18 +603,16 @@ class NativeMaster:
         return game_result(self.game, st)
 
     def current_scores(self, st: NativeState) -> list[tuple[int, ...]]:
-        try:
-            return self.program.current_scores(st.raw)  # type: ignore[no-any-return]
-        except ValueError as err:
-            text = str(err)
-            if not text.startswith("rule:"):
-                raise
-            _, span, message = text.split(":", 2)
-            raise self.rule_error(st, message, int(span)) from None
+        return self._scores(self.program.current_scores, st)  # type: ignore[no-any-return]
 
     def table_scores(self, st: NativeState) -> list[int] | None:
+        return self._scores(self.program.table_scores, st)  # type: ignore[no-any-return]
+
+    def _scores(self, read: Callable[[Any], Any], st: NativeState) -> Any:
+        """``read(st.raw)``; a rule error the native scoring reports ("rule:SPAN:TEXT")
+        raised as the Python engine raises it."""
         try:
-            return self.program.table_scores(st.raw)  # type: ignore[no-any-return]
+            return read(st.raw)
         except ValueError as err:
             text = str(err)
             if not text.startswith("rule:"):
