@@ -318,3 +318,15 @@ def test_a_table_score_that_fails_changes_nothing(engine: str) -> None:
                 master.apply(st, rng.randrange(len(master.legal_options(st))))
             logs.append((list(st.log), master.result(st)))
         assert failed and logs[0] == logs[1]
+
+
+def test_checking_the_forms_leaves_the_name_checks_as_they_were() -> None:
+    """A location filled as one kind and read as another is still the checker's error
+    when a (display ...) names it (the forms' check once added the read kinds to the
+    written ones, hiding it)."""
+    text = SMALL.replace(
+        "(scoring max ((current player) sto SCORE))",
+        "(scoring max (+ ((current player) sto SCORE) (size (game iloc PILE))))",
+    )
+    errors = _errors(text)
+    assert any("never filled as an iloc" in e for e in errors), errors

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
 from cardlang.errors import did_you_mean
 from cardlang.language import ast
@@ -43,6 +43,10 @@ class PresentationRules(RuleBase):
         game = self.out.game
         forms = game.presentation or ast.Presentation(span=game.span)
         out = Presentation()
+        self._used = {  # the names the game uses (written or read), per family: their kinds
+            "loc": _kinds_by_name(self.loc_written, self.loc_read),
+            "sto": _kinds_by_name(self.sto_written, self.sto_read),
+        }
         for d in forms.displays:
             if self._presented_name(d.kind, d.name, d.span):
                 key = (d.kind, d.name)
@@ -114,14 +118,7 @@ class PresentationRules(RuleBase):
         is_location = kind in ("vloc", "iloc", "hloc", "mem")
         if is_location and self.dynamic_names or not is_location and self.dynamic_storages:
             return True  # names made at run time: nothing to hold it to
-        if is_location:
-            used = dict(self.loc_written)
-            for read, read_kind, _ in self.loc_read:
-                used.setdefault(read, set()).add(read_kind)
-        else:
-            used = dict(self.sto_written)
-            for read, read_kind, _ in self.sto_read:
-                used.setdefault(read, set()).add(read_kind)
+        used = self._used["loc" if is_location else "sto"]
         if kind in used.get(name, ()):
             return True
         what = "location" if is_location else "storage"
@@ -138,7 +135,7 @@ class PresentationRules(RuleBase):
             return ()
         if len(forms) > 1:
             self.error(forms[1].span, "a game has one (hand-order ...)")
-        known = {*self.out.deck_attributes, *self.out.kind_attribute_types}
+        known = self._card_attributes()
         keys = []
         for key in forms[0].keys:
             if known and key.value not in known:
@@ -190,6 +187,16 @@ class PresentationRules(RuleBase):
             return
         for child in _children(node):
             self._public_only(child, sized=isinstance(node, ast.Size))
+
+
+def _kinds_by_name(
+    written: Mapping[str, set[str]], read: Iterable[tuple[str, str, ast.Span]]
+) -> dict[str, set[str]]:
+    """Each name's kinds, written or read (new sets: the checker's own stay as they are)."""
+    used = {name: set(kinds) for name, kinds in written.items()}
+    for name, kind, _ in read:
+        used.setdefault(name, set()).add(kind)
+    return used
 
 
 def _children(node: ast.Node) -> Iterator[ast.Node]:
