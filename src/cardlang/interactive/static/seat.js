@@ -69,6 +69,14 @@ function cardNode(entry, size, target) {
   return node;
 }
 
+// One pile of indexed locations (a Supply pile): its top card with the pile's size; a
+// click takes from it when that is one move.
+function pileNode(zone) {
+  if (!zone.size) return el("div", "empty", "card gone");
+  const top = counted(zone.cards[zone.cards.length - 1])[0];
+  return cardNode(top, zone.size, ["zone", zone.ref]);
+}
+
 function renderZones(box, zones) {
   box.replaceChildren();
   if (!zones.length) box.append(el("p", "nothing", "empty"));
@@ -77,9 +85,7 @@ function renderZones(box, zones) {
     const owner = zone.owner === "you" || zone.owner === "game" ? "" : zone.owner + " ";
     const title = `${owner}${zone.name}`;
     if (piles && piles.title === title && zone.index !== null) {
-      piles.cards.append(zone.size
-        ? cardNode(counted(zone.cards[zone.cards.length - 1])[0], zone.size, ["zone", zone.ref])
-        : el("div", "empty", "card gone"));
+      piles.cards.append(pileNode(zone));
       continue;
     }
     const div = el("div", null, "zone");
@@ -89,9 +95,7 @@ function renderZones(box, zones) {
     if (zone.cards === null) {
       cards.append(el("div", String(zone.size), "card back"));
     } else if (grouped) {
-      cards.append(zone.size
-        ? cardNode(counted(zone.cards[zone.cards.length - 1])[0], zone.size, ["zone", zone.ref])
-        : el("div", "empty", "card gone"));
+      cards.append(pileNode(zone));
       piles = { title, cards };
     } else if (!zone.cards.length) {
       cards.append(el("span", "empty", "empty"));
