@@ -9,6 +9,7 @@ import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -179,41 +180,55 @@ def test_deep_sets_ignores_padding_and_is_deterministic_on_cpu(tmp_path: Path) -
 
 
 @pytest.mark.parametrize("phi_layers", [0, 1])
-def test_deep_sets_shared_name_rows_change_no_bit(monkeypatch, phi_layers: int) -> None:
-    """Each distinct row of names is summed once and gathered back (network._bag), and
-    the masked max reuses the masked product: the outputs are bit for bit those of a
-    bag per row and a max over -inf padding; a hash collision falls back to a bag per
-    row."""
+def test_deep_sets_packed_forward_is_the_padded_function(monkeypatch, phi_layers: int) -> None:
+    """The packed forward (real tokens and legal actions only, each distinct token and
+    action computed once) gives the padded reference's outputs and gradients, up to the
+    order of float sums; a row without tokens and a row without actions included; a
+    hash collision falls back to every row its own, with the same outputs."""
     from cardlang.agents.neural import network
 
     game = load_game(ROOT / "games/dominion.rcy")
     model = _model(game, body="deepsets")
-    model.net = network.DeepSetsNet(replace(model.config, phi_layers=phi_layers)).eval()
+    torch.manual_seed(phi_layers)
+    net = network.DeepSetsNet(replace(model.config, phi_layers=phi_layers))
     items = _tokens(model, game, limit=24)
     x = batch_tensors(collate(items))
     x["token_mask"][3] = False  # a row without tokens
-    with torch.no_grad():
-        shared = model.net(**x)
-        monkeypatch.setattr(network, "_distinct_rows", lambda rows: (rows, None))
-        reference = model.net(**x)
-        names = x["names"]
-        h = model.net.phi(
-            model.net._bag(names)
-            + model.net.counts(x["kinds"].long() * network.BUCKETS + x["buckets"].long())
-            + model.net.continuous(x["continuous"])
-        )
-    assert torch.equal(shared[0], reference[0]) and torch.equal(shared[1], reference[1])
-    if phi_layers:
-        mask = x["token_mask"].unsqueeze(-1)
-        largest = h.masked_fill(~mask, float("-inf")).amax(1)
-        largest = torch.where(torch.isfinite(largest), largest, torch.zeros_like(largest))
-        assert torch.equal((h * mask.to(h.dtype)).amax(1), largest)
-    monkeypatch.undo()
-    rows = names.reshape(-1, names.shape[-1])
-    distinct, inverse = network._distinct_rows(rows)
-    assert inverse is not None and len(distinct) < len(rows) / 4
-    monkeypatch.setattr(network, "_ROW_HASH", torch.zeros(64, dtype=torch.int64))
-    assert network._distinct_rows(rows)[1] is None  # every row alike to the hash
+    x["action_mask"][5] = False  # a row without actions (a final observation)
+
+    def run(forward: Any) -> tuple[Any, ...]:
+        net.zero_grad()
+        logits, values = forward(**x)
+        legal = logits[x["action_mask"]]
+        (legal.square().sum() + values.sum()).backward()
+        grads = [p.grad.clone() for p in net.parameters() if p.grad is not None]
+        return (logits, values, *grads)
+
+    packed, padded = run(net), run(net.padded_forward)
+    assert torch.equal(torch.isinf(packed[0]), ~x["action_mask"])
+    assert torch.equal(torch.isinf(padded[0]), ~x["action_mask"])
+    legal = x["action_mask"]
+    torch.testing.assert_close(packed[0][legal], padded[0][legal], rtol=1e-4, atol=1e-5)
+    for a, b in zip(packed[1:], padded[1:], strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+    keys = network._row_keys((x["names"].reshape(-1, x["names"].shape[-1]),))
+    first, inverse = network._distinct_index(keys)
+    assert len(first) < len(inverse) / 4  # rows repeat: the sharing pays
+    monkeypatch.setattr(network, "_ROW_HASH", torch.ones((2, 64), dtype=torch.int64))
+    first, inverse = network._distinct_index(
+        network._row_keys((x["names"].reshape(-1, x["names"].shape[-1]),))
+    )
+    assert len(first) < len(inverse)  # the second hash is no check here: rows merge
+    monkeypatch.setattr(
+        network, "_ROW_HASH", torch.stack([torch.ones(64, dtype=torch.int64), torch.arange(64)])
+    )
+    first, inverse = network._distinct_index(
+        network._row_keys((x["names"].reshape(-1, x["names"].shape[-1]),))
+    )
+    assert torch.equal(first, torch.arange(len(inverse)))  # the check caught the collision
+    fallback = run(net)
+    for a, b in zip(fallback, packed, strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
 
 
 # ---------------------------------------------------------------- search and agent

@@ -205,6 +205,36 @@ def test_a_search_run_folder_is_not_resumed_as_ppo(game: Path, tmp_path: Path) -
         TrainingRun.open(search, out, print)
 
 
+def test_a_resumed_run_refuses_changed_settings_and_takes_its_length(
+    game: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``cardlang train`` again on a run folder: the options the command names that the
+    run learns with must equal the run's (a value equal to the default is still asked
+    for); its length and evaluation apply; the model card's Reproduce line names what
+    ran."""
+    from cardlang.cli.main import main
+
+    out = tmp_path / "run"
+    base = [
+        "train", str(game), "--out", str(out), "--updates", "1", "--envs", "8",
+        "--horizon", "4", "--width", "16", "--hidden", "16", "--evaluate-every", "0",
+        "--opponents", "self@1,random@1",
+    ]  # fmt: skip
+    assert main([*base, "--rounds", "1", "--lr", "0.001", "--entropy", "0.02"]) == 0
+    capsys.readouterr()
+    # --lr left out: the run's 0.001 goes on; --entr (abbreviated) names it anyway
+    assert main([*base, "--rounds", "2", "--lr=0.0003", "--entr", "0.02"]) == 2
+    err = capsys.readouterr().err
+    assert "--lr 0.0003 (the run's: 0.001)" in err and "entropy" not in err
+    assert "Leave them out to resume it" in err
+    assert main([*base, "--rounds", "2", "--epochs", "2"]) == 0  # the default, asked: equal
+    assert main([*base, "--rounds", "3", "--eval-games", "10", "--evaluate-every", "0"]) == 0
+    rows = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [r["round"] for r in rows] == [1, 2, 3]
+    card = (out / "MODEL_CARD.md").read_text()
+    assert "--lr 0.001" in card and "--entropy 0.02" in card and "0.0003" not in card
+
+
 def test_a_killed_run_resumes_exactly(game: Path, tmp_path: Path) -> None:
     """kill -9 at any moment, then the same command: the model equals a run never
     stopped (checkpoints are written whole, by rename, after every round)."""

@@ -17,8 +17,11 @@ imports it.  Its input is a ``Batch`` of tokens (cardlang.information.tokens); s
   (``phi_layers``), then pooled by a masked mean and a masked max beside the situation
   token, projected to the summary (Deep Sets / PointNet): no attention, so its cost grows
   with the tokens, not their square, and names are summed by an ``EmbeddingBag`` (the
-  [B, T, 16, d] tensor of the transformer's sum is never made).  Both are invariant to
-  the order of the tokens and read the same inputs.
+  [B, T, 16, d] tensor of the transformer's sum is never made).  Its forward is packed:
+  only real tokens and legal actions, each distinct one once (a Dominion minibatch
+  repeats most of its tokens and nearly all its actions), a third of the padded
+  forward's and backward's cost.  Both bodies are invariant to the order of the tokens
+  and read the same inputs.
 - **Policy.**  Each action token (the option's key: branch, bound values, cards by their
   components) is embedded the same way; an MLP of (summary, action) gives its logit.
   Padding and illegal actions get -inf, so softmax never chooses them.
@@ -162,28 +165,23 @@ class DeepSetsNet(nn.Module):
         self.value = mlp(d, config.hidden, config.seats)
 
     def _bag(self, names: torch.Tensor) -> torch.Tensor:
-        """[..., N] name ids -> [..., d], the sum of their embeddings (0: none).
+        """[R, N] name ids -> [R, d], the sum of each row's embeddings (0: none).
 
         A batch repeats the same rows of names many times (the same card in the same
-        zone, decision after decision: in a Dominion minibatch, padding included, about
-        1 row in 200 is distinct): each distinct row is summed once, as one flat bag
-        of the names present (a token has about 6 of its 16 slots filled), and the sums
-        are gathered back, forward and backward (about a fifth of a PPO minibatch's
-        work).  Rows are told apart by a hash, checked exactly against the rows
-        themselves (a collision, never seen, falls back to every row its own bag); each
-        sum is the same bag in the same order as without the sharing, so the values are
-        bit for bit the same."""
-        shape = names.shape
-        rows = names.reshape(-1, shape[-1])
-        distinct, inverse = _distinct_rows(rows)
+        zone, decision after decision: in a Dominion minibatch about 1 row in 100 is
+        distinct): each distinct row is summed once, as one flat bag of the names
+        present (a token has about 6 of its 16 slots filled), and the sums are gathered
+        back, forward and backward."""
+        if len(names) == 0:
+            return self.counts.weight.new_zeros((0, self.config.width))
+        first, inverse = _distinct_index(_row_keys((names,)))
+        distinct = names[first].long()
         present = distinct != 0
         counts = present.sum(1)
         offsets = torch.zeros_like(counts)
         offsets[1:] = counts.cumsum(0)[:-1]
         sums = self.names(distinct[present], offsets)
-        if inverse is not None:
-            sums = sums[inverse]
-        return sums.reshape(*shape[:-1], -1)
+        return sums[inverse]
 
     def forward(
         self,
@@ -195,48 +193,187 @@ class DeepSetsNet(nn.Module):
         action_names: torch.Tensor,
         action_mask: torch.Tensor,
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """(logits [B, A] with -inf where ``action_mask`` is False, values [B, seats])."""
+        """(logits [B, A] with -inf where ``action_mask`` is False, values [B, seats]).
+
+        Packed: only the real tokens and the legal actions are computed, never the
+        padding, and each distinct token (names, kind, count and features alike: in a
+        Dominion minibatch about 1 in 5) goes through phi once, each distinct action
+        through its layers once.  The function is the padded one's (``padded_forward``,
+        which the tests hold it to); only the order of its sums differs."""
+        b, t = token_mask.shape
+        n = names.shape[-1]
+        real = token_mask.reshape(-1).nonzero().squeeze(1)
+        kinds, buckets = kinds.reshape(-1).long(), buckets.reshape(-1).long()
+        features = continuous.reshape(-1, continuous.shape[-1])
+        names = names.reshape(-1, n)
+        parts = (names, kinds[:, None], buckets[:, None], features.view(torch.int32))
+        first, inverse = _distinct_index(_row_keys(parts, real))
+        at = real[first]  # the distinct tokens' slots
+        x = (
+            self._bag(names[at])
+            + self.counts(kinds[at] * BUCKETS + buckets[at])
+            + self.continuous(features[at])
+        )
+        kinds = kinds[real]
+        h = self.phi(x)  # [distinct tokens, d]
+        summary = self._pool(h, inverse, real, kinds == SITUATION, b, t)
+        return _packed_heads(self, summary, action_names, action_mask)
+
+    def _pool(
+        self,
+        h: torch.Tensor,
+        inverse: torch.Tensor,
+        real: torch.Tensor,
+        situation: torch.Tensor,
+        b: int,
+        t: int,
+    ) -> torch.Tensor:
+        """The summary from the distinct tokens' ``h`` ([U, d]; the real token ``real[i]``
+        of the [b, t] slots is ``h[inverse[i]]``): mean and max over each row's tokens,
+        and its situation token.
+
+        Neither pool lays the tokens out as [b, t, d] with a gradient (its backward,
+        the max's above all, was half of a PPO minibatch's): the mean is a sparse
+        product (each row's tokens' weights 1/n), the max finds each (row, feature)'s
+        winning token without a gradient and gathers it with one, so the gradient goes
+        to the winner as amax's does.  A tie gives it all to one token, not a share to
+        each: ties are ReLU's zeros, which pass no gradient either way (or, without phi,
+        equal floats of distinct tokens: measure zero)."""
+        d = h.shape[1]
+        owner = real // t
+        count = torch.bincount(owner, minlength=b).clamp(min=1).to(h.dtype)
+        weights = torch.sparse_coo_tensor(
+            torch.stack([owner, inverse]),
+            count.reciprocal()[owner],
+            (b, len(h)),
+            check_invariants=False,  # built in bounds here
+        )
+        mean = torch.sparse.mm(weights, h)
+        # phi ends in a ReLU: every h >= 0, so the padding's 0 never exceeds a real
+        # token's largest, and a row without tokens gets 0; without phi the padding
+        # is -inf, and a row without tokens gets 0 after
+        pad = 0.0 if self.config.phi_layers else float("-inf")
+        table = torch.cat([h, h.new_full((1, d), pad)])
+        slots = torch.full((b * t,), len(h), dtype=torch.long, device=h.device)
+        slots[real] = inverse
+        if torch.is_grad_enabled() and h.requires_grad:
+            with torch.no_grad():  # [d, b, t]: the max over a contiguous last dimension
+                laid = table.T.contiguous().index_select(1, slots).view(d, b, t)
+                winner = slots.view(b, t).gather(1, laid.argmax(-1).T)  # [b, d]
+            largest = table.gather(0, winner)
+        else:  # playing: the values alone (a quarter of the winners' cost)
+            largest = table.index_select(0, slots).view(b, t, d).amax(1)
+        if not self.config.phi_layers:
+            largest = torch.where(torch.isfinite(largest), largest, torch.zeros_like(largest))
+        spot = h.new_zeros((b, d)).index_add(0, owner[situation], h[inverse[situation]])
+        return self.pool(torch.cat([mean, largest, spot], dim=-1))
+
+    def padded_forward(
+        self,
+        names: torch.Tensor,
+        kinds: torch.Tensor,
+        buckets: torch.Tensor,
+        continuous: torch.Tensor,
+        token_mask: torch.Tensor,
+        action_names: torch.Tensor,
+        action_mask: torch.Tensor,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """The same function over every padded slot, written plainly: the reference
+        ``forward`` is tested against (and its cost before packing, for benchmarks)."""
         kinds, buckets = kinds.long(), buckets.long()
-        x = self._bag(names) + self.counts(kinds * BUCKETS + buckets) + self.continuous(continuous)
+        flat = names.reshape(-1, names.shape[-1])
+        x = (
+            self._bag(flat).reshape(*names.shape[:-1], -1)
+            + self.counts(kinds * BUCKETS + buckets)
+            + self.continuous(continuous)
+        )
         h = self.phi(x)
         mask = token_mask.unsqueeze(-1)
         weights = mask.to(h.dtype)
-        kept = h * weights
-        mean = kept.sum(1) / weights.sum(1).clamp(min=1.0)
-        if self.config.phi_layers:
-            # phi ends in a ReLU: every token's h >= 0, so the padding's 0 never exceeds
-            # a real token's largest, and a row without tokens gets 0
-            largest = kept.amax(1)
-        else:
-            largest = h.masked_fill(~mask, float("-inf")).amax(1)
-            # a padding row (no token at all) has no largest: 0, not -inf
-            largest = torch.where(torch.isfinite(largest), largest, torch.zeros_like(largest))
-        situation = (h * (kinds == SITUATION).unsqueeze(-1).to(h.dtype)).sum(1)
+        mean = (h * weights).sum(1) / weights.sum(1).clamp(min=1.0)
+        largest = h.masked_fill(~mask, float("-inf")).amax(1)
+        largest = torch.where(torch.isfinite(largest), largest, torch.zeros_like(largest))
+        situation = (h * ((kinds == SITUATION) & token_mask).unsqueeze(-1).to(h.dtype)).sum(1)
         summary = self.pool(torch.cat([mean, largest, situation], dim=-1))
-        actions = self.action(self._bag(action_names))
+        a = action_names.reshape(-1, action_names.shape[-1])
+        actions = self.action(self._bag(a).reshape(*action_names.shape[:-1], -1))
         return _heads(self, summary, actions, action_mask)
 
 
-#: Odd 64-bit multipliers of the row hash in ``_distinct_rows`` (fixed: no randomness).
+def _packed_heads(
+    net: DeepSetsNet,
+    summary: torch.Tensor,
+    action_names: torch.Tensor,
+    action_mask: torch.Tensor,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``_heads`` over the legal actions only: the policy's first layer splits into its
+    summary half (once per row) and its action half (once per distinct action)."""
+    b, a = action_mask.shape
+    d = summary.shape[1]
+    legal = action_mask.reshape(-1).nonzero().squeeze(1)
+    rows = action_names.reshape(-1, action_names.shape[-1])
+    first, inverse = _distinct_index(_row_keys((rows,), legal))
+    actions = net.action(net._bag(rows[legal[first]]))
+    layer = net.policy[0]
+    assert isinstance(layer, nn.Linear)
+    by_row = nn.functional.linear(summary, layer.weight[:, :d], layer.bias)
+    by_action = nn.functional.linear(actions, layer.weight[:, d:])
+    hidden = by_row[legal // a] + by_action[inverse]
+    scores = net.policy[1:](hidden).squeeze(-1)
+    logits = summary.new_full((b * a,), float("-inf")).index_copy(0, legal, scores)
+    raw = net.value(summary)
+    values = torch.tanh(raw) if net.config.solo else torch.sigmoid(raw)
+    return logits.reshape(b, a), values
+
+
+#: Odd 64-bit multipliers of the two row hashes in ``_row_keys`` (fixed: no randomness).
 _ROW_HASH = torch.tensor(
-    [(0x9E3779B97F4A7C15 * (k + 1)) % (1 << 63) | 1 for k in range(64)], dtype=torch.int64
+    [
+        [(m * (k + 1)) % (1 << 63) | 1 for k in range(64)]
+        for m in (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F)
+    ],
+    dtype=torch.int64,
 )
 
 
-def _distinct_rows(rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
-    """(the distinct rows, each row's index among them), or (rows, None) where a hash
-    collision made two different rows look alike."""
-    width = rows.shape[-1]
-    if len(rows) == 0 or width > len(_ROW_HASH):
-        return rows, None
-    keys = (rows.long() * _ROW_HASH[:width]).sum(1)  # wraps around: a hash
-    unique, inverse = torch.unique(keys, return_inverse=True)
-    first = torch.empty(len(unique), dtype=torch.long)
-    first.scatter_(0, inverse, torch.arange(len(keys)))
-    distinct = rows[first]
-    if not torch.equal(distinct[inverse], rows):
-        return rows, None
-    return distinct, inverse
+def _row_keys(
+    parts: tuple[torch.Tensor, ...], rows: torch.Tensor | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Two independent 64-bit hashes of each row of the columns ``parts`` (integer
+    tensors [R, k] side by side), of the rows ``rows`` only (None: all).  Computed over
+    every row at once (a multiply and a sum, no gather of the rows themselves)."""
+    keys = []
+    for multipliers in _ROW_HASH.to(parts[0].device):
+        key: torch.Tensor | None = None
+        at = 0
+        for part in parts:  # an integer product that wraps around
+            width = part.shape[-1]
+            factors = multipliers[at : at + width]
+            if part.is_cuda:  # no integer matrix product there
+                term = (part.long() * factors).sum(-1)
+            else:  # an mv: a fifth of the multiply-and-sum's time on a CPU
+                term = part.long() @ factors
+            key, at = term if key is None else key + term, at + width
+        assert key is not None and at <= len(multipliers)
+        keys.append(key if rows is None else key[rows])
+    return keys[0], keys[1]
+
+
+def _distinct_index(keys: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+    """(the index of one occurrence of each distinct row, each row's index among
+    them), rows told apart by their first hash and checked by their second: two rows
+    are taken for one only where both 64-bit hashes agree (a 128-bit match).  Where the
+    second disagrees inside a group of the first, every row is its own."""
+    key, check = keys
+    every = torch.arange(len(key), device=key.device)
+    if len(key) == 0:
+        return every, every
+    unique, inverse = torch.unique(key, return_inverse=True)
+    first = torch.empty(len(unique), dtype=torch.long, device=key.device)
+    first.scatter_(0, inverse, every)
+    if not torch.equal(check[first][inverse], check):
+        return every, every
+    return first, inverse
 
 
 def batch_tensors(batch: Batch, device: torch.device | str = "cpu") -> dict[str, torch.Tensor]:

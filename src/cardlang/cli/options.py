@@ -324,3 +324,24 @@ def state_keys_of(args: argparse.Namespace, game: Any) -> Any:
         return StateKeys.make(args.keys, ignore)
     except ValueError as e:
         raise UsageError(f"--keys {args.keys} --ignore: {e}") from None
+
+
+def record_given(p: argparse.ArgumentParser) -> None:
+    """After parsing, ``args.given`` is the set of the destinations of the options the
+    command line named (abbreviated, ``--x=v`` or not), whatever their values: a value
+    equal to its default was still asked for.  Each option's action is made a subclass
+    that notes its destination when argparse calls it (defaults are set without a call)."""
+    p.set_defaults(given=None)
+    for action in p._actions:
+        if action.option_strings and not isinstance(action, argparse._HelpAction):
+            action.__class__ = _noting(type(action))
+
+
+def _noting(kind: type) -> type:
+    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
+        given = getattr(namespace, "given", None) or set()
+        given.add(self.dest)
+        namespace.given = given
+        return kind.__call__(self, parser, namespace, values, option_string)
+
+    return type(f"Noting{kind.__name__}", (kind,), {"__call__": __call__})

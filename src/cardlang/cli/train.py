@@ -24,6 +24,7 @@ from cardlang.cli.options import (
     param_option,
     positive,
     positive_float,
+    record_given,
     seed_option,
     whole,
 )
@@ -85,7 +86,7 @@ def add_parser(sub: SubParsers) -> None:
         help="steps per game and update (64); a round's --horizon x --updates steps per game "
         "should exceed --max-decisions, or self-play games cut at the round's end are lost",
     )
-    g.add_argument("--epochs", type=positive, default=3, help="passes over each update's steps (3)")
+    g.add_argument("--epochs", type=positive, default=2, help="passes over each update's steps (2)")
     g.add_argument("--clip", type=non_negative, default=0.2, help="PPO ratio clip (0.2)")
     g.add_argument("--entropy", type=non_negative, default=0.01, help="entropy weight (0.01)")
     g.add_argument("--lam", type=non_negative, default=0.95, help="GAE lambda (0.95)")
@@ -253,6 +254,11 @@ def add_parser(sub: SubParsers) -> None:
         "--eval-iterations", type=whole, default=0, help="the model's search when evaluated (0)"
     )
     backend_options(p)
+    record_given(p)  # a resumed run refuses changed settings (run_folder.py)
+
+
+#: Options whose setting has another name in TrainConfig.
+OPTION_FIELDS = {"file": "game", "param": "params"}
 
 
 def cmd_train(args: argparse.Namespace) -> int:
@@ -304,13 +310,15 @@ def cmd_train(args: argparse.Namespace) -> int:
     def report(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
+    given = {OPTION_FIELDS.get(d, d) for d in args.given or ()}  # the settings asked for
+
     if ppo:
         from cardlang.learning.ppo_run import PPORun, parse_pool
 
         parse_pool(args.opponents)  # a bad pool fails before any set-up
         torch.set_num_threads(1)  # one process per core pays best on a CPU
-        PPORun.open(config, Path(args.out), report).run()
+        PPORun.open(config, Path(args.out), report, given).run()
     else:
-        TrainingRun.open(config, Path(args.out), report).run()
+        TrainingRun.open(config, Path(args.out), report, given).run()
     print(f"model: {Path(args.out) / 'model.pt'}; report: {Path(args.out) / 'report.html'}")
     return EXIT_OK

@@ -49,7 +49,7 @@ class AveragePolicy:
         self.net = copy.deepcopy(net)  # starts as the policy it averages from
         self.net.eval()
         self.capacity, self.minibatch, self.recent = capacity, minibatch, recent
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=lr)
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=lr, fused=True)
         self.draws = np.random.default_rng([seed, 1])  # reservoir places
         self.rng = torch.Generator().manual_seed(seed + 1)  # minibatches
         self.reservoir: list[Step] = []

@@ -53,7 +53,7 @@ class TrainConfig:
     envs: int = 128  # lockstep games in all lanes
     updates: int = 10  # PPO updates per round (a round ends in a checkpoint)
     horizon: int = 64  # steps per row and update
-    epochs: int = 3
+    epochs: int = 2
     clip: float = 0.2
     entropy: float = 0.01
     lam: float = 0.95

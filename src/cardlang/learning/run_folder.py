@@ -4,9 +4,10 @@ search``, ppo_run.py for ``--algorithm ppo``).
 A run lives in one folder (``--out``): ``model.pt`` (what ``neural:model=DIR`` loads),
 ``checkpoint.pt`` (the model with the training state), ``metrics.jsonl``, ``plots/``,
 ``report.html`` and ``MODEL_CARD.md``.  This base opens a new folder or resumes the run
-in it (the checkpoint's own settings kept, but for the rounds and the time limit asked
-for now), makes the model (new, or ``--init`` from a trained one), keeps the CPU clock
-across sessions and writes the files every round.  A subclass says how a round is
+in it (the checkpoint's own settings kept, but for the length and the evaluation asked
+for now; a command that changes any other is refused), makes the model (new, or
+``--init`` from a trained one), keeps the CPU clock across sessions and writes the
+files every round.  A subclass says how a round is
 played and what its checkpoint holds beside the model.
 """
 
@@ -14,7 +15,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from dataclasses import fields
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
@@ -99,9 +101,16 @@ class RunFolder:
 
     # ------------------------------------------------------------ open and resume
     @classmethod
-    def open(cls: type[Run], config: TrainConfig, out: Path, report: Report) -> Run:
-        """A new run in ``out``, or the run there resumed from its checkpoint (its own
-        settings kept, but for the rounds and the time limit asked for now)."""
+    def open(
+        cls: type[Run],
+        config: TrainConfig,
+        out: Path,
+        report: Report,
+        given: Collection[str] = (),
+    ) -> Run:
+        """A new run in ``out``, or the run there resumed from its checkpoint: its own
+        settings, but for those of ``RESUME_SETTINGS`` asked for now; a setting among
+        ``given`` (the ones the command named) that differs from the run's is refused."""
         path = out / CHECKPOINT
         if out.exists() and not out.is_dir():
             raise UsageError(f"--out {out} is a file, not a run folder")
@@ -116,7 +125,9 @@ class RunFolder:
         _check_same_run(config, saved, data, out)
         if saved.algorithm != cls.algorithm:
             raise UsageError(f"{out} holds a {saved.algorithm} run: resume it with that algorithm")
-        saved.rounds, saved.time_limit = config.rounds, config.time_limit
+        _check_unchanged(config, saved, given, out)
+        for name in RESUME_SETTINGS:
+            setattr(saved, name, getattr(config, name))
         run = cls(saved, out, report, checkpoint=data)
         check_game(run.model.game, run.game, False, path)
         if data["game"]["sha256"] != game_hash(run.game):
@@ -202,6 +213,39 @@ def _check_same_run(
             f"{out} holds a run with --param {_params(saved.params)}, not "
             f"{_params(config.params)}: a run keeps its parameters (give another --out)"
         )
+
+
+#: Settings a resumed run takes from the command (none of them changes what it learns):
+#: how long it goes on, and how and when it is evaluated.
+RESUME_SETTINGS = ("rounds", "time_limit", "evaluate_every", "eval_games", "eval_agents")
+
+
+def _check_unchanged(
+    config: TrainConfig, saved: TrainConfig, given: Collection[str], out: Path
+) -> None:
+    """A resumed run learns with the settings it started with (the model card's
+    "Reproduce" line names them): a command that asks for another is refused, naming
+    each, rather than silently ignored."""
+    names = {f.name for f in fields(TrainConfig)} - set(RESUME_SETTINGS) - {"game", "params"}
+    changed = [
+        f"--{name.replace('_', '-')} {_setting(getattr(config, name))} (the run's: "
+        f"{_setting(getattr(saved, name))})"
+        for name in sorted(names & set(given))
+        if getattr(config, name) != getattr(saved, name)
+    ]
+    if changed:
+        raise UsageError(
+            f"{out} holds a run that learns with its own settings, and this command changes "
+            f"{len(changed)}: {'; '.join(changed)}. Leave them out to resume it (only "
+            f"{', '.join('--' + n.replace('_', '-') for n in RESUME_SETTINGS)} apply to a "
+            "resumed run), or give another --out for a new run"
+        )
+
+
+def _setting(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        return ",".join(str(v) for v in value) or "(none)"
+    return "(none)" if value is None else str(value)
 
 
 def _params(params: dict[str, str]) -> str:
