@@ -330,3 +330,22 @@ def test_checking_the_forms_leaves_the_name_checks_as_they_were() -> None:
     )
     errors = _errors(text)
     assert any("never filled as an iloc" in e for e in errors), errors
+
+
+def test_a_decision_is_asked_in_words() -> None:
+    """A named situation is asked by the game's text (Hearts' passes count "1 of 3"); an
+    unnamed choice with few options by their labels (Kuhn's "Check or Bet 1?"), never
+    by its position."""
+    from cardlang.information.views import view_of
+
+    hearts = load_game(GAMES / "hearts.rcy")
+    m = hearts.master(engine="python")
+    st = m.new_game(1, record=True)
+    view = view_of(st, st.mover, hearts, m.legal_options(st))
+    assert table_of(view, view.option_labels).text == "Pass 3 cards to the left: 1 of 3"
+    kuhn = load_game(GAMES / "kuhn_poker.rcy")
+    m = kuhn.master(engine="python")
+    st = m.new_game(1, record=True)
+    view = view_of(st, st.mover, kuhn, m.legal_options(st))
+    assert view.situation == "CHOICE"
+    assert table_of(view, view.option_labels).text == "Check or Bet 1?"

@@ -188,6 +188,27 @@ def test_the_saved_policy_earns_its_value_when_played(tmp_path: Path, engine: st
     assert abs(mean - result["value"]) < 4 * sd / math.sqrt(games)
 
 
+def test_the_saved_policy_reads_in_words(tmp_path: Path) -> None:
+    """Each state of a saved policy says in words what the seat knows (its card, the
+    storages, what the other's decision changed) and its action by the game's label;
+    the entries are ordered by those words, so a hand's states sit together."""
+    table = tmp_path / "kuhn1.json"
+    solve(KUHN, 1, "--out", str(table))
+    entries = list(json.loads(table.read_text())["policy"].values())
+    assert len(entries) == 6
+    assert {e["label"] for e in entries} <= {"Check", "Bet 1", "Fold", "Call 1"}
+    states = [e["state"] for e in entries]
+    assert states == sorted(states)
+    for rank in ("JACK", "QUEEN", "KING"):
+        mine = [e for e in entries if e["state"].startswith(f"P1 sees P1 HAND {rank};")]
+        assert len(mine) == 2  # after a check, and facing a bet
+        facing = [e for e in mine if "STATE BET" in e["state"]]
+        assert len(facing) == 1 and "P0 decided: P0 CHIPS -2, POT 3, STATE BET" in facing[0]["state"]
+        assert facing[0]["label"] in ("Fold", "Call 1")
+    king = [e for e in entries if "HAND KING" in e["state"] and "STATE BET" in e["state"]]
+    assert king[0]["label"] == "Call 1"  # a king calls a bet: it cannot lose
+
+
 def test_the_process_is_consistent_with_its_policy() -> None:
     """The process's own transition weights close (each state's outflow is its weight),
     and evaluating the greedy policy by walking the game gives the solved value."""

@@ -262,3 +262,13 @@ def test_the_caches_do_not_keep_games_alive() -> None:
     del game
     gc.collect()
     assert ref() is None
+
+
+def test_an_unnamed_situation_is_told_by_its_labels() -> None:
+    """A choice without a situation name reads as its options' labels, each once
+    (Kuhn's "Check, Bet 1, Fold or Call 1"), not as its position; its key stays the
+    position (CHOICE@LINE:COL: what networks are keyed by)."""
+    vocab = Vocabulary.of(load_game(GAMES / "kuhn_poker.rcy"))
+    (situation,) = vocab.situations
+    assert situation.startswith("CHOICE@")
+    assert vocab.text(situation) == "Check, Bet 1, Fold or Call 1"

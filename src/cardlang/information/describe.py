@@ -211,7 +211,7 @@ def _vocabulary_table(vocab: Vocabulary) -> Any:
                         rows,
                         _pattern(site, branch),
                         _fork_values(branch),
-                        _snippet(vocab, branch),
+                        _snippet(vocab, site, branch),
                     )
                 )
                 at += n
@@ -245,5 +245,9 @@ def _fork_values(branch: Branch) -> str:
     return "; ".join(out)
 
 
-def _snippet(vocab: Vocabulary, branch: Branch) -> str:
-    return vocab.source.snippet(branch.span, width=48)
+def _snippet(vocab: Vocabulary, site: Site, branch: Branch) -> str:
+    """The condact as written; a labelled one by its label first ("Check": ...)."""
+    code = vocab.source.snippet(branch.span, width=48)
+    labels = site.choice.labels
+    label = labels[branch.index] if branch.index < len(labels) else None
+    return f'"{label.text}": {code}' if label is not None else code

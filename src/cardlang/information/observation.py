@@ -121,6 +121,64 @@ def observation_key(view: Any, kind: str, ignore: frozenset[str] = frozenset()) 
     return hashlib.blake2b(repr(content).encode(), digest_size=16).hexdigest()
 
 
+def state_text(view: Any, history: bool = True) -> str:
+    """What a seat knows, in words, for people reading a solved policy: the cards it
+    sees, the sizes of the locations it does not, the storages, and (``history``) what
+    each decision since the deal changed that it saw.  "P1 sees P1 HAND JACK; POT 3; P0 CHIPS
+    -2; P1 CHIPS -1; STATE BET | P0 decided: P0 CHIPS -2, POT 3, STATE BET".  A
+    description, not a key: two states may read alike (the key tells them apart)."""
+    seat = view.seat
+    parts = [
+        f"{_whose(owner, seat)}{name} {', '.join(card_type(c) for c in cards) or 'empty'}"
+        for (owner, _kind, name), cards in sorted(view.visible.items())
+    ]
+    parts += [
+        f"{_whose(owner, seat)}{name} {n} unseen"
+        for (owner, _kind, name), n in sorted(view.hidden_sizes.items())
+        if n
+    ]
+    parts += [
+        f"{_whose(owner, seat)}{name} {value}"
+        for (owner, name), value in sorted({**view.ints, **view.strs}.items())
+    ]
+    text = f"P{seat} sees " + "; ".join(parts)
+    if history:
+        text += "".join(f" | {step}" for step in _decisions(view.history, seat))
+    return text
+
+
+def _whose(owner: int, seat: int) -> str:
+    """The owner's prefix in ``state_text``: none for the game's, else P0, P1, team 2."""
+    if owner >= 0:
+        return f"P{owner} "
+    return "" if owner == -1 else f"team {-2 - owner} "
+
+
+def _decisions(history: Iterable[tuple[Any, ...]], seat: int) -> list[str]:
+    """Each decision of the history, by whom (with its label, for the seat's own), and
+    the storages it set that the seat saw, until the next decision."""
+    steps: list[str] = []
+    changes: dict[str, Any] = {}
+    head: str | None = None
+    for event in history:
+        if event[0] == "decision":
+            if head is not None:
+                steps.append(_step(head, changes))
+            _, mover, label, _turn, _situation = event
+            head, changes = f"P{mover} " + (f"chose {label}" if label else "decided"), {}
+        elif event[0] == "set" and head is not None:
+            (owner, name), value = event[1], event[2]
+            changes[f"{_whose(owner, seat)}{name}"] = value
+    if head is not None:
+        steps.append(_step(head, changes))
+    return steps
+
+
+def _step(head: str, changes: Mapping[str, Any]) -> str:
+    said = ", ".join(f"{name} {value}" for name, value in changes.items())
+    return f"{head}: {said}" if said else head
+
+
 @dataclass(frozen=True)
 class StateKeys:
     """How a seat's positions become states: the kind of key and the storages and

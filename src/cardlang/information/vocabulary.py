@@ -64,6 +64,7 @@ from cardlang.language.checker import (
     static_int,
 )
 from cardlang.language.kinds import KIND_ATTRIBUTE, card_type
+from cardlang.language.labels import labels_text
 from cardlang.language.statics import StaticNames, all_nodes, base_collection, may_hold
 
 if TYPE_CHECKING:
@@ -171,11 +172,15 @@ class Vocabulary:
         return self._ids[name]
 
     def text(self, situation: str) -> str:
-        """What a situation is about, for people (the declared text, or where it is)."""
+        """What a situation is about, for people: the declared text, else what its
+        options are labelled ("Check, Bet 1, Fold or Call 1"), else where it is."""
         declared = self._texts.get(situation)
         if declared is not None:
             return declared
         sites = self.sites_of(situation)
+        labelled = labels_text(t.text for s in sites for t in s.choice.labels if t is not None)
+        if labelled:
+            return labelled
         where = ", ".join(f"line {s.span.line}, column {s.span.column}" for s in sites)
         return f"the choice at {where}" if sites else situation
 

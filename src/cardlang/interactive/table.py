@@ -23,7 +23,7 @@ from typing import Any
 
 from cardlang.engine.labels import card_title
 from cardlang.language.checked_game import Presentation
-from cardlang.language.labels import fill_attributes
+from cardlang.language.labels import fill_attributes, labels_text
 
 #: A zone with more cards than this is shown as counts per kind.
 LISTED_CARDS = 10
@@ -270,13 +270,17 @@ def _base_and_index(name: str) -> tuple[str, int | None]:
 
 def _situation_text(view: Any) -> str:
     """The decision's text: the game's ``(situation NAME "text")``, else its name in
-    words, or for an unnamed choice ("CHOICE") "Choose one:"."""
+    words; an unnamed choice ("CHOICE") is asked by its options' labels when they are
+    few ("Check or Bet 1?"), else "Choose one:"."""
     name = view.situation or ""
     text = view.situation_text or ""
     if text != name:  # the game wrote one
         return str(text)
     if name in ("", "CHOICE"):
-        return "Choose one:" if name else ""
+        if not name:
+            return ""
+        labels = list(dict.fromkeys(view.option_labels))
+        return labels_text(labels) + "?" if 2 <= len(labels) <= 4 else "Choose one:"
     return name.replace("-", " ").capitalize() + ":"
 
 

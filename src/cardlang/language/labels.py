@@ -20,7 +20,7 @@ Imports only ``cardlang.errors`` and other language modules.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from cardlang.errors import Diagnostic, Span, did_you_mean
@@ -280,3 +280,11 @@ def check_label(
     if not label.text.strip():
         out.append(Diagnostic("error", "an empty label", label.span, "write what the option does"))
     return out
+
+
+def labels_text(labels: Iterable[str]) -> str:
+    """Labels as a phrase: "Check, Bet 1 or Fold" ("" for none; each once, in order)."""
+    distinct = list(dict.fromkeys(label for label in labels if label))
+    if len(distinct) < 2:
+        return distinct[0] if distinct else ""
+    return ", ".join(distinct[:-1]) + " or " + distinct[-1]

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from cardlang.information.observation import StateKeys, option_index, option_key
+from cardlang.information.observation import StateKeys, option_index, option_key, state_text
 from cardlang.information.views import view_of
 from cardlang.solve.opponents import OpponentModel
 from cardlang.solve.worlds import SolveError, StartingPositions
@@ -87,6 +87,7 @@ class DecisionProcess:
     index: dict[str, int] = field(default_factory=dict)
     actions: list[list[str]] = field(default_factory=list)  # option keys
     labels: list[list[str]] = field(default_factory=list)  # option labels, for people
+    texts: list[str] = field(default_factory=list)  # each state in words (state_text)
     weight: list[float] = field(default_factory=list)
     next: list[list[dict[int, float]]] = field(default_factory=list)
     reward: list[list[float]] = field(default_factory=list)
@@ -97,13 +98,14 @@ class DecisionProcess:
     start_ends: float = 0.0
     nodes: int = 0  # game-tree nodes visited
 
-    def state(self, key: str, actions: list[str], labels: list[str]) -> int:
+    def state(self, key: str, actions: list[str], labels: list[str], text: str = "") -> int:
         s = self.index.get(key)
         if s is None:
             s = self.index[key] = len(self.keys)
             self.keys.append(key)
             self.actions.append(actions)
             self.labels.append(labels)
+            self.texts.append(text)
             self.weight.append(0.0)
             self.next.append([{} for _ in actions])
             self.reward.append([0.0] * len(actions))
@@ -146,8 +148,10 @@ class DecisionProcess:
         key = self.state_keys.of(view)
         s = self.index.get(key)
         if s is None:
-            labels = [problem.game.describe_option(st, options[i]) for i in firsts.values()]
-            s = self.state(key, list(firsts), labels)
+            readable = view.option_labels  # as the seat reads them ("Bet 1")
+            labels = [readable[i] for i in firsts.values()]
+            text = state_text(view, history=self.state_keys.reads_history)
+            s = self.state(key, list(firsts), labels, text)
         elif self.actions[s] != list(firsts):
             self.state(key, list(firsts), [])  # raises: the options differ
         return s, list(firsts.values())

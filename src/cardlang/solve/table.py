@@ -3,9 +3,11 @@
 JSON, one object: ``format`` ("cardlang-policy"), ``version`` (1), the ``game`` file's
 name and the SHA-256 of its text, the ``seat``, the kind of ``keys`` (``info`` or
 ``view``, information/observation.py), how it was solved (``opponent``, ``reward``,
-``discount``, ``exact``), its ``value`` at the start, and ``policy``: state key ->
-``{"action": option key, "label": the option as the game describes it, "value": the
-state's value}``.
+``discount``, ``exact``), its ``value`` at the start, and ``policy``: state key (a
+digest: exact and stable) -> ``{"state": the state in words
+(information/observation.py ``state_text``), "action": option key, "label": the option
+as the seat reads it ("Bet 1"), "value": the state's value}``, ordered by the states in
+words.
 """
 
 from __future__ import annotations
@@ -25,13 +27,16 @@ VERSION = 1
 def policy_document(
     p: DecisionProcess, vi: ValueIteration, *, game_path: Path, meta: dict[str, Any]
 ) -> dict[str, Any]:
+    # ordered by the states in words, so that a person finds a hand's states together
+    order = sorted(range(len(p.keys)), key=lambda s: (p.texts[s], p.keys[s]))
     policy = {
-        key: {
+        p.keys[s]: {
+            "state": p.texts[s],
             "action": p.actions[s][vi.greedy[s]],
             "label": p.labels[s][vi.greedy[s]],
             "value": float(vi.values[s]),
         }
-        for s, key in enumerate(p.keys)
+        for s in order
     }
     return {
         "format": FORMAT,
