@@ -319,3 +319,33 @@ def test_stories_speak_the_games_words() -> None:
     assert "P0's discard pile" in story and "P0's in play" in story
     assert "\nSupply: Copper 46, Silver 40, Gold 30" in story  # the kingdom, told first
     assert "Witch 10" in story.split("Setup")[0]
+
+
+def test_a_trick_won_is_told_as_won_with_its_points() -> None:
+    """Issue 32, item 6: the cards of a trick gathered from the players' played places
+    are one line, "P1 wins the trick: ..."; at a table (interactive Teller) with what
+    it was worth by the game's table score, "(2 points)"."""
+    from cardlang.interactive.story import Teller
+
+    done = run_cli("transcript", "games/hearts.rcy", "--story", "--seed", "3")
+    assert done.returncode == 0, done.stderr
+    won = re.findall(r"^  (P\d) wins the trick: (.+)$", done.stdout, re.M)
+    assert len(won) == 13 and all(len(cards.split(", ")) == 4 for _, cards in won)
+    assert "takes the" not in done.stdout
+    game = load_game(GAMES / "hearts.rcy")
+    master = game.master(engine="python")
+    st = master.new_game(3, record=True)
+    rng = random.Random(3)
+    teller = Teller(game, range(4))
+    told: list[str] = []
+    while not st.is_over:
+        options = master.legal_options(st)
+        pick = rng.randrange(len(options))
+        teller.before(st, st.mover, "random", options[pick], "a move")
+        master.apply(st, pick)
+        told += [line for line in teller.after(st)[0].then if "wins the trick" in line]
+    assert len(told) == 13
+    worth = [re.match(r"P\d wins the trick \((\d+) points?\): ", line) for line in told]
+    assert any(worth) and not all(worth)  # a trick without hearts is worth nothing
+    points = sum(int(m.group(1)) for m in worth if m)
+    assert points == 26  # 13 hearts and the Queen of Spades (no moon shot in this deal)

@@ -204,7 +204,7 @@ def test_the_terminal_tells_the_others_moves_without_their_hidden_cards() -> Non
     story.catch_up()
     assert any(line.endswith("): Pass a card") for line, _ in told)  # the others' passes
     assert any("cannot see" not in line for line, _ in told)  # tricks are told in full
-    assert sum(line.startswith("  ") and " takes " in line for line, _ in told) >= 13
+    assert sum(line.startswith("  ") and " wins the trick" in line for line, _ in told) == 13
     for line, hidden in told:
         assert not any(re.search(rf"\b{re.escape(n)}\b", line.lower()) for n in hidden), line
 

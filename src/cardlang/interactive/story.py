@@ -59,7 +59,11 @@ class Teller:
         self.game = game
         self.tell = tuple(tell)
         checked = getattr(game, "checked", None)  # the game's names for its locations
-        self.displays = checked.presentation.displays if checked is not None else {}
+        shows = checked.presentation if checked is not None else None
+        self.displays = shows.displays if shows is not None else {}
+        # what a trick won is worth: the change of the taker's (table-score ...)
+        self.score_text = (shows.table_score_text or "") if shows is not None else ""
+        self._scorer: Any = None  # a master that evaluates table scores, made once
         self._pending: _Pending | None = None
         #: the labels of secret picks made and not revealed yet, in the order made (a
         #: reveal tells them all, in that order: runs/story.py)
@@ -89,10 +93,12 @@ class Teller:
         if pick_count(st) > pick_count(move.before) or revealed:
             self._picks.append(move.label)
         reveals, self._picks = self._picks[:revealed], self._picks[revealed:]
+        gains = self._score_gains(move.before, st)
         lines: dict[int, Line] = {}
         for s in self.tell:
             # the cards its label names: their first moves are not told again
-            then = tuple(tell_events(st, events, s, move.cards, reveals, self.displays))
+            told = tell_events(st, events, s, move.cards, reveals, self.displays)
+            then = tuple(self._worth(line, gains) for line in told)
             if s == move.mover:
                 text = f"You: {move.label}"
                 lines[s] = Line(move.mover, move.who, move.turn, text, False, then)
@@ -107,6 +113,30 @@ class Teller:
                 text = f"P{move.mover} ({move.who}): {self._label_for(s, move, st)}"
             lines[s] = Line(move.mover, move.who, move.turn, text, hidden, then)
         return lines
+
+    def _score_gains(self, before: Any, after: Any) -> dict[int, int]:
+        """Each seat's change of the game's table score over the move (none without
+        one; public: the checker holds a table score to what every player sees)."""
+        if not self.score_text or getattr(self.game, "table_score", None) is None:
+            return {}
+        if self._scorer is None:
+            self._scorer = getattr(after, "master", None) or self.game.master(engine="python")
+        old, new = self._scorer.table_scores(before), self._scorer.table_scores(after)
+        return {seat: b - a for seat, (a, b) in enumerate(zip(old, new, strict=True)) if b != a}
+
+    def _worth(self, line: str, gains: dict[int, int]) -> str:
+        """A trick won with what it was worth to the taker: "P1 wins the trick (2
+        points): ..."."""
+        head, found, rest = line.partition(" wins the trick")
+        if not found or not head.startswith("P") or not head[1:].isdigit():
+            return line
+        gain = gains.get(int(head[1:]))
+        if not gain:
+            return line
+        name = self.score_text.lower()
+        if abs(gain) == 1 and name.endswith("s"):
+            name = name[:-1]  # "1 point"
+        return f"{head} wins the trick ({gain} {name}){rest}"
 
     def _label_for(self, seat: int, move: _Pending, after: Any) -> str:
         return str(

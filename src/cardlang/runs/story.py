@@ -361,12 +361,16 @@ class _Teller:
         m: int,
     ) -> bool:
         """Whether a move belongs to the run that ``first`` starts: from the same place to
-        the same place, or the same kind of place of another owner (a deal); a turn that
-        begins between them ends the run."""
+        the same place, or the same kind of place of another owner (a deal), or from the
+        same kind of place of another player to the same place (a gather: a trick won);
+        a turn that begins between them ends the run."""
         if m < len(marks) and marks[m][0] <= at:
             return False
         src, dst = first[2], first[3]
-        return other[2] == src and (other[3] == dst or other[3][1:] == dst[1:])
+        if other[2] == src:
+            return other[3] == dst or other[3][1:] == dst[1:]
+        # a gather: the same kind of place of other players into one place (a trick)
+        return other[3] == dst and other[2][1:] == src[1:] and src[0] >= 0 and other[2][0] >= 0
 
     # ------------------------------------------------------------ words
     def location(self, key: ZoneKey) -> str:
@@ -402,6 +406,9 @@ class _Teller:
     def moves(self, run: Sequence[tuple[Any, ...]]) -> list[str]:
         """One sentence for a run of moves (a deal: one per receiver)."""
         src = run[0][2]
+        sources = list(dict.fromkeys(e[2] for e in run))
+        if len(sources) > 1:  # a gather from several players' places into one
+            return [self.gathered(sources, run[0][3], self.cards_text(run))]
         owners = list(dict.fromkeys(e[3] for e in run))
         if len(owners) > 1:  # a deal
             parts = [
@@ -410,6 +417,15 @@ class _Teller:
             ]
             return [f"{self.location(src)} is dealt: " + "; ".join(parts)]
         return [self.sentence(src, owners[0], self.cards_text(run))]
+
+    def gathered(self, sources: Sequence[ZoneKey], dst: ZoneKey, what: str) -> str:
+        """The cards of several players' places gathered into one: a trick won ("P1 wins
+        the trick: ...") where they were played, else "P1 collects ... from ..."."""
+        taker = self.owner_word(dst[0])
+        if sources[0][2].partition("#")[0] in _PLAYS and dst[0] >= 0:
+            return f"{taker} wins the trick: {what}"
+        places = " and ".join(self.location(src) for src in sources)
+        return f"{taker} collects {what} from {places}"
 
     def owner_word(self, owner: int) -> str:
         if owner == GAME_OWNER:
