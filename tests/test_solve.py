@@ -203,7 +203,9 @@ def test_the_saved_policy_reads_in_words(tmp_path: Path) -> None:
         mine = [e for e in entries if e["state"].startswith(f"P1 sees P1 HAND {rank};")]
         assert len(mine) == 2  # after a check, and facing a bet
         facing = [e for e in mine if "STATE BET" in e["state"]]
-        assert len(facing) == 1 and "P0 decided: P0 CHIPS -2, POT 3, STATE BET" in facing[0]["state"]
+        assert (
+            len(facing) == 1 and "P0 decided: P0 CHIPS -2, POT 3, STATE BET" in facing[0]["state"]
+        )
         assert facing[0]["label"] in ("Fold", "Call 1")
     king = [e for e in entries if "HAND KING" in e["state"] and "STATE BET" in e["state"]]
     assert king[0]["label"] == "Call 1"  # a king calls a bet: it cannot lose
