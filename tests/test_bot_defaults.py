@@ -109,3 +109,51 @@ def test_simulate_warns_before_it_plays() -> None:
 
 def test_make_agent_is_unchanged_for_a_bot() -> None:
     assert make_agent("bmu", 0).name == "bmu"
+
+
+TINKER_RULED = (
+    TINKER_BOT
+    + """
+[situations]
+TINKER-TRASH = ["ESTATE", { card = "COPPER", if = "money > 9" }]
+"""
+)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_bot_file_gives_a_situation_its_own_rule(tinker_file: Path, engine: str) -> None:
+    """``[situations]`` in a bot file: the Tinker trashes Estates, and Coppers once the
+    bot's money exceeds 9, else declines (never a Silver, Gold or Province); the bot is
+    then no longer warned about, and plays in Python on either engine."""
+    game = load_game(tinker_file, params={"KINGDOM": KINGDOM})
+    bot = DominionBot.from_toml(TINKER_RULED, "t.toml")
+    assert bot.situations["TINKER-TRASH"][0].card == "ESTATE"  # type: ignore[index]
+    assert bot.warnings_for(game) == []
+    assert bot.native_agent(game.master(engine=engine)) is None
+    trashed: list[str] = []
+    for seed in range(4):
+        bots = [DominionBot.from_toml(TINKER_RULED, "t.toml", seed=s) for s in (1, 2)]
+        _, st = play_game(game.master(engine=engine), bots, seed, record=True)
+        trash = seat_view(st, 0, game).visible.get((-1, "vloc", "TRASH"), ())
+        trashed += [card["KIND"] for card in trash]
+    assert trashed and set(trashed) <= {"ESTATE", "COPPER"}
+    assert "ESTATE" in trashed
+
+
+def test_a_bot_file_is_told_what_it_names_in_vain(tmp_path: Path) -> None:
+    """A situation rule's answer must be a built-in one (with a did-you-mean), rules for
+    situations the game never asks and cards its Supply lacks are warned about; a
+    kingdom drawn per game is not held against the bot."""
+    from cardlang.errors import UsageError
+
+    with pytest.raises(UsageError, match=r"'acept' is neither.*did you mean 'accept'"):
+        DominionBot.from_toml('[situations]\nMOAT-REVEAL = "acept"\n', "bad.toml")
+    text = 'name = "w"\nbuy = [{ card = "WITCH" }]\n[situations]\nNOT-ASKED = "accept"\n'
+    bot = DominionBot.from_toml(text, "w.toml")
+    said = bot.warnings_for(load_game(GAMES / "dominion.rcy"))
+    assert any("NOT-ASKED, which dominion never asks" in line for line in said), said
+    assert any("names WITCH, which this game's Supply lacks" in line for line in said), said
+    drawn = load_game(GAMES / "dominion.rcy", params={"KINGDOM": "RANDOM"})
+    assert not any("Supply lacks" in line for line in bot.warnings_for(drawn))
+    witch = make_agent("double-witch", 0).warnings_for(load_game(GAMES / "dominion.rcy"))
+    assert any("names WITCH" in line for line in witch), witch

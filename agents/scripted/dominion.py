@@ -19,7 +19,17 @@ far), ``players``, ``empty_piles``, ``count(CARD)`` (how many of CARD it owns) a
 The bot plays games/dominion.rcy: it recognises the decisions by their situation names
 and reads owned-card counts from the per-kind storages the game keeps.  Decisions that
 the buy rules do not cover (Militia discards, Moat reveals, Chapel trashing, ...) get
-fixed, reasonable answers, documented at each handler below.
+fixed, reasonable answers, documented at each handler below.  A bot file may give a
+situation a rule of its own (a new card's decision, or another answer to a known one):
+
+    [situations]
+    TINKER-TRASH = "trash_junk"                     # a built-in answer, by its name
+    TINKER-GAIN = ["GOLD", { card = "SILVER", if = "money < 12" }]
+                                  # cards in order: the first offered whose condition
+                                  # holds; none: decline (stop, don't, end the phase)
+
+A bot with rules of its own for situations plays in Python on either engine (the native
+bot, native/src/bots.cpp, knows the built-in answers only): the same moves, slower.
 """
 
 from __future__ import annotations
@@ -28,7 +38,7 @@ import ast as pyast
 import operator
 import re
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
 from importlib import resources
@@ -37,7 +47,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from cardlang.agents.base import Capabilities
 
-from cardlang.errors import UsageError
+from cardlang.errors import UsageError, did_you_mean
 
 if TYPE_CHECKING:
     from cardlang.information.views import OptionView, PlayerView
@@ -363,18 +373,30 @@ class DominionBot:
         "ARTISAN-TOPDECK": "artisan_topdeck",
     }
 
-    def __init__(self, name: str, buy: list[BuyRule], play: list[str], seed: int = 0) -> None:
+    #: The built-in answers a bot file may name for a situation (``[situations]``).
+    ANSWERS: ClassVar[frozenset[str]] = frozenset(HANDLERS.values()) | {"first", "decline"}
+
+    def __init__(
+        self,
+        name: str,
+        buy: list[BuyRule],
+        play: list[str],
+        seed: int = 0,
+        situations: Mapping[str, str | tuple[BuyRule, ...]] | None = None,
+    ) -> None:
         self.name = name
         self.buy_rules = buy
         self.play_order = play
+        # a situation's own rule: a built-in answer's name, or cards in order
+        self.situations = dict(situations or {})
         self._piles: dict[tuple[int, str, str], str] = {}
         self._twin: tuple[Any, Any] | None = None  # (program, the native engine's copy)
 
     # ------------------------------------------------------------ loading
     @classmethod
     def from_toml(cls, text: str, where: str, seed: int = 0) -> DominionBot:
-        name, rules, play = _parse_bot(text, where)
-        return cls(name, list(rules), list(play), seed)
+        name, rules, play, situations = _parse_bot(text, where)
+        return cls(name, list(rules), list(play), seed, situations)
 
     @classmethod
     def from_file(cls, path: str | Path, seed: int = 0) -> DominionBot:
@@ -395,7 +417,7 @@ class DominionBot:
         handler below), for a game the native engine plays; None otherwise."""
         program = getattr(master, "program", None)
         make = getattr(program, "dominion_bot", None)
-        if make is None:
+        if make is None or self.situations:  # the native bot has the built-in answers only
             return None
         # one twin per program, kept: what it learns (the Supply piles, at its first
         # decision) lasts across the stretches and rollouts it plays, as self._piles does
@@ -407,8 +429,14 @@ class DominionBot:
     # ------------------------------------------------------------ deciding
     def choose(self, view: PlayerView, options: list[Any]) -> int:
         self._remember_piles(view)
-        handler = getattr(self, self.HANDLERS.get(view.situation or "", "first"))
-        return handler(view, Facts(view, self._piles))  # type: ignore[no-any-return]
+        situation = view.situation or ""
+        own = self.situations.get(situation)
+        facts = Facts(view, self._piles)
+        if isinstance(own, tuple):  # cards in order, else decline
+            chosen = _first_by(own, view, facts)
+            return chosen if chosen is not None else self._decline(view)
+        handler = getattr(self, own or self.HANDLERS.get(situation, "first"))
+        return handler(view, facts)  # type: ignore[no-any-return]
 
     def _remember_piles(self, view: PlayerView) -> None:
         """Which kind each Supply pile holds, learnt at the first decision (every pile
@@ -439,14 +467,36 @@ class DominionBot:
                 "neither: it will decline or give up its least valuable card at every "
                 "decision"
             ]
-        unmet = sorted(set(game.situations) - set(self.HANDLERS))
-        if not unmet:
-            return []
-        return [
-            f"{name} has no rule for {', '.join(unmet)}: there it declines, or gives up "
-            "its least valuable card (write the decision's rule, or measure with a "
-            "search agent)"
-        ]
+        said: list[str] = []
+        unmet = sorted(set(game.situations) - set(self.HANDLERS) - set(self.situations))
+        if unmet:
+            said.append(
+                f"{name} has no rule for {', '.join(unmet)}: there it declines, or gives up "
+                "its least valuable card (write the decision's rule in the bot file's "
+                "[situations], or measure with a search agent)"
+            )
+        unknown = sorted(set(self.situations) - set(game.situations))
+        if unknown:
+            said.append(f"{name} has rules for {', '.join(unknown)}, which {game.name} never asks")
+        missing = sorted(self.named_cards() - kingdom_of(game)) if kingdom_of(game) else []
+        if missing:
+            said.append(
+                f"{name} names {', '.join(missing)}, which this game's Supply lacks: "
+                "those rules never apply"
+            )
+        return said
+
+    def named_cards(self) -> set[str]:
+        """Every card its rules name (buy, play and the situations' card lists)."""
+        cards = {r.card for r in self.buy_rules} | set(self.play_order)
+        for own in self.situations.values():
+            if isinstance(own, tuple):
+                cards |= {r.card for r in own}
+        return cards
+
+    def decline(self, view: PlayerView, facts: Facts) -> int:
+        """End the phase, stop, don't: the option that binds no card (else the first)."""
+        return self._decline(view)
 
     def _decline(self, view: PlayerView) -> int:
         """The option that binds no card: end the phase, stop, don't."""
@@ -474,11 +524,7 @@ class DominionBot:
         return best if best is not None else self._decline(view)
 
     def _by_rules(self, view: PlayerView, facts: Facts) -> int | None:
-        kinds = view.option_kinds
-        for rule in self.buy_rules:
-            if rule.card in kinds and (rule.condition is None or rule.condition(facts)):
-                return kinds.index(rule.card)  # the first option offering it
-        return None
+        return _first_by(self.buy_rules, view, facts)
 
     def buy(self, view: PlayerView, facts: Facts) -> int:
         """The first buy rule that applies; none: end the turn."""
@@ -571,25 +617,86 @@ class DominionBot:
         return _best(view.options, rank)
 
 
+def _first_by(rules: Sequence[BuyRule], view: PlayerView, facts: Facts) -> int | None:
+    """The first option offering the first rule's card whose condition holds."""
+    kinds = view.option_kinds
+    for rule in rules:
+        if rule.card in kinds and (rule.condition is None or rule.condition(facts)):
+            return kinds.index(rule.card)
+    return None
+
+
+def kingdom_of(game: Any) -> frozenset[str]:
+    """The cards of ``game``'s Supply when every deal has the same one (empty when the
+    kingdom is drawn per game, or the game has no Supply): what a bot's named cards are
+    checked against."""
+    try:
+        master = game.master(engine="python")
+        supplies = [_supply(master.new_game(seed)) for seed in (0, 1)]
+    except Exception:  # noqa: BLE001 - a warning's check: no Supply to compare, no warning
+        return frozenset()
+    return supplies[0] if supplies[0] == supplies[1] else frozenset()
+
+
+def _supply(st: Any) -> frozenset[str]:
+    return frozenset(
+        str(st.cards[cards[0]].get("KIND"))
+        for (owner, _kind, name), cards in st.zones.items()
+        if owner == -1 and name.startswith("SUPPLY") and cards
+    )
+
+
+def _parse_rules(rules: Any, where: str, what: str) -> tuple[BuyRule, ...]:
+    """``[{ card = "NAME", if = "..." }, "NAME", ...]`` as rules (a bare name: no
+    condition)."""
+    out = []
+    for i, rule in enumerate(rules if isinstance(rules, list) else [rules]):
+        if isinstance(rule, str):
+            rule = {"card": rule}
+        if not isinstance(rule, dict) or "card" not in rule or set(rule) - {"card", "if"}:
+            raise UsageError(f'{where}: {what} {i + 1} must be {{ card = "NAME", if = "..." }}')
+        text_if = rule.get("if")
+        condition = compile_condition(text_if, f"{where}, {what} {i + 1}") if text_if else None
+        out.append(BuyRule(str(rule["card"]).upper(), condition, text_if or None))
+    return tuple(out)
+
+
 @lru_cache(maxsize=64)
-def _parse_bot(text: str, where: str) -> tuple[str, tuple[BuyRule, ...], tuple[str, ...]]:
-    """A bot file's name, buy rules and play order (each text is parsed once)."""
+def _parse_bot(
+    text: str, where: str
+) -> tuple[str, tuple[BuyRule, ...], tuple[str, ...], dict[str, str | tuple[BuyRule, ...]]]:
+    """A bot file's name, buy rules, play order and situations' own rules (each text is
+    parsed once)."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise UsageError(f"{where}: not valid TOML: {err}") from None
-    unknown = set(data) - {"name", "buy", "play"}
+    unknown = set(data) - {"name", "buy", "play", "situations"}
     if unknown:
-        raise UsageError(f"{where}: unknown keys {sorted(unknown)} (known: name, buy, play)")
-    rules = []
-    for i, rule in enumerate(data.get("buy", [])):
-        if not isinstance(rule, dict) or "card" not in rule or set(rule) - {"card", "if"}:
-            raise UsageError(f'{where}: buy rule {i + 1} must be {{ card = "NAME", if = "..." }}')
-        text_if = rule.get("if")
-        condition = compile_condition(text_if, f"{where}, buy rule {i + 1}") if text_if else None
-        rules.append(BuyRule(str(rule["card"]).upper(), condition, text_if or None))
+        raise UsageError(
+            f"{where}: unknown keys {sorted(unknown)} (known: name, buy, play, situations)"
+        )
+    rules = _parse_rules(data.get("buy", []), where, "buy rule")
     play = [str(p).upper() for p in data.get("play", [])]
-    return str(data.get("name", Path(where).stem)), tuple(rules), tuple(play)
+    situations: dict[str, str | tuple[BuyRule, ...]] = {}
+    table = data.get("situations", {})
+    if not isinstance(table, dict):
+        raise UsageError(f"{where}: [situations] must be a table: SITUATION = rule")
+    for name, rule in table.items():
+        key = str(name).upper()
+        if isinstance(rule, str) and rule.lower() in DominionBot.ANSWERS:
+            situations[key] = rule.lower()
+        elif isinstance(rule, list):
+            situations[key] = _parse_rules(rule, where, f"situation {key}'s rule")
+        else:
+            said = str(rule).lower()
+            hint = did_you_mean(said, DominionBot.ANSWERS) if isinstance(rule, str) else ""
+            raise UsageError(
+                f"{where}: situation {key}: {rule!r} is neither a built-in answer"
+                + (f" ({hint})" if hint else "")
+                + f" ({', '.join(sorted(DominionBot.ANSWERS))}) nor a list of cards"
+            )
+    return str(data.get("name", Path(where).stem)), rules, tuple(play), situations
 
 
 @cache
