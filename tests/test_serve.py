@@ -258,6 +258,45 @@ def test_two_people_play_kuhn_poker_to_the_end_and_it_is_recorded(tmp_path: Path
     assert replayed.scores == web.result.scores
 
 
+def test_play_again_deals_a_new_game_at_the_same_table(tmp_path: Path) -> None:
+    """Once a game is over, a person's "play again" starts another with a fresh deal
+    and fresh agents, behind the same links; each game is recorded; asking while a game
+    is on is refused, and so is a wrong token; a server of one game says so."""
+    db = tmp_path / "runs.sqlite"
+    seeds = iter([11, 12])
+    web = web_game(
+        KUHN, [0], "random", 3, db=db, game_path=KUHN, game_text=KUHN.read_text(),
+        deal_again=lambda: (s := next(seeds), [None, make_agent("random", seed=s)]),
+    )  # fmt: skip
+    token = web.channels[0].token
+    with TestClient(create_app(web)) as client:
+        again = "/api/seat/0/again"
+        web.start()
+        assert client.post(again, headers={"X-Cardlang-Token": "x" * 32}).status_code == 403
+        wait_for(lambda: to_move(client, web) or web.done.is_set())
+        if not web.done.is_set():
+            r = client.post(again, headers={"X-Cardlang-Token": token})
+            assert r.status_code == 409 and "is playing" in r.json()["error"]
+        play_through_api(client, web)
+        assert web.done.wait(10) and web.status == "over"
+        first = web.game_id
+        assert states(client, web)[0]["over"]["result"]["again"] is True
+        r = client.post(again, headers={"X-Cardlang-Token": token})
+        assert r.status_code == 200 and "seed 11" in r.json()["message"], r.text
+        state = states(client, web)[0]
+        assert state["seed"] == 11 and state["over"] is None and state["status"] == "playing"
+        play_through_api(client, web)
+        assert web.done.wait(10) and web.status == "over" and web.game_id != first
+    with RunStore.open(db, create=False) as store:
+        assert [store.game(g).seed for g in (first, web.game_id)] == [3, 11]
+    single = web_game(KUHN, [0], "random", 3)
+    with TestClient(create_app(single)) as client:
+        single.start()
+        play_through_api(client, single)
+        r = client.post(again, headers={"X-Cardlang-Token": single.channels[0].token})
+        assert r.status_code == 404 and "one game" in r.json()["error"]
+
+
 def test_wrong_tokens_moves_out_of_turn_and_bad_options_are_refused() -> None:
     web = web_game(KUHN, [0, 1], "random", 0)
     with TestClient(create_app(web)) as client:

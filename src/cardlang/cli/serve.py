@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import threading
 from pathlib import Path
 
 from cardlang.cli.options import (
@@ -100,11 +99,25 @@ def cmd_serve(args: argparse.Namespace) -> int:
     make_agent(args.advisor, seed=0)  # a bad advisor spec is a usage error now
     for line in agent_warnings(others, game):
         print(f"warning: {line}", file=sys.stderr)
-    seeds = agent_seeds(args.seed, game.nplayers)
     specs = [PERSON] * game.nplayers
-    agents: list[object | None] = [None] * game.nplayers
     for p, spec in zip(agent_seats, others, strict=True):
-        specs[p], agents[p] = spec, make_agent(spec, seeds[p])
+        specs[p] = spec
+
+    def seated(seed: int) -> list[object | None]:
+        """The agents of a game of ``seed`` (people's seats None)."""
+        seeds = agent_seeds(seed, game.nplayers)
+        return [None if s == PERSON else make_agent(s, seeds[p]) for p, s in enumerate(specs)]
+
+    def deal_again() -> tuple[int, list[object | None]]:
+        seed = fresh_seed(None)
+        print(f"a new game at the same table, seed {seed}", flush=True)
+        return seed, seated(seed)
+
+    def tell_the_end(web: WebGame) -> None:
+        where = "" if web.game_id is None else f"; recorded as game {web.game_id} in {args.db}"
+        print(f"the game is over{where} (Ctrl-C to stop serving)", flush=True)
+
+    agents = seated(args.seed)
     web = WebGame(
         game.master(Limits(args.max_decisions, args.max_steps, args.max_work)),
         args.seed,
@@ -115,6 +128,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         game_path=Path(args.file),
         game_text=text,
         params=parse_param_args(args.param),
+        deal_again=deal_again,
+        on_end=tell_the_end,
     )
     try:
         sock = bind(args.host, args.port)
@@ -129,14 +144,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"  P{p}: {spec}")
     sys.stdout.flush()
     server = server_for(create_app(web), sock)
-
-    def tell_the_end() -> None:
-        web.done.wait()
-        if web.status == "over":
-            where = "" if web.game_id is None else f"; recorded as game {web.game_id} in {args.db}"
-            print(f"the game is over{where} (Ctrl-C to stop serving)", flush=True)
-
-    threading.Thread(target=tell_the_end, daemon=True).start()
     web.start()
     try:
         server.run(sockets=[sock])

@@ -146,7 +146,10 @@ class WebGame:
 
     ``agents[p]`` is the agent of seat p, or None for a person's seat; ``specs[p]`` the
     spec it is recorded under (PERSON for a person).  ``start()`` runs it in a thread;
-    when it ends it is written into ``db`` (unless None).
+    when it ends it is written into ``db`` (unless None) and ``on_end`` is called.
+    With ``deal_again`` (a fresh seed and fresh agents for the same seats), a person
+    may ask for another game once this one is over (``again``): the same links, a new
+    deal.
     """
 
     def __init__(
@@ -162,29 +165,58 @@ class WebGame:
         game_text: str = "",
         params: dict[str, str] | None = None,
         tap: Tap | None = None,
+        deal_again: Callable[[], tuple[int, Sequence[Any | None]]] | None = None,
+        on_end: Callable[[WebGame], None] | None = None,
     ) -> None:
         self.game = master.game
-        self.session = Session(master, seed, advisor=advisor, narrate=self._narrate)
+        self.master, self.advisor, self.specs = master, advisor, list(specs)
         self.people = [p for p, a in enumerate(agents) if a is None]
         self.channels = {p: Channel(p, secrets.token_urlsafe(24)) for p in self.people}
-        self.fronts = {p: WebFront(self, p) for p in self.people}
-        seated = [
-            PersonSeat(self.fronts[p], self.session) if a is None else a
-            for p, a in enumerate(agents)
-        ]
-        self.seating = Seating(seated, list(specs))
         self.names = [PERSON if a is None else s for a, s in zip(agents, specs, strict=True)]
-        self.teller = Teller(self.game, self.people)
         self.db, self.game_path, self.game_text = db, game_path, game_text
         self.params = dict(params or {})
         self.tap = tap
+        self.deal_again, self.on_end = deal_again, on_end
         self.lock = threading.Lock()  # guards the channels
+        self.again_lock = threading.Lock()  # one new game at a time
+        self._begin(seed, agents)
+
+    def _begin(self, seed: int, agents: Sequence[Any | None]) -> None:
+        """A game of ``seed`` with ``agents`` in the agents' seats (not started)."""
+        self.seed = seed
+        self.session = Session(self.master, seed, advisor=self.advisor, narrate=self._narrate)
+        self.fronts = {p: WebFront(self, p) for p in self.people}
+        seated = [
+            PersonSeat(self.fronts[p], self.session) if p in self.people else agents[p]
+            for p in range(len(self.specs))
+        ]
+        self.seating = Seating(seated, list(self.specs))
+        self.teller = Teller(self.game, self.people)
         self.status = "playing"  # "over", "failed", "stopped"
         self.result: Any = None
         self.game_id: int | None = None
         self.thread: threading.Thread | None = None
         self.done = threading.Event()
         self.to_move: int | None = None  # the seat to move, as the game thread last saw
+
+    def again(self) -> tuple[int, str]:
+        """Another game at the same table, once this one is over (a fresh deal, the
+        same links): (HTTP status, what happened)."""
+        if self.deal_again is None:
+            return 404, "this server plays one game"
+        with self.again_lock:
+            if self.status not in ("over", "failed"):
+                return 409, f"the game is {self.status}: another starts once it is over"
+            self.done.wait()  # the game thread has written its record and stopped
+            seed, agents = self.deal_again()
+            with self.lock:  # each seat starts afresh: what the pages show is cleared
+                for channel in self.channels.values():
+                    channel.table, channel.story, channel.over, channel.error = None, [], None, None
+            self._begin(seed, agents)
+            for p in self.people:
+                self.publish(p, {"type": "again", "seed": seed})
+            self.start()
+        return 200, f"a new game, seed {seed}"
 
     # ------------------------------------------------------------ the game thread
     def start(self) -> None:
@@ -215,6 +247,8 @@ class WebGame:
             self.status = "over"
             for p in self.people:
                 self.publish(p, {"type": "over", "result": self._result_of(result, p)})
+            if self.on_end is not None:
+                self.on_end(self)
         except Abandoned:
             self.status = "stopped"
         except Exception as err:  # an agent's failure, a rule error: the pages are told
@@ -288,6 +322,7 @@ class WebGame:
             "end_reason": result.end_reason,
             "text": text,
             "game_id": self.game_id,
+            "again": self.deal_again is not None,  # the page offers another game
         }
 
     # ------------------------------------------------------------ the server side
@@ -317,6 +352,8 @@ class WebGame:
             "story": list(channel.story),
             "over": channel.over,
             "error": channel.error,
+            "again": self.deal_again is not None,
+            "seed": self.seed,
         }
 
     def subscribe(
@@ -433,6 +470,15 @@ def create_app(web: WebGame) -> Starlette:
             return refused(status, answer)
         return JSONResponse(answer)
 
+    async def again(request: Request) -> Response:
+        checked = check(request, token_of(request))
+        if isinstance(checked, JSONResponse):
+            return checked
+        status, message = await run_in_threadpool(web.again)
+        if status != 200:
+            return refused(status, message)
+        return JSONResponse({"ok": True, "message": message})
+
     async def stream(websocket: WebSocket) -> None:
         checked = check(websocket, websocket.query_params.get("token"))
         if isinstance(checked, JSONResponse):
@@ -466,6 +512,7 @@ def create_app(web: WebGame) -> Starlette:
         Route("/api/seat/{seat}/state", state),
         Route("/api/seat/{seat}/move", move, methods=["POST"]),
         Route("/api/seat/{seat}/advice", advice, methods=["POST"]),
+        Route("/api/seat/{seat}/again", again, methods=["POST"]),
         WebSocketRoute("/api/seat/{seat}/stream", stream),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]

@@ -199,6 +199,7 @@ function showResult(message) {
     scores.append(row);
   });
   $("recorded").textContent = result.game_id === null ? "" : `recorded as game ${result.game_id}`;
+  $("again-button").hidden = !result.again; // a server of one game offers no other
   $("status").textContent = "the game is over";
   document.body.dataset.over = "1";
 }
@@ -227,6 +228,9 @@ function handle(message) {
       break;
     case "error":
       $("status").textContent = `the game failed: ${message.message}`;
+      break;
+    case "again": // another game at this table: the same link, a new deal
+      location.reload();
       break;
   }
 }
@@ -284,6 +288,16 @@ $("advice-button").addEventListener("click", async () => {
   });
   $("advice-status").textContent =
     `${data.advisor}: 0 a sure loss, 1 a sure win; \u00b1 a 95% interval`;
+});
+
+$("again-button").addEventListener("click", async () => {
+  $("again-button").disabled = true;
+  $("again-status").textContent = "dealing...";
+  const { ok, data } = await post("again", {});
+  if (!ok) {
+    $("again-button").disabled = false;
+    $("again-status").textContent = data.error || "no new game";
+  } // else the server's "again" message reloads the page
 });
 
 // Failed connections in a row: after a few, the page says the server is gone rather
