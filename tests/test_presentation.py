@@ -349,3 +349,29 @@ def test_a_decision_is_asked_in_words() -> None:
     view = view_of(st, st.mover, kuhn, m.legal_options(st))
     assert view.situation == "CHOICE"
     assert table_of(view, view.option_labels).text == "Check or Bet 1?"
+
+
+def test_the_place_every_seat_plays_to_is_the_middle_of_the_table() -> None:
+    """Hearts' trick (each seat's PLAYED) and Dominion's cards in play are the middle
+    of the table: one zone per seat by its offset from the viewer, taken out of the
+    other zone lists; a game without such a place (Kuhn) has no middle."""
+    from cardlang.information.views import view_of
+
+    hearts = load_game(GAMES / "hearts.rcy")
+    m = hearts.master(engine="python")
+    st = m.new_game(2, record=True)
+    while st.pending is None or st.pending.situation != "PLAY" or st.mover != 1:
+        m.apply(st, 0)
+    view = view_of(st, 1, hearts, m.legal_options(st))
+    table = table_of(view, view.option_labels)
+    assert [offset for offset, _ in table.middle] == [0, 1, 2, 3]
+    assert {zone.name for _, zone in table.middle} == {"Trick"}
+    assert [zone.owner for _, zone in table.middle] == ["you", "P2", "P3", "P0"]
+    assert all(zone.name != "Trick" for zone in (*table.yours, *table.open))
+    dominion = load_game(GAMES / "dominion.rcy")
+    st = dominion.master(engine="python").new_game(1, record=True)
+    middle = table_of(seat_view(st, 0, dominion), ()).middle
+    assert [(o, z.owner, z.name) for o, z in middle] == [(0, "you", "In play"), (1, "P1", "In play")]
+    kuhn = load_game(GAMES / "kuhn_poker.rcy")
+    st = kuhn.master(engine="python").new_game(1, record=True)
+    assert table_of(seat_view(st, 0, kuhn), ()).middle == ()

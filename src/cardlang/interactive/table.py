@@ -24,6 +24,7 @@ from typing import Any
 from cardlang.engine.labels import card_title
 from cardlang.language.checked_game import Presentation
 from cardlang.language.labels import fill_attributes, labels_text
+from cardlang.runs.story import PLAY_PLACES
 
 #: A zone with more cards than this is shown as counts per kind.
 LISTED_CARDS = 10
@@ -60,6 +61,10 @@ class Table:
     # per option, what a click on the table stands for it: ("card", a card's name: one of
     # the seat's own cards), ("zone", a zone's ref: a pile), or None (a button only)
     targets: tuple[tuple[str, str] | None, ...] = ()
+    # the place every player plays to (a trick, cards in play), one zone per seat, each
+    # with its seat's offset from this one (0: yours): shown in the middle, the seats
+    # around it; these zones are in neither ``yours`` nor ``open``
+    middle: tuple[tuple[int, Zone], ...] = ()
 
 
 def card_label(attrs: Mapping[str, Any]) -> str:
@@ -110,6 +115,7 @@ def table_of(view: Any, labels: Sequence[str]) -> Table:
     hidden: list[Zone] = []
     texts: dict[str, str] = {}
     looks: dict[str, tuple[str, str]] = {}
+    played: dict[str, list[tuple[int, Zone]]] = {}  # a play place's zones, by its name
     for (owner, kind, name), cards in sorted(view.visible.items(), key=_zone_order):
         base, index = _base_and_index(name)
         if (kind, base) in shows.bookkeeping:
@@ -128,6 +134,12 @@ def table_of(view: Any, labels: Sequence[str]) -> Table:
             zone_ref((owner, kind, name)),
         )
         (yours if owner == seat else opened).append(zone)
+        if kind == "vloc" and owner >= 0 and index is None and base in PLAY_PLACES:
+            played.setdefault(base, []).append(((owner - seat) % view.nplayers, zone))
+    middle = _middle(played, view.nplayers, seat)
+    taken = {id(zone) for _, zone in middle}
+    yours = [z for z in yours if id(z) not in taken]
+    opened = [z for z in opened if id(z) not in taken]
     for (owner, kind, name), size in sorted(view.hidden_sizes.items(), key=_zone_order):
         base, index = _base_and_index(name)
         if size and (kind, base) not in shows.bookkeeping:
@@ -154,7 +166,25 @@ def table_of(view: Any, labels: Sequence[str]) -> Table:
         card_texts=tuple(sorted(texts.items())),
         card_looks=tuple((name, *look) for name, look in sorted(looks.items())),
         targets=option_targets(view) if labels else (),
+        middle=middle,
     )
+
+
+def _middle(
+    played: dict[str, list[tuple[int, Zone]]], players: int, seat: int
+) -> tuple[tuple[int, Zone], ...]:
+    """The first place players play to, one zone per seat by its offset (a seat whose
+    zone is not made yet, before it first plays, an empty one): the middle of the table.
+    None in a solo game."""
+    if players < 2 or not played:
+        return ()
+    zones = dict(next(iter(played.values())))
+    name = next(iter(zones.values())).name
+    for offset in range(players):
+        if offset not in zones:
+            owner = owner_name((seat + offset) % players, seat)
+            zones[offset] = Zone(owner, name, 0, ())
+    return tuple(sorted(zones.items()))
 
 
 def zone_ref(key: tuple[int, str, str]) -> str:

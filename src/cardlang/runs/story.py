@@ -35,8 +35,9 @@ from cardlang.runs.transcript import render_result
 
 ZoneKey = tuple[int, str, str]
 
-#: Where a card goes, by the location's name -> the verb of the one who puts it there.
-_PLAYS = frozenset({"PLAY", "PLAYED", "IN-PLAY", "TABLE", "TRICK", "PILE", "FIELD", "BOARD"})
+#: The names of the places a player plays cards to (a trick, cards in play): a move there
+#: is "plays", and a table shows them in the middle, the seats around it.
+PLAY_PLACES = frozenset({"PLAY", "PLAYED", "IN-PLAY", "TABLE", "TRICK", "PILE", "FIELD", "BOARD"})
 #: Up to this many cards are listed one by one; more are counted by name ("Copper x4").
 _LISTED = 4
 
@@ -422,7 +423,7 @@ class _Teller:
         """The cards of several players' places gathered into one: a trick won ("P1 wins
         the trick: ...") where they were played, else "P1 collects ... from ..."."""
         taker = self.owner_word(dst[0])
-        if sources[0][2].partition("#")[0] in _PLAYS and dst[0] >= 0:
+        if sources[0][2].partition("#")[0] in PLAY_PLACES and dst[0] >= 0:
             return f"{taker} wins the trick: {what}"
         places = " and ".join(self.location(src) for src in sources)
         return f"{taker} collects {what} from {places}"
@@ -450,7 +451,7 @@ class _Teller:
                 if d_base == "HAND":
                     return f"{who} gives {what} to P{d_owner}"
                 return f"P{d_owner} takes {what} from {self.location(src)}"
-            if d_base in _PLAYS and s_owner == actor:
+            if d_base in PLAY_PLACES and s_owner == actor:
                 return f"{who} plays {what}"
             if from_game and s_kind == "vloc" and d_owner == actor:  # from an open pile
                 if d_base.startswith("DISCARD"):

@@ -110,6 +110,27 @@ function renderZones(box, zones) {
   }
 }
 
+// Where each seat sits around the middle, by its offset from you (you below).
+const AROUND = { 2: ["bottom", "top"], 3: ["bottom", "left", "right"], 4: ["bottom", "left", "top", "right"] };
+
+function renderMiddle(middle, players) {
+  const box = $("middle");
+  box.replaceChildren();
+  $("middle-box").hidden = !middle.length;
+  if (!middle.length) return;
+  $("middle-name").textContent = middle[0][1].name;
+  const places = AROUND[players] || [];
+  for (const [offset, zone] of middle) {
+    const seatBox = el("div", null, `seat at-${places[offset] || "bottom"}`);
+    seatBox.append(el("div", zone.owner, "seat-name"));
+    const cards = el("div", null, "cards");
+    if (!zone.cards || !zone.cards.length) cards.append(el("span", "-", "empty"));
+    else for (const entry of zone.cards) cards.append(cardNode(entry));
+    seatBox.append(cards);
+    box.append(seatBox);
+  }
+}
+
 function renderStorages(storages) {
   const box = $("storages");
   box.replaceChildren();
@@ -127,6 +148,7 @@ function renderTable(message, names) {
   texts = Object.fromEntries(table.card_texts || []);
   looks = Object.fromEntries((table.card_looks || []).map(([n, b, c]) => [n, [b, c]]));
   targets = table.targets || [];
+  renderMiddle(table.middle || [], table.players);
   renderZones($("yours"), table.yours);
   renderZones($("open"), table.open);
   renderZones($("hidden"), table.hidden);
