@@ -371,7 +371,10 @@ def test_the_place_every_seat_plays_to_is_the_middle_of_the_table() -> None:
     dominion = load_game(GAMES / "dominion.rcy")
     st = dominion.master(engine="python").new_game(1, record=True)
     middle = table_of(seat_view(st, 0, dominion), ()).middle
-    assert [(o, z.owner, z.name) for o, z in middle] == [(0, "you", "In play"), (1, "P1", "In play")]
+    assert [(o, z.owner, z.name) for o, z in middle] == [
+        (0, "you", "In play"),
+        (1, "P1", "In play"),
+    ]
     kuhn = load_game(GAMES / "kuhn_poker.rcy")
     st = kuhn.master(engine="python").new_game(1, record=True)
     assert table_of(seat_view(st, 0, kuhn), ()).middle == ()
