@@ -3,7 +3,7 @@
 Pipeline position: agents/neural, the only module of ``cardlang.agents`` besides
 checkpoint.py that imports torch (the optional ``neural`` extra); nothing in the core
 imports it.  Its input is a ``Batch`` of tokens (cardlang.information.tokens); see
-../shared/specs/neural.md.
+docs/neural-design-notes.md.
 
 - **Tokens.**  A token is the sum of the embeddings of its names (its location or
   storage, its card's components: one embedding per attribute value, so ``CARDS=1`` and

@@ -4,7 +4,7 @@ Pipeline position: agents/neural.  The network is anything with ``tokenizer(game
 ``evaluate(tokens) -> (priors per action, values per seat offset)`` (``PolicyValue``):
 the torch model of model.py, or a stand-in in tests.
 
-The search (AlphaZero's, on an ISMCTS tree; ../shared/specs/neural.md):
+The search (AlphaZero's, on an ISMCTS tree; docs/neural-design-notes.md):
 
 - **One tree for the searching player**, its root the player's information set.  Every
   iteration plays in a fresh determinization of the player's view (``view.determinize``:

@@ -5,7 +5,7 @@ vector); this module turns it into a *set* of tokens whose order means nothing, 
 network over it needs no positions and a new card or a new location is one more token,
 not a new column.  Everything comes from the rules: the locations and integer storages
 the game names (encode.py finds them), the card types and their attributes (vocabulary.py),
-the situations and the options' keys.  See ../shared/specs/neural.md.
+the situations and the options' keys.  See docs/neural-design-notes.md.
 
 Tokens of a view (seats are relative to the viewer: ``P+0`` is the viewer):
 
