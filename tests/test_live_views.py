@@ -45,7 +45,7 @@ def test_a_kept_view_shows_the_state_as_it_was_at_its_decision() -> None:
     first = keeper.views[0]
     assert first._st is None  # closed: it no longer reads the state
     assert first.cards(0, "iloc", "HAND") == keeper.first_hand
-    assert first.decisions == 0 and first.situation == "CHOICE"
+    assert first.decisions == 0 and first.situation == "TURN"
     # the game went on, the kept view did not
     assert st.decisions > 4 and first.size(0, "iloc", "HAND") == len(keeper.first_hand or ())
 
