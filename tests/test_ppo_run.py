@@ -231,6 +231,14 @@ def test_a_resumed_run_refuses_changed_settings_and_takes_its_length(
     assert main([*base, "--rounds", "3", "--eval-games", "10", "--evaluate-every", "0"]) == 0
     rows = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
     assert [r["round"] for r in rows] == [1, 2, 3]
+    from cardlang.agents.neural.model import read_checkpoint
+
+    def eval_games() -> int:
+        return int(read_checkpoint(out / "checkpoint.pt")["training"]["config"]["eval_games"])
+
+    assert eval_games() == 10  # named: applied
+    assert main([*base, "--rounds", "4"]) == 0
+    assert eval_games() == 10  # not named: the run's own, not the default
     card = (out / "MODEL_CARD.md").read_text()
     assert "--lr 0.001" in card and "--entropy 0.02" in card and "0.0003" not in card
 

@@ -137,9 +137,13 @@ def _heads(
     per_action = torch.cat([summary.unsqueeze(1).expand(-1, a, -1), actions], dim=-1)
     logits = net.policy(per_action).squeeze(-1)
     logits = logits.masked_fill(~action_mask, float("-inf"))
+    return logits, _values(net, summary)
+
+
+def _values(net: SetTransformerNet | DeepSetsNet, summary: torch.Tensor) -> torch.Tensor:
+    """The value head: tanh solo (the scaled inverse length), else sigmoid (standings)."""
     raw = net.value(summary)
-    values = torch.tanh(raw) if net.config.solo else torch.sigmoid(raw)
-    return logits, values
+    return torch.tanh(raw) if net.config.solo else torch.sigmoid(raw)
 
 
 class DeepSetsNet(nn.Module):
@@ -279,7 +283,7 @@ class DeepSetsNet(nn.Module):
         action_mask: torch.Tensor,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """The same function over every padded slot, written plainly: the reference
-        ``forward`` is tested against (and its cost before packing, for benchmarks)."""
+        ``forward`` is tested against (tests/test_neural.py)."""
         kinds, buckets = kinds.long(), buckets.long()
         flat = names.reshape(-1, names.shape[-1])
         x = (
@@ -321,9 +325,7 @@ def _packed_heads(
     hidden = by_row[legal // a] + by_action[inverse]
     scores = net.policy[1:](hidden).squeeze(-1)
     logits = summary.new_full((b * a,), float("-inf")).index_copy(0, legal, scores)
-    raw = net.value(summary)
-    values = torch.tanh(raw) if net.config.solo else torch.sigmoid(raw)
-    return logits.reshape(b, a), values
+    return logits.reshape(b, a), _values(net, summary)
 
 
 #: Odd 64-bit multipliers of the two row hashes in ``_row_keys`` (fixed: no randomness).

@@ -478,7 +478,8 @@ class DominionBot:
         unknown = sorted(set(self.situations) - set(game.situations))
         if unknown:
             said.append(f"{name} has rules for {', '.join(unknown)}, which {game.name} never asks")
-        missing = sorted(self.named_cards() - kingdom_of(game)) if kingdom_of(game) else []
+        kingdom = kingdom_of(game)
+        missing = sorted(self.named_cards() - kingdom) if kingdom else []
         if missing:
             said.append(
                 f"{name} names {', '.join(missing)}, which this game's Supply lacks: "

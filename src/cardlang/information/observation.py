@@ -38,6 +38,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from cardlang.engine.state import GAME_OWNER, describe_owner
 from cardlang.language.kinds import card_type
 
 #: The kinds of state key ``cardlang solve`` offers.
@@ -129,32 +130,30 @@ def state_text(view: Any, history: bool = True) -> str:
     description, not a key: two states may read alike (the key tells them apart)."""
     seat = view.seat
     parts = [
-        f"{_whose(owner, seat)}{name} {', '.join(card_type(c) for c in cards) or 'empty'}"
+        f"{_whose(owner)}{name} {', '.join(card_type(c) for c in cards) or 'empty'}"
         for (owner, _kind, name), cards in sorted(view.visible.items())
     ]
     parts += [
-        f"{_whose(owner, seat)}{name} {n} unseen"
+        f"{_whose(owner)}{name} {n} unseen"
         for (owner, _kind, name), n in sorted(view.hidden_sizes.items())
         if n
     ]
     parts += [
-        f"{_whose(owner, seat)}{name} {value}"
+        f"{_whose(owner)}{name} {value}"
         for (owner, name), value in sorted({**view.ints, **view.strs}.items())
     ]
     text = f"P{seat} sees " + "; ".join(parts)
     if history:
-        text += "".join(f" | {step}" for step in _decisions(view.history, seat))
+        text += "".join(f" | {step}" for step in _decisions(view.history))
     return text
 
 
-def _whose(owner: int, seat: int) -> str:
-    """The owner's prefix in ``state_text``: none for the game's, else P0, P1, team 2."""
-    if owner >= 0:
-        return f"P{owner} "
-    return "" if owner == -1 else f"team {-2 - owner} "
+def _whose(owner: int) -> str:
+    """The owner's prefix in ``state_text``: none for the game's, else "P0 ", "team0 "."""
+    return "" if owner == GAME_OWNER else describe_owner(owner) + " "
 
 
-def _decisions(history: Iterable[tuple[Any, ...]], seat: int) -> list[str]:
+def _decisions(history: Iterable[tuple[Any, ...]]) -> list[str]:
     """Each decision of the history, by whom (with its label, for the seat's own), and
     the storages it set that the seat saw, until the next decision."""
     steps: list[str] = []
@@ -168,7 +167,7 @@ def _decisions(history: Iterable[tuple[Any, ...]], seat: int) -> list[str]:
             head, changes = f"P{mover} " + (f"chose {label}" if label else "decided"), {}
         elif event[0] == "set" and head is not None:
             (owner, name), value = event[1], event[2]
-            changes[f"{_whose(owner, seat)}{name}"] = value
+            changes[f"{_whose(owner)}{name}"] = value
     if head is not None:
         steps.append(_step(head, changes))
     return steps

@@ -93,12 +93,11 @@ class Teller:
         if pick_count(st) > pick_count(move.before) or revealed:
             self._picks.append(move.label)
         reveals, self._picks = self._picks[:revealed], self._picks[revealed:]
-        gains = self._score_gains(move.before, st)
+        worth = self._worth(move.before, st)
         lines: dict[int, Line] = {}
         for s in self.tell:
             # the cards its label names: their first moves are not told again
-            told = tell_events(st, events, s, move.cards, reveals, self.displays)
-            then = tuple(self._worth(line, gains) for line in told)
+            then = tuple(tell_events(st, events, s, move.cards, reveals, self.displays, worth))
             if s == move.mover:
                 text = f"You: {move.label}"
                 lines[s] = Line(move.mover, move.who, move.turn, text, False, then)
@@ -114,29 +113,21 @@ class Teller:
             lines[s] = Line(move.mover, move.who, move.turn, text, hidden, then)
         return lines
 
-    def _score_gains(self, before: Any, after: Any) -> dict[int, int]:
-        """Each seat's change of the game's table score over the move (none without
-        one; public: the checker holds a table score to what every player sees)."""
+    def _worth(self, before: Any, after: Any) -> dict[int, str]:
+        """What the move gained each seat whose table score changed, in the score's
+        words ("2 points"; public: the checker holds a table score to what every player
+        sees): a trick won is told with it."""
         if not self.score_text or getattr(self.game, "table_score", None) is None:
             return {}
         if self._scorer is None:
             self._scorer = getattr(after, "master", None) or self.game.master(engine="python")
         old, new = self._scorer.table_scores(before), self._scorer.table_scores(after)
-        return {seat: b - a for seat, (a, b) in enumerate(zip(old, new, strict=True)) if b != a}
-
-    def _worth(self, line: str, gains: dict[int, int]) -> str:
-        """A trick won with what it was worth to the taker: "P1 wins the trick (2
-        points): ..."."""
-        head, found, rest = line.partition(" wins the trick")
-        if not found or not head.startswith("P") or not head[1:].isdigit():
-            return line
-        gain = gains.get(int(head[1:]))
-        if not gain:
-            return line
         name = self.score_text.lower()
-        if abs(gain) == 1 and name.endswith("s"):
-            name = name[:-1]  # "1 point"
-        return f"{head} wins the trick ({gain} {name}){rest}"
+        return {
+            seat: f"{b - a} {name[:-1] if abs(b - a) == 1 and name.endswith('s') else name}"
+            for seat, (a, b) in enumerate(zip(old, new, strict=True))
+            if b != a
+        }
 
     def _label_for(self, seat: int, move: _Pending, after: Any) -> str:
         return str(

@@ -126,8 +126,9 @@ class RunFolder:
         if saved.algorithm != cls.algorithm:
             raise UsageError(f"{out} holds a {saved.algorithm} run: resume it with that algorithm")
         _check_unchanged(config, saved, given, out)
-        for name in RESUME_SETTINGS:
-            setattr(saved, name, getattr(config, name))
+        for name in RESUME_SETTINGS:  # the length always; the evaluation where named
+            if name in ("rounds", "time_limit") or name in given:
+                setattr(saved, name, getattr(config, name))
         run = cls(saved, out, report, checkpoint=data)
         check_game(run.model.game, run.game, False, path)
         if data["game"]["sha256"] != game_hash(run.game):
@@ -216,7 +217,8 @@ def _check_same_run(
 
 
 #: Settings a resumed run takes from the command (none of them changes what it learns):
-#: how long it goes on, and how and when it is evaluated.
+#: how long it goes on (always), and how and when it is evaluated (where the command
+#: names them; else the run's own).
 RESUME_SETTINGS = ("rounds", "time_limit", "evaluate_every", "eval_games", "eval_agents")
 
 

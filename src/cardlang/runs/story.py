@@ -151,16 +151,18 @@ def tell_events(
     named: Iterable[int] = (),
     reveals: Sequence[str] = (),
     displays: Mapping[tuple[str, str], str] | None = None,
+    worth: Mapping[int, str] | None = None,
 ) -> list[str]:
     """The sentences of a stretch of the event log (what one move set off: the cards it
     moved, a showdown, a shuffle, a reveal), told to ``seat`` as the story tells them
     (a card the seat saw neither where it was nor where it went is "a card"); ``named``:
     the cards the move's own label names, whose first move is not told again;
     ``reveals``: the labels of the secret picks the stretch reveals, in order;
-    ``displays``: the game's names for its locations ((display ...)).  Decisions
+    ``displays``: the game's names for its locations ((display ...)); ``worth``: what
+    the stretch gained each seat that gained ("2 points"), told with a trick it won.  Decisions
     in the stretch are left to the caller (``cardlang.interactive`` tells each move by
     its label)."""
-    teller = _Teller(st, seat, {}, list(reveals), displays)
+    teller = _Teller(st, seat, {}, list(reveals), displays, worth)
     return teller.tell_moves([e for e in events if e[0] != "decision"], set(named))
 
 
@@ -248,8 +250,10 @@ class _Teller:
         decisions: dict[int, _Decision],
         reveals: list[str],
         displays: Mapping[tuple[str, str], str] | None = None,
+        worth: Mapping[int, str] | None = None,
     ) -> None:
         self.displays = displays or {}  # (kind, name) -> the game's name for people
+        self.worth = worth or {}  # seat -> what it gained ("2 points")
         self.st = st
         self.seat = seat
         self.decisions = decisions
@@ -424,7 +428,8 @@ class _Teller:
         the trick: ...") where they were played, else "P1 collects ... from ..."."""
         taker = self.owner_word(dst[0])
         if sources[0][2].partition("#")[0] in PLAY_PLACES and dst[0] >= 0:
-            return f"{taker} wins the trick: {what}"
+            gained = self.worth.get(dst[0])
+            return f"{taker} wins the trick" + (f" ({gained})" if gained else "") + f": {what}"
         places = " and ".join(self.location(src) for src in sources)
         return f"{taker} collects {what} from {places}"
 
