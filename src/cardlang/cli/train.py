@@ -40,7 +40,8 @@ def add_parser(sub: SubParsers) -> None:
         description="Rounds of play and learning, evaluation against named agents and a "
         "checkpoint after every round. --algorithm ppo (the default): PPO over many games "
         "stepped inside the engine against an opponent pool; --algorithm search: self-play "
-        "with search (AlphaZero). Run it again with the same --out to resume.",
+        "with search (AlphaZero). Run it again with the same --out to resume: the run keeps "
+        "its settings (only --rounds, --time-limit and the evaluation options may change).",
     )
     p.add_argument(
         "--algorithm",
