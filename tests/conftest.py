@@ -1,14 +1,17 @@
-"""Shared test fixtures: where the games are, and the --regen-golden flag.
+"""Shared test fixtures: where the games are, where records go, and the --regen-golden flag.
 
 The CardStock corpus is read from ``../shared/cardstock`` (next to the project), or from
 the folder named by the environment variable ``CARDLANG_CORPUS``.  When it is absent the
 corpus tests are skipped with a reason naming that folder, and the summary says so.
+The records that commands keep by default go to a temporary CARDLANG_HOME for the whole
+session (``records_home``), never into the real home.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -87,6 +90,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="rewrite tests/golden/*.txt from the current interpreter",
     )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def records_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """CARDLANG_HOME, for the whole session, in a temporary folder: the commands that
+    record by default (``simulate --keep``, ``play``, ``heuristics``, ...) must never
+    write into the real home.  Set in ``os.environ`` itself, so that the subprocesses
+    the tests start inherit it; a test that moves it uses ``monkeypatch.setenv``."""
+    home = tmp_path_factory.mktemp("cardlang-home")
+    saved = os.environ.get("CARDLANG_HOME")
+    os.environ["CARDLANG_HOME"] = str(home)
+    yield home
+    if saved is None:
+        os.environ.pop("CARDLANG_HOME", None)
+    else:
+        os.environ["CARDLANG_HOME"] = saved
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import subprocess
 import sys
 import time
@@ -113,3 +114,39 @@ def with_rounds(command: list[str], rounds: int, out: Path | None = None) -> lis
     if out is not None:
         changed[changed.index("--out") + 1] = str(out)
     return changed
+
+
+#: A kingdom of ten cards whose first, VILLAG, has no card kind (see dominion_missing_a_card).
+MISSING_CARD_KINGDOM = "VILLAG,SMITHY,CELLAR,MARKET,MERCHANT,MILITIA,MINE,MOAT,REMODEL,WORKSHOP"
+
+
+def with_kingdom_cards(text: str, *names: str) -> str:
+    """A copy of games/dominion.rcy's ``text`` whose 'ALL-KINGDOM-CARDS (the cards a
+    kingdom may name, and the randomizers) lists ``names`` too: what a designer adds a
+    new card with."""
+    listed = re.compile(r"WORKSHOP\)(\s*'ALL-KINGDOM-CARDS\))")
+    assert listed.search(text), "games/dominion.rcy lists its kingdom cards otherwise now"
+    return listed.sub(lambda m: "WORKSHOP, " + ", ".join(names) + ")" + m.group(1), text, 1)
+
+
+def dominion_missing_a_card(folder: Path) -> Path:
+    """games/dominion.rcy with VILLAG (a misspelt Village) among its kingdom cards but no
+    card kind of that name: ``--param kingdom=`` accepts it, and every game with it in the
+    kingdom fails at its setup with a rule error (did you mean VILLAGE?)."""
+    text = (Path(__file__).resolve().parent.parent / "games" / "dominion.rcy").read_text()
+    path = folder / "dominion-villag.rcy"
+    path.write_text(with_kingdom_cards(text, "VILLAG"))
+    return path
+
+
+def without_kingdom_check(text: str) -> str:
+    """games/dominion.rcy's ``text`` without its ``(parameter-values 'KINGDOM ...)``: a
+    test position may then have a pile of every kingdom card at once (26, more than a
+    kingdom of the rules)."""
+    start = text.index("(parameter-values 'KINGDOM")
+    depth, end = 0, start
+    for end in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[end], 0)
+        if depth == 0:
+            break
+    return text[:start] + text[end + 1 :]

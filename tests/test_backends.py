@@ -10,6 +10,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,6 +19,7 @@ from typing import Any
 
 import pytest
 from conftest import GAMES, ROOT
+from helpers import MISSING_CARD_KINGDOM, dominion_missing_a_card
 
 from cardlang import load_game
 from cardlang.cli.main import main
@@ -49,7 +51,12 @@ TABLES = {
 CASES = {
     "kuhn-ismcts": (KUHN, {}, ["ismcts:iterations=8", "random"], 24),
     "dominion-bots": (DOMINION, {}, ["bmu", "double-witch"], 16),
-    "dominion-failing": (DOMINION, {"KINGDOM": "villag,smithy"}, ["bigmoney"] * 2, 5),
+    "dominion-failing": (
+        str(dominion_missing_a_card(Path(tempfile.mkdtemp(prefix="cardlang-backends-")))),
+        {"KINGDOM": MISSING_CARD_KINGDOM},
+        ["bigmoney"] * 2,
+        5,
+    ),
 }
 
 

@@ -18,7 +18,7 @@ from cardlang.agents import make_agent
 from cardlang.agents.registry import agent_warnings
 from cardlang.agents.scripted.dominion import DominionBot
 from conftest import GAMES
-from helpers import run_cli
+from helpers import run_cli, with_kingdom_cards
 
 from cardlang import load_game
 from cardlang.engine.native import native_available
@@ -52,6 +52,7 @@ KINGDOM = "TINKER,CELLAR,MARKET,MERCHANT,MILITIA,MOAT,SMITHY,VILLAGE,WORKSHOP,FE
 def tinker_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     text = (GAMES / "dominion.rcy").read_text()
     text = text.replace(" (card-kind CELLAR ", TINKER + " (card-kind CELLAR ", 1)
+    text = with_kingdom_cards(text, "TINKER")
     text = text.replace(
         " (situation CHAPEL-TRASH",
         ' (situation TINKER-TRASH "Tinker: trash a card from your hand, or not")\n'

@@ -160,24 +160,31 @@ def test_bad_params_are_usage_errors() -> None:
     assert "Traceback" not in proc.stderr
 
 
-def test_a_misspelt_kingdom_card_fails_the_run_with_a_suggestion() -> None:
+@pytest.mark.parametrize(
+    ("kingdom", "expected"),
+    [
+        ("village,smithy", "2 names (VILLAGE, SMITHY) do not fit: a kingdom is FIRST-GAME"),
+        ("first-game,witch", "2 names (FIRST-GAME, WITCH) do not fit"),
+        (",".join(["smithy"] * 2 + ["village"] * 8), "SMITHY is named twice"),
+        ("wich", "WICH is not allowed (did you mean 'WITCH'?)"),
+        ("province,village", "PROVINCE is not allowed"),
+    ],
+)
+def test_a_dominion_kingdom_is_checked_before_play(kingdom: str, expected: str) -> None:
+    """A preset or ten distinct kingdom cards (``(parameter-values ...)``): anything else
+    is a usage error before a game is set up."""
     proc = run_cli(
-        "simulate",
-        "games/dominion.rcy",
-        "--games",
-        "2",
-        "--quiet",
-        "--param",
-        "kingdom=villag,smithy",
+        "simulate", "games/dominion.rcy", "--games", "1", "--param", f"kingdom={kingdom}"
     )
-    assert proc.returncode == 1
-    assert "no card kind named VILLAG" in proc.stdout and "VILLAGE" in proc.stdout
+    assert proc.returncode == 2, proc.stderr
+    assert f"parameter KINGDOM: {expected}" in proc.stderr
+    assert "Traceback" not in proc.stderr
 
 
-def test_a_parameter_outside_its_allowed_values_is_a_usage_error() -> None:
-    proc = run_cli("simulate", "games/dominion.rcy", "--games", "1", "--param", "players=5")
-    assert proc.returncode == 2
-    assert "parameter PLAYERS: '5' is not allowed: the game allows 1 to 4" in proc.stderr
+def test_ten_kingdom_cards_play() -> None:
+    cards = "village,smithy,witch,market,moat,cellar,mine,militia,remodel,workshop"
+    proc = run_cli("simulate", "games/dominion.rcy", "--games", "1", "--param", f"kingdom={cards}")
+    assert proc.returncode == 0, proc.stderr
 
 
 def test_the_readme_main_job_runs_as_written() -> None:

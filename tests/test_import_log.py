@@ -87,6 +87,22 @@ def test_an_imported_log_gives_the_model_of_the_original_records(
     assert shown.returncode == 0 and "P0" in shown.stdout
 
 
+def test_without_db_the_users_records_file_is_written_and_read(
+    records: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 32, item 10: import-log writes, and fit-opponent reads, CARDLANG_HOME's
+    records when no DB is named."""
+    monkeypatch.setenv("CARDLANG_HOME", str(tmp_path / "home"))
+    log = _write_csv(tmp_path / "log.csv", _moves(records), ("game", "seed", "seat", "move"))
+    done = run_cli("import-log", str(log), "--game", str(KUHN))
+    db = tmp_path / "home" / "runs.sqlite"
+    assert done.returncode == 0 and f"into {db}" in done.stdout, done.stderr
+    out = tmp_path / "model.json"
+    fitted = run_cli("fit-opponent", "--game", str(KUHN), "--out", str(out))
+    assert fitted.returncode == 0, fitted.stderr
+    assert json.loads(out.read_text())["states"] == _model(records, tmp_path, "original")
+
+
 def test_a_sqlite_log_reads_like_a_csv_one(records: Path, tmp_path: Path) -> None:
     log = tmp_path / "log.sqlite"
     with sqlite3.connect(log) as conn:

@@ -32,7 +32,7 @@ from cardlang.agents.neural.search import (  # noqa: E402
     choose_action,
     improved_policy,
 )
-from helpers import train_until_killed, with_rounds  # noqa: E402
+from helpers import train_until_killed, with_kingdom_cards, with_rounds  # noqa: E402
 
 from cardlang import load_game  # noqa: E402
 from cardlang.engine.state import RUNNING  # noqa: E402
@@ -430,7 +430,7 @@ BAZAAR = """(card-kind BAZAAR (COST 5) (TYPES (ACTION))
 def _with_bazaar() -> str:
     text = (ROOT / "games/dominion.rcy").read_text()
     anchor = "(card-kind CELLAR"
-    return text.replace(anchor, BAZAAR + " " + anchor, 1)
+    return with_kingdom_cards(text.replace(anchor, BAZAAR + " " + anchor, 1), "BAZAAR")
 
 
 def test_a_new_card_is_embedded_from_its_components(tmp_path: Path) -> None:

@@ -162,6 +162,20 @@ def test_the_command_plays_records_and_refuses_bad_arguments(tmp_path: Path) -> 
         assert bad.returncode == 2 and message in bad.stderr, bad.stderr
 
 
+def test_by_default_the_game_goes_into_the_users_records_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 32, item 10: not under the working folder, and the command says where."""
+    monkeypatch.setenv("CARDLANG_HOME", str(tmp_path / "home"))
+    done = run_cli("play", str(KUHN), "--seed", "4", stdin="1\n" * 10)
+    assert done.returncode == 0, done.stderr
+    db = tmp_path / "home" / "runs.sqlite"
+    assert f"recorded as game 1 in {db}" in done.stdout
+    assert db.is_file()
+    skipped = run_cli("play", str(KUHN), "--no-record", stdin="1\n" * 10)
+    assert skipped.returncode == 0 and "recorded" not in skipped.stdout
+
+
 def test_each_game_is_a_fresh_deal_whose_seed_is_printed(tmp_path: Path) -> None:
     """Issue 32: play (and serve) dealt the same game every time (--seed 0).  Now each
     game draws its seed and says it; --seed gives that very deal again."""

@@ -19,6 +19,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from cardlang.agents import make_agent
+from cardlang.agents.loop import play_out
 
 from cardlang import load_game
 from cardlang.engine.native import native_available
@@ -26,6 +28,7 @@ from cardlang.errors import GameFileError
 from cardlang.interactive.table import seat_view, table_of
 from cardlang.interactive.terminal import render_table
 from cardlang.language.fingerprint import rules_fingerprint
+from cardlang.runs.ending import Ending, ending_of
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ROOT / "games"
@@ -38,6 +41,9 @@ SMALL = """(game
  (bookkeeping sto TEMP)
  (hand-order SUIT RANK)
  (table-score "Points" ((current player) sto SCORE))
+ (end-reason "Hands are empty" (== (size ((current player) iloc HAND)) 0))
+ (score-part "Draws" ((current player) sto SCORE))
+ (face-down vloc PILE)
  (setup
   (create players 2)
   (create deck (game iloc STOCK) (deck (RANK (TWO, THREE, FOUR)) (SUIT (CLUBS, HEARTS)))))
@@ -51,7 +57,12 @@ SMALL = """(game
  (scoring max ((current player) sto SCORE)))"""
 
 #: The forms of SMALL, removed: the same rules.
-BARE = re.sub(r"^ \((display|bookkeeping|hand-order|table-score) [^\n]*\n", "", SMALL, flags=re.M)
+BARE = re.sub(
+    r"^ \((display|bookkeeping|hand-order|table-score|end-reason|score-part|face-down) [^\n]*\n",
+    "",
+    SMALL,
+    flags=re.M,
+)
 
 
 def _errors(text: str) -> list[str]:
@@ -105,6 +116,23 @@ def test_the_forms_are_read() -> None:
             "displayed twice",
         ),
         ("(hand-order SUIT RANK)", "(hand-order SUIT) (hand-order RANK)", "one (hand-order"),
+        ("(face-down vloc PILE)", "(face-down vloc PIEL)", "no vloc PIEL | did you mean 'PILE'"),
+        ("(face-down vloc PILE)", "(face-down vloc PILE) (bookkeeping vloc PILE)", "never shown"),
+        (
+            '(end-reason "Hands are empty" (== (size ((current player) iloc HAND)) 0))',
+            '(end-reason "Hands are empty" (size ((current player) iloc HAND)))',
+            "boolean",
+        ),
+        (
+            '(end-reason "Hands are empty" (== (size ((current player) iloc HAND)) 0))',
+            '(end-reason "A two is held" (any ((current player) iloc HAND) \'C (== 1 1)))',
+            "an end reason may read only what every player sees",
+        ),
+        (
+            '(score-part "Draws" ((current player) sto SCORE))',
+            '(score-part "Draws" (random 2))',
+            "a score part cannot draw a random number",
+        ),
     ],
 )
 def test_a_typo_in_a_form_is_an_error_at_its_place(old: str, new: str, expected: str) -> None:
@@ -140,10 +168,8 @@ def test_the_forms_change_no_fingerprint(name: str) -> None:
     """The shipped games with their forms removed have the fingerprint they have with
     them (models trained before the forms were written stay bound to the games)."""
     text = (GAMES / f"{name}.rcy").read_text()
-    forms = re.compile(
-        r"^ \((display|bookkeeping|hand-order|table-score|card-badge|card-colour)\b.*?(?=^ [(;]|\Z)",
-        re.M | re.S,
-    )
+    heads = "display|bookkeeping|face-down|hand-order|table-score|end-reason|score-part"
+    forms = re.compile(rf"^ \(({heads}|card-badge|card-colour)\b.*?(?=^ [(;]|\Z)", re.M | re.S)
     bare = forms.sub("", text)
     bare = re.sub(r'\n  \(text "[^"\n]*"\)', "", bare)
     assert bare != text and "(text " not in bare and "(display" not in bare
@@ -378,3 +404,122 @@ def test_the_place_every_seat_plays_to_is_the_middle_of_the_table() -> None:
     kuhn = load_game(GAMES / "kuhn_poker.rcy")
     st = kuhn.master(engine="python").new_game(1, record=True)
     assert table_of(seat_view(st, 0, kuhn), ()).middle == ()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("name", PRESENTED)
+def test_the_end_is_told_in_the_game_s_words(engine: str, name: str) -> None:
+    """Each shipped game says why it ended (an end reason holds at every completed end)
+    and its score parts add up to the score (Dominion's VP, Hearts' points with a moon
+    shot), the same on both engines."""
+    game = load_game(GAMES / f"{name}.rcy")
+    master = game.master(engine=engine)
+    shows = game.checked.presentation
+    for seed in range(4):
+        st = master.new_game(seed)
+        rng = random.Random(seed)
+        while not st.is_over:
+            master.apply(st, rng.randrange(len(master.legal_options(st))))
+        result = master.result(st)
+        ending = ending_of(master, st, game)
+        python = game.master(engine="python")
+        assert master.ending_values(st) == python.ending_values(_replayed(game, seed))
+        if result.completed:
+            assert ending.reason in {text for text, _ in shows.end_reasons}
+        if shows.score_parts:
+            totals = [sum(values[p] for _, values in ending.parts) for p in range(game.nplayers)]
+            assert totals == list(result.scores)
+
+
+def _replayed(game: object, seed: int) -> object:
+    """The random game of ``seed`` again, on the Python engine."""
+    master = game.master(engine="python")  # type: ignore[attr-defined]
+    st = master.new_game(seed)
+    rng = random.Random(seed)
+    while not st.is_over:
+        master.apply(st, rng.randrange(len(master.legal_options(st))))
+    return st
+
+
+def test_the_end_names_the_province_pile_and_breaks_down_the_vp() -> None:
+    """A Big Money mirror ends on the Provinces: 8 of them, 48 VP between the players,
+    the starting Estates beside them, and no line for Gardens (0 for everyone)."""
+    game = load_game(GAMES / "dominion.rcy")
+    master = game.master(engine="python")
+    for seed in range(2):
+        st = master.new_game(seed)
+        play_out(master, st, [make_agent("bigmoney", 1), make_agent("bigmoney", 2)], ["b"] * 2)
+        ending = ending_of(master, st, game)
+        assert ending.reason == "The Province pile is empty"
+        rows = dict(ending.parts)
+        assert sum(rows["Provinces"]) == 6 * 8 and rows["Estates"] == (3, 3)
+        assert "Gardens" not in rows and "Curses" not in rows
+
+
+def test_taken_tricks_are_a_face_down_pile() -> None:
+    """Hearts' taken tricks are open to the rules (a vloc) but drawn face down, with
+    their size, and never named on the table."""
+    game = load_game(GAMES / "hearts.rcy")
+    master = game.master(engine="python")
+    st = master.new_game(2)
+    rng = random.Random(2)
+    while not st.is_over and st.turns < 40:
+        master.apply(st, rng.randrange(len(master.legal_options(st))))
+    table = table_of(seat_view(st, 0, game), ())
+    taken = [z for z in table.hidden if z.name == "Taken"]
+    assert taken and all(z.cards is None and z.size > 0 for z in taken)
+    assert not [z for z in (*table.yours, *table.open) if z.name == "Taken"]
+
+
+def test_the_terminal_tells_the_end_with_the_breakdown() -> None:
+    from cardlang.interactive.terminal import render_result
+
+    class Result:
+        completed, end_reason, winners, scores = True, "completed", (1,), (20, 26)
+
+    ending = Ending("The Province pile is empty", (("Provinces", (18, 24)), ("Estates", (2, 2))))
+    text = render_result(Result(), ending, 0)
+    assert text.splitlines() == [
+        "--- the game is over ---",
+        "  The Province pile is empty.",
+        "             P0 (you)  P1",
+        "  Provinces        18  24",
+        "  Estates           2   2",
+        "  score            20  26",
+        "  won by P1",
+    ]
+
+
+PARAMETERS = """(game
+ (declare (A) 'PICK)
+ (declare (A, B, C, D) 'ALL)
+ (parameter-values 'PICK "one of A to D, or two of them" (choose (range 1 .. 2) 'ALL))
+ (setup (create players 1))
+ (do ((pass)))
+ (scoring max 0))"""
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("(parameter-values 'PICK", "(parameter-values 'PIKC", "no parameter PIKC is declared"),
+        ("(declare (A) 'PICK)", "(declare (E) 'PICK)", "the default of PICK does not fit"),
+        ("(choose (range 1 .. 2) 'ALL)", "(choose 'ALL 'ALL)", "counts with a number"),
+        ("(choose (range 1 .. 2) 'ALL)", "(choose 1 (size 'ALL))", "literal list of names"),
+    ],
+)
+def test_parameter_values_are_checked_at_their_place(old: str, new: str, expected: str) -> None:
+    assert old in PARAMETERS
+    errors = _errors(PARAMETERS.replace(old, new))
+    assert any(expected in e for e in errors), errors
+
+
+def test_parameter_values_bound_the_command_line() -> None:
+    from cardlang.errors import UsageError
+
+    load_game(text=PARAMETERS, params={"PICK": "B,C"})
+    with pytest.raises(UsageError, match="3 names .* do not fit: one of A to D"):
+        load_game(text=PARAMETERS, params={"PICK": "A,B,C"})
+    assert rules_fingerprint(PARAMETERS) == rules_fingerprint(
+        PARAMETERS.replace("(choose (range 1 .. 2) 'ALL)", "(choose 1 'ALL)")
+    )

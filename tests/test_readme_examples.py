@@ -6,6 +6,7 @@ import re
 
 from cardlang.agents import make_agent
 from conftest import GAMES
+from helpers import with_kingdom_cards
 
 from cardlang import load_game
 from cardlang.runs.simulate import run_batch
@@ -25,6 +26,7 @@ def _dominion_with_readme_cards():  # type: ignore[no-untyped-def]
     marker = " ;; ------------------------------------------------------------ procedures"
     assert marker in text
     text = text.replace(marker, _block("lisp") + "\n" + marker, 1)
+    text = with_kingdom_cards(text, "BAZAAR", "HEXER")  # as the README says to
     kingdom = "BAZAAR,HEXER,MOAT,VILLAGE,SMITHY,MARKET,MILITIA,CELLAR,CHAPEL,WITCH"
     return load_game(text=text, name="dominion+readme.rcy", params={"KINGDOM": kingdom})
 

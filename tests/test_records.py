@@ -16,10 +16,12 @@ from typing import Any
 
 import pytest
 from conftest import CORPUS, GAMES, ROOT, needs_corpus
-from helpers import run_cli
+from helpers import MISSING_CARD_KINGDOM, dominion_missing_a_card, run_cli
 
 from cardlang import load_game
 from cardlang.cli.main import main
+from cardlang.cli.records import records_place
+from cardlang.errors import UsageError
 from cardlang.runs.simulate import run_batch
 from cardlang.runs.store import SCHEMA_VERSION, RunStore
 
@@ -203,18 +205,62 @@ def test_more_games_extend_the_batch(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert query(db, "SELECT count(*) FROM batches") == [(1,)]
 
 
-def test_keep_records_under_the_working_directory(tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "cardlang", "simulate", KUHN, "--games", "3", "--keep", "--json"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
+def test_the_records_place_follows_cardlang_home_then_xdg_then_the_home_folder() -> None:
+    """Issue 32, item 10: one documented place per user, whatever the working folder."""
+    home = Path("/home/ann")
+    assert records_place({}, home) == home / ".local/share/cardlang/runs.sqlite"
+    xdg = {"XDG_DATA_HOME": "/data/ann"}
+    assert records_place(xdg, home) == Path("/data/ann/cardlang/runs.sqlite")
+    own = {**xdg, "CARDLANG_HOME": "/srv/cards"}
+    assert records_place(own, home) == Path("/srv/cards/runs.sqlite")
+    assert (
+        records_place({"CARDLANG_HOME": "~/cards"}, home)
+        == Path("~/cards/runs.sqlite").expanduser()
     )
+    # empty values are unset, and a relative XDG_DATA_HOME is ignored (the XDG rule)
+    empty = {"CARDLANG_HOME": "", "XDG_DATA_HOME": "data"}
+    assert records_place(empty, home) == home / ".local/share/cardlang/runs.sqlite"
+    assert records_place({"CARDLANG_HOME": "/srv/cards"}, None) == Path("/srv/cards/runs.sqlite")
+    with pytest.raises(UsageError, match="CARDLANG_HOME"):
+        records_place({}, None)
+
+
+def test_keep_records_in_the_users_records_file_not_the_working_folder(tmp_path: Path) -> None:
+    home, work = tmp_path / "home", tmp_path / "work"
+    work.mkdir()
+    env = {**os.environ, "CARDLANG_HOME": str(home), "COLUMNS": "400"}  # a table's path whole
+
+    def cardlang(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "cardlang", *args],
+            cwd=work, env=env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+
+    proc = cardlang("simulate", KUHN, "--games", "3", "--keep", "--json", "--quiet")
     assert proc.returncode == 0, proc.stderr
-    db = tmp_path / "cardlang-runs" / "runs.sqlite"
+    db = home / "runs.sqlite"  # the folder made by the first record
     assert query(db, "SELECT count(*) FROM games WHERE status = 'done'") == [(3,)]
-    assert json.loads(proc.stdout)["records"]["db"] == "cardlang-runs/runs.sqlite"
+    assert json.loads(proc.stdout)["records"]["db"] == str(db)
+    shown = cardlang("simulate", KUHN, "--games", "2", "--seed", "1", "--keep", "--quiet")
+    assert shown.returncode == 0, shown.stderr
+    assert "recorded in" in shown.stdout and str(db) in shown.stdout.replace("\n", "")
+    listed = cardlang("transcript", "--db")  # --db without FILE: the same records
+    assert listed.returncode == 0 and f"{db}: 5 games" in listed.stdout, listed.stderr
+    replayed = cardlang("transcript", "--game", "1")
+    assert replayed.returncode == 0 and "kuhn" in replayed.stdout.lower(), replayed.stderr
+    assert list(work.iterdir()) == []  # nothing in the working folder
+
+
+def test_reading_the_default_records_before_any_says_where_they_would_be(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("CARDLANG_HOME", str(tmp_path / "nothing-yet"))
+    assert main(["transcript", "--game", "1"]) == 2
+    err = capsys.readouterr().err
+    assert f"no records yet in {tmp_path / 'nothing-yet' / 'runs.sqlite'}" in err
+    assert not (tmp_path / "nothing-yet").exists()  # reading makes nothing
+    assert main(["fit-opponent", "--game", KUHN, "--out", str(tmp_path / "m.json")]) == 2
+    assert "no records yet in" in capsys.readouterr().err
 
 
 def test_a_game_is_written_in_one_transaction(
@@ -362,7 +408,9 @@ def test_failed_and_cut_off_games_are_recorded_and_summarised_again(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db = tmp_path / "runs.sqlite"
-    failing = [DOMINION, "--games", "2", "--param", "kingdom=villag,smithy", "--db", str(db)]
+    kingdom = f"kingdom={MISSING_CARD_KINGDOM}"
+    failing = [str(dominion_missing_a_card(tmp_path)), "--games", "2", "--param", kingdom]
+    failing += ["--db", str(db)]
     code, first = simulate(capsys, *failing)
     assert code == 1 and first["failed"] == 2
     code, again = simulate(capsys, *failing)
@@ -448,8 +496,9 @@ def test_transcript_db_refuses_a_changed_game_file_unless_forced(
 
 
 def test_bad_records_input_is_a_clear_error(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("CARDLANG_HOME", str(tmp_path / "home"))  # no records of one's own
     text = tmp_path / "notes.txt"
     text.write_text("hello, not a database\n" * 100)
     foreign = tmp_path / "other.sqlite"
@@ -474,7 +523,8 @@ def test_bad_records_input_is_a_clear_error(
         (["transcript", "--db", str(db), "--game", "99"], "no game 99"),
         (["transcript", "--db", str(db), "--game", "2"], "has not been played yet"),
         (["transcript", "--db", str(db), "--game", "1", "--seed", "3"], "leave out --seed"),
-        (["transcript", KUHN, "--game", "1"], "need --db"),
+        (["transcript", KUHN, "--game", "1"], "no records yet in"),
+        (["transcript", KUHN, "--force"], "it needs --game ID"),
         (["transcript"], "needs a game FILE"),
     ]
     for argv, message in cases:

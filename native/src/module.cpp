@@ -25,7 +25,7 @@ using namespace cardlang;
 
 namespace {
 
-constexpr int IR_VERSION = 5;
+constexpr int IR_VERSION = 6;
 const char* KIND_NAMES[] = {"vloc", "iloc", "hloc", "mem"};
 const char* STATUS_NAMES[] = {"running", "completed", "failed", "cutoff"};
 
@@ -111,6 +111,7 @@ class NativeProgram {
     P.program = nb::cast<i32>(ir["program"]);
     P.scoring = nb::cast<std::vector<std::pair<int, i32>>>(ir["scoring"]);
     P.table_score = nb::cast<i32>(ir["table_score"]);
+    P.ending = nb::cast<std::vector<i32>>(ir["ending"]);
     for (nb::handle t : nb::cast<nb::list>(ir["slot_types"]))
       P.slot_types.push_back((int16_t)nb::cast<int>(t));
     P.snippets = nb::cast<std::vector<i32>>(ir["snippets"]);
@@ -349,9 +350,19 @@ class NativeProgram {
   }
 
   nb::list current_scores(State& st) {
+    return per_seat_tuples([&] { return vm.current_scores(st); });
+  }
+
+  nb::list ending_values(State& st) {
+    return per_seat_tuples([&] { return vm.ending_values(st); });
+  }
+
+  // each seat's values as a tuple; a rule error as "rule:SPAN:TEXT" (native.py: _scores)
+  template <class F>
+  nb::list per_seat_tuples(F evaluate) {
     nb::list out;
     try {
-      for (const auto& s : vm.current_scores(st)) out.append(nb::tuple(nb::cast(s)));
+      for (const auto& s : evaluate()) out.append(nb::tuple(nb::cast(s)));
     } catch (const RuleErr& err) {
       throw nb::value_error(("rule:" + std::to_string(err.span) + ":" + err.message).c_str());
     }
@@ -1065,6 +1076,7 @@ NB_MODULE(_native, m) {
       .def("scores", &NativeProgram::scores)
       .def("current_scores", &NativeProgram::current_scores)
       .def("table_scores", &NativeProgram::table_scores)
+      .def("ending_values", &NativeProgram::ending_values)
       .def("error", &NativeProgram::error)
       .def("events", &NativeProgram::events)
       .def("awards", &NativeProgram::awards)

@@ -210,6 +210,7 @@ struct Program {
   i32 program = -1;
   std::vector<std::pair<int, i32>> scoring;  // (1 max / 0 min, node)
   i32 table_score = -1;  // (table-score ...)'s node, -1 for none: for people, never played
+  std::vector<i32> ending;  // (end-reason ...)s, then (score-part ...)s: for people, at the end
   std::vector<int16_t> slot_types;
   std::vector<i32> snippets;
   Limits limits;

@@ -2272,6 +2272,16 @@ std::vector<i64> VM::table_scores(State& st) {
   return per_seat(st, [&] { return ev(st, P.table_score); });
 }
 
+std::vector<std::vector<i64>> VM::ending_values(State& st) {
+  // held by the checker to what every player sees, like the table score
+  // (gamemaster.py: ending_values)
+  return per_seat(st, [&] {
+    std::vector<i64> values;
+    for (i32 node : P.ending) values.push_back(ev(st, node));
+    return values;
+  });
+}
+
 std::vector<std::vector<i64>> VM::current_scores(State& st) {
   return per_seat(st, [&] {
     std::vector<i64> keys;

@@ -167,6 +167,8 @@ class VM {
   std::vector<std::vector<i64>> current_scores(State& st);
   // (table-score ...) per seat, as a table shows it (P.table_score must be a node)
   std::vector<i64> table_scores(State& st);
+  // per seat, the (end-reason ...) conditions then the (score-part ...) values
+  std::vector<std::vector<i64>> ending_values(State& st);
   std::string option_label(const State& st, OptionRef option) const;
   // play on while the mover's agent is native (not null), up to ``limit`` decisions in
   // all; how many decisions were taken

@@ -1,7 +1,8 @@
-"""``cardlang fit-opponent DB --game FILE --out PATH``: an opponent model from records.
+"""``cardlang fit-opponent [DB] --game FILE --out PATH``: an opponent model from records.
 
 Pipeline position: the command line (cli/), the face of cardlang.solve.fit.  Replays the
-recorded games of FILE in DB (``cardlang simulate FILE --db DB``), counts each observed
+recorded games of FILE in DB (``cardlang simulate FILE --db DB``; without DB, the user's
+records file that cli/records.py places, where ``play`` records), counts each observed
 state's moves (``--champion``: the winners' only) and writes the model that
 ``cardlang solve --opponent model:PATH`` and ``--agents model:path=PATH`` read.
 
@@ -35,6 +36,8 @@ METHODS = ("parless", "pawnn")
 
 
 def add_parser(sub: SubParsers) -> None:
+    from cardlang.cli.records import RECORDS_RULE
+
     p = sub.add_parser(
         "fit-opponent",
         help="learn an opponent model from recorded games (PARLESS: Dirichlet counts per state)",
@@ -43,7 +46,13 @@ def add_parser(sub: SubParsers) -> None:
         "prior of total pseudo-count 3 over the legal moves plus the counts; unseen states "
         "are uniform.",
     )
-    p.add_argument("db", metavar="DB", type=Path, help="records (cardlang simulate --db DB)")
+    p.add_argument(
+        "db",
+        metavar="DB",
+        type=Path,
+        nargs="?",
+        help=f"records (cardlang simulate --db DB; default: {RECORDS_RULE})",
+    )
     p.add_argument("--game", required=True, metavar="FILE", help="the game file they played")
     p.add_argument("--out", required=True, type=output_file, help="where to write the model (JSON)")
     p.add_argument("--champion", action="store_true", help="count only the winners' moves")
@@ -61,8 +70,10 @@ def add_parser(sub: SubParsers) -> None:
 
 
 def cmd_fit_opponent(args: argparse.Namespace) -> int:
+    from cardlang.cli.records import records_to_read
     from cardlang.solve.fit import Features, fit_counts, model_document, pawnn_networks
 
+    args.db = records_to_read(args.db)
     if not regular_file(args.db, "records database").is_file():
         raise UsageError(f"records {args.db} not found")
     game, text = load_game_and_text(args.game, args.param)

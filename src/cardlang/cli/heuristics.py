@@ -3,9 +3,10 @@
 Pipeline position: the command line (cli/), the face of cardlang.analysis (experiment.py
 and report.py).  One file: its measures with intervals.  Two variants (two files, or one
 file with ``--param`` and ``--param-b`` settings): both, side by side, with the
-difference and whether it is significant.  Ctrl-C keeps the games recorded so far (the
-same command goes on from there) and exits with 130.  ``main`` dispatches here; the
-options it shares with simulate come from options.py.
+difference and whether it is significant.  The games are recorded (``--db``, by default
+the user's records file that cli/records.py places) and reused by the next run; Ctrl-C
+keeps the games recorded so far (the same command goes on from there) and exits with
+130.  ``main`` dispatches here; the options it shares with simulate come from options.py.
 
 May import: anything in cardlang (the command line sits above everything).
 """
@@ -44,7 +45,7 @@ __all__ = ["add_parser", "cmd_heuristics"]
 def add_parser(sub: SubParsers) -> None:
     """The ``heuristics`` subcommand's arguments."""
     from cardlang.analysis import DEFAULT_AI
-    from cardlang.runs.store import DEFAULT_DB
+    from cardlang.cli.records import RECORDS_RULE
 
     p = sub.add_parser(
         "heuristics",
@@ -60,9 +61,8 @@ def add_parser(sub: SubParsers) -> None:
     seed_option(p)
     p.add_argument(
         "--db",
-        default=str(DEFAULT_DB),
         metavar="FILE",
-        help=f"the records file games are kept in and reused from ({DEFAULT_DB.as_posix()})",
+        help=f"the records file games are kept in and reused from ({RECORDS_RULE})",
     )
     p.add_argument("--workers", type=positive, default=None, help="workers (default: every core)")
     p.add_argument(
@@ -109,7 +109,7 @@ def cmd_heuristics(args: argparse.Namespace) -> int:
         backend=backend,
         workers=workers,
     )
-    store = _open_store(args.db)
+    store = _open_store(args)
     try:
         results = _run_all(variants, plan, store, progress=not args.quiet)
     except KeyboardInterrupt:  # run_batch's BatchInterrupted, or Ctrl-C between batches
@@ -167,11 +167,15 @@ def _designs(text: str) -> tuple[str, ...]:
     return chosen
 
 
-def _open_store(path: str) -> RunStore:
+def _open_store(args: argparse.Namespace) -> RunStore:
+    """The records of --db (its folder made), else the user's records file: ``args.db``
+    becomes the file, which the messages name."""
+    from cardlang.cli.records import records_to_write
     from cardlang.runs.store import RunStore
 
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    return RunStore.open(path)
+    args.db = records_to_write(args.db)
+    args.db.parent.mkdir(parents=True, exist_ok=True)
+    return RunStore.open(args.db)
 
 
 def _run_all(
@@ -217,13 +221,13 @@ def _report(args: argparse.Namespace, results: list[Results]) -> None:
         print(json.dumps(report.to_json(results[0]), indent=2))
     else:
         report.print_results(console, results[0])
-    stored = sum(r.stored for r in results)
-    if stored:
-        played = sum(r.played for r in results)
-        print(
-            f"cardlang: {stored} games reused from {args.db}, {played} played now",
-            file=sys.stderr,
-        )
+    stored, played = sum(r.stored for r in results), sum(r.played for r in results)
+    where = (
+        f"{stored} games reused from {args.db}, {played} played now"
+        if stored
+        else f"{played} games played now, recorded in {args.db}"
+    )
+    print(f"cardlang: {where}", file=sys.stderr)  # where the records are, once
     if args.plot:
         written = report.write_plots(Path(args.plot), results)
         print(f"cardlang: wrote {', '.join(str(p) for p in written)}", file=sys.stderr)

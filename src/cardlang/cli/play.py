@@ -3,9 +3,9 @@
 Pipeline position: the command line (cli/), the terminal face of cardlang.interactive.
 You see only your seat's view and the others' moves as they make them; you choose by
 number or by words of an option's label, and ``?`` asks the advisor (a search agent) for
-each option's value.  The finished game goes into the records like any batch
-(``--db``, by default cardlang-runs/runs.sqlite), where ``transcript --db`` replays it
-and ``fit-opponent`` learns from it.
+each option's value.  The finished game goes into the records like any batch (``--db``,
+by default the user's records file that cli/records.py places), where ``transcript
+--game ID`` replays it and ``fit-opponent`` learns from it.
 
 May import: anything in cardlang (the command line sits above everything).
 """
@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from cardlang.cli.options import (
     EXIT_INTERRUPTED,
@@ -54,7 +53,7 @@ def add_parser(sub: SubParsers) -> None:
 def person_game_options(p: argparse.ArgumentParser, *, advice: str) -> None:
     """What ``play`` and ``serve`` share: the advisor (``advice`` says where its estimates
     show), the records, the seed, parameters, engine and limits."""
-    from cardlang.runs.store import DEFAULT_DB
+    from cardlang.cli.records import RECORDS_RULE
 
     p.add_argument(
         "--advisor",
@@ -64,7 +63,9 @@ def person_game_options(p: argparse.ArgumentParser, *, advice: str) -> None:
         "where a scripted bot plays it, ismcts:iterations=3000:rollout=bmu for Dominion; "
         "else ismcts:iterations=1000)",
     )
-    p.add_argument("--db", type=Path, default=DEFAULT_DB, help=f"the records ({DEFAULT_DB})")
+    p.add_argument(
+        "--db", type=Path, metavar="FILE", help=f"the records file (default: {RECORDS_RULE})"
+    )
     p.add_argument("--no-record", action="store_true", help="keep no record of the game")
     seed_option(p, default=None, text="the game's seed (a fresh deal each time, printed)")
     param_option(p)
@@ -79,12 +80,18 @@ def cmd_play(args: argparse.Namespace) -> int:
     from cardlang.interactive import Abandoned, PersonSeat, Session
     from cardlang.interactive.session import PERSON, Seating, default_advisor
     from cardlang.interactive.table import seat_view, table_of
-    from cardlang.interactive.terminal import TerminalFront, TerminalStory, render_table
+    from cardlang.interactive.terminal import (
+        TerminalFront,
+        TerminalStory,
+        render_result,
+        render_table,
+    )
     from cardlang.language.params import parse_param_args
+    from cardlang.runs.ending import ending_of
     from cardlang.runs.planned import agent_seeds
 
     game, text = load_game_and_text(args.file, args.param)
-    records_ready(None if args.no_record else args.db)
+    args.db = records_ready(args)
     args.seed = fresh_seed(args.seed)
     if not 0 <= args.seat < game.nplayers:
         raise UsageError(f"--seat {args.seat}: the game has seats 0 to {game.nplayers - 1}")
@@ -118,8 +125,8 @@ def cmd_play(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     final = table_of(seat_view(session.st, args.seat, game), ())
     front.say(render_table(final, "--- the table at the end ---"))
-    front.say(_result_text(result, args.seat))
-    if not args.no_record:
+    front.say(render_result(result, ending_of(session.master, session.st, game), args.seat))
+    if args.db is not None:
         game_id = session.save(
             args.db,
             seating,
@@ -134,16 +141,18 @@ def cmd_play(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def records_ready(db: Path | None) -> None:
-    """Check before the game that its records can be written (a person's game is not
-    lost at its end to a bad --db); the default records' directory is made if missing."""
-    from cardlang.runs.store import DEFAULT_DB, RunStore
+def records_ready(args: argparse.Namespace) -> Path | None:
+    """The records file the game goes into (None with --no-record): --db, else the
+    user's records file, its folder made.  Checked before the game that it can be
+    written, so that a person's game is not lost at its end to a bad --db."""
+    from cardlang.cli.records import records_to_write
+    from cardlang.runs.store import RunStore
 
-    if db is None:
-        return
-    if db == DEFAULT_DB:
-        db.parent.mkdir(parents=True, exist_ok=True)
+    if args.no_record:
+        return None
+    db = records_to_write(args.db)
     RunStore.open(db).close()
+    return db
 
 
 def other_specs(text: str, count: int) -> list[str]:
@@ -156,16 +165,3 @@ def other_specs(text: str, count: int) -> list[str]:
         "--agents names {found} agents; the other seats are {count}: name one for all, "
         "or one per other seat",
     )
-
-
-def _result_text(result: Any, seat: int) -> str:
-    winners = result.winners
-    lines = ["--- the game is over ---"]
-    lines += [f"  P{p}{' (you)' if p == seat else ''}: {s}" for p, s in enumerate(result.scores)]
-    if not result.completed:
-        lines.append(f"  cut off ({result.end_reason})")
-    elif seat in winners:
-        lines.append("  you win" + (" (shared)" if len(winners) > 1 else ""))
-    else:
-        lines.append("  won by " + ", ".join(f"P{w}" for w in winners))
-    return "\n".join(lines)

@@ -90,7 +90,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from cardlang.runs.planned import agent_seeds
 
     game, text = load_game_and_text(args.file, args.param)
-    records_ready(None if args.no_record else args.db)
+    args.db = records_ready(args)
     args.seed = fresh_seed(args.seed)
     people = people_seats(args, game.nplayers)
     agent_seats = [p for p in range(game.nplayers) if p not in people]
@@ -124,7 +124,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         agents,
         specs,
         advisor=args.advisor,
-        db=None if args.no_record else args.db,
+        db=args.db,
         game_path=Path(args.file),
         game_text=text,
         params=parse_param_args(args.param),

@@ -2,10 +2,10 @@
 
 Pipeline position: the command line (cli/), above the batches of cardlang.runs: the game
 is loaded, its agents checked, and ``run_batch`` plays the games (with a progress bar on
-a terminal, on the backend --backend/--workers choose, recorded with --db or --keep);
-the summary is printed as tables (wins per seat, strength per agent, turns) or as JSON.
-Ctrl-C still prints the summary of the games finished, then exits with 130.  ``main``
-dispatches here.
+a terminal, on the backend --backend/--workers choose, recorded with --db, or with --keep
+in the user's records file that cli/records.py places); the summary is printed as tables
+(wins per seat, strength per agent, turns) or as JSON.  Ctrl-C still prints the summary
+of the games finished, then exits with 130.  ``main`` dispatches here.
 
 May import: anything in cardlang (the command line sits above everything).
 """
@@ -135,7 +135,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def _records_options(p: argparse.ArgumentParser) -> None:
-    from cardlang.runs.store import DEFAULT_DB
+    from cardlang.cli.records import RECORDS_RULE
 
     where = p.add_mutually_exclusive_group()
     where.add_argument(
@@ -147,17 +147,19 @@ def _records_options(p: argparse.ArgumentParser) -> None:
     where.add_argument(
         "--keep",
         action="store_true",
-        help=f"like --db ./{DEFAULT_DB.as_posix()} (the directory is made if missing)",
+        help=f"like --db with your records file: {RECORDS_RULE} (the folder is made "
+        "if missing; the summary says where)",
     )
 
 
 def _open_records(args: argparse.Namespace) -> RunStore | None:
-    """The RunStore that --db or --keep names, or None."""
-    from cardlang.runs.store import DEFAULT_DB, RunStore
+    """The RunStore that --db or --keep names (--keep: the user's one records file,
+    wherever the command runs), or None."""
+    from cardlang.cli.records import records_to_write
+    from cardlang.runs.store import RunStore
 
     if args.keep:
-        DEFAULT_DB.parent.mkdir(parents=True, exist_ok=True)
-        return RunStore.open(DEFAULT_DB)
+        return RunStore.open(records_to_write(None))
     return RunStore.open(args.db) if args.db else None
 
 
@@ -211,7 +213,7 @@ def _print_summary(s: BatchSummary) -> None:
     console = Console()
     table = Table(title=f"{s.game}: {s.games} games", show_header=False, title_justify="left")
     table.add_column("what", style="bold")
-    table.add_column("value", justify="right")
+    table.add_column("value", justify="right", overflow="fold")  # a path whole, if long
     table.add_row("games", str(s.games))
     table.add_row("completed", str(s.completed))
     failed = str(s.failed)

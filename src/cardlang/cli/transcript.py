@@ -4,7 +4,9 @@ Pipeline position: the command line (cli/), above cardlang.runs: a game is playe
 its seed with the agents of --agents and rendered move by move (runs/transcript.py);
 with ``--db FILE --game ID`` a game recorded by ``simulate --db`` is replayed from its
 seed and recorded choices (runs/replay.py), and ``--db FILE`` alone lists the recorded
-games.  ``main`` dispatches here.
+games.  ``--game ID`` without ``--db``, or ``--db`` without FILE, reads the user's
+records file (cli/records.py), where ``play`` and ``simulate --keep`` record.  ``main``
+dispatches here.
 
 May import: anything in cardlang (the command line sits above everything).
 """
@@ -40,7 +42,9 @@ def add_parser(sub: SubParsers) -> None:
         "transcript",
         help="play one game and show it move by move, or replay a recorded one (--db)",
     )
-    tr.add_argument("file", metavar="FILE", nargs="?", help="the game file (with --db: optional)")
+    tr.add_argument(
+        "file", metavar="FILE", nargs="?", help="the game file (with --db or --game: optional)"
+    )
     seed_option(tr, default=None, text="the game's seed (0)")
     tr.add_argument("--agents", default=None, help="as for simulate")
     param_option(tr)
@@ -72,12 +76,12 @@ def cmd_transcript(args: argparse.Namespace) -> int:
     from cardlang.runs.simulate import parse_agent_specs
     from cardlang.runs.transcript import render_transcript
 
-    if args.db is not None:
+    if args.db is not None or args.game is not None:
         return _replay_recorded(args)
-    if args.game is not None or args.force:
-        raise UsageError("--game and --force replay a recorded game: they need --db FILE")
+    if args.force:
+        raise UsageError("--force replays a recorded game: it needs --game ID")
     if args.file is None:
-        raise UsageError("transcript needs a game FILE (or --db FILE --game ID)")
+        raise UsageError("transcript needs a game FILE (or --game ID, --db FILE --game ID)")
     seed = 0 if args.seed is None else args.seed
     game = load_game(args.file, params=parse_param_args(args.param))
     specs = parse_agent_specs(args.agents, game.nplayers)
@@ -106,14 +110,28 @@ def _wants_story(args: argparse.Namespace, nplayers: int) -> bool:
     return bool(args.story or args.as_seat is not None)
 
 
+#: ``--db`` given without FILE: the user's records file.
+_YOUR_RECORDS = True
+
+
 def _replay_options(p: argparse.ArgumentParser) -> None:
+    from cardlang.cli.records import RECORDS_RULE
+
     p.add_argument(
         "--db",
+        nargs="?",
+        const=_YOUR_RECORDS,
         metavar="FILE",
         help="replay a game recorded by 'simulate --db' with its recorded seed, agents, "
-        "parameters and limits (without --game: list the recorded games)",
+        "parameters and limits (without --game: list the recorded games); without FILE, "
+        f"your records file ({RECORDS_RULE})",
     )
-    p.add_argument("--game", type=positive, metavar="ID", help="the recorded game to replay")
+    p.add_argument(
+        "--game",
+        type=positive,
+        metavar="ID",
+        help="the recorded game to replay (from --db FILE, else from your records file)",
+    )
     p.add_argument(
         "--force",
         action="store_true",
@@ -124,15 +142,17 @@ def _replay_options(p: argparse.ArgumentParser) -> None:
 def _replay_recorded(args: argparse.Namespace) -> int:
     """Replay a recorded game from its seed and recorded choices (no agent is asked), or
     list the recorded games.  The game file must be the recorded text unless --force."""
+    from cardlang.cli.records import records_to_read
     from cardlang.runs.replay import load_recorded_game, replay_game
     from cardlang.runs.store import RunStore
     from cardlang.runs.transcript import render_transcript
 
     if args.seed is not None or args.agents or args.param:
         raise UsageError(
-            "--db replays a recorded game with its own seed, agents and parameters: "
+            "--db and --game replay a recorded game with its own seed, agents and parameters: "
             "leave out --seed, --agents and --param"
         )
+    args.db = records_to_read(args.db if isinstance(args.db, str) else None)
     with RunStore.open(args.db, create=False) as store:
         if args.game is None:
             _print_listing(store)

@@ -56,7 +56,7 @@ from cardlang.language.kinds import KIND_ATTRIBUTE
 from cardlang.language.statics import kind_attribute_tables
 
 #: The IR's version: the VM refuses an IR of another (``_native.IR_VERSION``).
-IR_VERSION = 5
+IR_VERSION = 6
 
 #: The node kinds, in the order of the C++ enum ``Op`` (native/src/ir.h); a test checks
 #: that both agree.
@@ -208,6 +208,7 @@ class IR:
     program: int = -1
     scoring: list[tuple[int, int]] = field(default_factory=list)  # (1 max / 0 min, node)
     table_score: int = -1  # (table-score ...)'s node, -1 for none (for people: never played)
+    ending: list[int] = field(default_factory=list)  # (end-reason ...)s, then (score-part ...)s
     slot_types: list[int] = field(default_factory=list)
     # per node, its source text as an option label shows it (a string), -1 for none
     snippets: list[int] = field(default_factory=list)
@@ -275,6 +276,7 @@ class _Lowering:
         ]
         shown = self.checked.presentation.table_score
         ir.table_score = -1 if shown is None else self.expr(shown)
+        ir.ending = [self.expr(node) for node in self.checked.presentation.ending_nodes()]
         ir.finish()
         return ir
 

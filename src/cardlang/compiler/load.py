@@ -106,6 +106,7 @@ def compile_game(checked: CheckedGame, warnings: list[Diagnostic]) -> Game:
         tiebreaks=[(mode, exprs.value(node)) for mode, node in tree.scoring.tiebreaks],
         warnings=warnings,
         table_score=_table_score(checked, exprs),
+        ending=tuple(exprs.value(node) for node in checked.presentation.ending_nodes()),
         ir_factory=lambda: lower(checked, nplayers),
     )
 

@@ -46,6 +46,8 @@ class Game:
     warnings: list[Diagnostic] = field(default_factory=list)
     # (table-score ...): each seat's score while playing, for people (None: the game has none)
     table_score: Fn | None = None
+    # (end-reason ...) conditions, then (score-part ...) values: told at the end, for people
+    ending: tuple[Fn, ...] = ()
     # the native engine's form of the game (cardlang.compiler.ir), made on first use
     ir_factory: Callable[[], Any] | None = None
     # the engine ``master()`` plays with: "python", "native", or None for the default

@@ -88,6 +88,8 @@ class Rules(Protocol):
     def tiebreaks(self) -> list[tuple[str, Fn]]: ...  # (mode, score) pairs, in order
     @property
     def table_score(self) -> Fn | None: ...  # (table-score ...), for people
+    @property
+    def ending(self) -> tuple[Fn, ...]: ...  # (end-reason ...), then (score-part ...)
 
     def describe_option(self, st: Gamestate, option: Option) -> str: ...
 
@@ -368,6 +370,13 @@ class Gamemaster(Generic[G]):
         if table_score is None:
             return None
         return self._per_seat(st, lambda s: int(table_score(s)))
+
+    def ending_values(self, st: Gamestate) -> list[tuple[int, ...]]:
+        """Per seat, the ``(end-reason ...)`` conditions (1 or 0) and then the
+        ``(score-part ...)`` values, in the file's order, for people at the end.  Like the
+        table score, they read only what every player sees and draw no random number."""
+        ending = self.game.ending
+        return self._per_seat(st, lambda s: tuple(int(value(s)) for value in ending))
 
     @staticmethod
     def _per_seat(st: Gamestate, evaluate: Callable[[Gamestate], T]) -> list[T]:

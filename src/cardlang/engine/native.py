@@ -133,6 +133,7 @@ def make_program(ir: Any) -> Any:
             "program": ir.program,
             "scoring": ir.scoring,
             "table_score": ir.table_score,
+            "ending": ir.ending,
             "slot_types": ir.slot_types,
             "snippets": ir.snippets,
             "limits": ir.limits,
@@ -607,6 +608,9 @@ class NativeMaster:
 
     def table_scores(self, st: NativeState) -> list[int] | None:
         return self._scores(self.program.table_scores, st)  # type: ignore[no-any-return]
+
+    def ending_values(self, st: NativeState) -> list[tuple[int, ...]]:
+        return self._scores(self.program.ending_values, st)  # type: ignore[no-any-return]
 
     def _scores(self, read: Callable[[Any], Any], st: NativeState) -> Any:
         """``read(st.raw)``; a rule error the native scoring reports ("rule:SPAN:TEXT")

@@ -18,6 +18,7 @@ An engine (``Engine``) plays one compiled ``Game`` under ``Limits``:
 | ``result(st)``               | a finished game's ``GameResult`` (scores, ranks, credits) |
 | ``current_scores(st)``       | (score, tie-breaks...) per seat as they stand (rewards)    |
 | ``table_scores(st)``         | the ``(table-score ...)`` per seat, for people (or None)   |
+| ``ending_values(st)``        | per seat, the end reasons' conditions and the score parts |
 | ``ranking_keys(keys)``       | those keys turned so that smaller is better               |
 
 A state (``EngineState``) is plain data that any layer may read but only its engine
@@ -88,5 +89,7 @@ class Engine(Protocol):
     def current_scores(self, st: Any) -> list[tuple[int, ...]]: ...
 
     def table_scores(self, st: Any) -> list[int] | None: ...
+
+    def ending_values(self, st: Any) -> list[tuple[int, ...]]: ...
 
     def ranking_keys(self, keys: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]: ...

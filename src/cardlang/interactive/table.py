@@ -10,7 +10,9 @@ The game's presentation forms (docs/language.md, "Presentation") say how: a loca
 storage's name for people (``(display ...)``), what is never shown (``(bookkeeping
 ...)``), how a hand is sorted (``(hand-order ...)``; without one, a hand's alike cards
 are listed together in the order first met), each seat's score while playing
-(``(table-score ...)``) and the cards' texts (``(text ...)``).
+(``(table-score ...)``), the cards' texts (``(text ...)``), the open locations drawn face
+down (``(face-down ...)``), and at the end why the game ended and each seat's score line
+by line (``(end-reason ...)``, ``(score-part ...)``: runs/ending.py).
 """
 
 from __future__ import annotations
@@ -119,6 +121,12 @@ def table_of(view: Any, labels: Sequence[str]) -> Table:
     for (owner, kind, name), cards in sorted(view.visible.items(), key=_zone_order):
         base, index = _base_and_index(name)
         if (kind, base) in shows.bookkeeping:
+            continue
+        if (kind, base) in shows.face_down:  # seen by the rules, drawn as a face-down pile
+            if cards:
+                label = shows.displays.get((kind, base), base)
+                ref = zone_ref((owner, kind, name))
+                hidden.append(Zone(owner_name(owner, seat), label, len(cards), None, index, ref))
             continue
         if owner == seat and kind == "iloc":  # a hand: sorted, alike cards together
             cards = sorted_hand(cards, shows)

@@ -31,6 +31,7 @@ from typing import IO, Any
 from cardlang.interactive.session import Abandoned, Advice, Session
 from cardlang.interactive.story import Teller
 from cardlang.interactive.table import Table, Zone
+from cardlang.runs.ending import Ending, score_lines
 
 HELP = (
     "answer with an option's number or words from its label (several, comma separated, "
@@ -243,6 +244,23 @@ def render_table(table: Table, head: str | None = None) -> str:
         shown = ", ".join(f"{owner} {value}" for owner, value in table.scores)
         lines.append(f"{table.score_text}: {shown}")
     lines.append(table.text or table.situation)
+    return "\n".join(lines)
+
+
+def render_result(result: Any, ending: Ending, seat: int) -> str:
+    """The end of a game: why it ended (the game's words), each seat's score with its
+    breakdown (one column per seat), and who won."""
+    lines = ["--- the game is over ---"]
+    if not result.completed:
+        lines.append(f"  cut off ({result.end_reason})")
+    elif ending.reason:
+        lines.append(f"  {ending.reason}.")
+    lines += score_lines(ending, result.scores, seat)
+    winners = result.winners
+    if result.completed and seat in winners:
+        lines.append("  you win" + (" (shared)" if len(winners) > 1 else ""))
+    elif result.completed:
+        lines.append("  won by " + ", ".join(f"P{w}" for w in winners))
     return "\n".join(lines)
 
 

@@ -56,6 +56,7 @@ from cardlang.interactive.session import (
 )
 from cardlang.interactive.story import Teller
 from cardlang.interactive.table import Table, seat_view, table_of
+from cardlang.runs.ending import Ending, ending_of
 
 STATIC = Path(__file__).resolve().parent / "static"
 
@@ -236,6 +237,7 @@ class WebGame:
             result = self.session.play(self.seating)
             self.moved()
             self.result = result
+            ending = ending_of(self.session.master, self.session.st, self.game)
             if self.db is not None and self.game_path is not None:
                 self.game_id = self.session.save(
                     self.db,
@@ -246,7 +248,8 @@ class WebGame:
                 )
             self.status = "over"
             for p in self.people:
-                self.publish(p, {"type": "over", "result": self._result_of(result, p)})
+                over = self._result_of(result, p, ending)
+                self.publish(p, {"type": "over", "result": over})
             if self.on_end is not None:
                 self.on_end(self)
         except Abandoned:
@@ -307,7 +310,7 @@ class WebGame:
             for loop, stream in channel.streams:
                 loop.call_soon_threadsafe(stream.put_nowait, message)
 
-    def _result_of(self, result: Any, seat: int) -> dict[str, Any]:
+    def _result_of(self, result: Any, seat: int, ending: Ending) -> dict[str, Any]:
         winners = list(result.winners)
         if not result.completed:
             text = f"the game was cut off ({result.end_reason})"
@@ -320,6 +323,8 @@ class WebGame:
             "winners": winners,
             "completed": bool(result.completed),
             "end_reason": result.end_reason,
+            "reason": ending.reason if result.completed else "",  # the game's own words
+            "parts": [[text, list(values)] for text, values in ending.parts],
             "text": text,
             "game_id": self.game_id,
             "again": self.deal_again is not None,  # the page offers another game

@@ -40,13 +40,21 @@ class Presentation:
 
     displays: dict[tuple[str, str], str] = field(default_factory=dict)  # (kind, name) -> text
     bookkeeping: set[tuple[str, str]] = field(default_factory=set)  # (kind, name), never shown
+    face_down: set[tuple[str, str]] = field(default_factory=set)  # (kind, name): piles, no faces
     hand_order: tuple[str, ...] = ()  # attributes a hand is sorted by, in turn
     value_orders: dict[str, tuple[str, ...]] = field(default_factory=dict)  # as decks list them
     card_texts: dict[str, str] = field(default_factory=dict)  # card kind -> its (text ...)
     table_score_text: str | None = None  # what the table score is called ("VP")
     table_score: ast.Node | None = None  # its expression ((current player) bound)
+    end_reasons: tuple[tuple[str, ast.Node], ...] = ()  # (text, condition), the first holding
+    score_parts: tuple[tuple[str, ast.Node], ...] = ()  # (text, value per seat) at the end
     card_badge: str | None = None  # (card-badge "TEXT"): a corner of every card
     card_colours: tuple[str, tuple[tuple[str, str], ...]] | None = None  # (attribute, pairs)
+
+    def ending_nodes(self) -> list[ast.Node]:
+        """What a game tells at its end, in the order both engines evaluate it
+        (``ending_values``): the end reasons' conditions, then the score parts."""
+        return [node for _, node in self.end_reasons] + [node for _, node in self.score_parts]
 
 
 @dataclass

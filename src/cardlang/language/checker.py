@@ -94,6 +94,8 @@ class Checker(StatementRules, ExpressionRules, PresentationRules):
                 self.out.declare_slots[id(d)] = self.out.n_slots
                 self.out.slot_types[self.out.n_slots] = t
                 self.out.n_slots += 1
+        for rule in game.parameter_values:
+            self._parameter_values(rule)
         self._procedure_signatures(game.procedures)
         self._kind_hooks(game.kinds)
         for proc in self.out.procedures.values():
@@ -130,6 +132,28 @@ class Checker(StatementRules, ExpressionRules, PresentationRules):
             return
         if not is_allowed(d.value, allowed):
             self.error(d.value.span, f"the default of {d.var} is not among its allowed values")
+
+    def _parameter_values(self, rule: ast.ParameterValues) -> None:
+        """(parameter-values 'VAR "TEXT" (choose COUNT NAMES)+): VAR a declared name or
+        list of names, each choice literal, and the default one that fits."""
+        from cardlang.language.params import misfit, name_choices, names_of
+
+        declared = {d.var: d for d in self.out.game.declares}
+        d = declared.get(rule.var)
+        if d is None:
+            hint = did_you_mean(rule.var, declared)
+            self.error(rule.span, f"no parameter {rule.var} is declared", hint=hint)
+            return
+        if not isinstance(d.value, ast.NameLiteral | ast.StrList):
+            self.error(rule.span, f"{rule.var} is not a name or a list of names")
+            return
+        choices = name_choices(rule, declared)
+        if isinstance(choices, str):
+            self.error(rule.span, choices)
+            return
+        why = misfit(rule, choices, names_of(d.value))
+        if why:
+            self.error(d.value.span, f"the default of {rule.var} does not fit: {why}")
 
     def _situations(self, situations: tuple[ast.Situation, ...]) -> None:
         for sit in situations:

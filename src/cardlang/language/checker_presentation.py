@@ -1,16 +1,16 @@
 """The rules of the presentation forms: what a table shows people (``(display ...)``,
-``(bookkeeping ...)``, ``(hand-order ...)``, ``(table-score ...)``, a card kind's
-``(text ...)``).
+``(bookkeeping ...)``, ``(face-down ...)``, ``(hand-order ...)``, ``(table-score ...)``,
+``(end-reason ...)``, ``(score-part ...)``, a card kind's ``(text ...)``).
 
 Pipeline position: language layer, a mixin of ``Checker`` (checker.py), run once the
 whole game is checked (the names a game reads and writes are known then).  Nothing that
 plays reads these forms: they are checked so that a typo in one is found, not shown as
 a blank.  The result is ``CheckedGame.presentation`` (checked_game.py ``Presentation``).
 
-A table score is evaluated while a game is played, for every seat to see: the checker
-holds it to what every player sees (storages, the sizes of locations, the cards of
-locations open to all) and forbids ``random``, which would draw from the game's stream
-and change the game.
+A table score is evaluated while a game is played, end reasons and score parts once it is
+over, for every seat to see: the checker holds them to what every player sees (storages,
+the sizes of locations, the cards of locations open to all) and forbids ``random``, which
+would draw from the game's stream and change the game.
 """
 
 from __future__ import annotations
@@ -60,6 +60,12 @@ class PresentationRules(RuleBase):
         shown = [k for k in out.displays if k in out.bookkeeping]
         for kind, name in shown:
             self.error(game.span, f"{kind} {name} is both displayed and bookkeeping")
+        for f in forms.face_down:
+            for name in f.names:
+                if self._presented_name(f.kind, name, f.span):
+                    if (f.kind, name) in out.bookkeeping:
+                        self.error(f.span, f"{f.kind} {name} is bookkeeping: it is never shown")
+                    out.face_down.add((f.kind, name))
         out.hand_order = self._hand_order(forms.hand_order)
         out.value_orders = _value_orders(game)
         out.card_texts = self._card_texts()
@@ -68,8 +74,16 @@ class PresentationRules(RuleBase):
         if forms.table_score:
             score = forms.table_score[0]
             self.expect(score.value, T.INT, "as the table score")
-            self._public_only(score.value, sized=False)
+            self._public_only(score.value, sized=False, what="a table score")
             out.table_score_text, out.table_score = score.text, score.value
+        for reason in forms.end_reasons:
+            self.expect(reason.value, T.BOOL, "as an end reason's condition")
+            self._public_only(reason.value, sized=False, what="an end reason")
+        out.end_reasons = tuple((r.text, r.value) for r in forms.end_reasons)
+        for part in forms.score_parts:
+            self.expect(part.value, T.INT, "as a score part")
+            self._public_only(part.value, sized=False, what="a score part")
+        out.score_parts = tuple((p.text, p.value) for p in forms.score_parts)
         out.card_badge = self._card_badge(forms.card_badge)
         out.card_colours = self._card_colours(forms.card_colour)
         self.out.presentation = out
@@ -162,31 +176,30 @@ class PresentationRules(RuleBase):
             texts[kind.name] = text.text
         return texts
 
-    def _public_only(self, node: ast.Node, sized: bool) -> None:
-        """Errors where the table score reads what some player may not see (or draws a
-        random number).  ``sized``: ``node`` is what a (size ...) measures."""
+    def _public_only(self, node: ast.Node, sized: bool, what: str) -> None:
+        """Errors where ``what`` (a table score, an end reason, a score part) reads what
+        some player may not see (or draws a random number).  ``sized``: ``node`` is what a
+        (size ...) measures."""
         hidden = None
         if isinstance(node, ast.Random):
             self.error(
                 node.span,
-                "a table score cannot draw a random number (it would change the game it shows)",
+                f"{what} cannot draw a random number (it would change the game it shows)",
             )
             return
         if isinstance(node, ast.Location | ast.IndexedLocations) and node.kind in _PRIVATE_KINDS:
             hidden = f"the cards of {article(node.kind)} are hidden from some players"
-        elif isinstance(node, ast.AllOfKind):
-            hidden = "(all ...) reads cards some players cannot see"
         elif isinstance(node, ast.Variable) and self.out.type_of(node) in _COLLECTION_TYPES:
             hidden = f"'{node.name} may hold cards some players cannot see"
         if hidden and not sized:
             self.error(
                 node.span,
-                f"a table score may read only what every player sees: {hidden}",
+                f"{what} may read only what every player sees: {hidden}",
                 hint="read its (size ...), a storage, or an open location (vloc)",
             )
             return
         for child in _children(node):
-            self._public_only(child, sized=isinstance(node, ast.Size))
+            self._public_only(child, sized=isinstance(node, ast.Size), what=what)
 
 
 def _kinds_by_name(

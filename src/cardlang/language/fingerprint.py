@@ -2,11 +2,12 @@
 
 Two files have the same fingerprint when they hold the same rules token for token: their
 comments, layout, ``(label "TEXT" ...)`` wrappers and presentation forms (``(display
-...)``, ``(bookkeeping ...)``, ``(hand-order ...)``, ``(table-score ...)``, a card kind's
-``(text "...")``: for people, changing nothing that plays: docs/language.md) do not
-count.  So writing a game's labels or how a table shows it, or re-indenting it, keeps the
-models trained on it, while any change to what is played (a cost, a card, a rule) makes
-a new fingerprint.
+...)``, ``(bookkeeping ...)``, ``(face-down ...)``, ``(hand-order ...)``, ``(table-score
+...)``, ``(end-reason ...)``, ``(score-part ...)``, a card kind's ``(text "...")``: for
+people, changing nothing that plays: docs/language.md) and ``(parameter-values ...)``
+(which values ``--param`` may take) do not count.  So writing a
+game's labels or how a table shows it, or re-indenting it, keeps the models trained on
+it, while any change to what is played (a cost, a card, a rule) makes a new fingerprint.
 
 Pipeline position: language (it reads the text alone, with the grammar's lexical rules:
 ``;;`` comments, strings without newlines).
@@ -25,8 +26,24 @@ _TOKEN = re.compile(r'"[^"\\\n]*"|;;[^\n]*|\s+|[()]|[^\s()";]+|.')
 
 #: The heads of the forms for people that are dropped whole (grammar/cardlang.lark).
 PRESENTATION_FORMS = frozenset(
-    {"display", "bookkeeping", "hand-order", "table-score", "text", "card-badge", "card-colour"}
+    {
+        "display",
+        "bookkeeping",
+        "face-down",
+        "hand-order",
+        "table-score",
+        "end-reason",
+        "score-part",
+        "text",
+        "card-badge",
+        "card-colour",
+    }
 )
+
+
+#: Forms that decide which games may be set up, never how one is played: dropped too.
+SETUP_CHECK_FORMS = frozenset({"parameter-values"})
+_DROPPED = PRESENTATION_FORMS | SETUP_CHECK_FORMS
 
 
 def rules_tokens(text: str) -> list[str]:
@@ -41,7 +58,7 @@ def _drop_presentation(tokens: list[str]) -> list[str]:
     out: list[str] = []
     i = 0
     while i < len(tokens):
-        if tokens[i] == "(" and tokens[i + 1 : i + 2] and tokens[i + 1] in PRESENTATION_FORMS:
+        if tokens[i] == "(" and tokens[i + 1 : i + 2] and tokens[i + 1] in _DROPPED:
             depth = 0
             while i < len(tokens):  # skip to the matching ")"
                 depth += {"(": 1, ")": -1}.get(tokens[i], 0)

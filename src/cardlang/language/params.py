@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from cardlang.errors import I64_MAX, UsageError, did_you_mean
 from cardlang.language import ast
@@ -59,7 +60,74 @@ def apply_params(game: ast.Game, params: Mapping[str, str]) -> ast.Game:
                 + _suggestion(d.value, allowed)
                 + f": the game allows {describe_allowed(allowed)}"
             )
+    bound = {d.var: d for d in declares}
+    for rule in game.parameter_values:
+        choices = name_choices(rule, bound)
+        if rule.var in params and not isinstance(choices, str):
+            why = misfit(rule, choices, names_of(bound[rule.var].value))
+            if why:
+                raise UsageError(f"parameter {rule.var}: {why}")
     return dataclasses.replace(game, declares=declares)
+
+
+@dataclass(frozen=True)
+class NameChoice:
+    """One ``(choose COUNT NAMES)``: how many distinct names, and of which."""
+
+    counts: range
+    names: tuple[str, ...]
+
+
+def name_choices(
+    rule: ast.ParameterValues, declared: Mapping[str, ast.Declare]
+) -> list[NameChoice] | str:
+    """The choices of ``(parameter-values ...)`` read from their literals (a list may be
+    a declared one); why not, as a message, where one is not literal."""
+    choices = []
+    for choose in rule.choices:
+        count, names = choose.count, choose.names
+        if isinstance(names, ast.Variable) and names.name in declared:
+            names = declared[names.name].value
+        if isinstance(count, ast.IntLiteral):
+            counts = range(count.value, count.value + 1)
+        elif isinstance(count, ast.Range) and isinstance(count.low, ast.IntLiteral):
+            if not isinstance(count.high, ast.IntLiteral):
+                return "a (choose ...) counts with a number or a literal range (range 1 .. 16)"
+            counts = range(count.low.value, count.high.value + 1)
+        else:
+            return "a (choose ...) counts with a number or a literal range (range 1 .. 16)"
+        if not isinstance(names, ast.StrList):
+            return "a (choose ...) chooses from a literal list of names or a declared one"
+        choices.append(NameChoice(counts, names.values))
+    return choices
+
+
+def names_of(value: ast.Node) -> tuple[str, ...]:
+    """A name or a list of names as the names it holds (nothing for anything else)."""
+    if isinstance(value, ast.NameLiteral):
+        return (value.value,)
+    return value.values if isinstance(value, ast.StrList) else ()
+
+
+def misfit(rule: ast.ParameterValues, choices: list[NameChoice], values: tuple[str, ...]) -> str:
+    """Why ``values`` fit none of the choices ("" where one fits): a name no choice
+    holds (with a did-you-mean), a name given twice, or how many there are."""
+    if any(_fits(c, values) for c in choices):
+        return ""
+    known = [name for c in choices for name in c.names]
+    for name in values:
+        if name not in known:
+            hint = did_you_mean(name, known)
+            return f"{name} is not allowed" + (f" ({hint})" if hint else "") + f": {rule.text}"
+    twice = [name for i, name in enumerate(values) if name in values[:i]]
+    if twice:
+        return f"{twice[0]} is named twice: {rule.text}"
+    return f"{len(values)} names ({', '.join(values)}) do not fit: {rule.text}"
+
+
+def _fits(choice: NameChoice, values: tuple[str, ...]) -> bool:
+    distinct = len(set(values)) == len(values)
+    return distinct and len(values) in choice.counts and all(v in choice.names for v in values)
 
 
 def allowed_values(d: ast.Declare) -> range | tuple[str, ...] | None:

@@ -88,6 +88,9 @@ _NODES: dict[str, Callable[..., ast.Node]] = {
     "situation": ast.Situation,
     "display": ast.Display,
     "table_score": ast.TableScore,
+    "end_reason": ast.EndReason,
+    "choose": ast.Choose,
+    "score_part": ast.ScorePart,
     "create_players": ast.CreatePlayers,
     "create_cards": ast.CreateCards,
     "pass_": ast.Pass,
@@ -165,6 +168,7 @@ _NODES_WITH_TUPLE: dict[str, tuple[Callable[..., ast.Node], int]] = {
     "partition": (ast.Partition, 1),
     "str_list": (ast.StrList, 0),
     "bool_op": (ast.BoolOp, 1),
+    "parameter_values": (ast.ParameterValues, 2),
 }
 
 
@@ -196,8 +200,11 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
         presentation = ast.Presentation(
             displays=of(ast.Display),
             bookkeeping=of(ast.Bookkeeping),
+            face_down=of(ast.FaceDown),
             hand_order=of(ast.HandOrder),
             table_score=of(ast.TableScore),
+            end_reasons=of(ast.EndReason),
+            score_parts=of(ast.ScorePart),
             card_badge=of(ast.CardBadge),
             card_colour=of(ast.CardColour),
             span=_span(meta),
@@ -211,6 +218,7 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
             kinds=of(ast.CardKind),
             situations=of(ast.Situation),
             presentation=presentation,
+            parameter_values=of(ast.ParameterValues),
             span=_span(meta),
         )
 
@@ -239,6 +247,9 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
 
     def bookkeeping(self, meta: Any, ch: list[Any]) -> ast.Bookkeeping:
         return ast.Bookkeeping(str(ch[0]), tuple(str(c) for c in ch[1:]), span=_span(meta))
+
+    def face_down(self, meta: Any, ch: list[Any]) -> ast.FaceDown:
+        return ast.FaceDown(str(ch[0]), tuple(str(c) for c in ch[1:]), span=_span(meta))
 
     def hand_order(self, meta: Any, ch: list[Any]) -> ast.HandOrder:
         return ast.HandOrder(tuple(_attribute(c) for c in ch), span=_span(meta))

@@ -9,7 +9,9 @@ the game in flight; running the same command again finds the batch by its identi
 (``RunStore``: schema, migrations, planning and saving rows, reading them back), the
 values it reads and writes (``BatchSpec``, ``PlannedGame``, ``Outcome``, ``StoredGame``)
 and ``read_decisions``; replaying a stored game is replay.py's business (records keep no
-state: the same seed and the same choices give the same game).
+state: the same seed and the same choices give the same game).  It opens the file it is
+given and knows no default: where a user's records go by default is the command line's
+rule (cli/records.py), which reads the environment so that nothing here does.
 
 The standard library's sqlite3, WAL journal (readers never block the writer), synchronous
 NORMAL (a commit survives the process being killed; only a power cut can lose the last
@@ -47,8 +49,6 @@ if TYPE_CHECKING:
 
 APPLICATION = "cardlang-runs"
 SCHEMA_VERSION = 4
-#: Where ``cardlang simulate --keep`` stores its records, under the working directory.
-DEFAULT_DB = Path("cardlang-runs") / "runs.sqlite"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -31,6 +31,7 @@ from cardlang.engine.labels import SeesCard, card_title, words
 from cardlang.engine.state import GAME_OWNER, Gamestate
 from cardlang.information.visibility import can_see, seer
 from cardlang.language import types as T
+from cardlang.runs.ending import Ending, ending_of, score_lines
 from cardlang.runs.transcript import render_result
 
 ZoneKey = tuple[int, str, str]
@@ -125,7 +126,19 @@ def tell_story(
         "",
     ]
     body = teller.tell(st.log or [], master.marks)
-    return "\n".join([*head, *body, "", render_result(result)])
+    return "\n".join([*head, *body, "", *_told_end(master, st, game, result, seat)])
+
+
+def _told_end(
+    master: Gamemaster, st: Gamestate, game: Game, result: GameResult, seat: int | None
+) -> list[str]:
+    """The result, after why the game ended and the scores line by line where the game
+    says so (its ``(end-reason ...)`` and ``(score-part ...)``)."""
+    ending = ending_of(master, st, game) if result.completed else Ending()
+    lines = [ending.reason + "."] if ending.reason else []
+    if ending.parts:
+        lines += score_lines(ending, result.scores, seat)
+    return [*lines, render_result(result)]
 
 
 def open_table(game: Game, st: Gamestate) -> list[str]:

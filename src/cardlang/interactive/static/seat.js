@@ -206,6 +206,26 @@ function addStory(line) {
   li.scrollIntoView({ block: "nearest" });
 }
 
+// The scores: one column per seat; the game's score parts (its breakdown) above the total.
+function showScores(result) {
+  const scores = $("scores");
+  scores.replaceChildren();
+  const head = el("tr");
+  head.append(el("th", ""));
+  result.scores.forEach((_, p) => head.append(el("th", String(p) === seat ? `P${p} (you)` : `P${p}`)));
+  scores.append(head);
+  for (const [text, values] of result.parts || []) {
+    const row = el("tr", "", "part");
+    row.append(el("th", text));
+    for (const value of values) row.append(el("td", String(value)));
+    scores.append(row);
+  }
+  const total = el("tr", "", "total");
+  total.append(el("th", "Score"));
+  for (const score of result.scores) total.append(el("td", String(score)));
+  scores.append(total);
+}
+
 function showResult(message) {
   if (!message) return;
   over = true;
@@ -213,13 +233,8 @@ function showResult(message) {
   $("turn").hidden = true;
   $("result").hidden = false;
   $("result-text").textContent = result.text;
-  const scores = $("scores");
-  scores.replaceChildren();
-  result.scores.forEach((score, p) => {
-    const row = el("tr");
-    row.append(el("th", String(p) === seat ? `P${p} (you)` : `P${p}`), el("td", score));
-    scores.append(row);
-  });
+  $("end-reason").textContent = result.reason || "";
+  showScores(result);
   $("recorded").textContent = result.game_id === null ? "" : `recorded as game ${result.game_id}`;
   $("again-button").hidden = !result.again; // a server of one game offers no other
   $("status").textContent = "the game is over";

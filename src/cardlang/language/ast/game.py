@@ -98,6 +98,25 @@ class Situation(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class Choose(Node):
+    """``(choose COUNT NAMES)`` in a ``(parameter-values ...)``: COUNT distinct names of
+    NAMES (COUNT an integer or a range; NAMES a literal list or a declared one)."""
+
+    count: Node
+    names: Node
+
+
+@dataclass(frozen=True, slots=True)
+class ParameterValues(Node):
+    """``(parameter-values 'VAR "TEXT" (choose COUNT NAMES)+)``: what ``--param`` may set
+    the name or list of names VAR to, one (choose ...) or another; TEXT in words."""
+
+    var: str
+    text: str
+    choices: tuple[Choose, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Display(Node):
     """``(display KIND NAME "TEXT")``: a location's or storage's name for people."""
 
@@ -115,6 +134,14 @@ class Bookkeeping(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class FaceDown(Node):
+    """``(face-down KIND NAME+)``: locations a table draws face down, with their size."""
+
+    kind: str
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class HandOrder(Node):
     """``(hand-order KEY+)``: the attributes a hand's cards are sorted by."""
 
@@ -124,6 +151,22 @@ class HandOrder(Node):
 @dataclass(frozen=True, slots=True)
 class TableScore(Node):
     """``(table-score "TEXT" EXPR)``: each player's score while playing, for people."""
+
+    text: str
+    value: Node
+
+
+@dataclass(frozen=True, slots=True)
+class EndReason(Node):
+    """``(end-reason "TEXT" CONDITION)``: why the game ended, where CONDITION holds."""
+
+    text: str
+    value: Node
+
+
+@dataclass(frozen=True, slots=True)
+class ScorePart(Node):
+    """``(score-part "TEXT" EXPR)``: a line of each player's score breakdown at the end."""
 
     text: str
     value: Node
@@ -158,8 +201,11 @@ class Presentation(Node):
 
     displays: tuple[Display, ...] = ()
     bookkeeping: tuple[Bookkeeping, ...] = ()
+    face_down: tuple[FaceDown, ...] = ()
     hand_order: tuple[HandOrder, ...] = ()
     table_score: tuple[TableScore, ...] = ()
+    end_reasons: tuple[EndReason, ...] = ()
+    score_parts: tuple[ScorePart, ...] = ()
     card_badge: tuple[CardBadge, ...] = ()
     card_colour: tuple[CardColour, ...] = ()
 
@@ -176,3 +222,4 @@ class Game(Node):
     kinds: tuple[CardKind, ...] = ()
     situations: tuple[Situation, ...] = ()
     presentation: Presentation | None = None
+    parameter_values: tuple[ParameterValues, ...] = ()
