@@ -77,16 +77,9 @@ class Agent(Protocol):
 
 
 def capabilities_of(agent: Any) -> Capabilities:
-    """An agent's declared capabilities.  Agents written before ``capabilities`` existed
-    said ``needs_view = False`` or ``needs_knowledge = True``; those are still read."""
+    """An agent's declared capabilities (its ``capabilities``), else the defaults."""
     declared = getattr(agent, "capabilities", None)
-    if isinstance(declared, Capabilities):
-        return declared
-    view = getattr(agent, "needs_view", True)
-    knowledge = getattr(agent, "needs_knowledge", False)
-    if view is True and knowledge is False:
-        return DEFAULT_CAPABILITIES
-    return Capabilities(view=bool(view), knowledge=bool(knowledge))
+    return declared if isinstance(declared, Capabilities) else DEFAULT_CAPABILITIES
 
 
 #: Set to 0 to keep every agent in Python, one call per decision, even where it has a

@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 from cardlang.agents import make_agent
+from cardlang.agents.base import Capabilities
 from conftest import GAMES
 from helpers import assert_conserved, without_kingdom_check
 
@@ -1435,7 +1436,7 @@ def test_bots_complete_multiplayer_games(players: int) -> None:
 class Recorder:
     """Wraps an agent and records (situation, kind) of each option it picks."""
 
-    needs_view = True
+    capabilities = Capabilities(view=True)
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cardlang.agents.base import Capabilities
 from conftest import CORPUS_FAILS_CHECK, corpus_games, own_games
 from helpers import assert_conserved, load_text
 from hypothesis import HealthCheck, given, settings
@@ -425,7 +426,7 @@ class _Determinizer:
     """An agent that determinizes its view at every decision, then plays the first option."""
 
     name = "determinizer"
-    needs_knowledge = True
+    capabilities = Capabilities(knowledge=True)
 
     def __init__(self) -> None:
         self.rng = random.Random(0)

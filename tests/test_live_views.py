@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from cardlang.agents.base import Capabilities
 from conftest import GAMES
 
 from cardlang import load_game
@@ -11,7 +12,7 @@ from cardlang.runs.simulate import play_game
 class Keeper:
     """Keeps every view it is given, and what the first one said about its own hand."""
 
-    needs_view = True
+    capabilities = Capabilities(view=True)
     name = "keeper"
 
     def __init__(self) -> None:
@@ -26,7 +27,7 @@ class Keeper:
 
 
 class Forgetter:
-    needs_view = True
+    capabilities = Capabilities(view=True)
     name = "forgetter"
 
     def __init__(self) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import runpy
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cardlang import GameFileError, load_game
-from cardlang.compiler.ir import OPS
+from cardlang.compiler.ir import OPS, TYPES
 from cardlang.engine.gamemaster import Limits
 from cardlang.engine.native import native_available
 from cardlang.engine.state import splitmix64
@@ -87,10 +88,27 @@ def assert_same(game: Any, seed: int, **kwargs: Any) -> None:
     assert python[0] == native[0], "event logs differ"
 
 
-def test_the_ir_and_the_vm_agree_on_the_node_kinds() -> None:
+def test_the_ir_and_the_vm_agree_on_the_node_kinds_and_types_by_name() -> None:
+    """The VM's enums are generated from OPS and TYPES at build time
+    (native/generate_tables.py): the same names in the same order, not only as many."""
     from cardlang.engine.native import _native as native
+    from cardlang.language import types as T
 
+    short = {v: k for k, v in vars(T).items() if k.isupper() and isinstance(v, str)}
     assert native.OP_COUNT == len(OPS)
+    assert list(native.OP_NAMES) == list(OPS)
+    assert list(native.TYPE_NAMES) == [short[t] for t in TYPES]
+
+
+def test_the_generated_tables_follow_ir_py(tmp_path: Path) -> None:
+    """The generator reads OPS and TYPES from ir.py's text (no import: the build runs
+    before the package installs) and writes one enum entry per name, in order."""
+    generate = runpy.run_path(str(ROOT / "native" / "generate_tables.py"))
+    ops, types = generate["tables"]((ROOT / "src/cardlang/compiler/ir.py").read_text())
+    assert ops == list(OPS) and len(types) == len(TYPES)
+    header = generate["header"](ops, types)
+    assert header.index("O_INT,") < header.index("O_SIMULTANEOUS,") < header.index("O_COUNT")
+    assert "T_ANY," in header and header.count("\n  O_") == len(OPS) + 1
 
 
 def test_the_random_stream_is_the_same() -> None:

@@ -1,10 +1,8 @@
 """The named seams: the agent contract, the one play loop, the search budget, the
-evaluator interface, search under the real game's limits, and the old import paths."""
+evaluator interface, and search under the real game's limits."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -47,12 +45,11 @@ def test_capabilities_are_declared_on_the_class() -> None:
         def choose(self, view: Any, options: Any) -> int:
             return 0
 
-    class OldStyle:  # agents written before capabilities keep working
-        needs_view = False
-        needs_knowledge = True
+    class Declared:
+        capabilities = Capabilities(view=False, knowledge=True)
 
     assert capabilities_of(Plain()) == Capabilities()
-    assert capabilities_of(OldStyle()) == Capabilities(view=False, knowledge=True)
+    assert capabilities_of(Declared()) == Capabilities(view=False, knowledge=True)
 
 
 def test_an_agent_that_declares_knowledge_gets_a_recorded_game() -> None:
@@ -202,35 +199,3 @@ def test_a_rollout_stops_where_the_game_would_be_cut_off() -> None:
 
 def test_a_trace_is_part_of_the_agent_contract() -> None:
     assert DecisionTrace((0.5, None), (1.0, 0.0)).option_values == (0.5, None)
-
-
-# ---------------------------------------------------------------- old import paths
-
-
-def test_the_flat_layouts_import_paths_still_work_and_name_the_new_ones() -> None:
-    code = (
-        "import warnings; warnings.simplefilter('error')\n"
-        "try:\n"
-        "    from cardlang.runner import play_game\n"
-        "except DeprecationWarning as w:\n"
-        "    print(w)\n"
-        "warnings.simplefilter('ignore')\n"
-        "from cardlang.runner import play_game\n"
-        "from cardlang.game import Game, load_game\n"
-        "from cardlang.agents.ismcts import ISMCTSAgent\n"
-        "from cardlang.views import view_of\n"
-        "from cardlang.records import RunStore, replay_game\n"
-        "print(play_game.__module__, ISMCTSAgent.__module__, view_of.__module__)\n"
-        "print(RunStore.__module__, replay_game.__module__, Game.__module__, load_game.__module__)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
-    assert lines[0] == (
-        "cardlang.runner has moved to cardlang.runs.play and cardlang.agents.loop and "
-        "cardlang.agents.base: import it from there"
-    )
-    assert lines[1] == "cardlang.runs.play cardlang.agents.search.ismcts cardlang.information.views"
-    assert lines[2] == (
-        "cardlang.runs.store cardlang.runs.replay cardlang.engine.game cardlang.compiler.load"
-    )

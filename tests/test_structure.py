@@ -48,6 +48,13 @@ NOT_STANDALONE = {
     ast.CardBadge,
     ast.CardColour,
     ast.ColourPair,
+    ast.FaceDown,
+    # the end told in the game's words: checked by checker_presentation.py, read at the end
+    ast.EndReason,
+    ast.ScorePart,
+    # what --param may set: checked with the declarations (Checker._parameter_values)
+    ast.ParameterValues,
+    ast.Choose,
 }
 
 
@@ -55,7 +62,9 @@ def ast_classes() -> list[type]:
     return [
         c
         for _, c in inspect.getmembers(ast, inspect.isclass)
-        if dataclasses.is_dataclass(c) and c.__module__ == ast.__name__ and c not in NOT_STANDALONE
+        if dataclasses.is_dataclass(c)
+        and c.__module__.startswith(ast.__name__ + ".")
+        and c not in NOT_STANDALONE
     ]
 
 

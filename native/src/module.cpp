@@ -829,6 +829,12 @@ NB_MODULE(_native, m) {
   m.doc() = "cardlang's native engine: a C++ VM for a game's IR (see cardlang.engine.native)";
   m.attr("IR_VERSION") = IR_VERSION;
   m.attr("OP_COUNT") = (int)O_COUNT;
+  // the tables' names, as generated from ir.py (tests/test_native.py reads them by name)
+  nb::list op_names, type_names;
+  for (int i = 0; i < O_COUNT; i++) op_names.append(OP_NAMES[i]);
+  for (int i = 0; i < TYPE_COUNT; i++) type_names.append(TYPE_NAMES[i]);
+  m.attr("OP_NAMES") = op_names;
+  m.attr("TYPE_NAMES") = type_names;
   // A game a daemon thread still holds at exit (`cardlang serve` stopped with Ctrl-C,
   // a person's game left unfinished) is freed with the process: no leak to report.
   nb::set_leak_warnings(false);

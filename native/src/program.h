@@ -11,35 +11,16 @@
 #include <unordered_map>
 #include <vector>
 
+// The node kinds (enum Op: O_INT ... O_COUNT) and the checker's types (enum Type: T_INT
+// ...), with their names: generated at build time from OPS and TYPES in
+// cardlang/compiler/ir.py (native/generate_tables.py), so they cannot drift apart.
+#include "ir_tables.h"
+
 namespace cardlang {
 
 using i64 = int64_t;
 using i32 = int32_t;
 using Coll = std::vector<i64>;
-
-// The node kinds: the same order as OPS in cardlang/compiler/ir.py (a test checks it).
-enum Op : int16_t {
-  // expressions
-  O_INT, O_STR, O_STRLIST, O_REG, O_GAME, O_ALL, O_CARDAT, O_TOPN, O_MAXMIN, O_LOCATION,
-  O_INDEXED, O_STORAGE, O_PLAYER, O_TEAM, O_OWNER, O_TEAMOF, O_OTHER, O_SETOP, O_FILTER,
-  O_SORT, O_RUNEND, O_RUNS, O_TUPLES, O_SUBSETS, O_PARTITION, O_AGGREGATE, O_RANGE,
-  O_RANDOM, O_ARITH, O_UNARY, O_SCOREEXT, O_SIZE, O_SUM, O_SCORE, O_CARDATT, O_ATTR,
-  O_TOTAL, O_CONNECTS, O_LONGEST, O_CONTAINS, O_OTHERS, O_IF, O_COMPARE, O_AND, O_OR,
-  O_NOT, O_AWARDS, O_AWARD,
-  // statements
-  O_MOVE, O_REMEMBER, O_FORGET, O_SHUFFLE, O_SET, O_INC, O_CYCLE, O_PASS, O_REPEAT,
-  O_REPEATALL, O_SWAP, O_CALL, O_CREATECARDS, O_CREATEDECK, O_CREATEPLAYERS,
-  O_CREATETEAMS, O_STORE, O_DO, O_GUARD, O_LET, O_FOREACH, O_WHILE, O_STAGE, O_CHOICE,
-  O_SIMULTANEOUS,
-  O_COUNT
-};
-
-// The checker's types: the same order as TYPES in cardlang/compiler/ir.py.
-enum Type : int16_t {
-  T_INT, T_BOOL, T_STR, T_CARD, T_LOC, T_MEMLOC, T_CARDS, T_CARDSS, T_LOCS, T_PLAYER,
-  T_TEAM, T_PLAYERS, T_TEAMS, T_STRS, T_INTS, T_GAME, T_INTSTO, T_STRSTO, T_POINTS,
-  T_DECK, T_AWARDS, T_ANY
-};
 
 // a type whose values are collections (VM::evv holds them as lists, not numbers)
 inline bool is_collection_type(int t) {

@@ -13,14 +13,11 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from cardlang import _moved
 from cardlang.compiler.load import load_game
 from cardlang.engine.game import Game
 from cardlang.engine.gamemaster import Gamemaster, GameResult, Limits
 from cardlang.engine.state import Gamestate
 from cardlang.errors import GameFileError, RuleError
-
-_moved.install()  # the flat layout's module paths still import, with a warning
 
 __all__ = [
     "Game",

@@ -27,6 +27,11 @@ def add_parser(sub: SubParsers) -> None:
     )
     desc.add_argument("file", metavar="FILE")
     desc.add_argument("--json", action="store_true", help="print one JSON object")
+    desc.add_argument(
+        "--ir",
+        action="store_true",
+        help="print the compiled program the native engine runs, node by node (debugging)",
+    )
     param_option(desc)
     engine_option(desc)
 
@@ -38,6 +43,11 @@ def cmd_describe(args: argparse.Namespace) -> int:
     from cardlang.information.describe import description, print_tables
 
     game = load_game(args.file, params=parse_param_args(args.param))
+    if args.ir:
+        from cardlang.compiler.ir_dump import dump_ir
+
+        print(dump_ir(game.ir, game.source.name))
+        return EXIT_OK
     if args.json:
         print(json.dumps(description(game), indent=2))
     else:  # piped into a file: wide rows rather than wrapped ones

@@ -248,7 +248,7 @@ class ExprCompiler:
         if t == T.GAME:
             return str(GAME_OWNER)
         if t == T.TEAM:
-            return f"(-2 - {self.src(node)})"
+            return f"(-2 - {self.src(node)})"  # engine/state.py team_owner, inlined
         return self.src(node)
 
     def raw_src(self, node: ast.Node) -> str:

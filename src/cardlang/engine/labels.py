@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from cardlang.engine.control import Option
-from cardlang.engine.state import GAME_OWNER, Gamestate, describe_owner
+from cardlang.engine.state import GAME_OWNER, Gamestate, describe_owner, owner_words
 from cardlang.errors import SourceFile
 from cardlang.language import ast
 from cardlang.language import types as T
@@ -252,7 +252,7 @@ class _Context:
             return "your"
         if owner == GAME_OWNER:
             return "the"
-        return f"P{owner}'s" if owner >= 0 else f"team {-2 - owner}'s"
+        return f"{owner_words(owner)}'s"
 
     def value(self, value: Any, type_: str) -> str:
         if type_ == T.CARD:

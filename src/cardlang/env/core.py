@@ -51,7 +51,7 @@ import numpy as np
 
 from cardlang.compiler.load import load_game
 from cardlang.engine.gamemaster import GameResult, Limits
-from cardlang.engine.state import GAME_OWNER
+from cardlang.engine.state import owner_words
 from cardlang.errors import UsageError
 from cardlang.information.encode import Encoder
 from cardlang.information.views import PlayerView, view_of
@@ -323,23 +323,17 @@ def render_view(view: PlayerView, mover: int, actions: Sequence[int | None] | No
     lines = [f"--- turn {view.turns}, P{seat} of {view.nplayers}; P{mover} to move ---"]
     for (owner, _kind, name), cards in sorted(view.visible.items()):
         shown = ", ".join(_card_text(c) for c in cards) or "(empty)"
-        lines.append(f"{_owner(owner, seat)} {name}: {shown}")
+        lines.append(f"{owner_words(owner, seat)} {name}: {shown}")
     for (owner, _kind, name), size in sorted(view.hidden_sizes.items()):
         if size:
-            lines.append(f"{_owner(owner, seat)} {name}: {size} face down")
+            lines.append(f"{owner_words(owner, seat)} {name}: {size} face down")
     for (owner, name), value in sorted({**view.ints, **view.strs}.items()):
-        lines.append(f"{_owner(owner, seat)} {name} = {value}")
+        lines.append(f"{owner_words(owner, seat)} {name} = {value}")
     lines.append(view.situation_text or view.situation or "")
     if actions is not None:
         labels = view.option_labels
         lines += [f"  action {a}: {label}" for a, label in zip(actions, labels, strict=True)]
     return "\n".join(lines)
-
-
-def _owner(owner: int, seat: int) -> str:
-    if owner == seat:
-        return "you"
-    return f"P{owner}" if owner >= 0 else ("game" if owner == GAME_OWNER else f"team {-2 - owner}")
 
 
 def _card_text(attrs: Mapping[str, Any]) -> str:

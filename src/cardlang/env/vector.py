@@ -92,13 +92,13 @@ from cardlang.agents.loop import agent_failure, ask, resolve_choice
 from cardlang.agents.specs import specs_per_seat
 from cardlang.engine.gamemaster import GameResult, Limits
 from cardlang.engine.native import native_game_seeds
-from cardlang.engine.state import COMPLETED, FAILED, GAME_OWNER
+from cardlang.engine.state import COMPLETED, FAILED
 from cardlang.env.batch import BatchUnavailable, NativeBatch, plan_for, token_plan
 from cardlang.env.core import DEFAULT_MAX_DECISIONS, GameSource, load, rewards_of
 from cardlang.errors import UsageError
 from cardlang.information.encode import Encoder
 from cardlang.information.tokens import CONTINUOUS, MAX_NAMES, NameTable
-from cardlang.information.visibility import OPEN_KINDS, OWNER_KIND
+from cardlang.information.visibility import OPEN_KINDS, OWNER_KIND, owner_of_relative
 from cardlang.information.vocabulary import UNSEEN, Vocabulary
 from cardlang.language import types as T
 from cardlang.language.kinds import card_type
@@ -155,18 +155,9 @@ class _SeatPlan:
     ends: tuple[tuple[tuple[int, ZoneKey, bool], ...], ...]  # per situation: (pos, loc, top)
 
 
-def _owner(label: str, seat: int, nplayers: int) -> int:
-    """A layout's owner label ("game", "P+k", "Tt") as an owner id, for ``seat``."""
-    if label == "game":
-        return GAME_OWNER
-    if label.startswith("P+"):
-        return (seat + int(label[2:])) % nplayers
-    return -2 - int(label[1:])
-
-
 def _location(block: Any, seat: int, nplayers: int) -> ZoneKey:
     name, _, kind = block.name[:-1].partition("(")  # "HAND(iloc)"
-    return (_owner(block.owner, seat, nplayers), kind, name)
+    return (owner_of_relative(block.owner, seat, nplayers), kind, name)
 
 
 def _seat_plan(encoder: Encoder, seat: int) -> _SeatPlan:
@@ -176,7 +167,7 @@ def _seat_plan(encoder: Encoder, seat: int) -> _SeatPlan:
     zones: list[list[Any]] = []
     for block in blocks[1:]:
         if block.what == "storage":
-            owner = _owner(block.owner, seat, n)
+            owner = owner_of_relative(block.owner, seat, n)
             storages += [(block.start + i, (owner, name)) for i, name in enumerate(block.labels)]
         elif block.what == "size":
             zones.append([_location(block, seat, n), block.start, -1, -1])

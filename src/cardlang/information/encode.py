@@ -45,8 +45,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cardlang.engine.state import GAME_OWNER
+from cardlang.engine.state import GAME_OWNER, team_owner
 from cardlang.information.views import PlayerView
+from cardlang.information.visibility import owner_of_relative
 from cardlang.information.vocabulary import Vocabulary
 from cardlang.language import ast
 from cardlang.language import types as T
@@ -120,7 +121,7 @@ class _Zone:
             return (GAME_OWNER, self.kind, self.name)
         if self.owner == "player":
             return ((seat + self.offset) % nplayers, self.kind, self.name)
-        return (-2 - self.offset, self.kind, self.name)
+        return (team_owner(self.offset), self.kind, self.name)
 
 
 class Encoder:
@@ -287,12 +288,12 @@ class Encoder:
                 mask[i] = True
 
     def _fill_storages(self, view: PlayerView, block: Block, vector: np.ndarray) -> None:
-        owner = _owner_id(block.owner, view.seat, self.nplayers)
+        owner = owner_of_relative(block.owner, view.seat, self.nplayers)
         for i, name in enumerate(block.labels):
             vector[block.start + i] = view.storage(owner, name)
 
     def _fill_end(self, view: PlayerView, block: Block, vector: np.ndarray) -> None:
-        owner = _owner_id(block.owner, view.seat, self.nplayers)
+        owner = owner_of_relative(block.owner, view.seat, self.nplayers)
         name, _, kind = block.name[:-1].partition("(")
         cards = view.cards(owner, kind, name)
         if cards:
@@ -307,14 +308,6 @@ def _put(vector: np.ndarray, start: int, counts: Any, types: dict[str, int]) -> 
         i = types.get(t)
         if i is not None:
             vector[start + i] = n
-
-
-def _owner_id(owner: str, seat: int, nplayers: int) -> int:
-    if owner == "game":
-        return GAME_OWNER
-    if owner.startswith("P+"):
-        return (seat + int(owner[2:])) % nplayers
-    return -2 - int(owner[1:])
 
 
 def _end(blocks: Sequence[Block]) -> int:

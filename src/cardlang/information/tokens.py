@@ -54,9 +54,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cardlang.engine.state import GAME_OWNER
 from cardlang.information.encode import Encoder
 from cardlang.information.views import PlayerView
+from cardlang.information.visibility import owner_of_relative
 from cardlang.information.vocabulary import Vocabulary
 from cardlang.language.kinds import DECK_ATTRIBUTE, card_type
 
@@ -218,11 +218,11 @@ class Tokenizer:
         engine, which writes the same tokens.)"""
         n = self.nplayers
         zones = [
-            ((_owner_id(owner, seat, n), kind, name), self._id(label), reads_top)
+            ((owner_of_relative(owner, seat, n), kind, name), self._id(label), reads_top)
             for owner, kind, name, label, reads_top in self.zones
         ]
         storages = [
-            (_owner_id(owner, seat, n), name, self._id(label))
+            (owner_of_relative(owner, seat, n), name, self._id(label))
             for owner, name, label in self.storages
         ]
         return zones, storages
@@ -251,10 +251,10 @@ class Tokenizer:
         rows = _Rows()
         seat, n = view.seat, self.nplayers
         for owner, kind, name, label, reads_top in self.zones:
-            where = _owner_id(owner, seat, n)
+            where = owner_of_relative(owner, seat, n)
             self._zone_tokens(view, rows, (where, kind, name), label, reads_top)
         for owner, name, label in self.storages:
-            value = view.storage(_owner_id(owner, seat, n), name)
+            value = view.storage(owner_of_relative(owner, seat, n), name)
             if value:
                 rows.add(SCALAR, [self._id(label)], bucket(value), scalar_features(value))
         rows.add(SCALAR, [self._id("turns")], bucket(view.turns), scalar_features(view.turns))
@@ -357,14 +357,6 @@ def _distinct(keys: Sequence[str]) -> tuple[list[str], list[int], list[int]]:
         first.setdefault(key, i)
     position = {k: j for j, k in enumerate(first)}
     return list(first), list(first.values()), [position[k] for k in keys]
-
-
-def _owner_id(owner: str, seat: int, nplayers: int) -> int:
-    if owner == "game":
-        return GAME_OWNER
-    if owner.startswith("P+"):
-        return (seat + int(owner[2:])) % nplayers
-    return -2 - int(owner[1:])
 
 
 def collate(items: Sequence[ViewTokens]) -> Batch:

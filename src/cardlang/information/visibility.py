@@ -5,11 +5,17 @@ open to every seat; an ``iloc`` (invisible to the others) is seen by its owner w
 owner is a seat; an ``hloc`` (hidden) by no one, its owner included.  Hot loops inline
 the test (``kind in OPEN_KINDS or (kind == OWNER_KIND and owner == seat >= 0)``) and say
 so; everything else calls ``can_see``.
+
+Here too: an owner as seen from a seat (``relative_owner``: "game", "P+k" for k seats
+after it, "Tt" for team t), the one form the observation layouts, the tokens and the
+action keys name owners by, and its inverse (``owner_of_relative``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+
+from cardlang.engine.state import GAME_OWNER, owner_team, team_owner
 
 ZoneKey = tuple[int, str, str]
 
@@ -17,6 +23,25 @@ ZoneKey = tuple[int, str, str]
 OPEN_KINDS = ("vloc", "mem")
 #: The location kind only its owner sees.
 OWNER_KIND = "iloc"
+
+
+def relative_owner(owner: int, seat: int, nplayers: int) -> str:
+    """An owner as a layout names it from ``seat``'s side (the same for every seat, so a
+    network reads its own cards at one place): "game", "P+k" (k seats after it), "Tt"."""
+    if owner == GAME_OWNER:
+        return "game"
+    if owner >= 0:
+        return f"P+{(owner - seat) % nplayers}"
+    return f"T{owner_team(owner)}"
+
+
+def owner_of_relative(label: str, seat: int, nplayers: int) -> int:
+    """The owner number of a ``relative_owner`` label, read from ``seat``'s side."""
+    if label == "game":
+        return GAME_OWNER
+    if label.startswith("P+"):
+        return (seat + int(label[2:])) % nplayers
+    return team_owner(int(label[1:]))
 
 
 def can_see(viewer: int, key: ZoneKey) -> bool:

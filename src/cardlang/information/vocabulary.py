@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cardlang.engine.state import GAME_OWNER, Gamestate
-from cardlang.information.visibility import OPEN_KINDS, OWNER_KIND, can_see
+from cardlang.information.visibility import OPEN_KINDS, OWNER_KIND, can_see, relative_owner
 from cardlang.language import ast
 from cardlang.language import types as T
 from cardlang.language.checker import (
@@ -360,12 +360,7 @@ def _view_part(fork: Fork, view: PlayerView, value: Any) -> str:
 
 def _view_location_text(view: PlayerView, key: tuple[int, str, str]) -> str:
     owner, _, name = key
-    if owner == GAME_OWNER:
-        head = ""
-    elif owner >= 0:
-        head = f"P+{(owner - view.seat) % view.nplayers}."
-    else:
-        head = f"T{-2 - owner}."
+    head = "" if owner == GAME_OWNER else relative_owner(owner, view.seat, view.nplayers) + "."
     top = view.top(*key)
     if view.size(*key) == 0:
         text = EMPTY
@@ -407,12 +402,7 @@ def _card_part(pre: str) -> PartFn:
 
 def _location_text(st: Gamestate, key: tuple[int, str, str], seat: int) -> str:
     owner, _, name = key
-    if owner == GAME_OWNER:
-        head = ""
-    elif owner >= 0:
-        head = f"P+{(owner - seat) % st.nplayers}."
-    else:
-        head = f"T{-2 - owner}."
+    head = "" if owner == GAME_OWNER else relative_owner(owner, seat, st.nplayers) + "."
     family = name.partition("#")[0]
     cards = st.zones.get(key)
     if not cards:

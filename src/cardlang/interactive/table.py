@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cardlang.engine.labels import card_title
+from cardlang.engine.state import owner_words
 from cardlang.language.checked_game import Presentation
 from cardlang.language.labels import fill_attributes, labels_text
 from cardlang.runs.story import PLAY_PLACES
@@ -76,16 +77,6 @@ def card_label(attrs: Mapping[str, Any]) -> str:
     return re.sub(r"^the ", "", card_title(attrs))
 
 
-def owner_name(owner: int, seat: int) -> str:
-    if owner == seat:
-        return "you"
-    if owner >= 0:
-        return f"P{owner}"
-    if owner == GAME_OWNER:
-        return "game"
-    return f"team {-2 - owner}"
-
-
 def shown_cards(names: Sequence[str]) -> tuple[str, ...]:
     """A zone's cards in order, a run of equal ones counted ("Copper x4, Estate"); a long
     zone by its counts per kind ("Copper x46")."""
@@ -126,7 +117,7 @@ def table_of(view: Any, labels: Sequence[str]) -> Table:
             if cards:
                 label = shows.displays.get((kind, base), base)
                 ref = zone_ref((owner, kind, name))
-                hidden.append(Zone(owner_name(owner, seat), label, len(cards), None, index, ref))
+                hidden.append(Zone(owner_words(owner, seat), label, len(cards), None, index, ref))
             continue
         if owner == seat and kind == "iloc":  # a hand: sorted, alike cards together
             cards = sorted_hand(cards, shows)
@@ -134,7 +125,7 @@ def table_of(view: Any, labels: Sequence[str]) -> Table:
         texts.update(_card_texts(cards, names, shows))
         looks.update(_card_looks(cards, names, shows))
         zone = Zone(
-            owner_name(owner, seat),
+            owner_words(owner, seat),
             shows.displays.get((kind, base), base),
             len(names),
             shown_cards(names),
@@ -154,7 +145,12 @@ def table_of(view: Any, labels: Sequence[str]) -> Table:
             label = shows.displays.get((kind, base), base)
             hidden.append(
                 Zone(
-                    owner_name(owner, seat), label, size, None, index, zone_ref((owner, kind, name))
+                    owner_words(owner, seat),
+                    label,
+                    size,
+                    None,
+                    index,
+                    zone_ref((owner, kind, name)),
                 )
             )
     scores = getattr(view, "table_scores", None)
@@ -190,7 +186,7 @@ def _middle(
     name = next(iter(zones.values())).name
     for offset in range(players):
         if offset not in zones:
-            owner = owner_name((seat + offset) % players, seat)
+            owner = owner_words((seat + offset) % players, seat)
             zones[offset] = Zone(owner, name, 0, ())
     return tuple(sorted(zones.items()))
 
@@ -297,7 +293,7 @@ def _scores(scores: Sequence[int] | None, seat: int) -> tuple[tuple[str, int], .
     if not scores:
         return ()
     order = sorted(range(len(scores)), key=lambda p: (p != seat, p))
-    return tuple((owner_name(p, seat), int(scores[p])) for p in order)
+    return tuple((owner_words(p, seat), int(scores[p])) for p in order)
 
 
 def _base_and_index(name: str) -> tuple[str, int | None]:
@@ -340,4 +336,4 @@ def _storages(
                 shown = shows.displays.get((kind, name), name)
                 by_owner.setdefault(owner, []).append((shown, value))
     ordered = sorted(by_owner.items(), key=lambda kv: (kv[0] != view.seat, kv[0] < 0, kv[0]))
-    return tuple((owner_name(o, view.seat), tuple(sorted(vals))) for o, vals in ordered)
+    return tuple((owner_words(o, view.seat), tuple(sorted(vals))) for o, vals in ordered)

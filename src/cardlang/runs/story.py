@@ -28,7 +28,7 @@ from cardlang.engine.frames import F_PLAYER
 from cardlang.engine.game import Game
 from cardlang.engine.gamemaster import Gamemaster, GameResult, Limits
 from cardlang.engine.labels import SeesCard, card_title, words
-from cardlang.engine.state import GAME_OWNER, Gamestate
+from cardlang.engine.state import GAME_OWNER, Gamestate, owner_words
 from cardlang.information.visibility import can_see, seer
 from cardlang.language import types as T
 from cardlang.runs.ending import Ending, ending_of, score_lines
@@ -402,7 +402,7 @@ class _Teller:
             place = words(base).lower() + (f" {index}" if index else "")
         if owner == GAME_OWNER:
             return f"the {place}"
-        return f"P{owner}'s {place}" if owner >= 0 else f"team {-2 - owner}'s {place}"
+        return f"{owner_words(owner)}'s {place}"
 
     def cards_text(self, run: Sequence[tuple[Any, ...]]) -> str:
         shown = []
@@ -449,7 +449,7 @@ class _Teller:
     def owner_word(self, owner: int) -> str:
         if owner == GAME_OWNER:
             return "the game"
-        return f"P{owner}" if owner >= 0 else f"team {-2 - owner}"
+        return owner_words(owner)
 
     def sentence(self, src: ZoneKey, dst: ZoneKey, what: str) -> str:
         s_owner, s_kind, s_name = src

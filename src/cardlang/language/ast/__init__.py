@@ -14,16 +14,10 @@ spans sections (``STATEMENT_CLASSES``, ``repeat_all_source``).  Section modules 
 only ``nodes`` (``game`` also ``setup``), never this package, so there is no cycle.
 
 Use it as one namespace: ``from cardlang.language import ast`` then ``ast.Move``; every
-name is re-exported here, and each class and function reports this package as its
-``__module__`` (as when this was one module), so reprs, pickles and code that collects
-the classes whose ``__module__`` is ``ast.__name__`` see them all.
+name is re-exported here.
 """
 
 from __future__ import annotations
-
-# dataclass and field were importable from here when this was one module
-from dataclasses import dataclass as dataclass
-from dataclasses import field as field
 
 from cardlang.errors import Span
 from cardlang.language.ast.actions import (
@@ -260,9 +254,3 @@ __all__ = [
     "While",
     "repeat_all_source",
 ]
-
-for _name in __all__:
-    _obj = globals()[_name]
-    if getattr(_obj, "__module__", "").startswith(__name__ + "."):
-        _obj.__module__ = __name__
-del _name, _obj
