@@ -131,7 +131,7 @@ def _native_seats(master: Any, agents: Sequence[Any]) -> list[Any] | None:
     """Per seat, its agent as the native engine runs it (None for a Python agent), when
     the game is played by the native engine and some agent has such a twin (an agent
     offers one with ``native_agent()``; it must choose exactly as the agent would)."""
-    if not hasattr(master, "play_native"):
+    if not master.traits.agents_inside:
         return None
     seats = [native_twin(a, master) for a in agents]
     return seats if any(s is not None for s in seats) else None

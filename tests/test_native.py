@@ -135,6 +135,31 @@ def test_the_corpus_plays_alike_under_both_engines(path: Path) -> None:
         assert_same(game, seed)
 
 
+SORTED_PLAY = game_text(
+    """(do ((set (game points WORTH) (((RANK : A) 3) ((RANK : B) 1) ((RANK : C) 2)))
+      (shuffle (game vloc STOCK))
+      (all player 'P (repeat 3 (move (top (game vloc STOCK)) (top ('P iloc HAND)))))))
+ (stage player (end (== (size ((current player) iloc HAND)) 0))
+  (choice ((move (top (sort ((current player) iloc HAND) using (game points WORTH)))
+                 (top (game vloc PILE)))
+           (move (bottom (sort ((current player) iloc HAND) using (game points WORTH)))
+                 (top (game vloc PILE)))
+           (move (1 (sort ((current player) iloc HAND) using (game points WORTH)))
+                 (top ((current player) vloc KEPT))))))""",
+    scoring="(scoring max (score (top (sort (game vloc PILE) using (game points WORTH))) "
+    "using (game points WORTH)))",
+)
+
+
+def test_a_sorted_collection_plays_alike() -> None:
+    """(sort ...): the order its cards are read in, top, bottom and nth, the same on
+    both engines (the checklist of tests/test_language_checklist.py found no game
+    file writing it)."""
+    game = load_text(SORTED_PLAY)
+    for seed in range(12):
+        assert_same(game, seed)
+
+
 @pytest.mark.parametrize("params", [{"PLAYERS": "1"}, {"PLAYERS": "3"}, {"PLAYERS": "4"}])
 def test_dominion_with_parameters_plays_alike(params: dict[str, str]) -> None:
     game = load_game(ROOT / "games" / "dominion.rcy", params=params)

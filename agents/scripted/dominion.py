@@ -415,15 +415,14 @@ class DominionBot:
     def native_agent(self, master: Any) -> Any:
         """This bot as the native engine runs it (native/src/bots.cpp mirrors every
         handler below), for a game the native engine plays; None otherwise."""
-        program = getattr(master, "program", None)
-        make = getattr(program, "dominion_bot", None)
-        if make is None or self.situations:  # the native bot has the built-in answers only
-            return None
+        if not master.traits.agents_inside or self.situations:
+            return None  # the native bot has the built-in answers only
+        program = master.program
         # one twin per program, kept: what it learns (the Supply piles, at its first
         # decision) lasts across the stretches and rollouts it plays, as self._piles does
         if self._twin is None or self._twin[0] is not program:
             rules = [(r.card, _native_nodes(r.text) if r.text else []) for r in self.buy_rules]
-            self._twin = (program, make(rules, list(self.play_order)))
+            self._twin = (program, program.dominion_bot(rules, list(self.play_order)))
         return self._twin[1]
 
     # ------------------------------------------------------------ deciding

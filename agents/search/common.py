@@ -49,10 +49,9 @@ class RandomRollout:
         self.state = seed & MASK64
 
     def play(self, master: Gamemaster, st: Gamestate, cap: int) -> None:
-        play_native = getattr(master, "play_native", None)
-        if play_native is not None:  # the native engine plays it inside, draw for draw
+        if master.traits.agents_inside:  # the native engine plays it inside, draw for draw
             twin = master.random_agent(self.state)  # type: ignore[attr-defined]
-            play_native(st, [twin] * st.nplayers, st.decisions + cap)
+            master.play_native(st, [twin] * st.nplayers, st.decisions + cap)  # type: ignore[attr-defined]
             self.state = twin.state
             return
         legal, apply = master.legal_options, master.apply

@@ -62,7 +62,7 @@ class EngineSearch:
         where the search cannot run inside the engine."""
         evaluator = agent.evaluator
         if not (
-            hasattr(master, "search_engine")
+            master.traits.search_inside
             # the engine deals no secret pick a seat has not seen (knowledge.py draws them)
             and not master.program.has_simultaneous
             and getattr(options, "engine_list", lambda: None)() is not None

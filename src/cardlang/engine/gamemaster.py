@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, cast
 
 from cardlang.engine.control import Action, Option, Seq, list_options, run_option
+from cardlang.engine.engines import PYTHON
 from cardlang.engine.frames import (
     CALL,
     F_CALL_HIGH,
@@ -139,6 +140,8 @@ class GameResult:
 
 class Gamemaster(Generic[G]):
     """Plays one compiled game under ``limits`` (see the module docstring)."""
+
+    traits = PYTHON  # the reference engine, nothing beyond the protocol
 
     def __init__(self, game: G, limits: Limits | None = None) -> None:
         self.game = game

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from cardlang.engine.engines import ENGINE_NAMES, NATIVE, engine_named
 from cardlang.engine.gamemaster import GameResult, Limits, game_result, ranking_keys, result_of
 from cardlang.engine.lazy_options import LazyOptions
 from cardlang.engine.points import PointMap
@@ -52,8 +53,9 @@ def _load_extension() -> Any:
 
 _native: Any = _load_extension()
 
-#: The engines a game can be played with (``--engine``, ``CARDLANG_ENGINE``).
-ENGINES = ("python", "native")
+#: The engines a game can be played with (``--engine``, ``CARDLANG_ENGINE``): the registry
+#: is engine/engines.py.
+ENGINES = ENGINE_NAMES
 ENGINE_VARIABLE = "CARDLANG_ENGINE"
 
 
@@ -90,8 +92,8 @@ def default_engine() -> str:
 
 
 def check_engine(name: str) -> str:
-    if name not in ENGINES:
-        raise UsageError(f"no engine named {name!r} (choose from {', '.join(ENGINES)})")
+    """``name``, an engine that is registered and, for the native one, built."""
+    engine_named(name)
     if name == "native" and _native is None:
         raise UsageError(
             "the native engine is not built: reinstall with `pip install -e .` "
@@ -500,6 +502,8 @@ class NativeState:
 
 class NativeMaster:
     """The native engine's Gamemaster: ``engine.protocol.Engine`` over ``NativeState``."""
+
+    traits = NATIVE  # agents' twins, search and whole batches inside
 
     def __init__(self, game: Any, limits: Limits | None = None) -> None:
         # game: an engine.game.Game (not imported: game.py makes NativeMasters)

@@ -6,7 +6,10 @@ records use an engine only through these two protocols, so that a second engine 
 native one) can take the Python engine's place without the rest changing.  The Python
 engine implements them with ``Gamemaster`` and ``Gamestate``; a test checks that it does.
 
-An engine (``Engine``) plays one compiled ``Game`` under ``Limits``:
+An engine (``Engine``) plays one compiled ``Game`` under ``Limits``, and declares which
+engine it is and what it offers besides (``traits``: engine/engines.py ``EngineTraits``,
+its agents' twins inside, search inside, whole batches), so that callers ask rather than
+probe:
 
 | call                         | what it does                                              |
 | ---------------------------- | --------------------------------------------------------- |
@@ -36,6 +39,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
+    from cardlang.engine.engines import EngineTraits
     from cardlang.engine.game import Game
     from cardlang.engine.gamemaster import GameResult, Limits
 
@@ -77,6 +81,7 @@ class Engine(Protocol):
 
     game: Game
     limits: Limits
+    traits: EngineTraits  # its name and what it offers beyond this protocol (engines.py)
 
     def new_game(self, seed: int, *, record: bool = False) -> Any: ...
 

@@ -364,7 +364,7 @@ class _Keys:
         self.vocabulary = vocabulary
         self.observer = observer
         self.master = master
-        self.native = hasattr(master, "play_native")
+        self.native = master.traits.batch_stepping
         self.sites = {s.span.start_pos: self._site(s) for s in vocabulary.sites}
         self._index: dict[tuple[str, str], int | None] = {}
         self._branches: dict[tuple[int, Any], int] = {}  # (site, action node) -> branch
@@ -509,7 +509,7 @@ class VectorEnv:
         self.learner = self._learner(seats)
         self.opponents = self._opponent_specs(opponents)
         self.master = game.master(Limits(max_decisions=max_decisions), engine=engine)
-        self.engine: str = "native" if hasattr(self.master, "play_native") else "python"
+        self.engine: str = self.master.traits.name
         self.reward = reward
         self._sign = -1.0 if game.scoring_mode == "min" else 1.0
         self.encoder = Encoder.of(game)

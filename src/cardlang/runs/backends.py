@@ -169,9 +169,7 @@ class GamePayload:
 
     @classmethod
     def of(cls, master: Gamemaster) -> GamePayload:
-        from cardlang.engine.native import NativeMaster
-
-        engine = "native" if isinstance(master, NativeMaster) else "python"
+        engine = master.traits.name
         return cls(master.game.source, master.game.ast, master.limits, uuid.uuid4().hex, engine)
 
     def master(self) -> Gamemaster:

@@ -67,8 +67,7 @@ def play_planned_games(
     moves or between games; the rest are played one by one.  A game of a batch that
     fails is played again the usual way, for its rule error.
     """
-    play_batch = getattr(master, "play_batch", None)
-    if record or play_batch is None:
+    if record or not master.traits.batch_stepping:
         for planned in todo:
             yield play_planned(master, planned, record)
         return
@@ -83,7 +82,8 @@ def play_planned_games(
         if not games:
             return
         start = time.perf_counter()
-        results = play_batch([p.seed for p, _ in games], seats.sets, [w for _, w in games])
+        seeds, weights = [p.seed for p, _ in games], [w for _, w in games]
+        results = master.play_batch(seeds, seats.sets, weights)  # type: ignore[attr-defined]
         size = _next_batch_size(size, len(games), time.perf_counter() - start)
         for (planned, _), result in zip(games, results, strict=True):
             if result is None:  # failed: played again for its rule error

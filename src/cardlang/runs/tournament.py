@@ -771,9 +771,7 @@ def _play_all(
 
 
 def _engine(master: Gamemaster) -> str:
-    from cardlang.engine.native import NativeMaster
-
-    return "native" if isinstance(master, NativeMaster) else "python"
+    return master.traits.name
 
 
 __all__ += ["FORFEIT_REASONS", "ForfeitError", "GameRecord", "SandboxLimits", "check_agents"]

@@ -1,0 +1,65 @@
+"""The engines a game can be played with, and what each offers: the registry.
+
+Pipeline position: engine, above gamemaster.py (the Python engine) and native.py (the
+C++ one), whose masters carry their engine's ``EngineTraits`` as ``master.traits``.  A
+layer above asks a master what its engine offers (its agents'
+twins inside, search inside, whole batches) rather than probing the master for methods,
+as OpenSpiel's ``GameType`` declares a game's traits.
+
+Which engine plays is chosen at the edge: ``--engine`` (the command line reads
+``CARDLANG_ENGINE`` as its default; nothing below it reads the environment for this
+choice, but the worker processes of a batch, which inherit it: issue 33's remaining
+work), ``Game.master(engine=...)``, or a game's ``engine``; else the default, the
+native engine where it is built.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cardlang.errors import UsageError, did_you_mean
+
+__all__ = ["ENGINE_NAMES", "NATIVE", "PYTHON", "EngineTraits", "engine_named"]
+
+
+@dataclass(frozen=True)
+class EngineTraits:
+    """An engine's name and what it offers beyond the engine protocol (engine/protocol.py
+    ``Engine``, which every master satisfies and which carries these as ``traits``)."""
+
+    name: str  # "python" or "native": what --engine names it by
+    #: the scripted and random agents' twins play inside it, whole stretches of a game
+    #: without coming back to Python (``play_native``; agents/base.py native_twin)
+    agents_inside: bool
+    #: ISMCTS runs inside it (``search_engine``; agents/search/in_engine.py)
+    search_inside: bool
+    #: it plays whole batches of games and steps lockstep games in one call
+    #: (``play_batch``, ``vector_batch``; runs/planned.py, env/vector.py)
+    batch_stepping: bool
+    #: the reference: what a game means (the other engines are held to its event logs)
+    reference: bool = False
+
+
+#: The Python engine: the reference (engine/gamemaster.py).
+PYTHON = EngineTraits(
+    "python", agents_inside=False, search_inside=False, batch_stepping=False, reference=True
+)
+#: The C++ engine (engine/native.py), where ``pip install`` built it.
+NATIVE = EngineTraits("native", agents_inside=True, search_inside=True, batch_stepping=True)
+
+#: Every engine by its name, in the order --engine lists them.
+ENGINE_NAMES = (PYTHON.name, NATIVE.name)
+_BY_NAME = {e.name: e for e in (PYTHON, NATIVE)}
+
+
+def engine_named(name: str) -> EngineTraits:
+    """The engine called ``name``; a usage error with a did-you-mean for another name."""
+    found = _BY_NAME.get(name)
+    if found is None:
+        hint = did_you_mean(name, ENGINE_NAMES)
+        raise UsageError(
+            f"no engine named {name!r}"
+            + (f" ({hint})" if hint else "")
+            + f": choose from {', '.join(ENGINE_NAMES)}"
+        )
+    return found
