@@ -31,7 +31,8 @@ cannot simply be handed to OpenSpiel as they happen.  Instead a card's identity 
   game dealt from a seed drawn from the game's generator (``seed``), and the engine's
   own RNG plays every later draw.  Any game file, either engine.
 - ``chance="auto"`` (the default): exact when the deal can be listed (at most
-  ``MAX_DEALS`` deals) and a few seeded random games meet no draw after it, else sampled.
+  ``AUTO_EXACT_DEALS`` deals; ``"exact"`` lists up to information/deals.py's
+  ``MAX_DEALS``) and a few seeded random games meet no draw after it, else sampled.
 
 The game type's ``long_name`` says which was chosen (``... (exact chance)``).
 
@@ -92,6 +93,7 @@ from cardlang.engine.gamemaster import GameResult, Limits
 from cardlang.engine.state import MASK64, Gamestate
 from cardlang.env.core import DEFAULT_MAX_DECISIONS, GameSource, load, rewards_of
 from cardlang.errors import UsageError
+from cardlang.information.deals import MAX_DEALS, find_every_deal
 from cardlang.information.encode import Encoder
 from cardlang.information.knowledge import KnowledgeTracker, is_token, pool_of
 from cardlang.information.observation import observation_key
@@ -99,14 +101,13 @@ from cardlang.information.views import PlayerView, view_of
 from cardlang.information.vocabulary import Vocabulary
 from cardlang.language.kinds import card_type
 
-__all__ = ["CHANCE_MODES", "MAX_DEALS", "ExactChanceError", "register"]
+__all__ = ["AUTO_EXACT_DEALS", "CHANCE_MODES", "ExactChanceError", "register"]
 
 CHANCE_MODES = ("auto", "exact", "sampled")
-#: More distinct deals than this are not listed (finding each takes about ln(deals)
-#: games): the game is sampled instead.
-MAX_DEALS = 5_000
-#: Seeds tried per expected deal before the search for every deal gives up.
-SEEDS_PER_DEAL = 40
+#: ``chance="auto"`` exposes a game's chance exactly only with at most this many deals
+#: (each is a real game kept for the life of the game, walked again and again by CFR):
+#: more are sampled.  ``chance="exact"`` lists up to information/deals.py's MAX_DEALS.
+AUTO_EXACT_DEALS = 5_000
 #: Seeded random games played at registration (utility detection, auto's check).
 PROBE_GAMES = 12
 
@@ -212,9 +213,10 @@ def _public(st: Gamestate) -> tuple[Any, ...]:
     return (sizes, tuple(sorted(st.ints.items())), tuple(sorted(st.strs.items())), st.mover)
 
 
-def find_deals(master: Any, seed: int = 0) -> Deals:
+def find_deals(master: Any, seed: int = 0, limit: int = MAX_DEALS) -> Deals:
     """Every deal, each found as a real game from seeds ``seed``, ``seed + 1``...
-    (raises ExactChanceError when they cannot all be found or are too many)."""
+    (information/deals.py; raises ExactChanceError when they cannot all be found or are
+    more than ``limit``)."""
     first = master.new_game(seed, record=True)
     found = pools(first)
     dealt = dealt_cards(first, found)
@@ -223,18 +225,17 @@ def find_deals(master: Any, seed: int = 0) -> Deals:
     expected = 1
     for pool, composition in enumerate(compositions):
         expected *= sequence_count(composition, place_pools.count(pool))
-        if expected > MAX_DEALS:
-            raise ExactChanceError(f"more than {MAX_DEALS:,} deals: sample them (chance='sampled')")
-    states: dict[tuple[str, ...], Gamestate] = {}
+        if expected > limit:
+            raise ExactChanceError(f"more than {limit:,} deals: sample them (chance='sampled')")
     publics: dict[tuple[str, ...], tuple[Any, ...]] = {}
-    for i in range(SEEDS_PER_DEAL * expected + 1_000):
-        if len(states) == expected:
-            break
-        st = first if i == 0 else master.new_game(seed + i, record=True)
+
+    def key_of(st: Gamestate) -> tuple[str, ...]:
         key = _deal_key(st, place_pools)
         if publics.setdefault(key, _public(st)) != _public(st):
             raise ExactChanceError("the setup reads cards nobody has seen: sample the game")
-        states.setdefault(key, st)
+        return key
+
+    states, _ = find_every_deal(master, first, seed, expected, key_of)
     if len(states) != expected:
         raise ExactChanceError(
             f"found {len(states)} of the {expected} deals: the setup draws other chance"
@@ -888,7 +889,7 @@ def _deals(master: Any, chance: str, engine: str) -> Deals | None:
     if chance == "exact":
         return find_deals(master)
     try:
-        deals = find_deals(master)
+        deals = find_deals(master, limit=AUTO_EXACT_DEALS)
         spec = Spec(master.game, master, deals, "score", 0, "")
         for seed in range(PROBE_GAMES // 3):
             _play_exact(spec, seed)

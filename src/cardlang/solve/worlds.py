@@ -24,6 +24,7 @@ from math import factorial, prod
 from typing import Any
 
 from cardlang.errors import CardlangError
+from cardlang.information.deals import MAX_DEALS, find_every_deal
 from cardlang.information.knowledge import KnowledgeTracker, SeatKnowledge, is_token
 from cardlang.language.kinds import card_type
 
@@ -44,13 +45,6 @@ class SolveError(CardlangError):
 
 class DealError(SolveError):
     """The deals of a game cannot be listed exactly."""
-
-
-#: More deals than this are not listed (finding each takes about ln(deals) games).
-MAX_DEALS = 50_000
-
-#: How many seeds past the expected count the search for every deal may try, per deal.
-SEEDS_PER_DEAL = 40
 
 
 @dataclass
@@ -115,13 +109,7 @@ def starting_positions(
             "list; "
             "--sample N solves over N of them"
         )
-    found: dict[tuple[Any, ...], Any] = {}
-    tried = 0
-    budget = SEEDS_PER_DEAL * expected + 1_000
-    while len(found) < expected and tried < budget:
-        st = first if tried == 0 else master.new_game(seed + tried, record=True)
-        found.setdefault(position_key(st), st)
-        tried += 1
+    found, tried = find_every_deal(master, first, seed, expected, position_key)
     if len(found) != expected:
         raise DealError(
             f"found {len(found)} distinct deals in {tried} games where the shuffles allow "
