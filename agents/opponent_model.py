@@ -23,7 +23,7 @@ from cardlang.agents.base import Capabilities
 from cardlang.agents.specs import agent_file
 
 from cardlang.errors import UsageError
-from cardlang.information.observation import StateKeys, option_key
+from cardlang.information.observation import StateKeys, seen_option_key
 
 FORMAT = "cardlang-opponent-model"
 #: The PARLESS prior: total pseudo-count spread over the legal moves of a state.
@@ -80,7 +80,7 @@ class ModelAgent:
         self.unseen = 0
 
     def probabilities(self, view: Any, options: list[Any]) -> list[float]:
-        keys = [option_key(o) for o in view.options]
+        keys = [seen_option_key(o) for o in view.options]
         counts = self.states.get(self.keys.of(view))
         n = len(options)
         if counts is None:

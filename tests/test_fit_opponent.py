@@ -21,7 +21,7 @@ from conftest import GAMES
 from helpers import record_games, run_cli
 
 from cardlang import load_game
-from cardlang.information.observation import observation_key, option_key
+from cardlang.information.observation import observation_key, seen_option_key
 from cardlang.information.views import view_of
 
 KUHN = GAMES / "kuhn_poker.rcy"
@@ -67,7 +67,7 @@ def test_the_prior_and_the_counts_make_the_posterior_mean(tmp_path: Path) -> Non
     st = master.new_game(0, record=True)
     options = master.legal_options(st)
     view = view_of(st, st.mover, game, options)
-    keys = [option_key(o) for o in view.options]  # check, bet
+    keys = [seen_option_key(o) for o in view.options]  # check, bet
     path = tmp_path / "hand.json"
     path.write_text(
         json.dumps(

@@ -325,7 +325,7 @@ def test_a_trick_won_is_told_as_won_with_its_points() -> None:
     """Issue 32, item 6: the cards of a trick gathered from the players' played places
     are one line, "P1 wins the trick: ..."; at a table (interactive Teller) with what
     it was worth by the game's table score, "(2 points)"."""
-    from cardlang.interactive.story import Teller
+    from cardlang.interactive.teller import Teller
 
     done = run_cli("transcript", "games/hearts.rcy", "--story", "--seed", "3")
     assert done.returncode == 0, done.stderr

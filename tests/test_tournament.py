@@ -212,12 +212,12 @@ def test_bad_agents_are_usage_errors(capsys) -> None:  # type: ignore[no-untyped
 def test_payoffs_are_mean_scores_signed_by_the_scoring() -> None:
     """tournament --by score (issue 32): each agent's mean payoff per completed game with
     a 95% interval, its score, negated where the game scores min; forfeits not counted."""
-    from cardlang.runs.tournament import GameRecord, TournamentResult
+    from cardlang.runs.tournament import RatedGame, TournamentResult
 
     records = [
-        GameRecord(0, ("a", "b"), "completed", (1, 2), None, scores=(2, -2)),
-        GameRecord(1, ("b", "a"), "completed", (2, 1), None, scores=(-1, 1)),
-        GameRecord(2, ("a", "b"), "forfeit", (2, 1), (0, "crash"), scores=(None, None)),
+        RatedGame(0, ("a", "b"), "completed", (1, 2), None, scores=(2, -2)),
+        RatedGame(1, ("b", "a"), "completed", (2, 1), None, scores=(-1, 1)),
+        RatedGame(2, ("a", "b"), "forfeit", (2, 1), (0, "crash"), scores=(None, None)),
     ]
     result = TournamentResult("g", ["a", "b"], 2, 1, 0, SandboxLimits(), 3, records=records)
     payoffs = result.payoffs()

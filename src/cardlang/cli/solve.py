@@ -149,7 +149,7 @@ def add_parser(sub: SubParsers) -> None:
 def cmd_solve(args: argparse.Namespace) -> int:
     from cardlang.engine.gamemaster import Limits
     from cardlang.solve import opponent_model
-    from cardlang.solve.table import policy_document, save_policy
+    from cardlang.solve.policy_file import policy_document, save_policy
 
     if args.explore is not None and args.rollouts is not None:
         raise UsageError("--explore and --rollouts are two ways to estimate: choose one")

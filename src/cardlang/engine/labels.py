@@ -11,7 +11,7 @@ Pipeline position: engine.  Two kinds of label live here:
 - the *readable label* (``OptionText``, through ``Game.option_text``): "Buy Province
   ($8)", "Play the 7 of Hearts", made from an option's bindings and the source of its
   actions, or from the text a game file writes for its condact with ``(label "TEXT"
-  CONDACT)`` (cardlang.language.labels).  It is only for people (the story of a game,
+  CONDACT)`` (cardlang.language.label_text).  It is only for people (the story of a game,
   a seat's view): nothing that plays or is recorded reads it, so it may change freely.
   A reader's ``sees_card``/``sees_zone`` name only what that reader may see ("a card"
   for the rest).
@@ -150,7 +150,7 @@ class OptionText:
     by name.  Reads the state, never changes it."""
 
     def __init__(self, game: Any) -> None:
-        from cardlang.language.labels import branch_template
+        from cardlang.language.label_text import branch_template
         from cardlang.language.statics import all_nodes
 
         checked = game.checked

@@ -55,7 +55,7 @@ def _value(v: Any) -> Any:
     return v
 
 
-def option_key(option: Any) -> str:
+def seen_option_key(option: Any) -> str:
     """An option as its chooser sees it (an ``OptionView``): its branch and what it
     binds, cards by type.  Equal options (two copies of a card) share a key."""
     bound = tuple((name, _value(v)) for name, v in option.bindings)
@@ -63,10 +63,10 @@ def option_key(option: Any) -> str:
 
 
 def option_index(view: Any, key: str | None) -> int | None:
-    """The first of a view's options whose ``option_key`` is ``key`` (None: none is)."""
+    """The first of a view's options whose ``seen_option_key`` is ``key`` (None: none is)."""
     if key is not None:
         for i, o in enumerate(view.options):
-            if option_key(o) == key:
+            if seen_option_key(o) == key:
                 return i
     return None
 
@@ -105,7 +105,7 @@ def view_summary(
 def _options(view: Any, counted: bool) -> tuple[str, ...]:
     """The options' keys: in the game's order, or (``counted``) as a sorted set, since
     a hand's order does not matter to a key that counts its cards."""
-    keys = (option_key(o) for o in view.options)
+    keys = (seen_option_key(o) for o in view.options)
     return tuple(sorted(set(keys))) if counted else tuple(keys)
 
 

@@ -64,7 +64,7 @@ from cardlang.language.checker import (
     static_int,
 )
 from cardlang.language.kinds import KIND_ATTRIBUTE, card_type
-from cardlang.language.labels import labels_text
+from cardlang.language.label_text import labels_text
 from cardlang.language.statics import StaticNames, all_nodes, base_collection, may_hold
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ numbered.  The person answers with
 The table is laid out for an 80x24 terminal: indexed locations (a Supply) in columns,
 the options in columns when they are many, the seat's own move said back.
 
-The others' moves are told as the seat may know them (story.py: a move that names a
+The others' moves are told as the seat may know them (teller.py: a move that names a
 card the seat cannot see is told without its label).  Input and output are streams, so
 tests play a whole game through it.
 """
@@ -29,8 +29,8 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from cardlang.interactive.session import Abandoned, Advice, Session
-from cardlang.interactive.story import Teller
 from cardlang.interactive.table import Table, Zone
+from cardlang.interactive.teller import Teller
 from cardlang.runs.ending import Ending, score_lines
 
 HELP = (

@@ -5,7 +5,7 @@ session (session.py).  A person's seat is a ``PersonSeat`` whose front end
 (``WebFront``) publishes the seat's table and then blocks until the seat's page posts
 a move.  Everything a page receives is built, in the game thread, from that seat's side
 only: its table (table.py, from its ``PlayerView``: no other seat's hidden card is ever
-in it) and the story of the moves as that seat may know them (story.py).  Each seat
+in it) and the story of the moves as that seat may know them (teller.py).  Each seat
 has a secret token (``secrets.token_urlsafe``), carried by its link; the server refuses
 a request with a wrong token (403), and a move out of turn or for a past decision (409).
 
@@ -54,8 +54,8 @@ from cardlang.interactive.session import (
     Seating,
     Session,
 )
-from cardlang.interactive.story import Teller
 from cardlang.interactive.table import Table, seat_view, table_of
+from cardlang.interactive.teller import Teller
 from cardlang.runs.ending import Ending, ending_of
 
 STATIC = Path(__file__).resolve().parent / "static"

@@ -461,8 +461,8 @@ class Checker(StatementRules, ExpressionRules, PresentationRules):
             self.warning(span, f"{noun} '{name}' is {verb} but never read", hint=hint)
 
     def _check_labels(self) -> None:
-        """The placeholders of every (label "TEXT" CONDACT) (language/labels.py)."""
-        from cardlang.language.labels import check_label
+        """The placeholders of every (label "TEXT" CONDACT) (language/label_text.py)."""
+        from cardlang.language.label_text import check_label
 
         known = {*self.out.deck_attributes, *self.out.kind_attribute_types}
         attrs = None if self.dynamic_names and not known else known

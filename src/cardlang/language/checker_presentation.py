@@ -26,7 +26,7 @@ from cardlang.language.ast_facts import MAX_CARDS, deck_cards, deck_size
 from cardlang.language.checked_game import Presentation
 from cardlang.language.checker_base import RuleBase, article
 from cardlang.language.kinds import KIND_ATTRIBUTE
-from cardlang.language.labels import attribute_placeholders, span_in_string
+from cardlang.language.label_text import attribute_placeholders, span_in_string
 
 #: Location kinds whose cards some player may not see: a table score reads only their size.
 _PRIVATE_KINDS = ("iloc", "hloc", "mem")

@@ -176,7 +176,7 @@ def seatings(agents: Sequence[str], players: int, games: int) -> list[tuple[str,
 
 
 @dataclass(frozen=True)
-class GameRecord:
+class RatedGame:
     """A finished game as the ratings read it."""
 
     idx: int
@@ -192,7 +192,7 @@ class GameRecord:
         return self.end_reason in ("completed", FORFEIT)
 
 
-def _stored_games(store: RunStore, batch_id: int) -> list[GameRecord]:
+def _stored_games(store: RunStore, batch_id: int) -> list[RatedGame]:
     rows = store.conn.execute(
         "SELECT g.id, g.idx, g.agents, g.end_reason, g.error_kind, g.error, r.rank, r.score "
         "FROM games g JOIN results r ON r.game_id = g.id "
@@ -208,7 +208,7 @@ def _stored_games(store: RunStore, batch_id: int) -> list[GameRecord]:
             _, reason, seat = kind.split(":")
             forfeit = (int(seat), reason)
         out.append(
-            GameRecord(
+            RatedGame(
                 idx,
                 tuple(json.loads(agents)),
                 end_reason,
@@ -260,7 +260,7 @@ class TournamentResult:
     seed: int
     sandbox: SandboxLimits
     planned: int
-    records: list[GameRecord] = field(default_factory=list)
+    records: list[RatedGame] = field(default_factory=list)
     db: str | None = None
     batch_id: int | None = None
     from_db: int = 0
@@ -774,4 +774,4 @@ def _engine(master: Gamemaster) -> str:
     return master.traits.name
 
 
-__all__ += ["FORFEIT_REASONS", "ForfeitError", "GameRecord", "SandboxLimits", "check_agents"]
+__all__ += ["FORFEIT_REASONS", "ForfeitError", "RatedGame", "SandboxLimits", "check_agents"]

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from cardlang.solve.iteration import Sweep, ValueIteration, value_iteration
 from cardlang.solve.opponents import OpponentModel, opponent_model
+from cardlang.solve.policy_file import save_policy
 from cardlang.solve.process import (
     DecisionProcess,
     Problem,
@@ -30,7 +31,6 @@ from cardlang.solve.process import (
     estimate_nodes,
     evaluate_policy,
 )
-from cardlang.solve.table import save_policy
 from cardlang.solve.worlds import SolveError, StartingPositions, starting_positions
 
 __all__ = [

@@ -23,7 +23,7 @@ import numpy as np
 
 from cardlang.agents.opponent_model import FORMAT, PRIOR, parless
 from cardlang.information.encode import Encoder
-from cardlang.information.observation import StateKeys, option_key
+from cardlang.information.observation import StateKeys, seen_option_key
 from cardlang.information.views import view_of
 from cardlang.runs.store import RunStore, file_sha256
 from cardlang.solve.pawnn import Samples, fit_networks
@@ -102,7 +102,7 @@ def _count(
         moves = states.setdefault(key, {})
         if features is not None and key not in features:
             features[key] = _features(game, view)
-        move = option_key(view.options[index])
+        move = seen_option_key(view.options[index])
         moves[move] = moves.get(move, 0) + 1
     return len(seen)
 
@@ -113,7 +113,7 @@ def _features(game: Any, view: Any) -> Features:
     index: dict[str, int] = {}
     for o, i in zip(view.options, encoder.vocabulary.view_indices(view), strict=True):
         if i is not None:
-            index.setdefault(option_key(o), i)
+            index.setdefault(seen_option_key(o), i)
     return encoder.layouts[sid].situation, vector, mask, index
 
 

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from cardlang.information.observation import StateKeys, option_index, option_key, state_text
+from cardlang.information.observation import StateKeys, option_index, seen_option_key, state_text
 from cardlang.information.views import view_of
 from cardlang.solve.opponents import OpponentModel
 from cardlang.solve.worlds import SolveError, StartingPositions
@@ -142,7 +142,7 @@ class DecisionProcess:
         view = view_of(st, self.seat, problem.game, options)
         firsts: dict[str, int] = {}
         for i, o in enumerate(view.options):
-            firsts.setdefault(option_key(o), i)
+            firsts.setdefault(seen_option_key(o), i)
         if self.state_keys.orderless:  # the key ignores the options' order: so do actions
             firsts = dict(sorted(firsts.items()))
         key = self.state_keys.of(view)
