@@ -247,6 +247,9 @@ def test_two_people_play_kuhn_poker_to_the_end_and_it_is_recorded(tmp_path: Path
         assert over["completed"] and over["game_id"] == web.game_id
         assert over["scores"] == list(web.result.scores)
         assert ("you win" in over["text"]) == (p in web.result.winners)
+        # the end in the game's words: Kuhn's (end-reason ...) forms, no score parts
+        assert over["reason"].startswith(("A player folded", "Showdown")), over["reason"]
+        assert over["parts"] == []
         assert state["names"][p] == "you" and "person" in state["names"][1 - p]
         mine = [line["text"] for line in state["story"] if line["mover"] == p]
         assert mine and all(t.startswith("You: ") for t in mine)
