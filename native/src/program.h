@@ -247,7 +247,8 @@ struct Program {
     return id;
   }
 
-  // Called once the IR is read: blocks, card types of kinds.
+  // Called once the IR is read (ir_loader.cpp): blocks, card types of kinds, the fast
+  // paths' marks (program_prepare.cpp).
   void prepare();
   void prepare_block(Node& n, int first);
   void bound_slots(i32 node, std::vector<i32>& out) const;

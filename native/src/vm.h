@@ -1,7 +1,10 @@
 // The VM: runs a program (program.h) on states (state.h) with the Python engine's
 // behaviour, step for step: the same event log, the same options in the same order, the
 // same random draws and the same rule errors.  Each function says which Python code it
-// mirrors; read that code for the why.
+// mirrors; read that code for the why.  Its definitions, by job: vm_eval.cpp (the
+// expressions), vm_exec.cpp (the statements and the flow), vm_options.cpp (the listing
+// of options), vm_labels.cpp (labels and names); vm_internal.h holds the helpers they
+// share, and program_prepare.cpp the program's preparation (Program::prepare).
 #pragma once
 
 #include <memory>
@@ -282,12 +285,12 @@ class VM {
   void cycle(State& st, const Node& n);
   void for_each(State& st, const Node& n);
 
-  // expression helpers
-  i64 current_player(const State& st) const;
-  i64 current_team(const State& st) const;
-  i64 cycle_size(const State& st, const Frame& f) const;
-  i64 next_in_cycle(const State& st) const;
-  i64 previous_in_cycle(const State& st) const;
+  // expression helpers (the players' and teams' inline: vm_internal.h)
+  inline i64 current_player(const State& st) const;
+  inline i64 current_team(const State& st) const;
+  inline i64 cycle_size(const State& st, const Frame& f) const;
+  inline i64 next_in_cycle(const State& st) const;
+  inline i64 previous_in_cycle(const State& st) const;
   i64 score(i64 pointmap, i64 card, const State& st);
   i32 make_pointmap(State& st, i32 awards);
   Typed attribute(const State& st, i64 card, i32 name, bool& found) const;
@@ -416,7 +419,15 @@ class VM {
   [[noreturn, gnu::cold, gnu::noinline]] void attr_of_no_card(const Node& n) const;
 };
 
+// engine/state.py: splitmix64 (inline: every draw of the game's RNG and of the agents')
+inline uint64_t splitmix_next(uint64_t& x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  uint64_t z = x;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
 void shuffle_in_place(uint64_t& rng, Coll& items);
-uint64_t splitmix_next(uint64_t& x);
 
 }  // namespace cardlang

@@ -208,7 +208,7 @@ I64_MIN, I64_MAX = -(2**63), 2**63 - 1
 
 
 def overflow(what: str, span: Span) -> RuleError:
-    """The rule error of an integer result outside the 64-bit range (native/src/vm.cpp
+    """The rule error of an integer result outside the 64-bit range (native/src/vm_eval.cpp
     words it the same)."""
     return RuleError(f"integer overflow: {what} is outside the 64-bit range", span)
 

@@ -113,7 +113,7 @@ def runs(
 
 
 def _windows_work(blocks: Sequence[Sequence[int]], length: int, largest: bool) -> int:
-    """The work of the windows ``runs`` would list (native/src/vm.cpp: run_windows_work)."""
+    """The work of the windows ``runs`` would list (native/src/vm_eval.cpp: run_windows_work)."""
     total = 0
     for block in blocks:
         size = len(block)

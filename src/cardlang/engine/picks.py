@@ -7,7 +7,7 @@ not know the other players' picks: its skeleton *blanks* them (``hide_picks``), 
 determinized world draws a blank pick again among the options its choice lists in that
 world (``pick_option_count``, ``set_pick``), as it deals the cards the seat cannot see.
 The Gamemaster keeps each pick in the block's frame (``secret_frame``).  The native
-engine offers the same four operations on its states (native/src/vm.cpp).
+engine offers the same four operations on its states (native/src/vm_options.cpp).
 """
 
 from __future__ import annotations

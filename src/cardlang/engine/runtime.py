@@ -102,7 +102,7 @@ def _nth_team(st: Gamestate, i: int, span: ast.Span) -> int:
 
 def _team_members(st: Gamestate, i: int, span: ast.Span) -> tuple[int, ...]:
     """The players of team ``i``: a team bound before ``create teams`` regrouped the
-    players may no longer exist (the native engine says the same, vm.cpp)."""
+    players may no longer exist (the native engine says the same, vm_eval.cpp)."""
     if not 0 <= i < len(st.teams):
         raise RuleError(f"there is no team {i} now (create teams regrouped the players)", span)
     return st.teams[i]
