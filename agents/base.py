@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
+from cardlang.engine.protocol import Engine
 from cardlang.errors import AgentError as AgentError  # defined there: GameResult holds one
 
 if TYPE_CHECKING:
@@ -87,7 +88,7 @@ def capabilities_of(agent: Any) -> Capabilities:
 NATIVE_AGENTS_VARIABLE = "CARDLANG_NATIVE_AGENTS"
 
 
-def native_twin(agent: Any, master: Any) -> Any:
+def native_twin(agent: Any, master: Engine) -> Any:
     """The agent as the native engine runs it (``agent.native_agent(master)``: whole
     stretches of a game never come back to Python), or None: it has no such twin, the
     game is not played by the native engine, or CARDLANG_NATIVE_AGENTS=0."""

@@ -26,13 +26,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from cardlang.agents.base import AgentError, capabilities_of, native_twin
 
+from cardlang.engine.protocol import Engine
 from cardlang.engine.state import Gamestate
 from cardlang.information import vocabulary
 from cardlang.information.views import consult
 
 if TYPE_CHECKING:
     from cardlang.engine.game import Game
-    from cardlang.engine.gamemaster import Gamemaster
 
 #: ``observer(st, options, index, illegal, seconds, agent, label)``: told of every move
 #: before it is applied (``index`` may still be out of range: the observer may refuse it).
@@ -40,7 +40,7 @@ Observer = Callable[[Gamestate, Sequence[Any], int, tuple[str, ...], float, Any,
 
 
 def play_out(
-    master: Gamemaster,
+    master: Engine,
     st: Gamestate,
     agents: Sequence[Any],
     labels: Sequence[str],
@@ -127,7 +127,7 @@ def _shorten(text: str, most: int) -> str:
 _NO_LIMIT = 2**62
 
 
-def _native_seats(master: Any, agents: Sequence[Any]) -> list[Any] | None:
+def _native_seats(master: Engine, agents: Sequence[Any]) -> list[Any] | None:
     """Per seat, its agent as the native engine runs it (None for a Python agent), when
     the game is played by the native engine and some agent has such a twin (an agent
     offers one with ``native_agent()``; it must choose exactly as the agent would)."""
@@ -142,7 +142,7 @@ def ask(
     wants_view: bool,
     st: Gamestate,
     mover: int,
-    master: Gamemaster,
+    master: Engine,
     options: Sequence[Any],
 ) -> Any:
     """The answer of ``mover``'s agent, given a live view of the state (or None if it

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from cardlang.agents.base import Capabilities
 
+from cardlang.engine.protocol import Engine
 from cardlang.engine.state import MASK64, splitmix64
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ class RandomAgent:
         self._state, z = splitmix64(self._state)
         return (z * len(options)) >> 64
 
-    def native_agent(self, master: Any = None) -> Any:
+    def native_agent(self, master: Engine | None = None) -> Any:
         """This agent as the native engine runs it, choice for choice the same (the play
         loop hands it whole stretches of a game); it draws from this agent's stream."""
         if self._twin is None:

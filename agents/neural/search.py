@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 from cardlang.agents.search.rewards import standings
 
+from cardlang.engine.protocol import Engine
 from cardlang.engine.state import COMPLETED, RUNNING, Gamestate
 from cardlang.information.tokens import Tokenizer, ViewTokens
 from cardlang.information.views import PlayerView
@@ -53,7 +54,6 @@ from cardlang.information.vocabulary import Vocabulary
 
 if TYPE_CHECKING:
     from cardlang.engine.game import Game
-    from cardlang.engine.gamemaster import Gamemaster
 
 
 class PolicyValue(Protocol):
@@ -237,7 +237,7 @@ class NeuralSearch:
     def _halving(
         self,
         view: PlayerView,
-        master: Gamemaster,
+        master: Engine,
         vocabulary: Vocabulary,
         tokenizer: Tokenizer,
         root: Node,
@@ -275,7 +275,7 @@ class NeuralSearch:
         self,
         plan: Sequence[str | None],
         view: PlayerView,
-        master: Gamemaster,
+        master: Engine,
         vocabulary: Vocabulary,
         tokenizer: Tokenizer,
         root: Node,
@@ -303,7 +303,7 @@ class NeuralSearch:
     def _descend(
         self,
         view: PlayerView,
-        master: Gamemaster,
+        master: Engine,
         vocabulary: Vocabulary,
         root: Node,
         forced: str | None = None,
@@ -355,7 +355,7 @@ class NeuralSearch:
                 best_key, best = key, score
         return best_key
 
-    def _terminal(self, master: Gamemaster, st: Gamestate) -> tuple[float, ...]:
+    def _terminal(self, master: Engine, st: Gamestate) -> tuple[float, ...]:
         if st.nplayers == 1:
             return (self.solo.of_state(st),)
         return standings(master, st)
@@ -364,7 +364,7 @@ class NeuralSearch:
         self,
         descents: Sequence[_Descent],
         view: PlayerView,
-        master: Gamemaster,
+        master: Engine,
         vocabulary: Vocabulary,
         tokenizer: Tokenizer,
     ) -> None:
@@ -419,7 +419,7 @@ class NeuralSearch:
     def _walk(
         self,
         view: PlayerView,
-        master: Gamemaster,
+        master: Engine,
         vocabulary: Vocabulary,
         walked: Sequence[str],
         mover: int,

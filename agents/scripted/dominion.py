@@ -43,13 +43,15 @@ from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from cardlang.agents.base import Capabilities
 
+from cardlang.engine.protocol import Engine
 from cardlang.errors import UsageError, did_you_mean
 
 if TYPE_CHECKING:
+    from cardlang.engine.native import NativeMaster
     from cardlang.information.views import OptionView, PlayerView
 
 BOTS_PACKAGE = "cardlang.agents.scripted.bots"
@@ -412,12 +414,12 @@ class DominionBot:
         return cls.from_toml(_builtin_text(name), name, seed)
 
     # ------------------------------------------------------------ inside the engine
-    def native_agent(self, master: Any) -> Any:
+    def native_agent(self, master: Engine) -> Any:
         """This bot as the native engine runs it (native/src/bots.cpp mirrors every
         handler below), for a game the native engine plays; None otherwise."""
         if not master.traits.agents_inside or self.situations:
             return None  # the native bot has the built-in answers only
-        program = master.program
+        program = cast("NativeMaster", master).program  # its traits said so
         # one twin per program, kept: what it learns (the Supply piles, at its first
         # decision) lasts across the stretches and rollouts it plays, as self._piles does
         if self._twin is None or self._twin[0] is not program:

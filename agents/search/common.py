@@ -21,6 +21,7 @@ from cardlang.agents.loop import play_out
 from cardlang.agents.registry import make_agent
 
 from cardlang.engine.lazy_options import LazyOptions
+from cardlang.engine.protocol import Engine
 from cardlang.engine.state import MASK64, RUNNING, Gamestate, splitmix64
 from cardlang.errors import UsageError
 from cardlang.information.visibility import can_see
@@ -28,7 +29,6 @@ from cardlang.language.kinds import card_type
 
 if TYPE_CHECKING:
     from cardlang.engine.game import Game
-    from cardlang.engine.gamemaster import Gamemaster
 
 #: Decisions a rollout may take before it is scored as the game stands (per rollout).
 DEFAULT_ROLLOUT_CAP = 1_000
@@ -48,7 +48,7 @@ class RandomRollout:
     def __init__(self, seed: int) -> None:
         self.state = seed & MASK64
 
-    def play(self, master: Gamemaster, st: Gamestate, cap: int) -> None:
+    def play(self, master: Engine, st: Gamestate, cap: int) -> None:
         if master.traits.agents_inside:  # the native engine plays it inside, draw for draw
             twin = master.random_agent(self.state)  # type: ignore[attr-defined]
             master.play_native(st, [twin] * st.nplayers, st.decisions + cap)  # type: ignore[attr-defined]
@@ -74,14 +74,14 @@ class AgentRollout:
         self.agents = [make_agent(spec, seed + p) for p in range(nplayers)]
         self.labels = [spec] * nplayers
 
-    def play(self, master: Gamemaster, st: Gamestate, cap: int) -> None:
+    def play(self, master: Engine, st: Gamestate, cap: int) -> None:
         play_out(master, st, self.agents, self.labels, cap=cap)
 
 
 class Rollout(Protocol):
     """A rollout policy: plays ``st`` on for at most ``cap`` decisions."""
 
-    def play(self, master: Gamemaster, st: Gamestate, cap: int) -> None: ...
+    def play(self, master: Engine, st: Gamestate, cap: int) -> None: ...
 
 
 def make_rollout(spec: str, nplayers: int, seed: int) -> Rollout:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from cardlang.agents.base import NATIVE_AGENTS_VARIABLE, native_twin
 from cardlang.agents.search.budget import Budget
@@ -28,8 +28,10 @@ from cardlang.agents.search.common import AgentRollout, RandomRollout
 from cardlang.agents.search.evaluator import Evaluator, RolloutEvaluator
 
 from cardlang.engine.gamemaster import ranking_signs
+from cardlang.engine.protocol import Engine
 
 if TYPE_CHECKING:
+    from cardlang.engine.native import NativeMaster
     from cardlang.information.views import PlayerView
 
 
@@ -46,7 +48,7 @@ class Searcher(Protocol):
 class EngineSearch:
     """One agent's search inside the engine (its move-key table lives there)."""
 
-    def __init__(self, master: Any, card_slots: frozenset[int]) -> None:
+    def __init__(self, master: NativeMaster, card_slots: frozenset[int]) -> None:
         self.master = master  # the latest decision's (a view makes one per decision)
         self.program = master.program  # what the search and its move keys belong to
         self.card_slots = card_slots
@@ -57,14 +59,14 @@ class EngineSearch:
         self.ranking_signs = ranking_signs(game)
 
     @staticmethod
-    def rollouts(agent: Searcher, master: Any, options: Sequence[Any]) -> list[Any] | None:
+    def rollouts(agent: Searcher, master: Engine, options: Sequence[Any]) -> list[Any] | None:
         """How the engine would play this decision's rollouts (``rollout_twins``), or None
         where the search cannot run inside the engine."""
         evaluator = agent.evaluator
         if not (
             master.traits.search_inside
             # the engine deals no secret pick a seat has not seen (knowledge.py draws them)
-            and not master.program.has_simultaneous
+            and not cast("NativeMaster", master).program.has_simultaneous
             and getattr(options, "engine_list", lambda: None)() is not None
             and type(evaluator) is RolloutEvaluator
             and evaluator.margin == agent.margin
@@ -125,7 +127,7 @@ class EngineSearch:
         return best, values, totals, done, kept
 
 
-def rollout_twins(policy: Any, master: Any) -> list[Any] | None:
+def rollout_twins(policy: Any, master: Engine) -> list[Any] | None:
     """How the engine plays the rollouts: [] for random play (its own stream, carried
     over from ``RandomRollout``), the twin of each seat's agent for an ``AgentRollout``
     whose agents all have one (agents/loop.py's play_out would hand them the whole

@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from cardlang.agents.base import Capabilities, DecisionTrace
 from cardlang.agents.search.budget import Budget
@@ -56,13 +56,14 @@ from cardlang.agents.search.evaluator import (
 )
 from cardlang.agents.search.in_engine import EngineSearch
 
+from cardlang.engine.protocol import Engine
 from cardlang.engine.state import RUNNING, Gamestate
 from cardlang.errors import UsageError
 from cardlang.information.visibility import can_see
 
 if TYPE_CHECKING:
     from cardlang.engine.game import Game
-    from cardlang.engine.gamemaster import Gamemaster
+    from cardlang.engine.native import NativeMaster
     from cardlang.information.views import PlayerView
 
 
@@ -145,7 +146,8 @@ class ISMCTSAgent:
         self._prepare(game, view.nplayers)
         twins = EngineSearch.rollouts(self, master, options)
         if twins is not None:  # the search runs inside the native engine (in_engine.py)
-            return self._choose_in_engine(self._engine_for(master), view, options, twins)
+            native = cast("NativeMaster", master)  # rollouts() asked its traits
+            return self._choose_in_engine(self._engine_for(native), view, options, twins)
         root = self._root(view)
         if not isinstance(root, Node):  # kept by the engine's search: not this one's
             root = Node()
@@ -163,10 +165,10 @@ class ISMCTSAgent:
             self._kept = (view.decisions + 1, view.history_length, chosen.child)
         return best
 
-    def _engine_for(self, master: Gamemaster) -> EngineSearch:
+    def _engine_for(self, master: NativeMaster) -> EngineSearch:
         """This agent's search inside the native engine, for this game's program."""
         engine = self._engine
-        if engine is None or engine.program is not getattr(master, "program", None):
+        if engine is None or engine.program is not master.program:
             assert self._keys is not None
             engine = self._engine = EngineSearch(master, self._keys.card_slots)
         engine.master = master
@@ -212,7 +214,7 @@ class ISMCTSAgent:
                 return Node()
         return kept[2]
 
-    def _search(self, view: PlayerView, master: Gamemaster, root: Node, totals: list[float]) -> int:
+    def _search(self, view: PlayerView, master: Engine, root: Node, totals: list[float]) -> int:
         done = 0
         for done in self.budget.spend():  # noqa: B007 (the count is the answer)
             standings = self._iterate(master, self._world(view), root)
@@ -224,7 +226,7 @@ class ISMCTSAgent:
         """The determinization an iteration plays in: a fresh one each time."""
         return view.determinize(self.rng)
 
-    def _iterate(self, master: Gamemaster, st: Gamestate, root: Node) -> Sequence[float]:
+    def _iterate(self, master: Engine, st: Gamestate, root: Node) -> Sequence[float]:
         keys_of, evaluator = self._keys, self.evaluator
         assert keys_of is not None and evaluator is not None
         path: list[tuple[Edge, int]] = []
@@ -279,9 +281,7 @@ class ISMCTSAgent:
         assert best_key is not None
         return best_key
 
-    def _add_priors(
-        self, master: Gamemaster, node: Node, st: Gamestate, keys: list[MoveKey]
-    ) -> None:
+    def _add_priors(self, master: Engine, node: Node, st: Gamestate, keys: list[MoveKey]) -> None:
         """The evaluator's priors on the edges of ``node`` (PUCT from then on)."""
         assert self.evaluator is not None
         priors = self.evaluator.evaluate(master, st).priors
@@ -294,9 +294,7 @@ class ISMCTSAgent:
                     edge.prior = max(edge.prior, p)
             node.priored = True
 
-    def _leaf_value(
-        self, master: Gamemaster, st: Gamestate
-    ) -> tuple[Sequence[float], Sequence[float]]:
+    def _leaf_value(self, master: Engine, st: Gamestate) -> tuple[Sequence[float], Sequence[float]]:
         """(the reward each seat backs up, its standing): equal unless ``margin`` mixes
         the score margin into the reward; traces report standings.  A finished game is
         scored as it ended; a running one by the evaluator."""

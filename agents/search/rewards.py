@@ -16,14 +16,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from cardlang.engine.protocol import Engine
 from cardlang.engine.state import FAILED, RUNNING, Gamestate
 from cardlang.errors import RuleError
 
 if TYPE_CHECKING:
-    from cardlang.engine.gamemaster import Gamemaster
+    pass
 
 
-def standings(master: Gamemaster, st: Gamestate) -> tuple[float, ...]:
+def standings(master: Engine, st: Gamestate) -> tuple[float, ...]:
     """Each seat's standing in [0, 1]: 1 ahead of everyone, 0 behind everyone, a tie
     counting half (the share of the other seats it beats).  For a game over, from its
     result; for a game still running (a search's rollout cut short), from the scores as
@@ -49,13 +50,13 @@ def standings(master: Gamemaster, st: Gamestate) -> tuple[float, ...]:
     )
 
 
-def signed_score(master: Gamemaster, st: Gamestate, seat: int) -> int:
+def signed_score(master: Engine, st: Gamestate, seat: int) -> int:
     """A seat's score as it stands (final once the game is over), negated when the
     game's scoring is ``min``: larger is better either way."""
     return signed_scores(master, st)[seat]
 
 
-def signed_scores(master: Gamemaster, st: Gamestate) -> tuple[int, ...]:
+def signed_scores(master: Engine, st: Gamestate) -> tuple[int, ...]:
     """Every seat's ``signed_score`` (all 0 when the scores cannot be computed)."""
     if st.scores is not None:
         scores = [k[0] for k in st.scores]
@@ -68,7 +69,7 @@ def signed_scores(master: Gamemaster, st: Gamestate) -> tuple[int, ...]:
     return tuple(sign * x for x in scores)
 
 
-def score_shares(master: Gamemaster, st: Gamestate) -> tuple[float, ...]:
+def score_shares(master: Engine, st: Gamestate) -> tuple[float, ...]:
     """Each seat's score placed between the lowest (0) and the highest (1) score at the
     table; 0.5 each when all are equal.  Scale-free, so a search can add it to standings
     as a margin term in any game."""

@@ -38,6 +38,7 @@ from cardlang.cli.options import (
     state_keys_of,
     state_keys_options,
 )
+from cardlang.engine.protocol import Engine
 from cardlang.errors import UsageError
 
 __all__ = ["add_parser", "cmd_solve"]
@@ -226,7 +227,7 @@ class _Solved:
 
 
 def _enumerated(
-    master: Any, game: Any, keys: Any, opponents: Any, args: argparse.Namespace, say: Any
+    master: Engine, game: Any, keys: Any, opponents: Any, args: argparse.Namespace, say: Any
 ) -> _Solved:
     """The process walked whole (or by rollouts) from listed starting positions."""
     from cardlang.solve import Problem, evaluate_policy, starting_positions
@@ -267,7 +268,7 @@ def _enumerated(
 
 
 def _explored(
-    master: Any,
+    master: Engine,
     game: Any,
     text: str,
     keys: Any,

@@ -90,6 +90,7 @@ import numpy as np
 import pyspiel
 
 from cardlang.engine.gamemaster import GameResult, Limits
+from cardlang.engine.protocol import Engine
 from cardlang.engine.state import MASK64, Gamestate
 from cardlang.env.core import DEFAULT_MAX_DECISIONS, GameSource, load, rewards_of
 from cardlang.errors import UsageError
@@ -213,7 +214,7 @@ def _public(st: Gamestate) -> tuple[Any, ...]:
     return (sizes, tuple(sorted(st.ints.items())), tuple(sorted(st.strs.items())), st.mover)
 
 
-def find_deals(master: Any, seed: int = 0, limit: int = MAX_DEALS) -> Deals:
+def find_deals(master: Engine, seed: int = 0, limit: int = MAX_DEALS) -> Deals:
     """Every deal, each found as a real game from seeds ``seed``, ``seed + 1``...
     (information/deals.py; raises ExactChanceError when they cannot all be found or are
     more than ``limit``)."""
@@ -349,7 +350,7 @@ class Spec:
     def __init__(
         self,
         game: Any,
-        master: Any,
+        master: Engine,
         deals: Deals | None,
         returns: str,
         seed: int,
@@ -881,7 +882,7 @@ def register(
     return pyspiel.load_game(name)
 
 
-def _deals(master: Any, chance: str, engine: str) -> Deals | None:
+def _deals(master: Engine, chance: str, engine: str) -> Deals | None:
     """Every deal when the chance is exposed exactly, else None (``auto``: exact when it
     can be, which a few seeded random games through it check; see the module docstring)."""
     if chance == "sampled" or (chance == "auto" and engine != "python"):
@@ -911,7 +912,7 @@ def _play_exact(spec: Spec, seed: int) -> None:
             core.apply(rng.choice(sorted(core.action_map())))
 
 
-def _probe_returns(spec: Spec, master: Any) -> list[list[float]]:
+def _probe_returns(spec: Spec, master: Engine) -> list[list[float]]:
     """The returns of seeded random games (the engine's own deals)."""
     out = []
     for seed in range(PROBE_GAMES):

@@ -82,7 +82,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -92,6 +92,7 @@ from cardlang.agents.loop import agent_failure, ask, resolve_choice
 from cardlang.agents.specs import specs_per_seat
 from cardlang.engine.gamemaster import GameResult, Limits
 from cardlang.engine.native import native_game_seeds
+from cardlang.engine.protocol import Engine
 from cardlang.engine.state import COMPLETED, FAILED
 from cardlang.env.batch import BatchUnavailable, NativeBatch, plan_for, token_plan
 from cardlang.env.core import DEFAULT_MAX_DECISIONS, GameSource, load, rewards_of
@@ -103,6 +104,9 @@ from cardlang.information.vocabulary import UNSEEN, Vocabulary
 from cardlang.language import types as T
 from cardlang.language.kinds import card_type
 from cardlang.runs.planned import agent_seeds
+
+if TYPE_CHECKING:
+    from cardlang.engine.native import NativeMaster
 
 __all__ = ["VectorEnv", "game_seed", "random_actions"]
 
@@ -320,7 +324,7 @@ class _NativeBoards:
     """Boards of native states: one call each for the locations, the card types and the
     storages (views read them one at a time, which costs more for a whole layout)."""
 
-    def __init__(self, observer: _Observer, master: Any) -> None:
+    def __init__(self, observer: _Observer, master: NativeMaster) -> None:
         self.observer = observer
         self.master = master
         self.program = master.program
@@ -360,7 +364,7 @@ class _Keys:
     or a collection of cards are left to the vocabulary.  The test holds every mask to
     ``option_indices``."""
 
-    def __init__(self, vocabulary: Vocabulary, observer: _Observer, master: Any) -> None:
+    def __init__(self, vocabulary: Vocabulary, observer: _Observer, master: Engine) -> None:
         self.vocabulary = vocabulary
         self.observer = observer
         self.master = master
@@ -435,8 +439,9 @@ class _Keys:
     def _steps(self, st: Any) -> list[list[tuple[int | None, Any]]]:
         """Each option as (slot, value) per binding and (None, action node) per action."""
         if self.native:
-            handle = self.master.program.options_of(st.raw)
-            nodes = self.master.ir.ast_nodes
+            native = cast("NativeMaster", self.master)  # self.native: its traits said so
+            handle = native.program.options_of(st.raw)
+            nodes = native.ir.ast_nodes
             return [
                 [
                     (slot, value) if slot >= 0 else (None, nodes[value])
@@ -458,7 +463,7 @@ class _Keys:
 
     def _card_zones(self, st: Any) -> Sequence[Any]:
         if self.native:
-            return self.master.program.card_zone(st.raw)  # type: ignore[no-any-return]
+            return cast("NativeMaster", self.master).program.card_zone(st.raw)  # type: ignore[no-any-return]
         return st.card_zone  # type: ignore[no-any-return]
 
 
@@ -517,7 +522,7 @@ class VectorEnv:
         self.width, self.n_actions = self.encoder.width, self.encoder.n_actions
         self._observer = _Observer(self.encoder)
         self._boards: _PythonBoards | _NativeBoards = (
-            _NativeBoards(self._observer, self.master)
+            _NativeBoards(self._observer, cast("NativeMaster", self.master))
             if self.engine == "native"
             else _PythonBoards(self._observer)
         )

@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
+from cardlang.engine.protocol import Engine
+
 __all__ = ["MAX_DEALS", "SEEDS_PER_DEAL", "find_every_deal"]
 
 K = TypeVar("K", bound=Hashable)
@@ -29,7 +31,7 @@ SEEDS_PER_DEAL = 40
 
 
 def find_every_deal(
-    master: Any,
+    master: Engine,
     first: Any,
     seed: int,
     expected: int,

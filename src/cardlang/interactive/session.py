@@ -21,6 +21,7 @@ from cardlang.agents.base import Capabilities
 from cardlang.agents.loop import play_out
 from cardlang.agents.registry import make_agent
 from cardlang.engine.gamemaster import GameResult
+from cardlang.engine.protocol import Engine
 from cardlang.information.views import PlayerView
 from cardlang.interactive.table import Table, table_of
 from cardlang.runs.play import Decision, recorder
@@ -124,7 +125,7 @@ class Session:
 
     def __init__(
         self,
-        master: Any,
+        master: Engine,
         seed: int,
         *,
         advisor: str | None = None,

@@ -45,6 +45,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from cardlang.engine.protocol import Engine
 from cardlang.errors import AgentError
 from cardlang.interactive.session import (
     PERSON,
@@ -155,7 +156,7 @@ class WebGame:
 
     def __init__(
         self,
-        master: Any,
+        master: Engine,
         seed: int,
         agents: Sequence[Any | None],
         specs: Sequence[str],

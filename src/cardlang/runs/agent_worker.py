@@ -30,6 +30,7 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from cardlang.engine.protocol import Engine
 from cardlang.errors import UsageError
 from cardlang.runs import jail
 
@@ -52,7 +53,9 @@ class MirrorSession:
     knowledge and the public events since its last decision, and consults the agent with
     a live view of that world, so search agents determinize and simulate as ever."""
 
-    def __init__(self, master: Any, make: Callable[[int], Any], start: Mapping[str, Any]) -> None:
+    def __init__(
+        self, master: Engine, make: Callable[[int], Any], start: Mapping[str, Any]
+    ) -> None:
         from cardlang.agents.base import capabilities_of
 
         self.game, self.limits = master.game, master.limits
@@ -136,7 +139,7 @@ class _Worker:
     """What one worker holds: the agent's maker once loaded, the game's master for a
     built-in agent, and the game being played."""
 
-    def __init__(self, master: Any) -> None:
+    def __init__(self, master: Engine | None) -> None:
         self.make: Callable[[int], Any] | None = None
         self.master = master
         self.session: MirrorSession | _SandboxSession | None = None
@@ -165,7 +168,7 @@ class _Worker:
         return self.session.decide(None, message[1])  # "retry"
 
 
-def _serve(conn: Connection, master: Any) -> None:
+def _serve(conn: Connection, master: Engine | None) -> None:
     """Answer messages until told to stop or the tournament is gone.  An agent's failure
     is reported, never raised: the tournament decides what it costs."""
     worker = _Worker(master)

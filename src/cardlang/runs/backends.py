@@ -54,6 +54,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
+from cardlang.engine.protocol import Engine
 from cardlang.errors import CardlangError, SourceFile, UsageError
 
 if TYPE_CHECKING:
@@ -134,7 +135,7 @@ class Backend(Protocol):
     workers."""
 
     def play(
-        self, master: Gamemaster, todo: Iterable[PlannedGame], *, record: bool, games: int
+        self, master: Engine, todo: Iterable[PlannedGame], *, record: bool, games: int
     ) -> Generator[Played, None, None]:
         """``games``: how many ``todo`` holds (for sizing chunks)."""
         ...
@@ -144,7 +145,7 @@ class SerialBackend:
     """One game after the other in this process: the fastest for one core."""
 
     def play(
-        self, master: Gamemaster, todo: Iterable[PlannedGame], *, record: bool, games: int
+        self, master: Engine, todo: Iterable[PlannedGame], *, record: bool, games: int
     ) -> Generator[Played, None, None]:
         from cardlang.runs.planned import play_planned_games
 
@@ -168,7 +169,7 @@ class GamePayload:
     engine: str = "python"  # the engine the main process plays with
 
     @classmethod
-    def of(cls, master: Gamemaster) -> GamePayload:
+    def of(cls, master: Engine) -> GamePayload:
         engine = master.traits.name
         return cls(master.game.source, master.game.ast, master.limits, uuid.uuid4().hex, engine)
 
@@ -191,7 +192,7 @@ class Chunk(NamedTuple):
     traceback: str = ""
 
 
-def play_chunk(master: Gamemaster, chunk: Iterable[PlannedGame], record: bool) -> Chunk:
+def play_chunk(master: Engine, chunk: Iterable[PlannedGame], record: bool) -> Chunk:
     """Play a chunk's games in order; an exception ends the chunk after the games played
     before it, which still count (as in a serial run)."""
     from cardlang.runs.planned import play_planned_games
@@ -311,7 +312,7 @@ class ProcessBackend:
         self.workers = workers
 
     def play(
-        self, master: Gamemaster, todo: Iterable[PlannedGame], *, record: bool, games: int
+        self, master: Engine, todo: Iterable[PlannedGame], *, record: bool, games: int
     ) -> Generator[Played, None, None]:
         if games <= 0:
             return
@@ -391,7 +392,7 @@ class RayBackend:
         self.workers = workers
 
     def play(
-        self, master: Gamemaster, todo: Iterable[PlannedGame], *, record: bool, games: int
+        self, master: Engine, todo: Iterable[PlannedGame], *, record: bool, games: int
     ) -> Generator[Played, None, None]:
         if games <= 0:
             return

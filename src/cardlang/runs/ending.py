@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cardlang.engine.protocol import Engine
 from cardlang.errors import CardlangError
 
 
@@ -27,7 +28,7 @@ class Ending:
     parts: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
 
-def ending_of(master: Any, st: Any, game: Any) -> Ending:
+def ending_of(master: Engine, st: Any, game: Any) -> Ending:
     """The ending of a finished game ``st`` as ``master`` (either engine) evaluates the
     game's forms; empty for a game without them, or where one fails (a rule error in a
     form for people must not lose the game's result)."""

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cardlang.engine.protocol import Engine
 from cardlang.errors import CardlangError
 from cardlang.information.vocabulary import Vocabulary, option_key
 from cardlang.inputs import regular_file
@@ -133,7 +134,7 @@ def _whole(value: Any, path: Path, line: int, what: str) -> int:
 
 
 def replay_logged(
-    master: Any, game: Any, logged: LoggedGame, path: Path
+    master: Engine, game: Any, logged: LoggedGame, path: Path
 ) -> tuple[Any, list[Decision]]:
     """Play a logged game again; its result and its decisions as the records keep them."""
     vocab = Vocabulary.of(game)
@@ -178,7 +179,7 @@ def import_log(
     game: Any,
     game_path: Path,
     game_text: str,
-    master: Any,
+    master: Engine,
     *,
     params: dict[str, str] | None = None,
 ) -> tuple[int, int, int]:

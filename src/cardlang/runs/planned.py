@@ -22,7 +22,8 @@ from typing import Any, NamedTuple
 
 from cardlang.agents import make_agent
 from cardlang.agents.base import capabilities_of, native_twin
-from cardlang.engine.gamemaster import Gamemaster, GameResult
+from cardlang.engine.gamemaster import GameResult
+from cardlang.engine.protocol import Engine
 from cardlang.engine.state import splitmix64
 from cardlang.errors import AgentError
 from cardlang.runs.play import Decision, failed_by_agent, play_game
@@ -57,7 +58,7 @@ BATCH_GAMES = (4, 256)
 
 
 def play_planned_games(
-    master: Gamemaster, todo: Iterable[PlannedGame], record: bool
+    master: Engine, todo: Iterable[PlannedGame], record: bool
 ) -> Iterator[Played]:
     """Play planned games in order, each exactly as ``play_planned`` would.
 
@@ -121,7 +122,7 @@ class _NativeSeatSets:
     made once and given each game's seeds by the engine; None for a seating with an
     agent that has no native twin or reads what it knows (it needs the event log)."""
 
-    def __init__(self, master: Gamemaster) -> None:
+    def __init__(self, master: Engine) -> None:
         self.master = master
         self.sets: list[list[Any]] = []
         self._index: dict[tuple[str, ...], int | None] = {}
@@ -146,7 +147,7 @@ class _NativeSeatSets:
         return len(self.sets) - 1
 
 
-def play_planned(master: Gamemaster, planned: PlannedGame, record: bool) -> Played:
+def play_planned(master: Engine, planned: PlannedGame, record: bool) -> Played:
     """Play one game of a batch with fresh agents (seeded from the game's seed), in
     whatever process the backend runs it; with ``record``, keep its decisions.  An
     agent's failure (``AgentError``: an exception, an illegal answer, a constructor that

@@ -20,7 +20,8 @@ from typing import Any, NamedTuple
 
 from cardlang.agents.base import AgentError, DecisionTrace, agent_label, capabilities_of
 from cardlang.agents.loop import play_out
-from cardlang.engine.gamemaster import Gamemaster, GameResult, result_of
+from cardlang.engine.gamemaster import GameResult, result_of
+from cardlang.engine.protocol import Engine
 from cardlang.engine.state import FAILED, Gamestate
 from cardlang.information.vocabulary import Vocabulary, option_key
 
@@ -48,7 +49,7 @@ class Decision(NamedTuple):
 
 
 def play_game(
-    master: Gamemaster,
+    master: Engine,
     agents: Sequence[Any],
     seed: int,
     *,
@@ -81,7 +82,7 @@ def play_game(
     return master.result(st), st
 
 
-def failed_by_agent(master: Gamemaster, st: Gamestate, err: AgentError) -> GameResult:
+def failed_by_agent(master: Engine, st: Gamestate, err: AgentError) -> GameResult:
     """The result of a game an agent failed: failed, with no scores, ``err`` its error
     (the state is left as it was, at the decision the agent failed)."""
     return result_of(
@@ -102,7 +103,7 @@ class _Recorder:
     key (computed only here, so a batch that records nothing pays nothing for them) and
     the mover agent's own estimates, checked against the decision."""
 
-    def __init__(self, master: Gamemaster, decisions: list[Decision]) -> None:
+    def __init__(self, master: Engine, decisions: list[Decision]) -> None:
         self.game = master.game
         self.vocab = Vocabulary.of(self.game)
         self.decisions = decisions
@@ -155,7 +156,7 @@ def _checked_trace(agent: Any, options: int, seats: int, label: str) -> Decision
     return found
 
 
-def recorder(master: Gamemaster, trace: list[Decision]) -> Any:
+def recorder(master: Engine, trace: list[Decision]) -> Any:
     """A play-loop observer (``agents.loop.play_out``) that appends one ``Decision`` per
     move to ``trace``, as ``play_game(trace=...)`` does: for loops that watch the game
     themselves (a person at the table, cardlang.interactive)."""

@@ -28,6 +28,7 @@ from cardlang.engine.frames import F_PLAYER
 from cardlang.engine.game import Game
 from cardlang.engine.gamemaster import Gamemaster, GameResult, Limits
 from cardlang.engine.labels import SeesCard, card_title, words
+from cardlang.engine.protocol import Engine
 from cardlang.engine.state import GAME_OWNER, Gamestate, owner_words
 from cardlang.information.visibility import can_see, seer
 from cardlang.language import types as T
@@ -130,7 +131,7 @@ def tell_story(
 
 
 def _told_end(
-    master: Gamemaster, st: Gamestate, game: Game, result: GameResult, seat: int | None
+    master: Engine, st: Gamestate, game: Game, result: GameResult, seat: int | None
 ) -> list[str]:
     """The result, after why the game ended and the scores line by line where the game
     says so (its ``(end-reason ...)`` and ``(score-part ...)``)."""

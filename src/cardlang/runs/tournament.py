@@ -57,7 +57,8 @@ import numpy as np
 
 from cardlang.agents.base import AgentError
 from cardlang.engine.game import Game
-from cardlang.engine.gamemaster import Gamemaster, GameResult, Limits
+from cardlang.engine.gamemaster import GameResult, Limits
+from cardlang.engine.protocol import Engine
 from cardlang.errors import RuleError, UsageError
 from cardlang.runs.jail import JailUnavailable, find_jail
 from cardlang.runs.play import Decision, play_game
@@ -438,7 +439,7 @@ class _Table:
         return found
 
     def play(
-        self, master: Gamemaster, planned: PlannedGame
+        self, master: Engine, planned: PlannedGame
     ) -> tuple[GameResult, list[Decision], str, str]:
         moves: list[int] = []
         agents = [
@@ -685,7 +686,7 @@ class _Plan:
     """What every table of a tournament shares: the game, the limits, the rules sent to
     jailed agents, the agents' logs and the secret."""
 
-    master: Gamemaster
+    master: Engine
     payload: Any
     sandbox: SandboxLimits
     rules: Mapping[str, Any]
@@ -770,7 +771,7 @@ def _play_all(
             table.close()
 
 
-def _engine(master: Gamemaster) -> str:
+def _engine(master: Engine) -> str:
     return master.traits.name
 
 

@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from cardlang.engine.protocol import Engine
 from cardlang.information.observation import StateKeys, option_index, seen_option_key, state_text
 from cardlang.information.views import view_of
 from cardlang.solve.opponents import OpponentModel
@@ -48,7 +49,7 @@ class Problem:
     """What a solve is about: the game (its Gamemaster and rules), where it starts, the
     seat, the model of the others, the kind of state key and the reward."""
 
-    master: Any
+    master: Engine
     game: Any
     positions: StartingPositions
     seat: int
@@ -227,7 +228,7 @@ class _Walk:
             self._walk(self._child(st, i), weight, (s, a))
 
 
-def reward_function(reward: str, seat: int, master: Any) -> Callable[[Any], float]:
+def reward_function(reward: str, seat: int, master: Engine) -> Callable[[Any], float]:
     """``win``: +1 for the seat's sole win, -1 for a loss, 0 otherwise (a shared win, a
     game cut off); ``score``: the seat's final score."""
     if reward == "score":
@@ -280,7 +281,7 @@ def evaluate_policy(problem: Problem, policy: dict[str, str]) -> list[float]:
         return [walk(st) for st in problem.positions.states]
 
 
-def after(master: Any, st: Any, index: int) -> Any:
+def after(master: Engine, st: Any, index: int) -> Any:
     """A copy of ``st`` with its option ``index`` played."""
     child = st.clone()
     master.apply(child, index)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from math import factorial, prod
 from typing import Any
 
+from cardlang.engine.protocol import Engine
 from cardlang.errors import CardlangError
 from cardlang.information.deals import MAX_DEALS, find_every_deal
 from cardlang.information.knowledge import KnowledgeTracker, SeatKnowledge, is_token
@@ -86,7 +87,7 @@ def position_key(st: Any) -> tuple[Any, ...]:
 
 
 def starting_positions(
-    master: Any, *, sample: int | None, seed: int, record: bool = True
+    master: Engine, *, sample: int | None, seed: int, record: bool = True
 ) -> StartingPositions:
     """Every deal (``sample`` None), or ``sample`` games from seeds ``seed``, ``seed + 1``...
     (recorded unless ``record`` is False: nothing will read their history, and a pool of
