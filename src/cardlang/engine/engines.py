@@ -6,11 +6,12 @@ layer above asks a master what its engine offers (its agents'
 twins inside, search inside, whole batches) rather than probing the master for methods,
 as OpenSpiel's ``GameType`` declares a game's traits.
 
-Which engine plays is chosen at the edge: ``--engine`` (the command line reads
-``CARDLANG_ENGINE`` as its default; nothing below it reads the environment for this
-choice, but the worker processes of a batch, which inherit it: issue 33's remaining
-work), ``Game.master(engine=...)``, or a game's ``engine``; else the default, the
-native engine where it is built.
+Which engine plays: ``Game.master(engine=...)``, else the game's ``engine``, else the
+default (engine/native.py ``default_engine``: ``CARDLANG_ENGINE``, else the native
+engine where it is built).  ``--engine`` sets ``CARDLANG_ENGINE``, which is how a
+batch's worker processes and the test suite's re-run on the other engine inherit the
+choice; passing it down explicitly instead, as the limits are, is issue 33's remaining
+work.
 """
 
 from __future__ import annotations
