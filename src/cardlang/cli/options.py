@@ -190,11 +190,12 @@ def param_option(p: argparse.ArgumentParser) -> None:
 
 def engine_option(p: argparse.ArgumentParser) -> None:
     """--engine native|python: which engine plays the games (the same results either way)."""
-    from cardlang.engine.native import ENGINE_VARIABLE, ENGINES
+    from cardlang.engine.engines import ENGINE_NAMES
+    from cardlang.engine.native import ENGINE_VARIABLE
 
     p.add_argument(
         "--engine",
-        choices=ENGINES,
+        choices=ENGINE_NAMES,
         default=None,
         help="python: the reference engine; native: the C++ engine, built by pip install "
         f"(same event logs, faster). Default: ${ENGINE_VARIABLE}, else native where built",

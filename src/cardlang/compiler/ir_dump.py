@@ -81,8 +81,7 @@ def _lines(ir: IR, source_name: str) -> Iterator[str]:
             yield from _tree(ir, node, 1, seen)
     for procedure in ir.procedures:
         slots = ", ".join(str(s) for s in procedure.param_slots)
-        traits = [t for t, on in (("recursive", procedure.recursive),) if on]
-        traits += ["decision"] if procedure.has_decision else []
+        traits = ["recursive"] * procedure.recursive + ["decision"] * procedure.has_decision
         yield (
             f"\nprocedure {ir.strings[procedure.name]} (parameters in slots {slots or '-'}; "
             f"registers {procedure.low}-{procedure.high})" + "".join(f" {t}" for t in traits)

@@ -53,9 +53,7 @@ def _load_extension() -> Any:
 
 _native: Any = _load_extension()
 
-#: The engines a game can be played with (``--engine``, ``CARDLANG_ENGINE``): the registry
-#: is engine/engines.py.
-ENGINES = ENGINE_NAMES
+#: Names the default engine (``default_engine``); the registry is engine/engines.py.
 ENGINE_VARIABLE = "CARDLANG_ENGINE"
 
 
@@ -84,9 +82,9 @@ def default_engine() -> str:
     name = os.environ.get(ENGINE_VARIABLE, "").strip().lower()
     if not name:
         return "native" if _native is not None else "python"
-    if name not in ENGINES:
+    if name not in ENGINE_NAMES:
         raise UsageError(
-            f"{ENGINE_VARIABLE}={name!r} names no engine (choose from {', '.join(ENGINES)})"
+            f"{ENGINE_VARIABLE}={name!r} names no engine (choose from {', '.join(ENGINE_NAMES)})"
         )
     return name
 

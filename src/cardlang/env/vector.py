@@ -368,7 +368,7 @@ class _Keys:
         self.vocabulary = vocabulary
         self.observer = observer
         self.master = master
-        self.native = master.traits.batch_stepping
+        self.native = master.traits.name == "native"  # its options and states are native
         self.sites = {s.span.start_pos: self._site(s) for s in vocabulary.sites}
         self._index: dict[tuple[str, str], int | None] = {}
         self._branches: dict[tuple[int, Any], int] = {}  # (site, action node) -> branch

@@ -115,9 +115,7 @@ def table_of(view: Any, labels: Sequence[str]) -> Table:
             continue
         if (kind, base) in shows.face_down:  # seen by the rules, drawn as a face-down pile
             if cards:
-                label = shows.displays.get((kind, base), base)
-                ref = zone_ref((owner, kind, name))
-                hidden.append(Zone(owner_words(owner, seat), label, len(cards), None, index, ref))
+                hidden.append(_face_down((owner, kind, name), len(cards), seat, shows))
             continue
         if owner == seat and kind == "iloc":  # a hand: sorted, alike cards together
             cards = sorted_hand(cards, shows)
@@ -140,19 +138,8 @@ def table_of(view: Any, labels: Sequence[str]) -> Table:
     yours = [z for z in yours if id(z) not in taken]
     opened = [z for z in opened if id(z) not in taken]
     for (owner, kind, name), size in sorted(view.hidden_sizes.items(), key=_zone_order):
-        base, index = _base_and_index(name)
-        if size and (kind, base) not in shows.bookkeeping:
-            label = shows.displays.get((kind, base), base)
-            hidden.append(
-                Zone(
-                    owner_words(owner, seat),
-                    label,
-                    size,
-                    None,
-                    index,
-                    zone_ref((owner, kind, name)),
-                )
-            )
+        if size and (kind, _base_and_index(name)[0]) not in shows.bookkeeping:
+            hidden.append(_face_down((owner, kind, name), size, seat, shows))
     scores = getattr(view, "table_scores", None)
     return Table(
         seat=seat,
@@ -172,6 +159,15 @@ def table_of(view: Any, labels: Sequence[str]) -> Table:
         targets=option_targets(view) if labels else (),
         middle=middle,
     )
+
+
+def _face_down(key: tuple[int, str, str], size: int, seat: int, shows: Presentation) -> Zone:
+    """A location drawn as a pile of backs with its size: hidden from the seat, or
+    open to it but ``(face-down ...)``."""
+    owner, kind, name = key
+    base, index = _base_and_index(name)
+    label = shows.displays.get((kind, base), base)
+    return Zone(owner_words(owner, seat), label, size, None, index, zone_ref(key))
 
 
 def _middle(

@@ -61,12 +61,15 @@ def apply_params(game: ast.Game, params: Mapping[str, str]) -> ast.Game:
                 + f": the game allows {describe_allowed(allowed)}"
             )
     bound = {d.var: d for d in declares}
-    for rule in game.parameter_values:
-        choices = name_choices(rule, bound)
-        if rule.var in params and not isinstance(choices, str):
-            why = misfit(rule, choices, names_of(bound[rule.var].value))
-            if why:
-                raise UsageError(f"parameter {rule.var}: {why}")
+    for rule in (r for r in game.parameter_values if r.var in params):
+        choices = name_choices(rule, bound)  # not literal: the checker says so, at its place
+        why = (
+            ""
+            if isinstance(choices, str)
+            else misfit(rule, choices, names_of(bound[rule.var].value))
+        )
+        if why:
+            raise UsageError(f"parameter {rule.var}: {why}")
     return dataclasses.replace(game, declares=declares)
 
 
@@ -88,13 +91,10 @@ def name_choices(
         count, names = choose.count, choose.names
         if isinstance(names, ast.Variable) and names.name in declared:
             names = declared[names.name].value
+        counts = literal_range(count) if isinstance(count, ast.Range) else None
         if isinstance(count, ast.IntLiteral):
             counts = range(count.value, count.value + 1)
-        elif isinstance(count, ast.Range) and isinstance(count.low, ast.IntLiteral):
-            if not isinstance(count.high, ast.IntLiteral):
-                return "a (choose ...) counts with a number or a literal range (range 1 .. 16)"
-            counts = range(count.low.value, count.high.value + 1)
-        else:
+        if counts is None:
             return "a (choose ...) counts with a number or a literal range (range 1 .. 16)"
         if not isinstance(names, ast.StrList):
             return "a (choose ...) chooses from a literal list of names or a declared one"
@@ -134,11 +134,17 @@ def allowed_values(d: ast.Declare) -> range | tuple[str, ...] | None:
     """What ``(declare VALUE 'VAR ALLOWED)`` allows: a range of integers or names; None
     when nothing is declared (or the declaration is not a literal one)."""
     a = d.allowed
-    if isinstance(a, ast.Range) and isinstance(a.low, ast.IntLiteral):
-        if isinstance(a.high, ast.IntLiteral):
-            return range(a.low.value, a.high.value + 1)
+    if isinstance(a, ast.Range):
+        return literal_range(a)
     if isinstance(a, ast.StrList):
         return a.values
+    return None
+
+
+def literal_range(r: ast.Range) -> range | None:
+    """``(range A .. B)`` of two integer literals as a range; None for anything else."""
+    if isinstance(r.low, ast.IntLiteral) and isinstance(r.high, ast.IntLiteral):
+        return range(r.low.value, r.high.value + 1)
     return None
 
 
