@@ -8,8 +8,9 @@ and nothing else.  An agent is any object with
 - ``capabilities``: a ``Capabilities`` value on the class, declaring what it needs from
   the runner (a view; knowledge of hidden cards).  An agent without one gets the
   defaults: a view, no knowledge;
-- ``choose(view, options)``: its move, given a ``PlayerView`` (cardlang.information.views,
-  all it knows; never a ``Gamestate``) and the legal options.
+- ``choose(view, options)``: its move, given a view (all it knows; never a state) and
+  the legal options: a ``PlayerView``, or in a tournament's sandbox a ``SandboxView``,
+  both an ``AgentView`` (cardlang.information.views, the protocol they satisfy).
 
 ``choose`` answers in one of three ways (``loop.resolve_choice`` plays them all):
 
@@ -42,14 +43,14 @@ if TYPE_CHECKING:
     import numpy as np
 
     from cardlang.engine.control import Option
-    from cardlang.information.views import PlayerView
+    from cardlang.information.views import AgentView
 
 
 @dataclass(frozen=True)
 class Capabilities:
     """What an agent needs from the runner, declared on its class.
 
-    ``view``: it reads its ``PlayerView`` (False: ``choose`` gets None and no view is
+    ``view``: it reads its view (False: ``choose`` gets None and no view is
     built, the random agent's fast path).  ``knowledge``: it reads what it knows of hidden
     cards or determinizes (``view.determinize``), so the runner records the game's event
     log, which the knowledge tracker replays.
@@ -71,7 +72,7 @@ class Agent(Protocol):
     capabilities: ClassVar[Capabilities]
 
     def choose(
-        self, view: PlayerView, options: list[Option]
+        self, view: AgentView, options: list[Option]
     ) -> int | Option | Sequence[float] | np.ndarray:
         """The chosen option: its index, itself, or a strength per vocabulary entry."""
         ...

@@ -1,7 +1,7 @@
 """The play loop: ask the mover's agent, turn its answer into a legal option, apply it.
 
 Pipeline position: agents, above the engine and the information layer.  This is the one
-loop that plays agents, used for whole games (``cardlang.runs.play.play_game``, which
+loop that plays agents, used for whole games (``cardlang.runs.runner.play_game``, which
 adds the new game, the result and the records) and for search rollouts played by agents
 (``search.common.AgentRollout``, which stops after a number of decisions).  Only the
 engine protocol is used: ``legal_options``, ``apply``, and the state's ``status``,
@@ -26,8 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from cardlang.agents.base import AgentError, capabilities_of, native_twin
 
-from cardlang.engine.protocol import Engine
-from cardlang.engine.state import Gamestate
+from cardlang.engine.protocol import Engine, EngineState
 from cardlang.information import vocabulary
 from cardlang.information.views import consult
 
@@ -36,12 +35,12 @@ if TYPE_CHECKING:
 
 #: ``observer(st, options, index, illegal, seconds, agent, label)``: told of every move
 #: before it is applied (``index`` may still be out of range: the observer may refuse it).
-Observer = Callable[[Gamestate, Sequence[Any], int, tuple[str, ...], float, Any, str], None]
+Observer = Callable[[EngineState, Sequence[Any], int, tuple[str, ...], float, Any, str], None]
 
 
 def play_out(
     master: Engine,
-    st: Gamestate,
+    st: EngineState,
     agents: Sequence[Any],
     labels: Sequence[str],
     *,
@@ -140,7 +139,7 @@ def _native_seats(master: Engine, agents: Sequence[Any]) -> list[Any] | None:
 def ask(
     agent: Any,
     wants_view: bool,
-    st: Gamestate,
+    st: EngineState,
     mover: int,
     master: Engine,
     options: Sequence[Any],
@@ -153,7 +152,7 @@ def ask(
 
 
 def resolve_choice(
-    game: Game, st: Gamestate, options: Sequence[Any], choice: Any, agent: str
+    game: Game, st: EngineState, options: Sequence[Any], choice: Any, agent: str
 ) -> tuple[int, tuple[str, ...]]:
     """The index of the option an agent's answer picks, and its illegal attempts.
 
@@ -195,7 +194,7 @@ def _as_vector(choice: Any) -> np.ndarray | None:
 
 
 def rank_vector(
-    game: Game, st: Gamestate, options: Sequence[Any], vector: np.ndarray, agent: str
+    game: Game, st: EngineState, options: Sequence[Any], vector: np.ndarray, agent: str
 ) -> tuple[int, tuple[str, ...]]:
     """Try the vocabulary entries in descending strength; play the first legal one.
 

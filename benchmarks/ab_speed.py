@@ -36,7 +36,7 @@ WORKLOAD = textwrap.dedent(
     from cardlang import load_game
     from cardlang.agents import make_agent
     try:
-        from cardlang.runs.play import play_game
+        from cardlang.runs.runner import play_game
     except ImportError:
         from cardlang.runner import play_game
     root, which, games = sys.argv[1], sys.argv[2], int(sys.argv[3])

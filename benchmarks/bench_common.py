@@ -77,16 +77,18 @@ def engine_argument(parser: Any) -> None:
         "--engine",
         choices=("python", "native"),
         default=None,
-        help="the engine cardlang plays with (sets CARDLANG_ENGINE for its runs; "
+        help="the engine cardlang plays with (CARDLANG_ENGINE for the commands it runs; "
         "default: as the environment says, else native where built)",
     )
 
 
 def use_engine(engine: str | None) -> str:
-    """Make ``engine`` (when given) every cardlang run's, subprocesses included, and say
-    which engine runs."""
-    if engine is not None:
-        os.environ["CARDLANG_ENGINE"] = engine
+    """The engine this benchmark's cardlang runs play on: ``engine``, else
+    ``CARDLANG_ENGINE``, else native where built.  The ``cardlang`` commands it starts
+    get it through ``CARDLANG_ENGINE`` (their CLI reads it); in-process runs pass the name
+    this returns to ``load_game(engine=...)``."""
     from cardlang.engine.native import default_engine
 
-    return default_engine()
+    name = engine or os.environ.get("CARDLANG_ENGINE", "").strip() or default_engine()
+    os.environ["CARDLANG_ENGINE"] = name
+    return name

@@ -43,7 +43,7 @@ from cardlang import GameFileError, load_game
 
 try:  # the layout by pipeline stage
     from cardlang.information.vocabulary import option_key
-    from cardlang.runs.play import play_game
+    from cardlang.runs.runner import play_game
 except ImportError:  # the flat layout before it
     from cardlang.runner import play_game  # type: ignore[no-redef]
     from cardlang.vocabulary import option_key  # type: ignore[no-redef]
@@ -130,11 +130,14 @@ def main() -> None:
     parser.add_argument(
         "--engine",
         choices=("python", "native"),
-        help="the engine to play with (CARDLANG_ENGINE); the fingerprints of both must agree",
+        help="the engine to play with (default: CARDLANG_ENGINE, else native where built); "
+        "the fingerprints of both must agree",
     )
     args = parser.parse_args()
     if args.engine is not None:
+        # a --checkout's code reads it there (older checkouts read it below their CLI)
         os.environ["CARDLANG_ENGINE"] = args.engine
+    engine = args.engine or os.environ.get("CARDLANG_ENGINE") or None
     if args.checkout is not None:
         sys.exit(run_on(args.checkout, args.seeds, args.agent_seeds))
     out: dict[str, str] = {}
@@ -142,6 +145,7 @@ def main() -> None:
         name = str(path.relative_to(ROOT.parent))
         try:
             game = load_game(path)
+            game.engine = engine  # every master this game makes (older code lacks the argument)
         except GameFileError as err:
             out[name] = "does not check: " + hashlib.sha256(str(err).encode()).hexdigest()
             continue
@@ -150,6 +154,7 @@ def main() -> None:
         print(name, file=sys.stderr)
     for file, specs in AGENT_RUNS:
         game = load_game(ROOT / file)
+        game.engine = engine
         for seed in range(args.agent_seeds):
             out[f"{file} {','.join(specs)} {seed}"] = agent_fingerprint(game, specs, seed)
     json.dump(out, sys.stdout, indent=1, sort_keys=True)

@@ -183,7 +183,7 @@ def cardlang_setup(spec: str) -> tuple[Any, str | None]:
         from cardlang import load_game
 
         make_agent(spec, 0)
-        return load_game(GAME_FILE).master(), None
+        return load_game(GAME_FILE, engine=use_engine(None)).master(), None
     except Exception as err:  # not installed, agent not registered, game missing
         return None, f"{type(err).__name__}: {err}"
 
@@ -192,7 +192,7 @@ def play_cardlang(master: Any, spec: str, n_games: int, seed: int) -> Run:
     """``n_games`` games from root seed ``seed``, the ISMCTS seat rotating."""
     from cardlang.agents import make_agent
 
-    from cardlang.runs.play import play_game
+    from cardlang.runs.runner import play_game
     from cardlang.runs.simulate import agent_seeds, game_seeds
 
     run = Run(n_games)

@@ -55,7 +55,7 @@ from cardlang.agents import make_agent
 from cardlang.agents.search.rewards import standings
 
 from cardlang import load_game
-from cardlang.runs.play import play_game
+from cardlang.runs.runner import play_game
 from cardlang.runs.simulate import agent_seeds
 
 ROOT = Path(__file__).resolve().parent.parent

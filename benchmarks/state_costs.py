@@ -42,7 +42,7 @@ GAMES = {"hearts": ("games/hearts.rcy", {}), "dominion": ("games/dominion.rcy", 
 
 
 def memory_of(st: Any) -> float:
-    if st.engine_name == "native":
+    if st.traits.name == "native":
         return float(st.raw.memory_bytes)
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]

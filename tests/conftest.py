@@ -1,4 +1,4 @@
-"""Shared test fixtures: where the games are, where records go, and the --regen-golden flag.
+"""Shared test fixtures: where the games are, where records go, --regen-golden and --engine.
 
 The CardStock corpus is read from ``../shared/cardstock`` (next to the project), or from
 the folder named by the environment variable ``CARDLANG_CORPUS``.  When it is absent the
@@ -82,6 +82,21 @@ def pytest_configure(config: pytest.Config) -> None:
     A handler of our own is not inherited across exec: the subprocesses get the default."""
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    engine = config.getoption("--engine")
+    if engine is not None:
+        play_every_game_on(engine)
+
+
+def play_every_game_on(engine: str) -> None:
+    """``pytest --engine E``: every game a test loads without naming an engine plays on
+    E.  The suite is its own edge, as the command line is: it sets the library's default
+    (nothing below the CLI reads the environment for it) and ``CARDLANG_ENGINE`` for the
+    ``cardlang`` subprocesses the tests start (the CLI reads it there)."""
+    from cardlang.engine import native
+
+    chosen = native.check_engine(engine)
+    native.default_engine = lambda: chosen
+    os.environ["CARDLANG_ENGINE"] = chosen
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -89,6 +104,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--regen-golden",
         action="store_true",
         help="rewrite tests/golden/*.txt from the current interpreter",
+    )
+    parser.addoption(
+        "--engine",
+        choices=("python", "native"),
+        default=None,
+        help="the engine games play on when a test names none (default: native where built)",
     )
 
 
@@ -113,10 +134,13 @@ def regen_golden(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--regen-golden"))
 
 
-def pytest_report_header(config: pytest.Config) -> str:
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    from cardlang.engine.native import default_engine
+
+    engine = f"engine: {default_engine()} (when a test names none)"
     if CORPUS_PRESENT:
-        return f"cardstock corpus: {CORPUS} ({len(corpus_games())} games)"
-    return f"cardstock corpus: absent ({CORPUS}); corpus tests are skipped"
+        return [f"cardstock corpus: {CORPUS} ({len(corpus_games())} games)", engine]
+    return [f"cardstock corpus: absent ({CORPUS}); corpus tests are skipped", engine]
 
 
 def _skip_reason(report: pytest.TestReport) -> str:

@@ -25,7 +25,7 @@ import pytest
 from cardlang import load_game
 from cardlang.cli.main import main
 from cardlang.engine.game import Game
-from cardlang.information.views import PlayerView, consult, view_of
+from cardlang.information.views import AgentView, PlayerView, consult, view_of
 from cardlang.information.vocabulary import Vocabulary
 from cardlang.runs.agent_view import (
     GAME_ONLY_OPTION,
@@ -92,6 +92,18 @@ def _decisions(path: Path, engine: str, seeds: range, every: int, most: int) -> 
 
 
 # ---------------------------------------------------------------- the names
+
+
+def test_both_views_satisfy_the_one_protocol_that_names_the_whole_view() -> None:
+    """``AgentView`` (information/views.py) is the view agents are written against: both
+    views are instances of it (mypy checks their types against it too), and it names
+    every public name of a ``PlayerView`` but its constructor ``live``."""
+    game, master, st, options = next(_decisions(HEARTS, "python", range(1), 1, 1))
+    view = view_of(st, st.mover, game, options)
+    assert isinstance(view, AgentView)
+    assert isinstance(_sandbox_view(view, game), AgentView)
+    members = {name for name in vars(AgentView) if not name.startswith("_")}
+    assert members == _public(view) - {"live"}
 
 
 def test_every_public_name_of_a_player_view_is_on_a_sandbox_view_or_needs_the_game() -> None:

@@ -20,7 +20,7 @@ from helpers import run_cli
 
 from cardlang import load_game
 from cardlang.errors import AgentError
-from cardlang.runs.play import play_game
+from cardlang.runs.runner import play_game
 from cardlang.runs.simulate import run_batch
 
 KUHN = str(GAMES / "kuhn_poker.rcy")

@@ -26,7 +26,7 @@ from cardlang.cli.main import main
 from cardlang.engine.gamemaster import GameResult
 from cardlang.errors import UsageError
 from cardlang.runs.backends import CHUNK_MAX, check_backend, chunk_size, open_backend
-from cardlang.runs.play import AgentError
+from cardlang.runs.runner import AgentError
 from cardlang.runs.simulate import BatchInterrupted, run_batch
 from cardlang.runs.statistics import BatchSummary
 from cardlang.runs.store import RunStore

@@ -23,7 +23,7 @@ from helpers import run_cli, with_kingdom_cards
 from cardlang import load_game
 from cardlang.engine.native import native_available
 from cardlang.interactive.table import seat_view
-from cardlang.runs.play import play_game
+from cardlang.runs.runner import play_game
 
 ENGINES = ["python", "native"] if native_available() else ["python"]
 

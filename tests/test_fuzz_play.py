@@ -34,7 +34,7 @@ from cardlang import Game, GameFileError, load_game
 from cardlang.engine.gamemaster import Limits
 from cardlang.engine.native import native_available
 from cardlang.errors import AgentError, RuleError
-from cardlang.runs.play import play_game
+from cardlang.runs.runner import play_game
 
 ENGINES = ["python", "native"] if native_available() else ["python"]
 #: Small bounds: a mutant may loop, and each example must stay quick.

@@ -440,7 +440,7 @@ class _Determinizer:
 
 
 def test_the_runner_records_a_game_whose_agent_needs_knowledge() -> None:
-    from cardlang.runs.play import play_game
+    from cardlang.runs.runner import play_game
 
     game = load_game(GAMES / "hearts.rcy")
     agents = [_Determinizer() for _ in range(game.nplayers)]

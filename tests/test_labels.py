@@ -295,7 +295,7 @@ def test_stories_speak_the_games_words() -> None:
     the Supply is 'gained', and places are called as the game file displays them."""
     from cardlang.agents import make_agent
 
-    from cardlang.runs.play import play_game
+    from cardlang.runs.runner import play_game
 
     assert said("P0", "Trash Estate and draw 2") == "P0 trashes Estate and draws 2"
     game = load_game(GAMES / "dominion.rcy", params={"KINGDOM": "SIZE-DISTORTION"})

@@ -351,7 +351,7 @@ def test_an_option_object_from_the_list_is_accepted_and_a_foreign_one_refused() 
 def _agent_game(path: Path, specs: list[str], engine: str, seed: int) -> tuple[str, Any]:
     from cardlang.agents import make_agent
 
-    from cardlang.runs.play import play_game
+    from cardlang.runs.runner import play_game
 
     game = load_game(path)
     agents = [make_agent(s, seed * 31 + i) for i, s in enumerate(specs)]
@@ -422,7 +422,7 @@ buy = [
 
 
 def _bot_game(specs: list[Any], engine: str, seed: int, params: dict[str, str]) -> Any:
-    from cardlang.runs.play import play_game
+    from cardlang.runs.runner import play_game
 
     game = load_game(ROOT / "games" / "dominion.rcy", params=params)
     result, st = play_game(game.master(engine=engine), [s() for s in specs], seed, record=True)
@@ -520,21 +520,19 @@ ABOVE_THE_ENGINE = [
 
 
 def test_the_semantics_and_the_layers_above_pass_on_the_other_engine() -> None:
-    import os
     import subprocess
     import sys
 
     from cardlang.engine.native import default_engine
 
     other = "python" if default_engine() == "native" else "native"
-    env = {**os.environ, "CARDLANG_ENGINE": other}
     files = [str(ROOT / "tests" / name) for name in ABOVE_THE_ENGINE]
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", *files],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", "--engine", other]
+        + files,
         capture_output=True,
         text=True,
         cwd=ROOT,
-        env=env,
         timeout=1800,
     )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]

@@ -337,7 +337,7 @@ def test_a_search_of_a_simultaneous_game_stays_in_python(
     from cardlang.agents import make_agent
     from cardlang.agents.search.in_engine import EngineSearch
 
-    from cardlang.runs.play import play_game
+    from cardlang.runs.runner import play_game
 
     answers: list[Any] = []  # what each decision's search was told: None, in Python
     rollouts = EngineSearch.rollouts

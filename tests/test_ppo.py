@@ -65,6 +65,25 @@ def test_the_same_seed_gives_the_same_model() -> None:
         assert torch.equal(weights[0][key], weights[1][key]), key
 
 
+def test_the_schedules_move_the_entropy_weight_and_the_rate_linearly() -> None:
+    """--entropy-final and --lr-final: each update learns with the values its count gives,
+    from the starting ones at update 0 to the final ones at ``anneal_updates`` and on."""
+    torch.set_num_threads(1)
+    trainer = _trainer(seed=0)
+    config = trainer.config
+    config.entropy, config.entropy_final, config.lr_final, config.anneal_updates = 0.1, 0.0, 1e-3, 4
+    seen = []
+    for _ in range(6):
+        trainer.collect()  # counts the update the next learn() makes
+        trainer.learn()
+        seen.append((trainer.entropy_weight, trainer.optimizer.param_groups[0]["lr"]))
+    weights = [round(w, 6) for w, _ in seen]
+    rates = [round(r, 6) for _, r in seen]
+    assert weights == [0.075, 0.05, 0.025, 0.0, 0.0, 0.0]
+    assert rates == [0.0025, 0.002, 0.0015, 0.001, 0.001, 0.001]
+    assert PPOConfig(entropy=0.3).scheduled(0.3, None, 10) == 0.3  # none: constant
+
+
 def _divergence_from(trainer: PPOTrainer, reference: torch.nn.Module) -> float:
     """Mean KL(trainer's policy || reference) over the decisions of the next update."""
     trainer.collect()

@@ -222,10 +222,15 @@ def test_a_resumed_run_refuses_changed_settings_and_takes_its_length(
     ]  # fmt: skip
     assert main([*base, "--rounds", "1", "--lr", "0.001", "--entropy", "0.02"]) == 0
     capsys.readouterr()
-    # --lr left out: the run's 0.001 goes on; --entr (abbreviated) names it anyway
-    assert main([*base, "--rounds", "2", "--lr=0.0003", "--entr", "0.02"]) == 2
+    # --lr changed is refused; --entropy as the run's passes; --entropy-fin (abbreviated) is
+    # --entropy-final, named and changed: refused too
+    assert (
+        main([*base, "--rounds", "2", "--lr=0.0003", "--entropy=0.02", "--entropy-fin", "0.01"])
+        == 2
+    )
     err = capsys.readouterr().err
-    assert "--lr 0.0003 (the run's: 0.001)" in err and "entropy" not in err
+    assert "--lr 0.0003 (the run's: 0.001)" in err and "--entropy " not in err
+    assert "--entropy-final 0.01 (the run's: (none))" in err
     assert "Leave them out to resume it" in err
     assert main([*base, "--rounds", "2", "--epochs", "2"]) == 0  # the default, asked: equal
     assert main([*base, "--rounds", "3", "--eval-games", "10", "--evaluate-every", "0"]) == 0

@@ -20,7 +20,7 @@ from cardlang import load_game
 from cardlang.cli.main import main
 from cardlang.errors import UsageError
 from cardlang.information.vocabulary import Vocabulary
-from cardlang.runs.play import AgentError, Decision, play_game
+from cardlang.runs.runner import AgentError, Decision, play_game
 from cardlang.runs.simulate import agent_seeds
 
 DOMINION = GAMES / "dominion.rcy"

@@ -28,7 +28,7 @@ from cardlang import Limits, load_game
 from cardlang.engine.state import RUNNING
 from cardlang.errors import UsageError
 from cardlang.information.views import consult
-from cardlang.runs.play import play_game
+from cardlang.runs.runner import play_game
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 

@@ -17,7 +17,7 @@ from test_knowledge import indistinguishable_twin
 from cardlang import load_game
 from cardlang.errors import UsageError
 from cardlang.information.views import PlayerView, view_of
-from cardlang.runs.play import play_game
+from cardlang.runs.runner import play_game
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from cardlang import load_game
 from cardlang.engine.native import native_available
-from cardlang.runs.play import play_game
+from cardlang.runs.runner import play_game
 from cardlang.runs.simulate import agent_seeds, game_seeds
 
 pytestmark = pytest.mark.skipif(not native_available(), reason="the native engine is not built")

@@ -43,7 +43,7 @@ from test_kuhn_value import all_deals
 
 from cardlang import load_game
 from cardlang.engine.game import Game
-from cardlang.runs.play import play_game
+from cardlang.runs.runner import play_game
 from cardlang.runs.simulate import agent_seeds
 
 SEED = 1000

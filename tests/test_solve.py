@@ -24,7 +24,7 @@ from helpers import run_cli
 from cardlang import load_game
 from cardlang.engine.native import native_available
 from cardlang.information.observation import StateKeys
-from cardlang.runs.play import play_game
+from cardlang.runs.runner import play_game
 from cardlang.solve import (
     Problem,
     build_process,

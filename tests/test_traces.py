@@ -19,7 +19,7 @@ from conftest import GAMES
 from cardlang import load_game
 from cardlang.cli.main import main
 from cardlang.errors import UsageError
-from cardlang.runs.play import AgentError, Decision, DecisionTrace, play_game
+from cardlang.runs.runner import AgentError, Decision, DecisionTrace, play_game
 from cardlang.runs.statistics import wilson_interval
 from cardlang.runs.store import SCHEMA_VERSION, RunStore, read_decisions
 
@@ -31,7 +31,7 @@ HEARTS = str(GAMES / "hearts.rcy")
 #: from the decision itself, so that what is read back can be checked exactly.
 TRACER = textwrap.dedent(
     """
-    from cardlang.runs.play import DecisionTrace
+    from cardlang.runs.runner import DecisionTrace
 
 
     def values_for(options):

@@ -46,8 +46,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 from cardlang.agents.search.rewards import standings
 
-from cardlang.engine.protocol import Engine
-from cardlang.engine.state import COMPLETED, RUNNING, Gamestate
+from cardlang.engine.protocol import Engine, EngineState
+from cardlang.engine.state import COMPLETED, RUNNING
 from cardlang.information.tokens import Tokenizer, ViewTokens
 from cardlang.information.views import PlayerView
 from cardlang.information.vocabulary import Vocabulary
@@ -81,14 +81,14 @@ class SoloValue:
         top = 1.0 / self.best - 1.0 / self.cap
         return 2.0 * (1.0 / length - 1.0 / self.cap) / top - 1.0 if top > 0 else 1.0
 
-    def of_state(self, st: Gamestate) -> float:
+    def of_state(self, st: EngineState) -> float:
         """A finished solo game's value (a cut-off or failed game: -1)."""
         if st.status != COMPLETED:
             return -1.0
         return self(game_length(st))
 
 
-def game_length(st: Gamestate) -> int:
+def game_length(st: EngineState) -> int:
     """Turns, or decisions in a game without turns."""
     return st.turns or st.decisions
 
@@ -120,7 +120,7 @@ class _Descent:
 
     __slots__ = ("state", "path", "walked", "node", "options", "values")
 
-    def __init__(self, state: Gamestate) -> None:
+    def __init__(self, state: EngineState) -> None:
         self.state = state
         self.path: list[tuple[Edge, int]] = []
         self.walked: list[str] = []
@@ -355,7 +355,7 @@ class NeuralSearch:
                 best_key, best = key, score
         return best_key
 
-    def _terminal(self, master: Engine, st: Gamestate) -> tuple[float, ...]:
+    def _terminal(self, master: Engine, st: EngineState) -> tuple[float, ...]:
         if st.nplayers == 1:
             return (self.solo.of_state(st),)
         return standings(master, st)
@@ -373,7 +373,7 @@ class NeuralSearch:
         mean over its worlds) and value (the mean values per seat)."""
         game = view.game
         assert game is not None
-        worlds: list[tuple[int, Gamestate, Sequence[Any]]] = []  # (descent, world, options)
+        worlds: list[tuple[int, EngineState, Sequence[Any]]] = []  # (descent, world, options)
         for i, d in enumerate(descents):
             if d.node is None:
                 continue
@@ -423,7 +423,7 @@ class NeuralSearch:
         vocabulary: Vocabulary,
         walked: Sequence[str],
         mover: int,
-    ) -> tuple[Gamestate, Sequence[Any]] | None:
+    ) -> tuple[EngineState, Sequence[Any]] | None:
         """A fresh determinization walked down ``walked``: the world and its options at
         the end, or None where a key is not legal on the way or the leaf's mover differs."""
         st = view.determinize(self.rng)

@@ -21,8 +21,8 @@ from cardlang.agents.loop import play_out
 from cardlang.agents.registry import make_agent
 
 from cardlang.engine.lazy_options import LazyOptions
-from cardlang.engine.protocol import Engine
-from cardlang.engine.state import MASK64, RUNNING, Gamestate, splitmix64
+from cardlang.engine.protocol import Engine, EngineState
+from cardlang.engine.state import MASK64, RUNNING, splitmix64
 from cardlang.errors import UsageError
 from cardlang.information.visibility import can_see
 from cardlang.language.kinds import card_type
@@ -48,7 +48,7 @@ class RandomRollout:
     def __init__(self, seed: int) -> None:
         self.state = seed & MASK64
 
-    def play(self, master: Engine, st: Gamestate, cap: int) -> None:
+    def play(self, master: Engine, st: EngineState, cap: int) -> None:
         if master.traits.agents_inside:  # the native engine plays it inside, draw for draw
             twin = master.random_agent(self.state)  # type: ignore[attr-defined]
             master.play_native(st, [twin] * st.nplayers, st.decisions + cap)  # type: ignore[attr-defined]
@@ -74,14 +74,14 @@ class AgentRollout:
         self.agents = [make_agent(spec, seed + p) for p in range(nplayers)]
         self.labels = [spec] * nplayers
 
-    def play(self, master: Engine, st: Gamestate, cap: int) -> None:
+    def play(self, master: Engine, st: EngineState, cap: int) -> None:
         play_out(master, st, self.agents, self.labels, cap=cap)
 
 
 class Rollout(Protocol):
     """A rollout policy: plays ``st`` on for at most ``cap`` decisions."""
 
-    def play(self, master: Engine, st: Gamestate, cap: int) -> None: ...
+    def play(self, master: Engine, st: EngineState, cap: int) -> None: ...
 
 
 def make_rollout(spec: str, nplayers: int, seed: int) -> Rollout:
@@ -101,14 +101,14 @@ class MoveKeys:
         # id of a card's attributes -> (those attributes, its type)
         self._types: dict[int, tuple[Any, str]] = {}
 
-    def keys(self, st: Gamestate, options: Sequence[Any]) -> list[MoveKey]:
+    def keys(self, st: EngineState, options: Sequence[Any]) -> list[MoveKey]:
         if isinstance(options, LazyOptions):  # the engine may make them all at once
             made = options.move_keys(st, self.card_slots)
             if made is not None:
                 return made
         return [self.key(st, o) for o in options]
 
-    def key(self, st: Gamestate, option: Any) -> MoveKey:
+    def key(self, st: EngineState, option: Any) -> MoveKey:
         parts: list[Any] = []
         mover = st.mover
         for fn, arg in option:

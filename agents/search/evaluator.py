@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from cardlang.agents.search.rewards import score_shares, standings
 
-from cardlang.engine.protocol import Engine
-from cardlang.engine.state import RUNNING, Gamestate
+from cardlang.engine.protocol import Engine, EngineState
+from cardlang.engine.state import RUNNING
 
 if TYPE_CHECKING:
     from cardlang.agents.search.common import Rollout
@@ -38,10 +38,10 @@ class Evaluation(NamedTuple):
 class Evaluator(Protocol):
     gives_priors: bool
 
-    def evaluate(self, master: Engine, st: Gamestate) -> Evaluation: ...
+    def evaluate(self, master: Engine, st: EngineState) -> Evaluation: ...
 
 
-def terminal_value(master: Engine, st: Gamestate, margin: float = 0.0) -> Evaluation:
+def terminal_value(master: Engine, st: EngineState, margin: float = 0.0) -> Evaluation:
     """The value of a game as it stands (finished, or cut short): standings, with
     ``margin`` (0 to 1) of the score margin mixed into the reward."""
     standing = standings(master, st)
@@ -63,14 +63,14 @@ class RolloutEvaluator:
         self.cap = cap
         self.margin = margin
 
-    def evaluate(self, master: Engine, st: Gamestate) -> Evaluation:
+    def evaluate(self, master: Engine, st: EngineState) -> Evaluation:
         if st.status == RUNNING:
             self.policy.play(master, st, self.cap)
         return terminal_value(master, st, self.margin)
 
 
 #: A plain function as an evaluator: ``f(state, mover) -> (priors or None, values)``.
-EvaluatorFunction = Callable[[Gamestate, int], tuple[Sequence[float] | None, Sequence[float]]]
+EvaluatorFunction = Callable[[EngineState, int], tuple[Sequence[float] | None, Sequence[float]]]
 
 
 class FunctionEvaluator:
@@ -82,7 +82,7 @@ class FunctionEvaluator:
     def __init__(self, function: EvaluatorFunction) -> None:
         self.function = function
 
-    def evaluate(self, master: Engine, st: Gamestate) -> Evaluation:
+    def evaluate(self, master: Engine, st: EngineState) -> Evaluation:
         priors, values = self.function(st, st.mover)
         return Evaluation(priors, values, values)
 

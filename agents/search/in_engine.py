@@ -62,13 +62,14 @@ class EngineSearch:
     def rollouts(agent: Searcher, master: Engine, options: Sequence[Any]) -> list[Any] | None:
         """How the engine would play this decision's rollouts (``rollout_twins``), or None
         where the search cannot run inside the engine."""
-        evaluator = agent.evaluator
+        if type(agent.evaluator) is not RolloutEvaluator:  # not a subclass: it may differ
+            return None
+        evaluator = cast(RolloutEvaluator, agent.evaluator)
         if not (
             master.traits.search_inside
             # the engine deals no secret pick a seat has not seen (knowledge.py draws them)
             and not cast("NativeMaster", master).program.has_simultaneous
             and getattr(options, "engine_list", lambda: None)() is not None
-            and type(evaluator) is RolloutEvaluator
             and evaluator.margin == agent.margin
             and os.environ.get(NATIVE_AGENTS_VARIABLE, "").strip() != "0"
         ):

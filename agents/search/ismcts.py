@@ -56,8 +56,8 @@ from cardlang.agents.search.evaluator import (
 )
 from cardlang.agents.search.in_engine import EngineSearch
 
-from cardlang.engine.protocol import Engine
-from cardlang.engine.state import RUNNING, Gamestate
+from cardlang.engine.protocol import Engine, EngineState
+from cardlang.engine.state import RUNNING
 from cardlang.errors import UsageError
 from cardlang.information.visibility import can_see
 
@@ -133,7 +133,7 @@ class ISMCTSAgent:
         # Node, or the engine's SearchTree)
         self._kept: tuple[int, int, Any] | None = None
         self._engine: EngineSearch | None = None  # the search inside the native engine
-        self._base: Gamestate | None = None  # MCTS: this decision's one determinization
+        self._base: EngineState | None = None  # MCTS: this decision's one determinization
 
     # ------------------------------------------------------------ deciding
     def choose(self, view: PlayerView, options: Sequence[Any]) -> int:
@@ -222,11 +222,11 @@ class ISMCTSAgent:
                 totals[p] += r
         return done + 1
 
-    def _world(self, view: PlayerView) -> Gamestate:
+    def _world(self, view: PlayerView) -> EngineState:
         """The determinization an iteration plays in: a fresh one each time."""
         return view.determinize(self.rng)
 
-    def _iterate(self, master: Engine, st: Gamestate, root: Node) -> Sequence[float]:
+    def _iterate(self, master: Engine, st: EngineState, root: Node) -> Sequence[float]:
         keys_of, evaluator = self._keys, self.evaluator
         assert keys_of is not None and evaluator is not None
         path: list[tuple[Edge, int]] = []
@@ -281,7 +281,7 @@ class ISMCTSAgent:
         assert best_key is not None
         return best_key
 
-    def _add_priors(self, master: Engine, node: Node, st: Gamestate, keys: list[MoveKey]) -> None:
+    def _add_priors(self, master: Engine, node: Node, st: EngineState, keys: list[MoveKey]) -> None:
         """The evaluator's priors on the edges of ``node`` (PUCT from then on)."""
         assert self.evaluator is not None
         priors = self.evaluator.evaluate(master, st).priors
@@ -294,7 +294,9 @@ class ISMCTSAgent:
                     edge.prior = max(edge.prior, p)
             node.priored = True
 
-    def _leaf_value(self, master: Engine, st: Gamestate) -> tuple[Sequence[float], Sequence[float]]:
+    def _leaf_value(
+        self, master: Engine, st: EngineState
+    ) -> tuple[Sequence[float], Sequence[float]]:
         """(the reward each seat backs up, its standing): equal unless ``margin`` mixes
         the score margin into the reward; traces report standings.  A finished game is
         scored as it ended; a running one by the evaluator."""
@@ -334,7 +336,7 @@ class MCTSAgent(ISMCTSAgent):
     name = "mcts"
     one_world = True
 
-    def _world(self, view: PlayerView) -> Gamestate:
+    def _world(self, view: PlayerView) -> EngineState:
         if self._base is None:  # one determinization per decision
             self._base = view.determinize(self.rng)
         st = self._base.clone()

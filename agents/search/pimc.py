@@ -31,8 +31,8 @@ from cardlang.agents.search.common import (
 )
 from cardlang.agents.search.rewards import signed_score, standings
 
-from cardlang.engine.protocol import Engine
-from cardlang.engine.state import MASK64, RUNNING, Gamestate
+from cardlang.engine.protocol import Engine, EngineState
+from cardlang.engine.state import MASK64, RUNNING
 from cardlang.errors import UsageError
 
 if TYPE_CHECKING:
@@ -114,7 +114,7 @@ class PIMCAgent:
         return best
 
     def _rollout_after(
-        self, master: Engine, world: Gamestate, option: int, seat: int
+        self, master: Engine, world: EngineState, option: int, seat: int
     ) -> tuple[float, Sequence[float]]:
         """Play ``option`` in a copy of ``world``, then a rollout; (value for ``seat``,
         everyone's standing)."""

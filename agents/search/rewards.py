@@ -14,17 +14,18 @@ Pipeline position: agents.  The engine says how a game ended and what its scores
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from cardlang.engine.protocol import Engine
-from cardlang.engine.state import FAILED, RUNNING, Gamestate
+from cardlang.engine.protocol import Engine, EngineState
+from cardlang.engine.state import FAILED, RUNNING
 from cardlang.errors import RuleError
 
 if TYPE_CHECKING:
     pass
 
 
-def standings(master: Engine, st: Gamestate) -> tuple[float, ...]:
+def standings(master: Engine, st: EngineState) -> tuple[float, ...]:
     """Each seat's standing in [0, 1]: 1 ahead of everyone, 0 behind everyone, a tie
     counting half (the share of the other seats it beats).  For a game over, from its
     result; for a game still running (a search's rollout cut short), from the scores as
@@ -33,6 +34,7 @@ def standings(master: Engine, st: Gamestate) -> tuple[float, ...]:
     status = st.status
     if status == FAILED or n < 2:
         return (0.5,) * n if status == FAILED else (1.0,) * n
+    keys: Sequence[tuple[int, ...]]
     if status == RUNNING:
         try:
             keys = master.current_scores(st)
@@ -50,13 +52,13 @@ def standings(master: Engine, st: Gamestate) -> tuple[float, ...]:
     )
 
 
-def signed_score(master: Engine, st: Gamestate, seat: int) -> int:
+def signed_score(master: Engine, st: EngineState, seat: int) -> int:
     """A seat's score as it stands (final once the game is over), negated when the
     game's scoring is ``min``: larger is better either way."""
     return signed_scores(master, st)[seat]
 
 
-def signed_scores(master: Engine, st: Gamestate) -> tuple[int, ...]:
+def signed_scores(master: Engine, st: EngineState) -> tuple[int, ...]:
     """Every seat's ``signed_score`` (all 0 when the scores cannot be computed)."""
     if st.scores is not None:
         scores = [k[0] for k in st.scores]
@@ -69,7 +71,7 @@ def signed_scores(master: Engine, st: Gamestate) -> tuple[int, ...]:
     return tuple(sign * x for x in scores)
 
 
-def score_shares(master: Engine, st: Gamestate) -> tuple[float, ...]:
+def score_shares(master: Engine, st: EngineState) -> tuple[float, ...]:
     """Each seat's score placed between the lowest (0) and the highest (1) score at the
     table; 0.5 each when all are equal.  Scale-free, so a search can add it to standings
     as a margin term in any game."""

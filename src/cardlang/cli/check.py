@@ -44,7 +44,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     report = []
     for path in args.files:
         try:
-            game = load_game(path, params=parse_param_args(args.param))
+            game = load_game(path, params=parse_param_args(args.param), engine=args.engine)
         except GameFileError as err:
             failed += 1
             report.append(

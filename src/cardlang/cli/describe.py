@@ -42,7 +42,7 @@ def cmd_describe(args: argparse.Namespace) -> int:
     from cardlang.compiler.load import load_game
     from cardlang.information.describe import description, print_tables
 
-    game = load_game(args.file, params=parse_param_args(args.param))
+    game = load_game(args.file, params=parse_param_args(args.param), engine=args.engine)
     if args.ir:
         from cardlang.compiler.ir_dump import dump_ir
 

@@ -76,7 +76,7 @@ def cmd_fit_opponent(args: argparse.Namespace) -> int:
     args.db = records_to_read(args.db)
     if not regular_file(args.db, "records database").is_file():
         raise UsageError(f"records {args.db} not found")
-    game, text = load_game_and_text(args.game, args.param)
+    game, text = load_game_and_text(args.game, args.param, args.engine)
 
     def progress(n: int, total: int) -> None:
         if sys.stderr.isatty():

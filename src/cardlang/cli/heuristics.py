@@ -138,15 +138,17 @@ def _variants(args: argparse.Namespace) -> list[tuple[str, Game, dict[str, str]]
     """(label, game, params) for A, and for B when comparing."""
     from cardlang.compiler.load import load_game
 
+    def variant(path: str, params: dict[str, str]) -> tuple[str, Game, dict[str, str]]:
+        return _label(path, params), load_game(path, params=params, engine=args.engine), params
+
     params = parse_param_args(args.param)
-    a = (_label(args.file, params), load_game(args.file, params=params), params)
+    a = variant(args.file, params)
     if args.file_b and args.param_b:
         raise UsageError("compare either two files or one file under --param-b, not both")
     if args.file_b:
-        return [a, (_label(args.file_b, params), load_game(args.file_b, params=params), params)]
+        return [a, variant(args.file_b, params)]
     if args.param_b:
-        params_b = {**params, **parse_param_args(args.param_b)}
-        return [a, (_label(args.file, params_b), load_game(args.file, params=params_b), params_b)]
+        return [a, variant(args.file, {**params, **parse_param_args(args.param_b)})]
     return [a]
 
 

@@ -56,7 +56,7 @@ def cmd_import_log(args: argparse.Namespace) -> int:
 
     if not regular_file(args.log, "game log").is_file():
         raise UsageError(f"log {args.log} not found")
-    game, text = load_game_and_text(args.game, args.param)
+    game, text = load_game_and_text(args.game, args.param, args.engine)
     args.db = records_to_write(args.db)
     master = game.master()
     params = parse_param_args(args.param)

@@ -157,14 +157,16 @@ def fraction(text: str) -> float:
     return value
 
 
-def load_game_and_text(path: str, params: list[str] | None) -> tuple[Any, str]:
-    """A game file loaded with ``--param`` settings, and its text (records name a game
-    by the hash of its text)."""
+def load_game_and_text(path: str, params: list[str] | None, engine: str | None) -> tuple[Any, str]:
+    """A game file loaded with ``--param`` settings to play on ``engine``, and its text
+    (records name a game by the hash of its text)."""
     from cardlang.compiler.load import load_game, read_source
     from cardlang.language.params import parse_param_args
 
     source = read_source(path)
-    game = load_game(text=source.text, name=source.name, params=parse_param_args(params))
+    game = load_game(
+        text=source.text, name=source.name, params=parse_param_args(params), engine=engine
+    )
     return game, source.text
 
 
@@ -188,10 +190,14 @@ def param_option(p: argparse.ArgumentParser) -> None:
     )
 
 
+#: The environment's default for ``--engine``: read here, at the command line, and passed
+#: down from it as the limits are (nothing below the CLI reads the environment for it).
+ENGINE_VARIABLE = "CARDLANG_ENGINE"
+
+
 def engine_option(p: argparse.ArgumentParser) -> None:
     """--engine native|python: which engine plays the games (the same results either way)."""
     from cardlang.engine.engines import ENGINE_NAMES
-    from cardlang.engine.native import ENGINE_VARIABLE
 
     p.add_argument(
         "--engine",
@@ -203,15 +209,24 @@ def engine_option(p: argparse.ArgumentParser) -> None:
 
 
 def use_engine(args: argparse.Namespace) -> None:
-    """Make --engine the engine of everything this command loads, worker processes
-    included (through the environment they inherit).  A usage error if it is not built."""
-    from cardlang.engine.native import ENGINE_VARIABLE, check_engine, default_engine
+    """Settle the engine of everything this command plays: ``--engine``, else
+    ``$CARDLANG_ENGINE``, else the native engine where it is built.  It is chosen here,
+    once, and ``args.engine`` carries it down (games load with it; worker processes get
+    it from their master).  A usage error if it names no engine or one not built."""
+    from cardlang.engine.engines import ENGINE_NAMES
+    from cardlang.engine.native import check_engine, default_engine
+    from cardlang.errors import UsageError
 
     engine = getattr(args, "engine", None)
     if engine is None:
-        default_engine()  # a bad CARDLANG_ENGINE is a usage error now, not mid-batch
-        return
-    os.environ[ENGINE_VARIABLE] = check_engine(engine)
+        named = os.environ.get(ENGINE_VARIABLE, "").strip().lower()
+        if named and named not in ENGINE_NAMES:
+            raise UsageError(
+                f"{ENGINE_VARIABLE}={named!r} names no engine (choose from "
+                f"{', '.join(ENGINE_NAMES)})"
+            )
+        engine = named or default_engine()
+    args.engine = check_engine(engine)
 
 
 def seed_option(

@@ -90,7 +90,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from cardlang.runs.ending import ending_of
     from cardlang.runs.planned import agent_seeds
 
-    game, text = load_game_and_text(args.file, args.param)
+    game, text = load_game_and_text(args.file, args.param, args.engine)
     args.db = records_ready(args)
     args.seed = fresh_seed(args.seed)
     if not 0 <= args.seat < game.nplayers:

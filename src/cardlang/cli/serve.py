@@ -89,7 +89,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from cardlang.language.params import parse_param_args
     from cardlang.runs.planned import agent_seeds
 
-    game, text = load_game_and_text(args.file, args.param)
+    game, text = load_game_and_text(args.file, args.param, args.engine)
     args.db = records_ready(args)
     args.seed = fresh_seed(args.seed)
     people = people_seats(args, game.nplayers)

@@ -80,7 +80,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from cardlang.runs.simulate import BatchInterrupted, parse_agent_specs
 
     params = parse_param_args(args.param)
-    game = load_game(args.file, params=params)
+    game = load_game(args.file, params=params, engine=args.engine)
     specs = parse_agent_specs(args.agents, game.nplayers)
     for spec in set(specs):
         make_agent(spec, 0)  # fail fast on a bad agent name, before any game is played

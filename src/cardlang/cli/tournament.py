@@ -146,7 +146,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     from cardlang.runs.tournament import run_tournament, seatings
 
     params = parse_param_args(args.param)
-    game = load_game(args.file, params=params)
+    game = load_game(args.file, params=params, engine=args.engine)
     agents = [s.strip() for s in args.agents.split(",") if s.strip()]
     sandbox = SandboxLimits(
         time_limit=args.time_limit,

@@ -90,6 +90,30 @@ def add_parser(sub: SubParsers) -> None:
     g.add_argument("--epochs", type=positive, default=2, help="passes over each update's steps (2)")
     g.add_argument("--clip", type=non_negative, default=0.2, help="PPO ratio clip (0.2)")
     g.add_argument("--entropy", type=non_negative, default=0.01, help="entropy weight (0.01)")
+    g.add_argument(
+        "--entropy-final",
+        type=non_negative,
+        default=None,
+        metavar="WEIGHT",
+        help="the entropy weight at the last round: it moves linearly from --entropy (none: "
+        "constant); a weight that ends low nears an equilibrium without the early collapse "
+        "to pure moves a low weight from the start brings (poker)",
+    )
+    g.add_argument(
+        "--lr-final",
+        type=positive_float,
+        default=None,
+        metavar="RATE",
+        help="PPO's learning rate at the last round, linearly from --lr (none: constant)",
+    )
+    g.add_argument(
+        "--anneal-rounds",
+        type=whole,
+        default=0,
+        metavar="N",
+        help="the round at which --entropy-final and --lr-final are reached (0: the "
+        "--rounds the run begins with; a resumed run given more rounds keeps its schedule)",
+    )
     g.add_argument("--lam", type=non_negative, default=0.95, help="GAE lambda (0.95)")
     g.add_argument(
         "--opponents",
@@ -305,6 +329,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             "backend": backend,
             "workers": workers,
             "warm_steps": args.warm_steps if args.warm_start else 0,
+            "anneal_rounds": args.anneal_rounds or args.rounds,
         }
     )
 

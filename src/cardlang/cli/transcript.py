@@ -72,7 +72,7 @@ def cmd_transcript(args: argparse.Namespace) -> int:
     from cardlang.compiler.load import load_game
     from cardlang.engine.gamemaster import Limits
     from cardlang.runs.planned import agent_seeds
-    from cardlang.runs.play import play_game
+    from cardlang.runs.runner import play_game
     from cardlang.runs.simulate import parse_agent_specs
     from cardlang.runs.transcript import render_transcript
 
@@ -83,7 +83,7 @@ def cmd_transcript(args: argparse.Namespace) -> int:
     if args.file is None:
         raise UsageError("transcript needs a game FILE (or --game ID, --db FILE --game ID)")
     seed = 0 if args.seed is None else args.seed
-    game = load_game(args.file, params=parse_param_args(args.param))
+    game = load_game(args.file, params=parse_param_args(args.param), engine=args.engine)
     specs = parse_agent_specs(args.agents, game.nplayers)
     seeds = agent_seeds(seed, len(specs))
     agents = [make_agent(spec, s) for spec, s in zip(specs, seeds, strict=True)]
@@ -93,7 +93,7 @@ def cmd_transcript(args: argparse.Namespace) -> int:
         result, st = play_game(master, agents, seed, record=True, names=specs)
         print(render_transcript(game, st, result, specs))
         return EXIT_OK
-    from cardlang.runs.play import Decision
+    from cardlang.runs.runner import Decision
     from cardlang.runs.story import tell_story
 
     trace: list[Decision] = []
@@ -164,7 +164,7 @@ def _replay_recorded(args: argparse.Namespace) -> int:
             f"game {stored.id} of {args.db} has not been played yet: its batch was "
             "interrupted; run the same simulate command again to finish it"
         )
-    game, same_text = load_recorded_game(stored, args.file)
+    game, same_text = load_recorded_game(stored, args.file, args.engine)
     if not same_text:
         change = (
             f"{game.source.name} has changed since game {stored.id} was recorded "

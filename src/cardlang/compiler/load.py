@@ -17,6 +17,7 @@ from cardlang.compiler.expressions import ExprCompiler, Fn
 from cardlang.compiler.ir import lower
 from cardlang.compiler.statements import StmtCompiler
 from cardlang.engine.control import Action
+from cardlang.engine.engines import engine_named
 from cardlang.engine.game import Game
 from cardlang.engine.state import Gamestate
 from cardlang.errors import Diagnostic, GameFileError, SourceFile, UsageError
@@ -57,11 +58,16 @@ def load_game(
     text: str | None = None,
     name: str = "<game>",
     params: Mapping[str, str] | None = None,
+    engine: str | None = None,
 ) -> Game:
     """Parse, check and compile a game file (or ``text``).  Raises GameFileError.
 
-    ``params`` overrides declared constants by name (see params.py).
+    ``params`` overrides declared constants by name (see params.py); ``engine`` is the
+    engine the game plays with (``Game.master()``; None: the native engine where it is
+    built, else the Python one).
     """
+    if engine is not None:
+        engine_named(engine)  # a name the registry knows, before any parsing
     if text is not None:
         _check_size(len(text.encode("utf-8", "surrogatepass")), name)
         source = SourceFile(name, text.lstrip("\ufeff"))
@@ -75,7 +81,9 @@ def load_game(
     diagnostics = warnings + checked.diagnostics
     if any(d.severity == "error" for d in diagnostics):
         raise GameFileError(source, diagnostics)
-    return compile_game(checked, [d for d in diagnostics if d.severity == "warning"])
+    game = compile_game(checked, [d for d in diagnostics if d.severity == "warning"])
+    game.engine = engine
+    return game
 
 
 def compile_game(checked: CheckedGame, warnings: list[Diagnostic]) -> Game:

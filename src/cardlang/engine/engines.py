@@ -6,12 +6,13 @@ layer above asks a master what its engine offers (its agents'
 twins inside, search inside, whole batches) rather than probing the master for methods,
 as OpenSpiel's ``GameType`` declares a game's traits.
 
-Which engine plays: ``Game.master(engine=...)``, else the game's ``engine``, else the
-default (engine/native.py ``default_engine``: ``CARDLANG_ENGINE``, else the native
-engine where it is built).  ``--engine`` sets ``CARDLANG_ENGINE``, which is how a
-batch's worker processes and the test suite's re-run on the other engine inherit the
-choice; passing it down explicitly instead, as the limits are, is issue 33's remaining
-work.
+Which engine plays: ``Game.master(engine=...)``, else the game's ``engine`` (set by
+``load_game(engine=...)``), else the default (engine/native.py ``default_engine``: the
+native engine where it is built).  The command line settles it once (cli/options.py
+``use_engine``: ``--engine``, else ``CARDLANG_ENGINE``, read there and nowhere below) and
+passes it down as it passes the limits: the games it loads carry it, a batch's worker
+processes receive it with their master (runs/backends.py), a training run keeps it in
+its settings.
 """
 
 from __future__ import annotations

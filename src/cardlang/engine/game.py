@@ -50,8 +50,8 @@ class Game:
     ending: tuple[Fn, ...] = ()
     # the native engine's form of the game (cardlang.compiler.ir), made on first use
     ir_factory: Callable[[], Any] | None = None
-    # the engine ``master()`` plays with: "python", "native", or None for the default
-    # (``CARDLANG_ENGINE``, else python); see engine/native.py
+    # the engine ``master()`` plays with: "python", "native", or None for the default (the
+    # native engine where it is built); ``load_game(engine=...)`` sets it, from --engine
     engine: str | None = None
 
     @property

@@ -20,17 +20,20 @@ Pipeline position: engine.  Two kinds of label live here:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardlang.engine.control import Option
-from cardlang.engine.state import GAME_OWNER, Gamestate, describe_owner, owner_words
+from cardlang.engine.state import GAME_OWNER, describe_owner, owner_words
 from cardlang.errors import SourceFile
 from cardlang.language import ast
 from cardlang.language import types as T
 from cardlang.language.kinds import card_name
 
+if TYPE_CHECKING:
+    from cardlang.engine.state_protocol import EngineState
 
-def card_label(st: Gamestate, card: int | None) -> str:
+
+def card_label(st: EngineState, card: int | None) -> str:
     """A card by its name ("Q SPADES", "SMITHY"), or "(none)" for no card."""
     if card is None:
         return "(none)"
@@ -43,7 +46,7 @@ def location_label(key: tuple[int, str, str]) -> str:
     return f"{describe_owner(owner)}.{name}" + ("" if kind == "vloc" else f"({kind})")
 
 
-def value_label(st: Gamestate, value: Any, type_: str) -> str:
+def value_label(st: EngineState, value: Any, type_: str) -> str:
     """A value of a variable of type ``type_``, as a person would read it."""
     if type_ == T.CARD:
         return card_label(st, value)
@@ -63,7 +66,7 @@ def value_label(st: Gamestate, value: Any, type_: str) -> str:
 
 
 def option_label(
-    source: SourceFile, slot_types: Mapping[int, str], st: Gamestate, option: Option
+    source: SourceFile, slot_types: Mapping[int, str], st: EngineState, option: Option
 ) -> str:
     """ "'C=Q SPADES: move 'C (top ...)": the option's bindings, then its actions' source."""
     binds, acts = [], []

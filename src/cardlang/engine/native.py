@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from cardlang.engine.engines import ENGINE_NAMES, NATIVE, engine_named
+from cardlang.engine.engines import NATIVE, engine_named
 from cardlang.engine.gamemaster import GameResult, Limits, game_result, ranking_keys, result_of
 from cardlang.engine.lazy_options import LazyOptions
 from cardlang.engine.points import PointMap
@@ -53,9 +53,6 @@ def _load_extension() -> Any:
 
 _native: Any = _load_extension()
 
-#: Names the default engine (``default_engine``); the registry is engine/engines.py.
-ENGINE_VARIABLE = "CARDLANG_ENGINE"
-
 
 def native_available() -> bool:
     return _native is not None
@@ -77,16 +74,10 @@ def native_game_seeds(entropy: int, start: int, count: int) -> list[int] | None:
 
 
 def default_engine() -> str:
-    """The engine ``CARDLANG_ENGINE`` names, else the native engine where it is built
-    (the same results, faster), else the Python engine."""
-    name = os.environ.get(ENGINE_VARIABLE, "").strip().lower()
-    if not name:
-        return "native" if _native is not None else "python"
-    if name not in ENGINE_NAMES:
-        raise UsageError(
-            f"{ENGINE_VARIABLE}={name!r} names no engine (choose from {', '.join(ENGINE_NAMES)})"
-        )
-    return name
+    """The engine a game plays with when no one names one: the native engine where it is
+    built (the same results, faster), else the Python engine.  The command line's
+    ``--engine`` (or ``CARDLANG_ENGINE``, read there) names one for everything below it."""
+    return "native" if _native is not None else "python"
 
 
 def check_engine(name: str) -> str:
@@ -350,9 +341,10 @@ class NativeState:
         self.tracker: object = None
         self.attached: object = None
 
-    # ------------------------------------------------------------ the flow
-    engine_name = "native"
+    #: the engine this state belongs to (engine/engines.py; a Python state's is PYTHON)
+    traits = NATIVE
 
+    # ------------------------------------------------------------ the flow
     @property
     def options(self) -> list[Any] | None:
         """The pending decision's options once listed (None: list them again)."""

@@ -1,6 +1,6 @@
 """The engine protocol: what everything above the engine needs from one.
 
-Pipeline position: engine.  The runner (cardlang.runs.play), the play loop
+Pipeline position: engine.  The runner (cardlang.runs.runner), the play loop
 (cardlang.agents.loop), views and knowledge (cardlang.information), search agents and the
 records use an engine only through these two protocols, so that a second engine (the
 native one) can take the Python engine's place without the rest changing.  The Python
@@ -35,44 +35,19 @@ time linear in its size.  Limits: a game that runs past ``Limits.max_decisions``
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+# the state's protocol has a module of its own: modules the game imports (labels) read
+# states, and this one names the game
+from cardlang.engine.state_protocol import EngineState, ZoneKey
 
 if TYPE_CHECKING:
     from cardlang.engine.engines import EngineTraits
     from cardlang.engine.game import Game
     from cardlang.engine.gamemaster import GameResult, Limits
 
-ZoneKey = tuple[int, str, str]  # (owner, kind, name): owner -1 the game, a seat, -2 - team
-
-
-@runtime_checkable
-class EngineState(Protocol):
-    """A game in progress, as every layer above the engine reads it."""
-
-    status: str  # "running", "completed", "failed", "cutoff"
-    mover: int  # the seat whose decision is pending, -1 when none is
-    decisions: int
-    turns: int
-    nplayers: int
-    seed: int
-    log: list[tuple[Any, ...]] | None  # the event log, if recorded
-    zones: Mapping[ZoneKey, list[int]]
-    card_zone: Sequence[ZoneKey]
-    cards: Sequence[Mapping[str, Any]]
-    ints: Mapping[tuple[int, str], int]
-    strs: Mapping[tuple[int, str], str]
-
-    @property
-    def is_over(self) -> bool: ...
-
-    @property
-    def current_seat(self) -> int: ...
-
-    # every non-empty location and its top card's attributes (read-only), in made order
-    def top_attributes(self) -> list[tuple[ZoneKey, Mapping[str, Any]]]: ...
-
-    def clone(self) -> Any: ...
+__all__ = ["Engine", "EngineState", "ZoneKey"]
 
 
 @runtime_checkable

@@ -33,6 +33,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+from cardlang.engine.engines import PYTHON
 from cardlang.engine.frames import F_CUR, F_NODE, F_PLAYER, F_QUEUED, F_TEAM
 from cardlang.engine.work import WorkBudget
 from cardlang.errors import RuleError
@@ -234,8 +235,8 @@ class Gamestate:
         c.attached = None
         return c
 
-    #: which engine plays this state (engine/native.py's states say "native")
-    engine_name = "python"
+    #: the engine this state belongs to (engine/engines.py; a native state's is NATIVE)
+    traits = PYTHON
 
     @property
     def is_over(self) -> bool:

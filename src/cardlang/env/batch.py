@@ -52,14 +52,14 @@ class BatchUnavailable(Exception):
 def plan_for(env: VectorEnv) -> dict[str, Any]:
     """The engine's ``BatchPlan`` of ``env``, as plain data; ``BatchUnavailable`` says
     why there is none."""
-    vocabulary, encoder, observer = env.vocabulary, env.encoder, env._observer
+    vocabulary, encoder, writer = env.vocabulary, env.encoder, env.writer
     situations = {name: vocabulary.situation_id(name) for name in vocabulary.situations}
     return {
         "nplayers": env.nplayers,
         "width": env.width,
         "n_actions": env.n_actions,
         "learner": -1 if env.learner is None else env.learner,
-        "seats": [_seat(plan) for plan in observer.plans],
+        "seats": [_seat(plan) for plan in writer.plans],
         "types": list(encoder.card_types),
         "sites": _sites(env, situations),
         "keys": [list(vocabulary.keys(name)) for name in vocabulary.situations],

@@ -84,13 +84,14 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import factorial
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pyspiel
 
+from cardlang.engine.engines import PYTHON
 from cardlang.engine.gamemaster import GameResult, Limits
-from cardlang.engine.protocol import Engine
+from cardlang.engine.protocol import Engine, EngineState
 from cardlang.engine.state import MASK64, Gamestate
 from cardlang.env.core import DEFAULT_MAX_DECISIONS, GameSource, load, rewards_of
 from cardlang.errors import UsageError
@@ -147,7 +148,7 @@ class Pools:
     tracker: KnowledgeTracker
 
 
-def pools(st: Gamestate) -> Pools:
+def pools(st: EngineState) -> Pools:
     """The pools of ``st`` (a recorded Python state): one per ``shuffle`` event.  A card
     shuffled twice would make pools of pools, which exact chance does not follow."""
     pool_of: dict[int, int] = {}
@@ -168,7 +169,7 @@ def _place(tracker: KnowledgeTracker, card: int) -> tuple[Any, ...]:
     return (where, tracker.zones[where].index(card))
 
 
-def dealt_cards(st: Gamestate, found: Pools) -> list[int]:
+def dealt_cards(st: EngineState, found: Pools) -> list[int]:
     """The pooled cards some seat has identified, in the order of their places."""
     dealt = [c for c in found.pool_of if c not in found.unseen]
     return sorted(dealt, key=lambda c: _place(found.tracker, c))
@@ -198,7 +199,7 @@ class Deals:
 
     place_pools: tuple[int, ...]
     compositions: tuple[Counter[str], ...]
-    states: dict[tuple[str, ...], Gamestate]
+    states: dict[tuple[str, ...], EngineState]
 
     def outcomes(self, chosen: Sequence[str]) -> Counter[str]:
         """The types the next dealt place may take, with their remaining copies."""
@@ -208,7 +209,7 @@ class Deals:
         return +left
 
 
-def _public(st: Gamestate) -> tuple[Any, ...]:
+def _public(st: EngineState) -> tuple[Any, ...]:
     """What every seat sees of a starting position besides the dealt cards."""
     sizes = tuple(sorted((k, len(z)) for k, z in st.zones.items()))
     return (sizes, tuple(sorted(st.ints.items())), tuple(sorted(st.strs.items())), st.mover)
@@ -230,7 +231,7 @@ def find_deals(master: Engine, seed: int = 0, limit: int = MAX_DEALS) -> Deals:
             raise ExactChanceError(f"more than {limit:,} deals: sample them (chance='sampled')")
     publics: dict[tuple[str, ...], tuple[Any, ...]] = {}
 
-    def key_of(st: Gamestate) -> tuple[str, ...]:
+    def key_of(st: EngineState) -> tuple[str, ...]:
         key = _deal_key(st, place_pools)
         if publics.setdefault(key, _public(st)) != _public(st):
             raise ExactChanceError("the setup reads cards nobody has seen: sample the game")
@@ -244,7 +245,7 @@ def find_deals(master: Engine, seed: int = 0, limit: int = MAX_DEALS) -> Deals:
     return Deals(place_pools, compositions, states)
 
 
-def _compositions(st: Gamestate, found: Pools) -> tuple[Counter[str], ...]:
+def _compositions(st: EngineState, found: Pools) -> tuple[Counter[str], ...]:
     count = max(found.pool_of.values(), default=-1) + 1
     out: list[Counter[str]] = [Counter() for _ in range(count)]
     for card, pool in found.pool_of.items():
@@ -252,7 +253,7 @@ def _compositions(st: Gamestate, found: Pools) -> tuple[Counter[str], ...]:
     return tuple(out)
 
 
-def _deal_key(st: Gamestate, place_pools: tuple[int, ...]) -> tuple[str, ...]:
+def _deal_key(st: EngineState, place_pools: tuple[int, ...]) -> tuple[str, ...]:
     found = pools(st)
     dealt = dealt_cards(st, found)
     if tuple(found.pool_of[c] for c in dealt) != place_pools:
@@ -324,7 +325,7 @@ class Reveal:
     """A move waiting for the types of the cards it shows: the state before it, the
     option, the cards (in the order they appear) with their pools, the types chosen."""
 
-    before: Gamestate
+    before: EngineState
     option: int
     cards: tuple[int, ...]
     unseen: frozenset[int]
@@ -408,14 +409,14 @@ class Core:
 
     def __init__(self, spec: Spec, seed: int | None = None) -> None:
         self.spec = spec
-        self.st: Gamestate | None = None
+        self.st: EngineState | None = None
         self.deal: tuple[str, ...] = ()  # exact: the types dealt so far, before the state
         self.reveal: Reveal | None = None
         self.digests = spec.fresh_digests
         self.cursor = 0  # events of the log already in the digests
         #: the states at the last ``spec.history`` positions (the information-state
         #: tensor encodes each seat's view of them when asked)
-        self.past: tuple[Gamestate, ...] = ()
+        self.past: tuple[EngineState, ...] = ()
         self.actions: dict[int, int] | None = None  # legal action -> option, once listed
         self.final: list[float] | None = None  # the returns, once over and asked for
         self.outcomes: list[tuple[int, float]] | None = None  # a chance node's, once listed
@@ -448,7 +449,7 @@ class Core:
             raise UsageError("a resampled world cannot be serialized (it is no game's history)")
         return (_replayed, (self.spec.name, self.seed, self.path))
 
-    def start(self, st: Gamestate) -> None:
+    def start(self, st: EngineState) -> None:
         self.st = st
         # exact chance never changes a state in place (see apply): kept as it is;
         # sampled chance does, so its positions are copies
@@ -638,18 +639,18 @@ class Core:
         for row, st in zip(frames[self.spec.history - len(self.past) :], self.past, strict=True):
             self._encode(st, player, row)
 
-    def _encode(self, st: Gamestate, player: int, out: np.ndarray) -> None:
+    def _encode(self, st: EngineState, player: int, out: np.ndarray) -> None:
         options = None if st.is_over else self.spec.master.legal_options(st)
         out[:] = self.spec.encoder.encode_padded(view_of(st, player, self.spec.game, options))[0]
 
     def resample(self, player: int, rng: random.Random) -> Core:
         """A world ``player`` cannot tell from this one (see the module docstring)."""
-        if self.chance or self.st is None or not isinstance(self.st, Gamestate):
+        if self.chance or self.st is None or self.st.traits is not PYTHON:
             raise UsageError("only a decision of the Python engine can be resampled")
         other = self.__deepcopy__({})
         other.cached = False  # its history is the real game's, its cards are not
         other.resampled = True
-        world = other.st = self.st.clone()
+        world = other.st = cast(Gamestate, self.st.clone())  # the Python engine's
         shuffle_unidentified(world, player, rng)
         world.rng = rng.getrandbits(64) & MASK64
         world.options = None
@@ -699,7 +700,7 @@ def _chosen(reveal: Reveal, kind: str) -> Reveal:
     )
 
 
-def _newly_seen(after: Gamestate, unseen: frozenset[int], since: int) -> tuple[int, ...]:
+def _newly_seen(after: EngineState, unseen: frozenset[int], since: int) -> tuple[int, ...]:
     """The cards of ``unseen`` (seen by no seat before a move) that some seat has seen in
     ``after``, in the order the log's events since ``since`` first name them."""
     gone = unseen - pools(after).unseen

@@ -97,12 +97,11 @@ from cardlang.engine.state import COMPLETED, FAILED
 from cardlang.env.batch import BatchUnavailable, NativeBatch, plan_for, token_plan
 from cardlang.env.core import DEFAULT_MAX_DECISIONS, GameSource, load, rewards_of
 from cardlang.errors import UsageError
-from cardlang.information.encode import Encoder
+from cardlang.information.encode import Board, Encoder, StateWriter, board_reader
 from cardlang.information.tokens import CONTINUOUS, MAX_NAMES, NameTable
-from cardlang.information.visibility import OPEN_KINDS, OWNER_KIND, owner_of_relative
+from cardlang.information.visibility import OPEN_KINDS, OWNER_KIND
 from cardlang.information.vocabulary import UNSEEN, Vocabulary
 from cardlang.language import types as T
-from cardlang.language.kinds import card_type
 from cardlang.runs.planned import agent_seeds
 
 if TYPE_CHECKING:
@@ -121,9 +120,6 @@ MAX_SKIPPED_GAMES = 100
 _FIRST_TOKEN_ROWS = 128
 #: ``CARDLANG_VECTOR_BATCH=0``: step every VectorEnv in Python, as ``batch=False`` does.
 BATCH_VARIABLE = "CARDLANG_VECTOR_BATCH"
-#: Up to this many unseen card types, expected counts are written one by one; past it,
-#: in one numpy operation per location (measured: Leduc's 6 types / Hearts' 52).
-_FEW_TYPES = 8
 
 
 def game_seed(root: int, index: int) -> int:
@@ -145,199 +141,6 @@ def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- observations
-
-
-@dataclass(frozen=True)
-class _SeatPlan:
-    """Where each part of the layout reads the board, for one seat: ``Encoder._fill``'s
-    walk over the blocks, done once instead of at every decision."""
-
-    current: int  # the position of the current-seat one-hot
-    storages: tuple[tuple[int, tuple[int, str]], ...]  # (position, storage key)
-    # (location, size position, cards/known position, expected position or -1 if seen)
-    zones: tuple[tuple[ZoneKey, int, int, int], ...]
-    ends: tuple[tuple[tuple[int, ZoneKey, bool], ...], ...]  # per situation: (pos, loc, top)
-
-
-def _location(block: Any, seat: int, nplayers: int) -> ZoneKey:
-    name, _, kind = block.name[:-1].partition("(")  # "HAND(iloc)"
-    return (owner_of_relative(block.owner, seat, nplayers), kind, name)
-
-
-def _seat_plan(encoder: Encoder, seat: int) -> _SeatPlan:
-    n = encoder.nplayers
-    blocks = encoder.common_blocks
-    storages: list[tuple[int, tuple[int, str]]] = []
-    zones: list[list[Any]] = []
-    for block in blocks[1:]:
-        if block.what == "storage":
-            owner = owner_of_relative(block.owner, seat, n)
-            storages += [(block.start + i, (owner, name)) for i, name in enumerate(block.labels)]
-        elif block.what == "size":
-            zones.append([_location(block, seat, n), block.start, -1, -1])
-        elif block.what in ("cards", "known"):
-            zones[-1][2] = block.start
-        else:  # expected: the location is hidden from the seat
-            zones[-1][3] = block.start
-    ends = tuple(
-        tuple(
-            (b.start, _location(b, seat, n), b.what == "top") for b in layout.blocks[len(blocks) :]
-        )
-        for layout in encoder.layouts
-    )
-    return _SeatPlan(
-        blocks[0].start, tuple(storages), tuple((k, s, c, e) for k, s, c, e in zones), ends
-    )
-
-
-class _Observer:
-    """``Encoder.encode``'s vector, written straight from the state into a row of the
-    batch: no view, and the layout's walk planned once per seat.  The test holds it equal
-    to ``Encoder.encode`` on every game file, on both engines.
-
-    Each card is read as a *type id*: its index among the encoder's card types, or a
-    number past them for a type the vocabulary lacks (counted among the unseen cards, as
-    ``PlayerView.zone_knowledge`` counts it, but written nowhere)."""
-
-    def __init__(self, encoder: Encoder) -> None:
-        self.encoder = encoder
-        self.nplayers = encoder.nplayers
-        self.n_types = len(encoder.card_types)
-        self._type_ids: dict[str, int] = {t: i for i, t in enumerate(encoder.card_types)}
-        self.type_names: list[str] = list(encoder.card_types)  # type id -> its name
-        self.plans = [_seat_plan(encoder, seat) for seat in range(encoder.nplayers)]
-
-    def type_id(self, attributes: Any) -> int:
-        name = card_type(attributes)
-        found = self._type_ids.get(name)
-        if found is None:
-            found = self._type_ids[name] = len(self._type_ids)
-            self.type_names.append(name)
-        return found
-
-    def write(self, board: _Board, seat: int, situation: int, out: np.ndarray) -> None:
-        """The observation of ``seat`` into ``out`` (a zeroed row); ``situation`` -1 for
-        a finished game (the situation-free part only).  Item by item: gathering the
-        values and writing them in one numpy assignment measured slower."""
-        plan = self.plans[seat]
-        zones, types, n_types = board.zones, board.types, self.n_types
-        out[plan.current + (board.current - seat) % self.nplayers] = 1.0
-        ints = board.ints
-        for position, storage in plan.storages:
-            out[position] = ints.get(storage, 0)
-        unseen: tuple[dict[int, int], int] | None = None
-        odds: dict[int, np.ndarray] = {}  # location size -> its expected counts, once many
-        for key, size_at, cards_at, expected_at in plan.zones:
-            ids = zones.get(key)
-            if not ids:  # absent or empty: every position of it is 0
-                continue
-            size = len(ids)
-            out[size_at] = size
-            if expected_at < 0:  # the seat sees it: its cards by type
-                for card in ids:
-                    t = types[card]
-                    if t < n_types:
-                        out[cards_at + t] += 1.0
-                continue
-            if unseen is None:
-                unseen = self._unseen(board, seat)
-            counts, total = unseen
-            if len(counts) <= _FEW_TYPES:  # PlayerView._unseen_odds, type by type
-                for t, count in counts.items():
-                    out[expected_at + t] = size * count / total
-                continue
-            found = odds.get(size)
-            if found is None:  # hands of one size share it
-                found = odds[size] = self._odds(counts, size, total)
-            out[expected_at : expected_at + n_types] = found
-        if situation >= 0:
-            self._write_ends(plan.ends[situation], zones, types, out)
-
-    def _odds(self, counts: dict[int, int], size: int, total: int) -> np.ndarray:
-        """``size * count / total`` per card type, as float32: exact integers divided in
-        float64, as Python divides them, so the values are ``PlayerView``'s."""
-        dense = np.zeros(self.n_types, dtype=np.int64)
-        dense[list(counts)] = list(counts.values())
-        return (size * dense / total).astype(np.float32)
-
-    def _write_ends(
-        self, ends: Sequence[tuple[int, ZoneKey, bool]], zones: Any, types: Any, out: np.ndarray
-    ) -> None:
-        for position, key, top in ends:
-            ids = zones.get(key)
-            if ids:
-                t = types[ids[-1] if top else ids[0]]
-                if t < self.n_types:
-                    out[position + t] = 1.0
-
-    def _unseen(self, board: _Board, seat: int) -> tuple[dict[int, int], int]:
-        """Per card type of the vocabulary, how many cards the seat does not see (what
-        lies in no location it sees, memories aside), and how many in all.  Plain Python:
-        numpy's overhead outweighs its speed for a few dozen cards."""
-        seen: set[int] = set()
-        for key, ids in board.zones.items():
-            kind = key[1]  # can_see, inlined, as views.py does
-            if kind != "mem" and (
-                kind in OPEN_KINDS or (kind == OWNER_KIND and key[0] == seat >= 0)
-            ):
-                seen.update(ids)
-        counts: dict[int, int] = {}
-        total, n_types = 0, self.n_types
-        for card, t in enumerate(board.types):
-            if card not in seen:
-                total += 1
-                if t < n_types:
-                    counts[t] = counts.get(t, 0) + 1
-        return counts, total
-
-
-@dataclass
-class _Board:
-    """What an observation reads of a state: locations (key -> card ids), each card's
-    type id, the integer storages and the current seat."""
-
-    zones: dict[ZoneKey, list[int]]
-    types: list[int]
-    ints: Any
-    current: int
-
-
-class _PythonBoards:
-    """Boards of the Python engine's states: its own dicts, read in place."""
-
-    def __init__(self, observer: _Observer) -> None:
-        self.observer = observer
-        self._types: dict[int, int] = {}  # id() of a card's attributes -> type id
-
-    def read(self, st: Any) -> _Board:
-        known, type_id = self._types, self.observer.type_id
-        types = []
-        for attributes in st.cards:  # cards of one kind share their attributes
-            t = known.get(id(attributes))
-            if t is None:
-                t = known[id(attributes)] = type_id(attributes)
-            types.append(t)
-        return _Board(st.zones, types, st.ints, st.current_seat)
-
-
-class _NativeBoards:
-    """Boards of native states: one call each for the locations, the card types and the
-    storages (views read them one at a time, which costs more for a whole layout)."""
-
-    def __init__(self, observer: _Observer, master: NativeMaster) -> None:
-        self.observer = observer
-        self.master = master
-        self.program = master.program
-        self._types: list[int] = []  # native card type -> type id
-
-    def read(self, st: Any) -> _Board:
-        raw, program = st.raw, self.program
-        ids = self._types
-        if len(ids) < program.card_type_count:  # a game may make card types as it goes
-            attributes, type_id = self.master.card_attributes, self.observer.type_id
-            ids.extend(type_id(attributes(t)) for t in range(len(ids), program.card_type_count))
-        types = [ids[t] for t in program.card_types(raw)]
-        return _Board(program.zones(raw), types, program.ints(raw), raw.current_seat)
 
 
 # ---------------------------------------------------------------- option keys
@@ -364,9 +167,9 @@ class _Keys:
     or a collection of cards are left to the vocabulary.  The test holds every mask to
     ``option_indices``."""
 
-    def __init__(self, vocabulary: Vocabulary, observer: _Observer, master: Engine) -> None:
+    def __init__(self, vocabulary: Vocabulary, writer: StateWriter, master: Engine) -> None:
         self.vocabulary = vocabulary
-        self.observer = observer
+        self.writer = writer
         self.master = master
         self.native = master.traits.name == "native"  # its options and states are native
         self.sites = {s.span.start_pos: self._site(s) for s in vocabulary.sites}
@@ -391,7 +194,7 @@ class _Keys:
             tuple(f"{site.prefix}{b}:" for b in range(n)),
         )
 
-    def indices(self, st: Any, seat: int, board: _Board) -> list[int | None]:
+    def indices(self, st: Any, seat: int, board: Board) -> list[int | None]:
         pending = st.pending
         site = self.sites[pending.span.start_pos]
         if site is None:
@@ -399,7 +202,7 @@ class _Keys:
             return self.vocabulary.option_indices(st, options, seat)
         steps = self._steps(st)
         zone_of: Any = None
-        names = self.observer.type_names
+        names = self.writer.type_names
         index, situation = self._index, site.situation
         out: list[int | None] = []
         for option in steps:
@@ -423,7 +226,7 @@ class _Keys:
                     else:
                         parts.append(pre + UNSEEN)
                 elif kind == "player":
-                    parts.append(f"{pre}P+{(value - seat) % self.observer.nplayers}")
+                    parts.append(f"{pre}P+{(value - seat) % self.writer.nplayers}")
                 elif kind == "team":
                     parts.append(f"{pre}T{value}")
                 else:
@@ -520,17 +323,13 @@ class VectorEnv:
         self.encoder = Encoder.of(game)
         self.vocabulary = Vocabulary.of(game)
         self.width, self.n_actions = self.encoder.width, self.encoder.n_actions
-        self._observer = _Observer(self.encoder)
-        self._boards: _PythonBoards | _NativeBoards = (
-            _NativeBoards(self._observer, cast("NativeMaster", self.master))
-            if self.engine == "native"
-            else _PythonBoards(self._observer)
-        )
+        self.writer = self.encoder.state_writer()  # the encoder writes every observation
+        self._boards = board_reader(self.writer, self.master)
         # an opponent that reads what it knows of hidden cards needs the event log
         self._record = any(
             capabilities_of(make_agent(spec, 0)).knowledge for spec in set(self.opponents) if spec
         )
-        self._keys = _Keys(self.vocabulary, self._observer, self.master)
+        self._keys = _Keys(self.vocabulary, self.writer, self.master)
         self._allocate()
         self._rows = [_Row() for _ in range(n)]
         self._root = seed
@@ -790,7 +589,7 @@ class VectorEnv:
         obs = self.obs[i]
         obs[:] = 0.0
         board = self._boards.read(st)
-        self._observer.write(board, mover, situation, obs)
+        self.writer.write(board, mover, situation, obs)
         mask = self.mask[i]
         mask[:] = False
         keys: dict[int, int] = {}
@@ -819,7 +618,7 @@ class VectorEnv:
             seat = self.learner
         final = self.final_obs[i]
         final[:] = 0.0
-        self._observer.write(self._boards.read(st), seat, -1, final)
+        self.writer.write(self._boards.read(st), seat, -1, final)
         self.has_final[i] = True
         return result
 

@@ -1,4 +1,4 @@
-"""Encoders: a PlayerView as numbers, for neural agents.
+"""Encoders: a PlayerView as numbers, for neural agents; or a state, for batches.
 
 Pipeline position: information, after views.py and vocabulary.py, before learning agents.  From the
 compiled game alone, each situation gets a fixed *layout*: a float32 vector whose every
@@ -34,6 +34,12 @@ Vectors of different situations differ only in the situation-specific part, at t
 ``Encoder.width`` is the longest; batches are padded with zeros to it, and masks with
 False to ``Encoder.n_actions``, the largest vocabulary.  The vector depends only on what
 the view shows, never on hidden cards.
+
+Every observation is written here: ``Encoder.encode`` from a view, and
+``Encoder.state_writer()`` (``StateWriter``) straight from the states of unrecorded
+games, for ``VectorEnv``'s batches (no view made; the layout's walk planned once per
+seat), the same vector, value for value.  The native engine's lockstep batch writes the
+same layout in C++ (env/batch.py sends it the writer's plans).
 """
 
 from __future__ import annotations
@@ -41,13 +47,15 @@ from __future__ import annotations
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from cardlang.engine.engines import NATIVE
+from cardlang.engine.protocol import Engine
 from cardlang.engine.state import GAME_OWNER, team_owner
 from cardlang.information.views import PlayerView
-from cardlang.information.visibility import owner_of_relative
+from cardlang.information.visibility import OPEN_KINDS, OWNER_KIND, owner_of_relative
 from cardlang.information.vocabulary import Vocabulary
 from cardlang.language import ast
 from cardlang.language import types as T
@@ -56,6 +64,7 @@ from cardlang.language.statics import StaticNames, all_nodes
 
 if TYPE_CHECKING:
     from cardlang.engine.game import Game
+    from cardlang.engine.native import NativeMaster
 
 #: Games whose setup is run to find indexed locations and storages with computed names.
 SETUP_RUNS = 4
@@ -205,6 +214,11 @@ class Encoder:
         return tuple(blocks)
 
     # ------------------------------------------------------------ encoding
+    def state_writer(self) -> StateWriter:
+        """This layout written straight from states, for batches of unrecorded games
+        (``VectorEnv``): the same vectors as ``encode`` gives their views."""
+        return StateWriter(self)
+
     def encode(self, view: PlayerView) -> tuple[int, np.ndarray, np.ndarray]:
         """``(situation id, vector, mask)`` of the decision a view shows; the vector has
         its situation's length, the mask one entry per key of its vocabulary."""
@@ -448,3 +462,213 @@ def _index_order(zones: list[_Zone]) -> list[_Zone]:
     for i, z in enumerate(zones):
         first.setdefault((z.offset, z.kind, z.name.partition("#")[0]), i)
     return sorted(zones, key=lambda z: (first[order(z)[:3]], order(z)[3]))
+
+
+# ---------------------------------------------------------------- straight from a state
+
+#: Up to this many unseen card types, expected counts are written one by one; past it,
+#: in one numpy operation per location (measured: Leduc's 6 types / Hearts' 52).
+_FEW_TYPES = 8
+
+
+@dataclass(frozen=True)
+class SeatPlan:
+    """Where each part of the layout reads the board, for one seat: ``Encoder._fill``'s
+    walk over the blocks, done once instead of at every decision."""
+
+    current: int  # the position of the current-seat one-hot
+    storages: tuple[tuple[int, tuple[int, str]], ...]  # (position, storage key)
+    # (location, size position, cards/known position, expected position or -1 if seen)
+    zones: tuple[tuple[ZoneKey, int, int, int], ...]
+    ends: tuple[tuple[tuple[int, ZoneKey, bool], ...], ...]  # per situation: (pos, loc, top)
+
+
+def _plan_location(block: Any, seat: int, nplayers: int) -> ZoneKey:
+    name, _, kind = block.name[:-1].partition("(")  # "HAND(iloc)"
+    return (owner_of_relative(block.owner, seat, nplayers), kind, name)
+
+
+def seat_plan(encoder: Encoder, seat: int) -> SeatPlan:
+    n = encoder.nplayers
+    blocks = encoder.common_blocks
+    storages: list[tuple[int, tuple[int, str]]] = []
+    zones: list[list[Any]] = []
+    for block in blocks[1:]:
+        if block.what == "storage":
+            owner = owner_of_relative(block.owner, seat, n)
+            storages += [(block.start + i, (owner, name)) for i, name in enumerate(block.labels)]
+        elif block.what == "size":
+            zones.append([_plan_location(block, seat, n), block.start, -1, -1])
+        elif block.what in ("cards", "known"):
+            zones[-1][2] = block.start
+        else:  # expected: the location is hidden from the seat
+            zones[-1][3] = block.start
+    ends = tuple(
+        tuple(
+            (b.start, _plan_location(b, seat, n), b.what == "top")
+            for b in layout.blocks[len(blocks) :]
+        )
+        for layout in encoder.layouts
+    )
+    return SeatPlan(
+        blocks[0].start, tuple(storages), tuple((k, s, c, e) for k, s, c, e in zones), ends
+    )
+
+
+class StateWriter:
+    """``Encoder.encode``'s vector, written straight from the state into a row of a
+    batch (``VectorEnv``): no view, and the layout's walk planned once per seat.  An
+    unrecorded game's: a hidden location's expected counts are the uniform odds over every
+    card the seat does not see.  tests/test_vector_env.py holds it equal to
+    ``Encoder.encode`` on every game file, on both engines.
+
+    Each card is read as a *type id*: its index among the encoder's card types, or a
+    number past them for a type the vocabulary lacks (counted among the unseen cards, as
+    ``PlayerView.zone_knowledge`` counts it, but written nowhere)."""
+
+    def __init__(self, encoder: Encoder) -> None:
+        self.encoder = encoder
+        self.nplayers = encoder.nplayers
+        self.n_types = len(encoder.card_types)
+        self._type_ids: dict[str, int] = {t: i for i, t in enumerate(encoder.card_types)}
+        self.type_names: list[str] = list(encoder.card_types)  # type id -> its name
+        self.plans = [seat_plan(encoder, seat) for seat in range(encoder.nplayers)]
+
+    def type_id(self, attributes: Any) -> int:
+        name = card_type(attributes)
+        found = self._type_ids.get(name)
+        if found is None:
+            found = self._type_ids[name] = len(self._type_ids)
+            self.type_names.append(name)
+        return found
+
+    def write(self, board: Board, seat: int, situation: int, out: np.ndarray) -> None:
+        """The observation of ``seat`` into ``out`` (a zeroed row); ``situation`` -1 for
+        a finished game (the situation-free part only).  Item by item: gathering the
+        values and writing them in one numpy assignment measured slower."""
+        plan = self.plans[seat]
+        zones, types, n_types = board.zones, board.types, self.n_types
+        out[plan.current + (board.current - seat) % self.nplayers] = 1.0
+        ints = board.ints
+        for position, storage in plan.storages:
+            out[position] = ints.get(storage, 0)
+        unseen: tuple[dict[int, int], int] | None = None
+        odds: dict[int, np.ndarray] = {}  # location size -> its expected counts, once many
+        for key, size_at, cards_at, expected_at in plan.zones:
+            ids = zones.get(key)
+            if not ids:  # absent or empty: every position of it is 0
+                continue
+            size = len(ids)
+            out[size_at] = size
+            if expected_at < 0:  # the seat sees it: its cards by type
+                for card in ids:
+                    t = types[card]
+                    if t < n_types:
+                        out[cards_at + t] += 1.0
+                continue
+            if unseen is None:
+                unseen = self._unseen(board, seat)
+            counts, total = unseen
+            if len(counts) <= _FEW_TYPES:  # PlayerView._unseen_odds, type by type
+                for t, count in counts.items():
+                    out[expected_at + t] = size * count / total
+                continue
+            found = odds.get(size)
+            if found is None:  # hands of one size share it
+                found = odds[size] = self._odds(counts, size, total)
+            out[expected_at : expected_at + n_types] = found
+        if situation >= 0:
+            self._write_ends(plan.ends[situation], zones, types, out)
+
+    def _odds(self, counts: dict[int, int], size: int, total: int) -> np.ndarray:
+        """``size * count / total`` per card type, as float32: exact integers divided in
+        float64, as Python divides them, so the values are ``PlayerView``'s."""
+        dense = np.zeros(self.n_types, dtype=np.int64)
+        dense[list(counts)] = list(counts.values())
+        return (size * dense / total).astype(np.float32)
+
+    def _write_ends(
+        self, ends: Sequence[tuple[int, ZoneKey, bool]], zones: Any, types: Any, out: np.ndarray
+    ) -> None:
+        for position, key, top in ends:
+            ids = zones.get(key)
+            if ids:
+                t = types[ids[-1] if top else ids[0]]
+                if t < self.n_types:
+                    out[position + t] = 1.0
+
+    def _unseen(self, board: Board, seat: int) -> tuple[dict[int, int], int]:
+        """Per card type of the vocabulary, how many cards the seat does not see (what
+        lies in no location it sees, memories aside), and how many in all.  Plain Python:
+        numpy's overhead outweighs its speed for a few dozen cards."""
+        seen: set[int] = set()
+        for key, ids in board.zones.items():
+            kind = key[1]  # can_see, inlined, as views.py does
+            if kind != "mem" and (
+                kind in OPEN_KINDS or (kind == OWNER_KIND and key[0] == seat >= 0)
+            ):
+                seen.update(ids)
+        counts: dict[int, int] = {}
+        total, n_types = 0, self.n_types
+        for card, t in enumerate(board.types):
+            if card not in seen:
+                total += 1
+                if t < n_types:
+                    counts[t] = counts.get(t, 0) + 1
+        return counts, total
+
+
+@dataclass
+class Board:
+    """What an observation reads of a state: locations (key -> card ids), each card's
+    type id, the integer storages and the current seat."""
+
+    zones: dict[ZoneKey, list[int]]
+    types: list[int]
+    ints: Any
+    current: int
+
+
+class PythonBoards:
+    """Boards of the Python engine's states: its own dicts, read in place."""
+
+    def __init__(self, observer: StateWriter) -> None:
+        self.observer = observer
+        self._types: dict[int, int] = {}  # id() of a card's attributes -> type id
+
+    def read(self, st: Any) -> Board:
+        known, type_id = self._types, self.observer.type_id
+        types = []
+        for attributes in st.cards:  # cards of one kind share their attributes
+            t = known.get(id(attributes))
+            if t is None:
+                t = known[id(attributes)] = type_id(attributes)
+            types.append(t)
+        return Board(st.zones, types, st.ints, st.current_seat)
+
+
+class NativeBoards:
+    """Boards of native states: one call each for the locations, the card types and the
+    storages (views read them one at a time, which costs more for a whole layout)."""
+
+    def __init__(self, observer: StateWriter, master: NativeMaster) -> None:
+        self.observer = observer
+        self.master = master
+        self.program = master.program
+        self._types: list[int] = []  # native card type -> type id
+
+    def read(self, st: Any) -> Board:
+        raw, program = st.raw, self.program
+        ids = self._types
+        if len(ids) < program.card_type_count:  # a game may make card types as it goes
+            attributes, type_id = self.master.card_attributes, self.observer.type_id
+            ids.extend(type_id(attributes(t)) for t in range(len(ids), program.card_type_count))
+        types = [ids[t] for t in program.card_types(raw)]
+        return Board(program.zones(raw), types, program.ints(raw), raw.current_seat)
+
+
+def board_reader(writer: StateWriter, master: Engine) -> PythonBoards | NativeBoards:
+    """What reads ``master``'s states as boards for ``writer``: each engine's own."""
+    if master.traits.name == NATIVE.name:
+        return NativeBoards(writer, cast("NativeMaster", master))
+    return PythonBoards(writer)

@@ -36,8 +36,9 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
+from cardlang.engine.engines import PYTHON
 from cardlang.engine.frames import (
     CALL,
     F_CALL_LOW,
@@ -50,6 +51,7 @@ from cardlang.engine.frames import (
     SECRET,
 )
 from cardlang.engine.picks import blank_picks, hide_picks, pick_option_count, set_pick
+from cardlang.engine.protocol import EngineState
 from cardlang.engine.state import MASK64, Gamestate
 from cardlang.errors import UsageError
 from cardlang.information.visibility import ZoneKey, can_see
@@ -183,7 +185,7 @@ class KnowledgeTracker:
         self.cursor = 0
 
     @classmethod
-    def of(cls, st: Gamestate) -> KnowledgeTracker:
+    def of(cls, st: EngineState) -> KnowledgeTracker:
         """The state's tracker, up to date (made on first use, then kept on the state, in
         its ``tracker`` slot)."""
         if st.log is None:
@@ -253,7 +255,7 @@ class KnowledgeTracker:
                 seat.entries[key][i] = card
 
 
-def seat_knowledge(st: Gamestate, seat: int) -> SeatKnowledge | None:
+def seat_knowledge(st: EngineState, seat: int) -> SeatKnowledge | None:
     """What ``seat`` knows in ``st``: from the tracker of a recorded game, or the knowledge
     a determinization was made with (``attach_knowledge``: valid until a move is applied);
     None when neither exists."""
@@ -279,7 +281,7 @@ class AttachedKnowledge(NamedTuple):
     knowledge: SeatKnowledge
 
 
-def attach_knowledge(st: Gamestate, knowledge: SeatKnowledge) -> None:
+def attach_knowledge(st: EngineState, knowledge: SeatKnowledge) -> None:
     """Give an unrecorded state (a determinization) what one seat knows of it.  It holds
     until a move is applied: it is stamped with the decision count, which every move
     changes, so nothing on the Gamemaster's hot path has to clear it."""
@@ -304,7 +306,7 @@ class Skeleton:
     ``SlotRef``s, no RNG.  ``determinize`` fills it in.  Built from the true state once;
     it holds nothing the seat could not know."""
 
-    def __init__(self, st: Gamestate, seat: int, game: Game) -> None:
+    def __init__(self, st: EngineState, seat: int, game: Game) -> None:
         found = seat_knowledge(st, seat)
         if found is None:
             KnowledgeTracker.of(st)  # raises the explanation
@@ -315,9 +317,10 @@ class Skeleton:
         self.knowledge = knowledge
         self.places = _places(knowledge)
         self.native: _NativeSkeleton | None = None
-        if not isinstance(st, Gamestate):  # a native engine's state (engine/native.py)
+        if st.traits is not PYTHON:  # the native engine's: it deals the worlds itself
             self.native = _NativeSkeleton(st, seat, knowledge)
             return
+        st = cast(Gamestate, st)  # the Python engine's: copied and dealt here
         log, st.log = st.log, None  # not copied: the skeleton keeps no history
         try:
             base = st.clone()
@@ -333,9 +336,9 @@ class Skeleton:
             base.zones[key] = list(entries)
         self.has_refs = _map_references(base, game, lambda c: refs.get(c, c))
         hide_picks(base, seat)  # the others' secret picks: drawn again in each world
-        self.base = base
+        self.base: Gamestate = base
 
-    def determinize(self, rng: random.Random) -> Gamestate:
+    def determinize(self, rng: random.Random) -> EngineState:
         if self.native is not None:
             return self.native.determinize(self, rng)  # type: ignore[no-any-return]
         st = self.base.clone()
@@ -463,7 +466,7 @@ def _draw_picks(rng: random.Random, blank: list[int], count: Any, choose: Any) -
         choose(k, rng.randrange(count(k)))
 
 
-def _resolve(value: Any, st: Gamestate) -> Any:
+def _resolve(value: Any, st: EngineState) -> Any:
     if isinstance(value, SlotRef):
         return st.zones[value.key][value.index]
     return value
@@ -540,6 +543,6 @@ def _map_option(option: Any, mapped: Any) -> Any:
     )
 
 
-def determinize(st: Gamestate, seat: int, game: Game, rng: random.Random) -> Gamestate:
+def determinize(st: EngineState, seat: int, game: Game, rng: random.Random) -> EngineState:
     """A full state consistent with what ``seat`` knows of ``st`` (see the module doc)."""
     return Skeleton(st, seat, game).determinize(rng)

@@ -22,11 +22,12 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast, runtime_checkable
 
-from cardlang.engine.gamemaster import Gamemaster, Limits
+from cardlang.engine.gamemaster import Limits
 from cardlang.engine.lazy_options import is_lazy
-from cardlang.engine.state import Gamestate, describe_owner
+from cardlang.engine.protocol import Engine, EngineState
+from cardlang.engine.state import describe_owner
 from cardlang.errors import UsageError
 from cardlang.information.knowledge import SeatKnowledge, Skeleton, seat_knowledge
 from cardlang.information.visibility import OPEN_KINDS, OWNER_KIND, can_see, seer
@@ -148,6 +149,92 @@ def option_summary(bindings: Sequence[tuple[str, Any]], actions: Sequence[str]) 
     return f"{binds}: {text}" if binds else text
 
 
+@runtime_checkable
+class AgentView(Protocol):
+    """The view an agent's ``choose(view, options)`` reads (docs/agents.md), wherever it
+    plays: a ``PlayerView`` in ``simulate``, ``play`` and ``serve``, the sandbox's
+    ``SandboxView`` (runs/agent_view.py) in a tournament.  Both satisfy it (mypy checks
+    each against it; tests/test_agent_contract.py holds their values equal).
+
+    What needs the game (``GAME_ONLY_VIEW`` in runs/agent_view.py) is part of it too: on a
+    sandboxed view ``game``, ``choice``, ``limits``, ``engine`` and ``table_scores`` are
+    None and ``master()``, ``determinize()`` and ``skeleton()`` raise
+    ``SandboxUnavailable``.  Read-only: every member a property here."""
+
+    @property
+    def seat(self) -> int: ...
+    @property
+    def nplayers(self) -> int: ...
+    @property
+    def current_player(self) -> int: ...
+    @property
+    def decisions(self) -> int: ...
+    @property
+    def turns(self) -> int: ...
+    @property
+    def situation(self) -> str | None: ...
+    @property
+    def situation_text(self) -> str: ...
+    @property
+    def kinds(self) -> Mapping[str, Any]: ...  # card kind -> its attributes
+    @property
+    def visible(self) -> Mapping[ZoneKey, tuple[Any, ...]]: ...
+    @property
+    def hidden_sizes(self) -> Mapping[ZoneKey, int]: ...
+    @property
+    def ints(self) -> Mapping[tuple[int, str], int]: ...
+    @property
+    def strs(self) -> Mapping[tuple[int, str], str]: ...
+    @property
+    def history(self) -> tuple[Any, ...]: ...
+    @property
+    def history_length(self) -> int: ...
+    @property
+    def options(self) -> Sequence[Any]: ...
+    @property
+    def raw_options(self) -> Sequence[Any]: ...
+    @property
+    def option_labels(self) -> Sequence[str]: ...
+    @property
+    def option_kinds(self) -> Sequence[Any]: ...
+    @property
+    def option_keys(self) -> Sequence[Any]: ...
+    @property
+    def vocabulary(self) -> Any: ...
+    @property
+    def rules_text(self) -> str: ...
+    @property
+    def game_name(self) -> str: ...
+    @property
+    def refusal(self) -> str | None: ...
+    # what needs the game: None in a sandbox
+    @property
+    def game(self) -> Any: ...
+    @property
+    def choice(self) -> Any: ...
+    @property
+    def limits(self) -> Any: ...
+    @property
+    def engine(self) -> str | None: ...
+    @property
+    def table_scores(self) -> Sequence[int] | None: ...
+
+    def history_since(self, start: int) -> tuple[Any, ...]: ...
+    def cards(self, owner: int, kind: str, name: str) -> tuple[Any, ...] | None: ...
+    def known_cards(self, owner: int, kind: str, name: str) -> tuple[Any, ...]: ...
+    def zone_knowledge(self, owner: int, kind: str, name: str) -> Any: ...
+    def size(self, owner: int, kind: str, name: str) -> int: ...
+    def top(self, owner: int, kind: str, name: str) -> Mapping[str, Any] | None: ...
+    def tops(self) -> Mapping[ZoneKey, Any]: ...
+    def locations(self) -> list[ZoneKey]: ...
+    def storage(self, owner: int, name: str) -> int: ...
+    def close(self) -> None: ...
+    # what needs the game: raises SandboxUnavailable in a sandbox
+    def master(self) -> Any: ...
+    def determinize(self, rng: random.Random) -> Any: ...
+    def skeleton(self) -> Any: ...
+
+
 class PlayerView:
     """What ``seat`` may know now.  Read-only; see the module docstring.
 
@@ -182,7 +269,7 @@ class PlayerView:
 
     def __init__(
         self,
-        st: Gamestate,
+        st: EngineState,
         seat: int,
         game: Game | None = None,
         options: Sequence[Any] | None = None,
@@ -198,13 +285,13 @@ class PlayerView:
         self.kinds: Mapping[str, Attributes] = game.kind_attributes if game else {}
         self.game = game  # the rules (public): search agents simulate with them
         self.limits = limits or DEFAULT_LIMITS
-        self.engine: str = st.engine_name
+        self.engine: str = st.traits.name  # the engine its simulations play on
         self._option_data = None
         if options is not None and pending is not None and game is not None:
             # a tuple, or the engine's own immutable sequence (built lazily: keep it so)
             kept = options if type(options) is tuple or is_lazy(options) else tuple(options)
             self._option_data = (kept, pending)
-        self._st: Gamestate | None = None
+        self._st: EngineState | None = None
         self._knowledge: SeatKnowledge | None = None
         self._skeleton: Skeleton | None = None
         # given: the public history of a state that keeps no log (a worker's world,
@@ -218,7 +305,7 @@ class PlayerView:
     @classmethod
     def live(
         cls,
-        st: Gamestate,
+        st: EngineState,
         seat: int,
         game: Game,
         options: Sequence[Any],
@@ -229,12 +316,12 @@ class PlayerView:
         ``history``: the public history, for a state that keeps no log."""
         return cls(st, seat, game, options, live=True, limits=limits, history=history)
 
-    def master(self) -> Gamemaster:
-        """A Gamemaster of this game under the real game's limits, for simulations (a
+    def master(self) -> Engine:
+        """An engine of this game under the real game's limits, for simulations (a
         search must not play on where the game itself would have been cut off)."""
         if self.game is None:
             raise UsageError("this view was made without its game: it cannot simulate")
-        return self.game.master(self.limits, engine=self.engine)  # type: ignore[no-any-return]
+        return cast(Engine, self.game.master(self.limits, engine=self.engine))
 
     # The header: read from the live state (a Python agent's view at every decision reads
     # few of them, if any), kept in the snapshot.
@@ -274,7 +361,7 @@ class PlayerView:
             return None
         return self.master().table_scores(st)  # type: ignore[no-any-return]
 
-    def _snapshot(self, st: Gamestate) -> None:
+    def _snapshot(self, st: EngineState) -> None:
         self._header = (st.nplayers, st.current_seat, st.decisions, st.turns)
         zones: dict[ZoneKey, tuple[int, ...]] = {}
         hidden: dict[ZoneKey, int] = {}
@@ -480,7 +567,7 @@ class PlayerView:
         total = sum(unseen.values())
         return {t: size * n / total for t, n in unseen.items()} if total else {}
 
-    def determinize(self, rng: random.Random) -> Gamestate:
+    def determinize(self, rng: random.Random) -> EngineState:
         """A full Gamestate consistent with everything this player knows: every card it
         sees or knows stays where it is, every other card is dealt at random among the
         places the player cannot tell apart (see knowledge.py).  Needs a recorded game
@@ -740,7 +827,7 @@ def restored_history(events: Sequence[tuple[Any, ...]]) -> tuple[tuple[Any, ...]
 
 
 def view_of(
-    st: Gamestate, seat: int, game: Game | None = None, options: Sequence[Any] | None = None
+    st: EngineState, seat: int, game: Game | None = None, options: Sequence[Any] | None = None
 ) -> PlayerView:
     """A snapshot of what ``seat`` may know; with ``game`` and the pending decision's
     ``options`` it also describes the options (``PlayerView.options``)."""
@@ -759,7 +846,7 @@ _UNKEPT_REFERENCES = _unkept_references()
 
 def consult(
     choose: Callable[[PlayerView, Sequence[Any]], T],
-    st: Gamestate,
+    st: EngineState,
     seat: int,
     game: Game,
     options: Sequence[Any],
@@ -782,3 +869,9 @@ def consult(
     finally:
         if sys.getrefcount(view) > _UNKEPT_REFERENCES:
             view.close()
+
+
+if TYPE_CHECKING:  # mypy holds the view to the protocol agents are written against
+
+    def _a_player_view_is_an_agent_view(view: PlayerView) -> AgentView:
+        return view

@@ -54,7 +54,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from cardlang.engine.state import GAME_OWNER, Gamestate
+from cardlang.engine.protocol import EngineState
+from cardlang.engine.state import GAME_OWNER
 from cardlang.information.visibility import OPEN_KINDS, OWNER_KIND, can_see, relative_owner
 from cardlang.language import ast
 from cardlang.language import types as T
@@ -87,7 +88,7 @@ EMPTY = "-"
 
 Attributes = Mapping[str, Any]
 #: One bound value -> the ``VAR=VALUE`` text of a key, given the state and the mover.
-PartFn = Callable[[Gamestate, Any, int], str]
+PartFn = Callable[[EngineState, Any, int], str]
 
 
 # ---------------------------------------------------------------- the static structure
@@ -187,14 +188,14 @@ class Vocabulary:
     def sites_of(self, situation: str) -> tuple[Site, ...]:
         return tuple(s for s in self.sites if s.situation == situation)
 
-    def site_of(self, st: Gamestate) -> Site:
+    def site_of(self, st: EngineState) -> Site:
         """The choice site of the pending decision."""
         pending = st.pending
         if pending is None:
             raise ValueError("no decision is pending")
         return self._site_at[pending.span.start_pos]
 
-    def situation_of(self, st: Gamestate) -> str:
+    def situation_of(self, st: EngineState) -> str:
         """The situation of the pending decision of ``st``."""
         return self.site_of(st).situation
 
@@ -207,18 +208,20 @@ class Vocabulary:
         """A key's position in ``keys(situation)``; None for a key outside it."""
         return self._index[situation].get(key)
 
-    def option_keys(self, st: Gamestate, options: Sequence[Any], seat: int) -> list[str]:
+    def option_keys(self, st: EngineState, options: Sequence[Any], seat: int) -> list[str]:
         """The key of each option of the pending decision, as the mover ``seat`` knows it."""
         site = self.site_of(st)
         return self._keyers[id(site)].keys(st, options, seat)
 
-    def option_indices(self, st: Gamestate, options: Sequence[Any], seat: int) -> list[int | None]:
+    def option_indices(
+        self, st: EngineState, options: Sequence[Any], seat: int
+    ) -> list[int | None]:
         """Each option's index in the vocabulary of the pending decision's situation."""
         site = self.site_of(st)
         index = self._index[site.situation]
         return [index.get(k) for k in self._keyers[id(site)].keys(st, options, seat)]
 
-    def first_options(self, st: Gamestate, options: Sequence[Any], seat: int) -> dict[int, int]:
+    def first_options(self, st: EngineState, options: Sequence[Any], seat: int) -> dict[int, int]:
         """Vocabulary index -> the first option with that key: what an agent that scores
         the vocabulary plays for its choice of a key (options sharing a key are
         equivalent for the mover; see the module docstring)."""
@@ -259,7 +262,7 @@ class Vocabulary:
         return tuple(dict.fromkeys(keys))
 
 
-def option_key(game: Game, st: Gamestate, option: Any, seat: int) -> str:
+def option_key(game: Game, st: EngineState, option: Any, seat: int) -> str:
     """An option of the pending decision of ``st``, named as the mover ``seat`` may know it."""
     return Vocabulary.of(game).option_keys(st, (option,), seat)[0]
 
@@ -296,7 +299,7 @@ class _Keyer:
         self.bare = [f"{site.prefix}{b}" for b in range(n)]
         self.heads = [f"{site.prefix}{b}:" for b in range(n)]
 
-    def keys(self, st: Gamestate, options: Sequence[Any], seat: int) -> list[str]:
+    def keys(self, st: EngineState, options: Sequence[Any], seat: int) -> list[str]:
         parts_of = self.parts
         branch_of = st.pending.branch_of
         bare, heads = self.bare, self.heads
@@ -388,7 +391,7 @@ def _part_fn(fork: Fork, nplayers: int) -> PartFn:
 def _card_part(pre: str) -> PartFn:
     unseen = pre + UNSEEN
 
-    def card_part(st: Gamestate, card: int, seat: int) -> str:
+    def card_part(st: EngineState, card: int, seat: int) -> str:
         # views.can_see and card_type, inlined: this runs for most options of most games
         owner, kind, _ = st.card_zone[card]
         if kind in OPEN_KINDS or (kind == OWNER_KIND and owner == seat >= 0):
@@ -400,7 +403,7 @@ def _card_part(pre: str) -> PartFn:
     return card_part
 
 
-def _location_text(st: Gamestate, key: tuple[int, str, str], seat: int) -> str:
+def _location_text(st: EngineState, key: tuple[int, str, str], seat: int) -> str:
     owner, _, name = key
     head = "" if owner == GAME_OWNER else relative_owner(owner, seat, st.nplayers) + "."
     family = name.partition("#")[0]

@@ -24,7 +24,7 @@ from cardlang.engine.gamemaster import GameResult
 from cardlang.engine.protocol import Engine
 from cardlang.information.views import PlayerView
 from cardlang.interactive.table import Table, table_of
-from cardlang.runs.play import Decision, recorder
+from cardlang.runs.runner import Decision, recorder
 from cardlang.runs.store import BatchSpec, RunStore, file_sha256, now
 
 #: The agent spec a person's seat is recorded under (a batch names each seat's agent).

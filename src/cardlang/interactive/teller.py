@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cardlang.engine.engines import NATIVE
 from cardlang.engine.picks import picks_of
 from cardlang.information.visibility import seer
 from cardlang.runs.story import named_cards, seen_before_or_after, tell_events
@@ -42,10 +43,8 @@ def unrevealed_picks(st: Any) -> bool:
 
 def pick_count(st: Any) -> int:
     """How many picks of a ``(simultaneous ...)`` block wait to be revealed."""
-    master = getattr(st, "master", None)
-    program = getattr(master, "program", None)
-    if program is not None:  # the native engine
-        return len(tuple(program.picks(st.raw)))
+    if st.traits is NATIVE:  # the native engine keeps them in its program's tables
+        return len(tuple(st.master.program.picks(st.raw)))
     return len(picks_of(st))
 
 

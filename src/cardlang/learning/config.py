@@ -49,6 +49,7 @@ class TrainConfig:
     solo_cap: int = 100
     max_decisions: int = 2_000
     device: str = "auto"
+    engine: str | None = None  # the engine the games play on (None: native where built)
     # --algorithm ppo (ppo_run.py); lr, batch_size (its minibatch) and value_weight above
     envs: int = 128  # lockstep games in all lanes
     updates: int = 10  # PPO updates per round (a round ends in a checkpoint)
@@ -56,6 +57,9 @@ class TrainConfig:
     epochs: int = 2
     clip: float = 0.2
     entropy: float = 0.01
+    entropy_final: float | None = None  # linear schedules (PPOConfig)...
+    lr_final: float | None = None
+    anneal_rounds: int = 0  # ...ending at this round (0: the run's --rounds when it began)
     lam: float = 0.95
     opponents: str = "self@1"  # the pool: SPEC@WEIGHT, comma separated
     snapshot_every: int = 10  # updates between snapshots joining the past pool

@@ -68,6 +68,14 @@ class PPOConfig:
     lr: float = 3e-4
     clip: float = 0.2
     entropy: float = 0.01
+    # linear schedules (Stable-Baselines3's): the entropy weight and the learning rate
+    # move from the values above at the first update to these at update ``anneal_updates``
+    # and stay there (None: constant).  A regularised equilibrium's exploitability falls
+    # with the entropy weight, but a small weight from the start collapses self-play to
+    # pure moves (Leduc): start high, end low.
+    entropy_final: float | None = None
+    lr_final: float | None = None
+    anneal_updates: int = 0
     value_weight: float = 0.5
     lam: float = 0.95
     max_grad_norm: float = 0.5
@@ -85,6 +93,13 @@ class PPOConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def scheduled(self, start: float, final: float | None, update: int) -> float:
+        """A setting's value at ``update`` on its linear schedule from ``start``."""
+        if final is None or self.anneal_updates <= 0:
+            return start
+        progress = min(1.0, update / self.anneal_updates)
+        return start + (final - start) * progress
 
 
 @dataclass
@@ -162,6 +177,7 @@ class PPOTrainer:
         # fused: one kernel over every tensor (the 8,192-row name table included), a
         # ninth of the default loop's time on a CPU
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.lr, fused=True)
+        self.entropy_weight = config.entropy  # this update's (_follow_schedules)
         self.rng = torch.Generator().manual_seed(seed)
         self.draws = np.random.default_rng(seed)  # past lanes' seats and snapshots
         self.snapshots: list[dict[str, torch.Tensor]] = []
@@ -384,6 +400,7 @@ class PPOTrainer:
         if not steps:
             return {}
         c = self.config
+        self._follow_schedules()
         self.net.train()
         advantages = np.array([s.advantage for s in steps], dtype=np.float32)
         # normalised, but never blown up: where every return is alike (every game cut
@@ -410,6 +427,14 @@ class PPOTrainer:
             stats["average"] = [self.average.learn(math.ceil(len(steps) / c.minibatch))]
         return {k: float(np.mean(v)) for k, v in stats.items()} | {"steps": float(len(steps))}
 
+    def _follow_schedules(self) -> None:
+        """The entropy weight and the optimiser's learning rate for this update (the
+        update count is a checkpoint's, so a resumed run follows the same schedule)."""
+        c = self.config
+        self.entropy_weight = c.scheduled(c.entropy, c.entropy_final, self.updates)
+        for group in self.optimizer.param_groups:
+            group["lr"] = c.scheduled(c.lr, c.lr_final, self.updates)
+
     def _loss(self, batch: list[Step], mean: float, std: float) -> tuple[torch.Tensor, dict]:
         c = self.config
         x = collate_steps(batch)
@@ -426,7 +451,7 @@ class PPOTrainer:
         entropy = -(probs * logp_all.masked_fill(~x["action_mask"], 0.0)).sum(1).mean()
         targets = torch.from_numpy(np.stack([s.returns for s in batch]))  # type: ignore[misc]
         value = ((values - targets) ** 2).mean()
-        loss = policy + c.value_weight * value - c.entropy * entropy
+        loss = policy + c.value_weight * value - self.entropy_weight * entropy
         with torch.no_grad():
             kl = (old - logp).mean()
         parts = {

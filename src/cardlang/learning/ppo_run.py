@@ -110,7 +110,7 @@ class PPORun(RunFolder):
         self.model = self._model("cpu", checkpoint)
         if checkpoint is not None:  # the envs write the names the run learnt with
             self.model.set_names(checkpoint["names"])
-        if not hasattr(self.game.master(self.limits), "play_native"):
+        if not self.game.master(self.limits).traits.batch_stepping:
             raise UsageError(
                 "--algorithm ppo steps its games inside the native engine, and this game "
                 "is played by the Python one (--engine python, or the engine is not built): "
@@ -123,10 +123,11 @@ class PPORun(RunFolder):
     # ------------------------------------------------------------ set-up
     def _ppo_config(self) -> PPOConfig:
         """The algorithm's settings: the run's of the same names (its batch size is
-        PPO's minibatch)."""
+        PPO's minibatch; the schedules end at round ``anneal_rounds``'s last update)."""
         names = {f.name for f in fields(PPOConfig)}
         same = {k: v for k, v in asdict(self.config).items() if k in names}
-        return PPOConfig(**same, minibatch=self.config.batch_size)
+        anneal = self.config.anneal_rounds * self.config.updates
+        return PPOConfig(**same, minibatch=self.config.batch_size, anneal_updates=anneal)
 
     def _lanes(self) -> list[Lane]:
         """The opponent pool as lanes: ``self`` and ``past`` each one env of every

@@ -64,7 +64,7 @@ class RunFolder:
         checkpoint: dict[str, Any] | None = None,
     ) -> None:
         self.out, self.report, self.config = out, report, config
-        self.game = load_game(config.game, params=config.params)
+        self.game = load_game(config.game, params=config.params, engine=config.engine)
         self.solo = SoloValue(config.solo_best, config.solo_cap)
         self.limits = Limits(max_decisions=config.max_decisions)
         self.round = 0
@@ -127,7 +127,7 @@ class RunFolder:
             raise UsageError(f"{out} holds a {saved.algorithm} run: resume it with that algorithm")
         _check_unchanged(config, saved, given, out)
         for name in RESUME_SETTINGS:  # the length always; the evaluation where named
-            if name in ("rounds", "time_limit") or name in given:
+            if name in _ALWAYS_FROM_COMMAND or name in given:
                 setattr(saved, name, getattr(config, name))
         run = cls(saved, out, report, checkpoint=data)
         check_game(run.model.game, run.game, False, path)
@@ -217,9 +217,10 @@ def _check_same_run(
 
 
 #: Settings a resumed run takes from the command (none of them changes what it learns):
-#: how long it goes on (always), and how and when it is evaluated (where the command
-#: names them; else the run's own).
-RESUME_SETTINGS = ("rounds", "time_limit", "evaluate_every", "eval_games", "eval_agents")
+#: how long it goes on and the engine it plays on (always: the engines agree), and how
+#: and when it is evaluated (where the command names them; else the run's own).
+RESUME_SETTINGS = ("rounds", "time_limit", "engine", "evaluate_every", "eval_games", "eval_agents")
+_ALWAYS_FROM_COMMAND = ("rounds", "time_limit", "engine")
 
 
 def _check_unchanged(

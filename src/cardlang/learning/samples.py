@@ -26,8 +26,8 @@ import numpy as np
 
 from cardlang.agents.neural.search import SoloValue
 from cardlang.agents.search.rewards import standings
-from cardlang.engine.protocol import Engine
-from cardlang.engine.state import RUNNING, Gamestate
+from cardlang.engine.protocol import Engine, EngineState
+from cardlang.engine.state import RUNNING
 from cardlang.information.tokens import Tokenizer, ViewTokens
 from cardlang.information.views import PlayerView
 from cardlang.runs.replay import ReplayError
@@ -44,7 +44,7 @@ class Sample:
     value: np.ndarray  # float32 [seats]: outcome per seat offset from the mover
 
 
-def outcome_values(master: Engine, st: Gamestate, solo: SoloValue) -> tuple[float, ...]:
+def outcome_values(master: Engine, st: EngineState, solo: SoloValue) -> tuple[float, ...]:
     """Each seat's value of a finished game: standings, or the solo value."""
     if st.nplayers == 1:
         return (solo.of_state(st),)

@@ -385,3 +385,10 @@ def index_of(answer: Any, view: SandboxView) -> dict[str, Any]:
             return {"index": legal[key], "tried": tried}
         tried.append(key)
     return {"illegal": "no entry of its strength vector is a legal move"}
+
+
+if TYPE_CHECKING:  # mypy holds the sandbox's view to the protocol agents are written against
+    from cardlang.information.views import AgentView
+
+    def _a_sandbox_view_is_an_agent_view(view: SandboxView) -> AgentView:
+        return view

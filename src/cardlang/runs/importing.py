@@ -37,7 +37,7 @@ from cardlang.engine.protocol import Engine
 from cardlang.errors import CardlangError
 from cardlang.information.vocabulary import Vocabulary, option_key
 from cardlang.inputs import regular_file
-from cardlang.runs.play import Decision
+from cardlang.runs.runner import Decision
 from cardlang.runs.store import BatchSpec, RunStore, file_sha256, now
 
 COLUMNS = ("game", "seed", "seat", "move")

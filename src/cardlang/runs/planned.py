@@ -26,7 +26,7 @@ from cardlang.engine.gamemaster import GameResult
 from cardlang.engine.protocol import Engine
 from cardlang.engine.state import splitmix64
 from cardlang.errors import AgentError
-from cardlang.runs.play import Decision, failed_by_agent, play_game
+from cardlang.runs.runner import Decision, failed_by_agent, play_game
 from cardlang.runs.store import PlannedGame, now
 
 __all__ = ["Played", "agent_seeds", "play_planned", "play_planned_games"]

@@ -23,7 +23,7 @@ from cardlang.runs.store import StoredGame, file_sha256
 if TYPE_CHECKING:
     from cardlang.engine.game import Game
     from cardlang.engine.gamemaster import GameResult
-    from cardlang.engine.state import Gamestate
+from cardlang.engine.protocol import EngineState
 
 __all__ = ["ReplayError", "load_recorded_game", "replay_game"]
 
@@ -34,7 +34,7 @@ class ReplayError(CardlangError):
 
 def replay_game(
     game: Game, stored: StoredGame, choices: Sequence[tuple[int, int, int]]
-) -> tuple[GameResult, Gamestate]:
+) -> tuple[GameResult, EngineState]:
     """Play a recorded game again from its seed with its recorded option indices.
 
     No agent is asked: the same seed and the same choices give the same game.  Each
@@ -61,7 +61,7 @@ def replay_game(
             return recorded_forfeit(stored, st.nplayers, st.decisions, st.turns), st
         if stored.end_reason == "failed" and (stored.error_kind or "").startswith("agent"):
             # its agent failed at the next decision: the game ends there, as it did
-            from cardlang.runs.play import failed_by_agent
+            from cardlang.runs.runner import failed_by_agent
 
             reason = f"{stored.error or 'an agent failed'} [recorded: the game ended here]"
             return failed_by_agent(master, st, AgentError(reason)), st
@@ -69,12 +69,14 @@ def replay_game(
     return master.result(st), st
 
 
-def load_recorded_game(stored: StoredGame, path: str | None = None) -> tuple[Game, bool]:
+def load_recorded_game(
+    stored: StoredGame, path: str | None = None, engine: str | None = None
+) -> tuple[Game, bool]:
     """The game a recorded game was played with, and whether its text is the recorded one.
 
     ``path`` (a user's FILE) wins; otherwise the recorded absolute path, then the path as
     the simulate command gave it.  The game keeps the recorded name, so its transcript
-    reads as ``cardlang transcript`` printed it then.
+    reads as ``cardlang transcript`` printed it then; it plays on ``engine``.
     """
     from cardlang.compiler.load import load_game, read_source
 
@@ -89,5 +91,5 @@ def load_recorded_game(stored: StoredGame, path: str | None = None) -> tuple[Gam
             )
         source = read_source(found[0])
     name = source.name if path is not None else stored.game_path
-    game = load_game(text=source.text, name=name, params=stored.params)
+    game = load_game(text=source.text, name=name, params=stored.params, engine=engine)
     return game, file_sha256(source.text) == stored.game_sha256

@@ -1,7 +1,7 @@
 """Agents in worker processes, under limits: what a tournament plays untrusted agents with.
 
 Pipeline position: runs, beside the runner.  ``RemoteAgent`` is an agent of the one play
-loop (``cardlang.agents.loop.play_out``, through ``runs.play.play_game``) that asks an
+loop (``cardlang.agents.loop.play_out``, through ``runs.runner.play_game``) that asks an
 ``AgentWorker``, a process of its own (``python -m cardlang.runs.agent_worker``), for
 every move, under a per-decision time limit; the worker loads the agent's class once and
 makes the agent of each game from its spec.

@@ -1,6 +1,6 @@
 """Batches of games with agents: planned, played by a backend, counted, recorded.
 
-Pipeline position: runs, above the runner (play.py) and the backends.  ``run_batch``
+Pipeline position: runs, above the runner (runner.py) and the backends.  ``run_batch``
 plays many games, each with its own seed derived from one root seed (numpy's
 SeedSequence: ``game_seeds``), so a batch is reproducible whatever order or process
 plays it.  Given a ``RunStore`` (store.py), the batch is planned in the database first,
@@ -30,7 +30,7 @@ from cardlang.engine.gamemaster import GameResult, Limits
 from cardlang.engine.native import native_game_seeds
 from cardlang.runs.backends import open_backend
 from cardlang.runs.planned import agent_seeds
-from cardlang.runs.play import play_game
+from cardlang.runs.runner import play_game
 from cardlang.runs.statistics import BatchSummary
 from cardlang.runs.store import BatchSpec, PlannedGame, RunStore, file_sha256
 

@@ -45,7 +45,7 @@ from cardlang.inputs import regular_file
 
 if TYPE_CHECKING:
     from cardlang.engine.gamemaster import GameResult
-    from cardlang.runs.play import Decision
+    from cardlang.runs.runner import Decision
 
 APPLICATION = "cardlang-runs"
 SCHEMA_VERSION = 4

@@ -28,7 +28,7 @@ from cardlang.engine.frames import F_PLAYER
 from cardlang.engine.game import Game
 from cardlang.engine.gamemaster import Gamemaster, GameResult, Limits
 from cardlang.engine.labels import SeesCard, card_title, words
-from cardlang.engine.protocol import Engine
+from cardlang.engine.protocol import Engine, EngineState
 from cardlang.engine.state import GAME_OWNER, Gamestate, owner_words
 from cardlang.information.visibility import can_see, seer
 from cardlang.language import types as T
@@ -131,7 +131,7 @@ def tell_story(
 
 
 def _told_end(
-    master: Engine, st: Gamestate, game: Game, result: GameResult, seat: int | None
+    master: Engine, st: EngineState, game: Game, result: GameResult, seat: int | None
 ) -> list[str]:
     """The result, after why the game ended and the scores line by line where the game
     says so (its ``(end-reason ...)`` and ``(score-part ...)``)."""
@@ -142,7 +142,7 @@ def _told_end(
     return [*lines, render_result(result)]
 
 
-def open_table(game: Game, st: Gamestate) -> list[str]:
+def open_table(game: Game, st: EngineState) -> list[str]:
     """The game's open locations as play begins, one line per name (indexed ones, a
     Supply: each pile by its top card and size), as the game displays them; bookkeeping
     left out.  Dominion's kingdom, told at the start of its story."""
@@ -159,7 +159,7 @@ def open_table(game: Game, st: Gamestate) -> list[str]:
 
 
 def tell_events(
-    st: Gamestate,
+    st: EngineState,
     events: Sequence[tuple[Any, ...]],
     seat: int | None,
     named: Iterable[int] = (),
@@ -259,7 +259,7 @@ class _Teller:
 
     def __init__(
         self,
-        st: Gamestate,
+        st: EngineState,
         seat: int | None,
         decisions: dict[int, _Decision],
         reveals: list[str],

@@ -61,7 +61,7 @@ from cardlang.engine.gamemaster import GameResult, Limits
 from cardlang.engine.protocol import Engine
 from cardlang.errors import RuleError, UsageError
 from cardlang.runs.jail import JailUnavailable, find_jail
-from cardlang.runs.play import Decision, play_game
+from cardlang.runs.runner import Decision, play_game
 from cardlang.runs.sandbox import (
     FORFEIT_REASONS,
     AgentForfeit,

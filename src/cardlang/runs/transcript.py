@@ -12,10 +12,13 @@ from typing import Any
 from cardlang.engine.game import Game
 from cardlang.engine.gamemaster import GameResult
 from cardlang.engine.labels import card_label, location_label
-from cardlang.engine.state import FAILED, Gamestate, describe_owner
+from cardlang.engine.protocol import EngineState
+from cardlang.engine.state import FAILED, describe_owner
 
 
-def render_transcript(game: Game, st: Gamestate, result: GameResult, agent_names: list[str]) -> str:
+def render_transcript(
+    game: Game, st: EngineState, result: GameResult, agent_names: list[str]
+) -> str:
     lines = [
         f"{game.source.name}, seed {st.seed}",
         "players: " + ", ".join(f"P{i} {a}" for i, a in enumerate(agent_names)),

@@ -21,8 +21,8 @@ from typing import Any, NamedTuple
 from cardlang.agents.base import AgentError, DecisionTrace, agent_label, capabilities_of
 from cardlang.agents.loop import play_out
 from cardlang.engine.gamemaster import GameResult, result_of
-from cardlang.engine.protocol import Engine
-from cardlang.engine.state import FAILED, Gamestate
+from cardlang.engine.protocol import Engine, EngineState
+from cardlang.engine.state import FAILED
 from cardlang.information.vocabulary import Vocabulary, option_key
 
 __all__ = [
@@ -57,7 +57,7 @@ def play_game(
     trace: list[Decision] | None = None,
     names: Sequence[str] | None = None,
     agent_errors: str = "raise",
-) -> tuple[GameResult, Gamestate]:
+) -> tuple[GameResult, EngineState]:
     """Play one game from ``seed``, one agent per seat.
 
     ``record`` keeps the event log for a transcript (it is kept anyway when an agent
@@ -82,7 +82,7 @@ def play_game(
     return master.result(st), st
 
 
-def failed_by_agent(master: Engine, st: Gamestate, err: AgentError) -> GameResult:
+def failed_by_agent(master: Engine, st: EngineState, err: AgentError) -> GameResult:
     """The result of a game an agent failed: failed, with no scores, ``err`` its error
     (the state is left as it was, at the decision the agent failed)."""
     return result_of(
@@ -110,7 +110,7 @@ class _Recorder:
 
     def observe(
         self,
-        st: Gamestate,
+        st: EngineState,
         options: Sequence[Any],
         index: int,
         illegal: tuple[str, ...],
