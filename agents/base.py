@@ -31,7 +31,6 @@ so a trace is never carried over from an earlier decision.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
@@ -84,17 +83,13 @@ def capabilities_of(agent: Any) -> Capabilities:
     return declared if isinstance(declared, Capabilities) else DEFAULT_CAPABILITIES
 
 
-#: Set to 0 to keep every agent in Python, one call per decision, even where it has a
-#: twin inside the native engine (what the speed benchmarks compare against).
-NATIVE_AGENTS_VARIABLE = "CARDLANG_NATIVE_AGENTS"
-
-
 def native_twin(agent: Any, master: Engine) -> Any:
     """The agent as the native engine runs it (``agent.native_agent(master)``: whole
-    stretches of a game never come back to Python), or None: it has no such twin, the
-    game is not played by the native engine, or CARDLANG_NATIVE_AGENTS=0."""
+    stretches of a game never come back to Python), or None: it has no such twin, or
+    the engine takes no agents inside (the Python one; the native one for a game loaded
+    with ``agents_inside=False``)."""
     make = getattr(agent, "native_agent", None)
-    if make is None or os.environ.get(NATIVE_AGENTS_VARIABLE, "").strip() == "0":
+    if make is None or not master.traits.agents_inside:
         return None
     return make(master)
 

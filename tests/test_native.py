@@ -689,14 +689,30 @@ def test_option_kinds_and_move_keys_read_inside_the_engine_are_pythons(name: str
 
 
 def test_native_agents_can_be_kept_in_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``load_game(agents_inside=False)`` (``CARDLANG_NATIVE_AGENTS=0``, read by the command
+    line): the native master declares no agents and no search inside, and no agent gets a
+    twin there; the environment variable itself is read by nothing below the CLI."""
     from cardlang.agents import make_agent
-    from cardlang.agents.base import NATIVE_AGENTS_VARIABLE, native_twin
+    from cardlang.agents.base import native_twin
 
-    master = load_game(ROOT / "games" / "dominion.rcy").master(engine="native")
+    dominion = ROOT / "games" / "dominion.rcy"
+    master = load_game(dominion).master(engine="native")
     bot = make_agent("bigmoney", 1)
     assert native_twin(bot, master) is not None
-    monkeypatch.setenv(NATIVE_AGENTS_VARIABLE, "0")
-    assert native_twin(make_agent("bigmoney", 1), master) is None
+    monkeypatch.setenv("CARDLANG_NATIVE_AGENTS", "0")
+    assert native_twin(bot, master) is not None  # a game loaded in Python: not read
+    kept = load_game(dominion, agents_inside=False).master(engine="native")
+    assert kept.traits.name == "native"
+    assert not kept.traits.agents_inside and not kept.traits.search_inside
+    assert native_twin(make_agent("bigmoney", 1), kept) is None
+    # the command line reads it, and passes it down with the engine
+    import argparse
+
+    from cardlang.cli.options import engine_of, use_engine
+
+    args = argparse.Namespace(engine="native")
+    use_engine(args)
+    assert not load_game(dominion, **engine_of(args)).master().traits.agents_inside
 
 
 # Guards of one choice that hold the same expressions, or a guard of an (any ...) body

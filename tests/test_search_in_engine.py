@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 from cardlang.agents import make_agent
-from cardlang.agents.base import NATIVE_AGENTS_VARIABLE
 from cardlang.agents.search.in_engine import EngineSearch
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -70,9 +69,12 @@ def test_the_engines_mersenne_twister_draws_as_pythons(seed: int, draws: list[An
 # ---------------------------------------------------------------- the search
 
 
-def _play(game_file: Path, spec: str, n_games: int, engine: str) -> list[Any]:
-    """Per game: the searching seat's (choice, values, standings) and the event log."""
-    master = load_game(game_file).master(engine=engine)
+def _play(
+    game_file: Path, spec: str, n_games: int, engine: str, agents_inside: bool = True
+) -> list[Any]:
+    """Per game: the searching seat's (choice, values, standings) and the event log
+    (``agents_inside=False``: the game's agents, the search too, all kept in Python)."""
+    master = load_game(game_file, agents_inside=agents_inside).master(engine=engine)
     nplayers = master.new_game(0).nplayers
     out: list[Any] = []
     for g, seed in enumerate(game_seeds(7, n_games)):
@@ -122,8 +124,8 @@ def test_the_search_inside_the_engine_chooses_as_the_python_search(
     inside = _play(GAMES / name, spec, n_games, "native")
     assert searched, "no decision was searched inside the engine"
     count = len(searched)
-    monkeypatch.setenv(NATIVE_AGENTS_VARIABLE, "0")  # the same search in Python
-    assert _play(GAMES / name, spec, n_games, "native") == inside
+    # the same search in Python
+    assert _play(GAMES / name, spec, n_games, "native", agents_inside=False) == inside
     assert len(searched) == count  # none inside the engine that time
     python = _play(GAMES / name, spec, n_games, "python")
     assert [d for d, _ in python] == [d for d, _ in inside]
@@ -194,8 +196,7 @@ def test_card_types_made_during_a_search_are_named_and_searched_alike(
     inside = _play(path, "ismcts:iterations=30", 2, "native")
     # the first search met the SPARE cards (made by its own simulations) and asked again
     assert namings[0] >= 2
-    monkeypatch.setenv(NATIVE_AGENTS_VARIABLE, "0")
-    assert _play(path, "ismcts:iterations=30", 2, "native") == inside
+    assert _play(path, "ismcts:iterations=30", 2, "native", agents_inside=False) == inside
 
 
 def test_a_long_search_inside_the_engine_stops_on_a_signal() -> None:

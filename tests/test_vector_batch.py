@@ -97,10 +97,12 @@ def test_it_is_the_default_where_it_can_be() -> None:
         VectorEnv(KUHN, 2, engine="python", batch=True)
 
 
-def test_the_variable_turns_it_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CARDLANG_VECTOR_BATCH", "0")
-    assert not VectorEnv(KUHN, 2).in_engine
-    assert VectorEnv(KUHN, 2, batch=True).in_engine  # asked for: the variable is a default
+def test_it_is_turned_off_by_the_argument_and_never_by_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CARDLANG_VECTOR_BATCH", "0")  # read by nothing (it once was)
+    assert VectorEnv(KUHN, 2).in_engine
+    assert not VectorEnv(KUHN, 2, batch=False).in_engine
 
 
 def test_an_illegal_action_changes_no_row() -> None:

@@ -3,7 +3,8 @@
 A search whose every part the engine has runs there (native/src/search.h): the state is
 the native engine's, the evaluator is the agent's own rollout evaluator, its rollouts are
 random (the default) or played by agents that all have twins inside the engine (the
-Dominion bots: ``rollout=bigmoney``), and CARDLANG_NATIVE_AGENTS is not 0.  The tree, the
+Dominion bots: ``rollout=bigmoney``), and the engine declares search inside (not for a
+game loaded with ``agents_inside=False``: CARDLANG_NATIVE_AGENTS=0).  The tree, the
 determinizations, the move keys, the rollouts and the rewards are then the engine's; the
 agent keeps the rest (the forced move, the tree's reuse, the trace).  The engine draws
 from the agent's own ``random.Random`` (its state handed over and taken back) and the
@@ -17,12 +18,11 @@ other search, the agent searches in Python as before.
 
 from __future__ import annotations
 
-import os
 import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from cardlang.agents.base import NATIVE_AGENTS_VARIABLE, native_twin
+from cardlang.agents.base import native_twin
 from cardlang.agents.search.budget import Budget
 from cardlang.agents.search.common import AgentRollout, RandomRollout
 from cardlang.agents.search.evaluator import Evaluator, RolloutEvaluator
@@ -71,7 +71,6 @@ class EngineSearch:
             and not cast("NativeMaster", master).program.has_simultaneous
             and getattr(options, "engine_list", lambda: None)() is not None
             and evaluator.margin == agent.margin
-            and os.environ.get(NATIVE_AGENTS_VARIABLE, "").strip() != "0"
         ):
             return None
         return rollout_twins(evaluator.policy, master)

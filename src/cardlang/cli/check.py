@@ -18,6 +18,7 @@ from cardlang.cli.options import (
     EXIT_ERROR,
     EXIT_OK,
     SubParsers,
+    engine_of,
     engine_option,
     param_option,
     print_error,
@@ -44,7 +45,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     report = []
     for path in args.files:
         try:
-            game = load_game(path, params=parse_param_args(args.param), engine=args.engine)
+            game = load_game(path, params=parse_param_args(args.param), **engine_of(args))
         except GameFileError as err:
             failed += 1
             report.append(

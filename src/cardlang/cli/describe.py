@@ -13,7 +13,7 @@ import argparse
 import json
 import sys
 
-from cardlang.cli.options import EXIT_OK, SubParsers, engine_option, param_option
+from cardlang.cli.options import EXIT_OK, SubParsers, engine_of, engine_option, param_option
 from cardlang.language.params import parse_param_args
 
 __all__ = ["add_parser", "cmd_describe"]
@@ -42,7 +42,7 @@ def cmd_describe(args: argparse.Namespace) -> int:
     from cardlang.compiler.load import load_game
     from cardlang.information.describe import description, print_tables
 
-    game = load_game(args.file, params=parse_param_args(args.param), engine=args.engine)
+    game = load_game(args.file, params=parse_param_args(args.param), **engine_of(args))
     if args.ir:
         from cardlang.compiler.ir_dump import dump_ir
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from cardlang.cli.options import (
     EXIT_OK,
     SubParsers,
+    engine_of,
     load_game_and_text,
     output_file,
     param_option,
@@ -76,7 +77,7 @@ def cmd_fit_opponent(args: argparse.Namespace) -> int:
     args.db = records_to_read(args.db)
     if not regular_file(args.db, "records database").is_file():
         raise UsageError(f"records {args.db} not found")
-    game, text = load_game_and_text(args.game, args.param, args.engine)
+    game, text = load_game_and_text(args.game, args.param, **engine_of(args))
 
     def progress(n: int, total: int) -> None:
         if sys.stderr.isatty():

@@ -24,6 +24,7 @@ from cardlang.cli.options import (
     EXIT_OK,
     SubParsers,
     backend_choice,
+    engine_of,
     engine_option,
     limit_options,
     output_dir,
@@ -139,7 +140,7 @@ def _variants(args: argparse.Namespace) -> list[tuple[str, Game, dict[str, str]]
     from cardlang.compiler.load import load_game
 
     def variant(path: str, params: dict[str, str]) -> tuple[str, Game, dict[str, str]]:
-        return _label(path, params), load_game(path, params=params, engine=args.engine), params
+        return _label(path, params), load_game(path, params=params, **engine_of(args)), params
 
     params = parse_param_args(args.param)
     a = variant(args.file, params)

@@ -18,6 +18,7 @@ from pathlib import Path
 from cardlang.cli.options import (
     EXIT_OK,
     SubParsers,
+    engine_of,
     engine_option,
     load_game_and_text,
     param_option,
@@ -56,7 +57,7 @@ def cmd_import_log(args: argparse.Namespace) -> int:
 
     if not regular_file(args.log, "game log").is_file():
         raise UsageError(f"log {args.log} not found")
-    game, text = load_game_and_text(args.game, args.param, args.engine)
+    game, text = load_game_and_text(args.game, args.param, **engine_of(args))
     args.db = records_to_write(args.db)
     master = game.master()
     params = parse_param_args(args.param)

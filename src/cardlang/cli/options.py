@@ -157,15 +157,21 @@ def fraction(text: str) -> float:
     return value
 
 
-def load_game_and_text(path: str, params: list[str] | None, engine: str | None) -> tuple[Any, str]:
-    """A game file loaded with ``--param`` settings to play on ``engine``, and its text
-    (records name a game by the hash of its text)."""
+def load_game_and_text(
+    path: str, params: list[str] | None, engine: str | None, agents_inside: bool = True
+) -> tuple[Any, str]:
+    """A game file loaded with ``--param`` settings to play on ``engine`` (``engine_of``),
+    and its text (records name a game by the hash of its text)."""
     from cardlang.compiler.load import load_game, read_source
     from cardlang.language.params import parse_param_args
 
     source = read_source(path)
     game = load_game(
-        text=source.text, name=source.name, params=parse_param_args(params), engine=engine
+        text=source.text,
+        name=source.name,
+        params=parse_param_args(params),
+        engine=engine,
+        agents_inside=agents_inside,
     )
     return game, source.text
 
@@ -193,6 +199,10 @@ def param_option(p: argparse.ArgumentParser) -> None:
 #: The environment's default for ``--engine``: read here, at the command line, and passed
 #: down from it as the limits are (nothing below the CLI reads the environment for it).
 ENGINE_VARIABLE = "CARDLANG_ENGINE"
+#: ``CARDLANG_NATIVE_AGENTS=0``: every agent plays in Python, even one with a twin inside
+#: the native engine, choosing the same moves (what the speed benchmarks compare against).
+#: Read here too, and passed down with the engine (``Game.agents_inside``).
+NATIVE_AGENTS_VARIABLE = "CARDLANG_NATIVE_AGENTS"
 
 
 def engine_option(p: argparse.ArgumentParser) -> None:
@@ -210,7 +220,8 @@ def engine_option(p: argparse.ArgumentParser) -> None:
 
 def use_engine(args: argparse.Namespace) -> None:
     """Settle the engine of everything this command plays: ``--engine``, else
-    ``$CARDLANG_ENGINE``, else the native engine where it is built.  It is chosen here,
+    ``$CARDLANG_ENGINE``, else the native engine where it is built, and whether agents
+    may play inside it (``$CARDLANG_NATIVE_AGENTS``).  It is chosen here,
     once, and ``args.engine`` carries it down (games load with it; worker processes get
     it from their master).  A usage error if it names no engine or one not built."""
     from cardlang.engine.engines import ENGINE_NAMES
@@ -227,6 +238,12 @@ def use_engine(args: argparse.Namespace) -> None:
             )
         engine = named or default_engine()
     args.engine = check_engine(engine)
+    args.agents_inside = os.environ.get(NATIVE_AGENTS_VARIABLE, "").strip() != "0"
+
+
+def engine_of(args: argparse.Namespace) -> dict[str, Any]:
+    """What ``load_game`` takes of the engine this command settled (``use_engine``)."""
+    return {"engine": args.engine, "agents_inside": args.agents_inside}
 
 
 def seed_option(

@@ -20,6 +20,7 @@ from cardlang.cli.options import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     SubParsers,
+    engine_of,
     engine_option,
     fresh_seed,
     limit_options,
@@ -90,7 +91,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from cardlang.runs.ending import ending_of
     from cardlang.runs.planned import agent_seeds
 
-    game, text = load_game_and_text(args.file, args.param, args.engine)
+    game, text = load_game_and_text(args.file, args.param, **engine_of(args))
     args.db = records_ready(args)
     args.seed = fresh_seed(args.seed)
     if not 0 <= args.seat < game.nplayers:

@@ -19,6 +19,7 @@ from cardlang.cli.options import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     SubParsers,
+    engine_of,
     fresh_seed,
     load_game_and_text,
     port,
@@ -89,7 +90,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from cardlang.language.params import parse_param_args
     from cardlang.runs.planned import agent_seeds
 
-    game, text = load_game_and_text(args.file, args.param, args.engine)
+    game, text = load_game_and_text(args.file, args.param, **engine_of(args))
     args.db = records_ready(args)
     args.seed = fresh_seed(args.seed)
     people = people_seats(args, game.nplayers)

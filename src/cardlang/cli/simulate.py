@@ -25,6 +25,7 @@ from cardlang.cli.options import (
     SubParsers,
     backend_choice,
     backend_options,
+    engine_of,
     engine_option,
     limit_options,
     param_option,
@@ -80,7 +81,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from cardlang.runs.simulate import BatchInterrupted, parse_agent_specs
 
     params = parse_param_args(args.param)
-    game = load_game(args.file, params=params, engine=args.engine)
+    game = load_game(args.file, params=params, **engine_of(args))
     specs = parse_agent_specs(args.agents, game.nplayers)
     for spec in set(specs):
         make_agent(spec, 0)  # fail fast on a bad agent name, before any game is played

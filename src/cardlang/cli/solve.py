@@ -26,6 +26,7 @@ from typing import Any
 from cardlang.cli.options import (
     EXIT_OK,
     SubParsers,
+    engine_of,
     engine_option,
     fraction,
     limit_options,
@@ -156,7 +157,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         raise UsageError("--explore and --rollouts are two ways to estimate: choose one")
     if args.checkpoint is not None and args.explore is None:
         raise UsageError("--checkpoint keeps an --explore solve's rounds: add --explore N")
-    game, text = load_game_and_text(args.file, args.param, args.engine)
+    game, text = load_game_and_text(args.file, args.param, **engine_of(args))
     if not 0 <= args.seat < game.nplayers:
         raise UsageError(f"--seat {args.seat}: the game has seats 0 to {game.nplayers - 1}")
     master = game.master(Limits(args.max_decisions, args.max_steps, args.max_work))

@@ -21,6 +21,7 @@ from cardlang.cli.options import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     SubParsers,
+    engine_of,
     engine_option,
     limit_options,
     non_negative,
@@ -146,7 +147,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     from cardlang.runs.tournament import run_tournament, seatings
 
     params = parse_param_args(args.param)
-    game = load_game(args.file, params=params, engine=args.engine)
+    game = load_game(args.file, params=params, **engine_of(args))
     agents = [s.strip() for s in args.agents.split(",") if s.strip()]
     sandbox = SandboxLimits(
         time_limit=args.time_limit,

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from cardlang.cli.options import (
     EXIT_OK,
     SubParsers,
+    engine_of,
     engine_option,
     limit_options,
     param_option,
@@ -83,7 +84,7 @@ def cmd_transcript(args: argparse.Namespace) -> int:
     if args.file is None:
         raise UsageError("transcript needs a game FILE (or --game ID, --db FILE --game ID)")
     seed = 0 if args.seed is None else args.seed
-    game = load_game(args.file, params=parse_param_args(args.param), engine=args.engine)
+    game = load_game(args.file, params=parse_param_args(args.param), **engine_of(args))
     specs = parse_agent_specs(args.agents, game.nplayers)
     seeds = agent_seeds(seed, len(specs))
     agents = [make_agent(spec, s) for spec, s in zip(specs, seeds, strict=True)]

@@ -59,12 +59,14 @@ def load_game(
     name: str = "<game>",
     params: Mapping[str, str] | None = None,
     engine: str | None = None,
+    agents_inside: bool = True,
 ) -> Game:
     """Parse, check and compile a game file (or ``text``).  Raises GameFileError.
 
     ``params`` overrides declared constants by name (see params.py); ``engine`` is the
     engine the game plays with (``Game.master()``; None: the native engine where it is
-    built, else the Python one).
+    built, else the Python one); ``agents_inside=False`` keeps every agent in Python
+    even on the native engine, one call per decision (``Game.agents_inside``).
     """
     if engine is not None:
         engine_named(engine)  # a name the registry knows, before any parsing
@@ -82,7 +84,7 @@ def load_game(
     if any(d.severity == "error" for d in diagnostics):
         raise GameFileError(source, diagnostics)
     game = compile_game(checked, [d for d in diagnostics if d.severity == "warning"])
-    game.engine = engine
+    game.engine, game.agents_inside = engine, agents_inside
     return game
 
 

@@ -17,11 +17,18 @@ its settings.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cardlang.errors import UsageError, did_you_mean
 
-__all__ = ["ENGINE_NAMES", "NATIVE", "PYTHON", "EngineTraits", "engine_named"]
+__all__ = [
+    "ENGINE_NAMES",
+    "NATIVE",
+    "PYTHON",
+    "EngineTraits",
+    "agents_kept_in_python",
+    "engine_named",
+]
 
 
 @dataclass(frozen=True)
@@ -48,6 +55,15 @@ PYTHON = EngineTraits(
 )
 #: The C++ engine (engine/native.py), where ``pip install`` built it.
 NATIVE = EngineTraits("native", agents_inside=True, search_inside=True, batch_stepping=True)
+
+
+def agents_kept_in_python(traits: EngineTraits) -> EngineTraits:
+    """``traits`` with no agent and no search inside: what an engine declares for a game
+    loaded with ``agents_inside=False`` (``CARDLANG_NATIVE_AGENTS=0`` on the command line),
+    every agent then playing in Python, one call per decision, choosing the same moves
+    (what the speed benchmarks compare against)."""
+    return replace(traits, agents_inside=False, search_inside=False)
+
 
 #: Every engine by its name, in the order --engine lists them.
 ENGINE_NAMES = (PYTHON.name, NATIVE.name)

@@ -53,6 +53,10 @@ class Game:
     # the engine ``master()`` plays with: "python", "native", or None for the default (the
     # native engine where it is built); ``load_game(engine=...)`` sets it, from --engine
     engine: str | None = None
+    # False: every agent plays in Python, even one with a twin inside the native engine
+    # (its master declares no agents inside: engines.py ``agents_kept_in_python``);
+    # ``load_game(agents_inside=...)`` sets it, from CARDLANG_NATIVE_AGENTS=0
+    agents_inside: bool = True
 
     @property
     def name(self) -> str:

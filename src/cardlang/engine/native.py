@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from cardlang.engine.engines import NATIVE, engine_named
+from cardlang.engine.engines import NATIVE, agents_kept_in_python, engine_named
 from cardlang.engine.gamemaster import GameResult, Limits, game_result, ranking_keys, result_of
 from cardlang.engine.lazy_options import LazyOptions
 from cardlang.engine.points import PointMap
@@ -498,6 +498,8 @@ class NativeMaster:
     def __init__(self, game: Any, limits: Limits | None = None) -> None:
         # game: an engine.game.Game (not imported: game.py makes NativeMasters)
         check_engine("native")
+        if not game.agents_inside:  # this game's agents all play in Python (game.py)
+            self.traits = agents_kept_in_python(NATIVE)
         self.game = game
         self.limits = limits or Limits()
         # for each call

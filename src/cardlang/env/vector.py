@@ -71,15 +71,14 @@ Inside the engine.  On the native engine, where every opponent has a twin inside
 engine and no game is recorded, ``step`` is one call of the engine's lockstep batch
 (env/batch.py, native/src/batch.h): it applies every row's option, plays the opponents,
 restarts ended games and writes every array, with no Python per row or move; the arrays
-are the Python path's, value for value (tests/test_vector_batch.py).  ``batch=False`` (or
-``CARDLANG_VECTOR_BATCH=0``) steps in Python, the reference; ``batch=True`` asks for the
-engine and says why where it cannot.  Where the time goes: ``docs/rl.md`` ("Vectorized
+are the Python path's, value for value (tests/test_vector_batch.py).  ``batch=False``
+steps in Python, the reference; ``batch=True`` asks for the engine and says why where it
+cannot.  Where the time goes: ``docs/rl.md`` ("Vectorized
 batches").
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
@@ -118,8 +117,6 @@ _NO_LIMIT = 2**62
 MAX_SKIPPED_GAMES = 100
 #: Token rows per game at first (env/batch.py grows them as views need).
 _FIRST_TOKEN_ROWS = 128
-#: ``CARDLANG_VECTOR_BATCH=0``: step every VectorEnv in Python, as ``batch=False`` does.
-BATCH_VARIABLE = "CARDLANG_VECTOR_BATCH"
 
 
 def game_seed(root: int, index: int) -> int:
@@ -375,8 +372,6 @@ class VectorEnv:
             return "it plays on the Python engine"
         if self._record:
             return "an opponent reads the event log (the engine's batch keeps none)"
-        if wanted is None and os.environ.get(BATCH_VARIABLE, "").strip() == "0":
-            return f"{BATCH_VARIABLE}=0"
         return None
 
     # ------------------------------------------------------------ construction

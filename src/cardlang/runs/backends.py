@@ -167,11 +167,15 @@ class GamePayload:
     limits: Limits
     key: str  # new for every batch: a Ray worker keeps the game of the key it last saw
     engine: str = "python"  # the engine the main process plays with
+    agents_inside: bool = True  # and whether its agents may play inside it (Game's)
 
     @classmethod
     def of(cls, master: Engine) -> GamePayload:
-        engine = master.traits.name
-        return cls(master.game.source, master.game.ast, master.limits, uuid.uuid4().hex, engine)
+        game = master.game
+        key = uuid.uuid4().hex
+        return cls(
+            game.source, game.ast, master.limits, key, master.traits.name, game.agents_inside
+        )
 
     def master(self) -> Gamemaster:
         """Check and compile the tree (it checked clean in the main process)."""
@@ -179,6 +183,7 @@ class GamePayload:
         from cardlang.language.checker import check
 
         game = compile_game(check(self.tree, self.source), [])
+        game.agents_inside = self.agents_inside
         return game.master(self.limits, engine=self.engine)  # type: ignore[no-any-return]
 
 
