@@ -37,8 +37,11 @@ WORKLOAD = textwrap.dedent(
     from cardlang.agents import make_agent
     try:
         from cardlang.runs.runner import play_game
-    except ImportError:
-        from cardlang.runner import play_game
+    except ImportError:  # older checkouts: runs/play.py, before it cardlang/runner.py
+        try:
+            from cardlang.runs.play import play_game
+        except ImportError:
+            from cardlang.runner import play_game
     root, which, games = sys.argv[1], sys.argv[2], int(sys.argv[3])
     files = {"bm": "dominion.rcy", "hearts": "hearts.rcy", "traced": "hearts.rcy",
              "ismcts": "kuhn_poker.rcy"}
