@@ -11,6 +11,10 @@ cardlang from there, A and B alternating (A, B, B, A, A, B ...) so that noise on
 machine hits both alike.  The table gives each side's median seconds and the ratio B / A
 of the medians (below 1: B is faster), with the median of the per-pair ratios.
 
+Both sides load the native extension cardlang finds (set ``CARDLANG_NATIVE_MODULE`` to
+one built .so to give both the same: a change of Python code alone); ``--engine python``
+times the reference engine.
+
 Workloads: the Dominion Big Money mirror (the bots' fast path), random Hearts (the
 interpreter), random Hearts recorded with traces (the records' path), ISMCTS on Kuhn
 poker (determinizations, search, rollouts).
@@ -42,12 +46,12 @@ WORKLOAD = textwrap.dedent(
             from cardlang.runs.play import play_game
         except ImportError:
             from cardlang.runner import play_game
-    root, which, games = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    root, which, games, engine = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
     files = {"bm": "dominion.rcy", "hearts": "hearts.rcy", "traced": "hearts.rcy",
              "ismcts": "kuhn_poker.rcy"}
     specs = {"bm": ["bigmoney", "bigmoney"], "hearts": ["random"] * 4,
              "traced": ["random"] * 4, "ismcts": ["ismcts:iterations=100", "random"]}[which]
-    master = load_game(root + "/games/" + files[which]).master()
+    master = load_game(root + "/games/" + files[which]).master(engine=engine or None)
     start = time.perf_counter()
     for seed in range(games):
         agents = [make_agent(s, seed * 10 + i) for i, s in enumerate(specs)]
@@ -60,10 +64,10 @@ WORKLOAD = textwrap.dedent(
 GAMES = {"bm": 1000, "hearts": 2000, "traced": 800, "ismcts": 200}
 
 
-def timed(layout: Path, root: Path, which: str, games: int) -> float:
+def timed(layout: Path, root: Path, which: str, games: int, engine: str) -> float:
     env = {**os.environ, "PYTHONPATH": str(layout)}
     done = subprocess.run(
-        [sys.executable, "-c", WORKLOAD, str(root), which, str(games)],
+        [sys.executable, "-c", WORKLOAD, str(root), which, str(games), engine],
         capture_output=True,
         text=True,
         env=env,
@@ -78,6 +82,12 @@ def main() -> None:
     parser.add_argument("b", type=Path, help="checkout B")
     parser.add_argument("--repeats", type=int, default=5, help="runs per side and workload")
     parser.add_argument("--workloads", default=",".join(GAMES), help="comma-separated")
+    parser.add_argument(
+        "--engine", choices=("python", "native"), default="", help="default: native where built"
+    )
+    parser.add_argument(
+        "--scale", type=float, default=1.0, help="games per workload, times this (e.g. 0.1)"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     games_dir = Path(__file__).resolve().parent.parent
@@ -92,7 +102,8 @@ def main() -> None:
             for r in range(args.repeats):
                 order = ("a", "b") if r % 2 == 0 else ("b", "a")
                 for side in order:
-                    runs[side].append(timed(layouts[side], games_dir, which, GAMES[which]))
+                    games = max(1, int(GAMES[which] * args.scale))
+                    runs[side].append(timed(layouts[side], games_dir, which, games, args.engine))
             a, b = statistics.median(runs["a"]), statistics.median(runs["b"])
             pairs = statistics.median(y / x for x, y in zip(runs["a"], runs["b"], strict=True))
             out[which] = {"a": runs["a"], "b": runs["b"], "ratio": b / a, "pair_ratio": pairs}
