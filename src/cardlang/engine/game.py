@@ -65,7 +65,9 @@ class Game:
     def master(self, limits: Limits | None = None, engine: str | None = None) -> Any:
         """The engine that plays this game (under ``limits``, else the defaults): the
         Python engine's Gamemaster or the native engine's (``engine``, else the game's,
-        else the default)."""
+        else the default).  Typed Any: the engine protocol names the game
+        (engine/protocol.py), which cannot name it back without an import cycle; callers
+        annotate what they keep as ``master: Engine``."""
         from cardlang.engine.native import NativeMaster, check_engine, default_engine
 
         name = check_engine(engine or self.engine or default_engine())
