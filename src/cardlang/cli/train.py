@@ -95,8 +95,8 @@ def add_parser(sub: SubParsers) -> None:
         type=non_negative,
         default=None,
         metavar="WEIGHT",
-        help="the entropy weight at the last round: it moves linearly from --entropy (none: "
-        "constant); a weight that ends low nears an equilibrium without the early collapse "
+        help="the entropy weight reached at round --anneal-rounds, linearly from --entropy "
+        "(none: constant); a weight that ends low nears an equilibrium without the early collapse "
         "to pure moves a low weight from the start brings (poker)",
     )
     g.add_argument(
@@ -104,7 +104,8 @@ def add_parser(sub: SubParsers) -> None:
         type=positive_float,
         default=None,
         metavar="RATE",
-        help="PPO's learning rate at the last round, linearly from --lr (none: constant)",
+        help="PPO's learning rate reached at round --anneal-rounds, linearly from --lr "
+        "(none: constant)",
     )
     g.add_argument(
         "--anneal-rounds",
