@@ -224,18 +224,14 @@ def use_engine(args: argparse.Namespace) -> None:
     may play inside it (``$CARDLANG_NATIVE_AGENTS``).  It is chosen here,
     once, and ``args.engine`` carries it down (games load with it; worker processes get
     it from their master).  A usage error if it names no engine or one not built."""
-    from cardlang.engine.engines import ENGINE_NAMES
+    from cardlang.engine.engines import engine_named
     from cardlang.engine.native import check_engine, default_engine
-    from cardlang.errors import UsageError
 
     engine = getattr(args, "engine", None)
     if engine is None:
         named = os.environ.get(ENGINE_VARIABLE, "").strip().lower()
-        if named and named not in ENGINE_NAMES:
-            raise UsageError(
-                f"{ENGINE_VARIABLE}={named!r} names no engine (choose from "
-                f"{', '.join(ENGINE_NAMES)})"
-            )
+        if named:
+            engine_named(named, named_by=ENGINE_VARIABLE)  # the registry says what is wrong
         engine = named or default_engine()
     args.engine = check_engine(engine)
     args.agents_inside = os.environ.get(NATIVE_AGENTS_VARIABLE, "").strip() != "0"

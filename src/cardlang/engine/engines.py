@@ -70,13 +70,14 @@ ENGINE_NAMES = (PYTHON.name, NATIVE.name)
 _BY_NAME = {e.name: e for e in (PYTHON, NATIVE)}
 
 
-def engine_named(name: str) -> EngineTraits:
-    """The engine called ``name``; a usage error with a did-you-mean for another name."""
+def engine_named(name: str, named_by: str = "") -> EngineTraits:
+    """The engine called ``name``; a usage error with a did-you-mean for another name
+    (``named_by``: where the name came from, e.g. an environment variable)."""
     found = _BY_NAME.get(name)
     if found is None:
         hint = did_you_mean(name, ENGINE_NAMES)
         raise UsageError(
-            f"no engine named {name!r}"
+            (f"{named_by}={name!r} names no engine" if named_by else f"no engine named {name!r}")
             + (f" ({hint})" if hint else "")
             + f": choose from {', '.join(ENGINE_NAMES)}"
         )

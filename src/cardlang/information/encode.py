@@ -632,12 +632,12 @@ class Board:
 class PythonBoards:
     """Boards of the Python engine's states: its own dicts, read in place."""
 
-    def __init__(self, observer: StateWriter) -> None:
-        self.observer = observer
+    def __init__(self, writer: StateWriter) -> None:
+        self.writer = writer
         self._types: dict[int, int] = {}  # id() of a card's attributes -> type id
 
     def read(self, st: Any) -> Board:
-        known, type_id = self._types, self.observer.type_id
+        known, type_id = self._types, self.writer.type_id
         types = []
         for attributes in st.cards:  # cards of one kind share their attributes
             t = known.get(id(attributes))
@@ -651,8 +651,8 @@ class NativeBoards:
     """Boards of native states: one call each for the locations, the card types and the
     storages (views read them one at a time, which costs more for a whole layout)."""
 
-    def __init__(self, observer: StateWriter, master: NativeMaster) -> None:
-        self.observer = observer
+    def __init__(self, writer: StateWriter, master: NativeMaster) -> None:
+        self.writer = writer
         self.master = master
         self.program = master.program
         self._types: list[int] = []  # native card type -> type id
@@ -661,7 +661,7 @@ class NativeBoards:
         raw, program = st.raw, self.program
         ids = self._types
         if len(ids) < program.card_type_count:  # a game may make card types as it goes
-            attributes, type_id = self.master.card_attributes, self.observer.type_id
+            attributes, type_id = self.master.card_attributes, self.writer.type_id
             ids.extend(type_id(attributes(t)) for t in range(len(ids), program.card_type_count))
         types = [ids[t] for t in program.card_types(raw)]
         return Board(program.zones(raw), types, program.ints(raw), raw.current_seat)

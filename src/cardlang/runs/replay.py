@@ -23,7 +23,7 @@ from cardlang.runs.store import StoredGame, file_sha256
 if TYPE_CHECKING:
     from cardlang.engine.game import Game
     from cardlang.engine.gamemaster import GameResult
-from cardlang.engine.protocol import EngineState
+    from cardlang.engine.protocol import EngineState
 
 __all__ = ["ReplayError", "load_recorded_game", "replay_game"]
 
