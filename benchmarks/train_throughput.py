@@ -4,23 +4,28 @@ pipeline before issue 30), in one run.
 
 What it measures
     Each pipeline runs as the user runs it, ``cardlang train games/dominion.rcy`` in a
-    subprocess with one torch thread and no evaluation, for one round:
+    subprocess with one torch thread and no evaluation:
 
-    - ``ppo``: ``--updates U`` PPO updates of ``--envs`` lockstep games against the pool
-      ``--opponents`` (the default: self-play, past snapshots and the three bots);
-    - ``search``: ``--games G`` self-play games with 16 Gumbel iterations per move and 50
-      gradient steps (the shipped models' recipe), serial.
+    - ``ppo``: ``--rounds R`` rounds (3), each ``--updates U`` PPO updates of ``--envs``
+      lockstep games against the pool ``--opponents`` (the default: self-play, past
+      snapshots and the three bots);
+    - ``search``: one round of ``--games G`` self-play games with 16 Gumbel iterations per
+      move and 50 gradient steps (the shipped models' recipe), serial (a round of it
+      already takes as long as the PPO run).
 
-    The figure is the round's games divided by the CPU time of the process and its
-    children (``metrics.jsonl``: games, cpu_hours; start-up included), beside the same
-    games over the round's own CPU time (``round alone``: what an hour's run tends to,
-    its start-up spread thin), and the peak resident memory of the whole command
-    (``ru_maxrss`` of the child).  The PPO command runs with its defaults: the shipped
-    models' recipe (2 epochs, horizon 64).  The pipelines alternate
+    The figure is the run's games divided by the CPU time of the process and its
+    children (``metrics.jsonl``: games, cpu_hours; start-up included: about 8 s of
+    imports and loading, which one round of PPO would count once in 45 s and an hour's
+    run once in 3,600), beside the last round's games over its own CPU time (``round
+    alone``: what an hour's run tends to; the past pool, a snapshot every 10 updates and
+    8 kept, is full from the ninth round, so ``--rounds 9`` measures a full one), and the
+    peak resident memory of the whole command (``ru_maxrss`` of the child).  The PPO
+    command runs with its defaults: the shipped models' recipe (2 epochs, horizon 64).
+    The pipelines alternate
     (``--repeats`` times, A B A B ...); the table gives medians.  ``--init MODEL`` starts
     both from the same trained model (the same network, and games as long as a trained
-    policy's; from random weights a game lasts several times as many decisions).  The issue's goal:
-    at least 150,000 games per core-hour with resident memory under 4 GB.
+    policy's; from random weights a game lasts several times as many decisions).  The
+    issue's goal: at least 150,000 games per core-hour with resident memory under 4 GB.
 
 Usage (from the repository root)
     python benchmarks/train_throughput.py
@@ -51,8 +56,9 @@ PEAK = (
 POOL = "self@3,past@1,random@1,bigmoney@1,bmu@1,smithy@1"
 
 
-def _train(arguments: list[str]) -> dict[str, Any]:
-    """One round of ``cardlang train`` in a child: its games, CPU seconds and peak RSS."""
+def _train(arguments: list[str], rounds: int) -> dict[str, Any]:
+    """``rounds`` rounds of ``cardlang train`` in a child: its games, CPU seconds and peak
+    RSS."""
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "run"
         command = [
@@ -64,7 +70,7 @@ def _train(arguments: list[str]) -> dict[str, Any]:
             "--out",
             str(out),
             "--rounds",
-            "1",
+            str(rounds),
             "--evaluate-every",
             "0",
             *arguments,
@@ -80,15 +86,18 @@ def _train(arguments: list[str]) -> dict[str, Any]:
             text=True,
         )
         peak = int(done.stdout.split()[-1])
-        row = json.loads((out / "metrics.jsonl").read_text().splitlines()[-1])
-    cpu = row["cpu_hours"] * 3600
+        rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    cpu = rows[-1]["cpu_hours"] * 3600  # the whole command's, start-up included
+    games = sum(row["games"] for row in rows)
+    # the last round's own CPU (the command's start-up apart): what a long run tends to
+    # (search's rounds do not say: there, the whole command's)
+    last = rows[-1].get("games_per_core_hour", games / cpu * 3600)
     return {
-        "games": row["games"],
+        "rounds": len(rows),
+        "games": games,
         "cpu_seconds": cpu,
-        "games_per_core_hour": row["games"] / cpu * 3600,
-        # the round's own CPU (the command's start-up apart): what a long run tends to
-        # (search's rounds do not say: there, the whole command's)
-        "round_games_per_core_hour": row.get("games_per_core_hour", row["games"] / cpu * 3600),
+        "games_per_core_hour": games / cpu * 3600,
+        "round_games_per_core_hour": last,
         "peak_rss_mb": peak / 1024,
     }
 
@@ -96,6 +105,7 @@ def _train(arguments: list[str]) -> dict[str, Any]:
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--rounds", type=int, default=3, help="ppo: rounds per run (3)")
     p.add_argument("--updates", type=int, default=10)
     p.add_argument("--envs", type=int, default=128)
     p.add_argument("--games", type=int, default=4, help="search self-play games per round")
@@ -113,7 +123,7 @@ def main() -> int:
     runs: dict[str, list[dict[str, Any]]] = {"ppo": [], "search": []}
     for repeat in range(args.repeats):
         for name, arguments in (("ppo", ppo), ("search", search)):
-            row = _train(arguments)
+            row = _train(arguments, args.rounds if name == "ppo" else 1)
             runs[name].append(row)
             rate = row["games_per_core_hour"]
             note(f"[{repeat + 1}/{args.repeats}] {name}: {rate:,.0f} games/core-hour")

@@ -167,26 +167,32 @@ def test_the_reservoir_keeps_every_decision_alike_or_the_recent_ones(recent: boo
     assert (80 <= first <= 220) if recent else (430 <= first <= 570), first
 
 
-def test_the_average_network_learns_the_mean_of_the_policies() -> None:
-    """The same decisions offered twice, once with all weight on the first move and once
-    on the second: the average network learns half and half."""
+@pytest.mark.parametrize("linear", [False, True])
+def test_the_average_network_learns_the_mean_of_the_policies(linear: bool) -> None:
+    """The same two-move decisions offered twice, played in update 1 by a policy that
+    always plays the move with the smaller action token and in update 3 by one that
+    always plays the other: the average network learns half and half, or, weighted
+    linearly (update 1 counts once, update 3 three times), a quarter and three quarters.
+    (The moves are told apart by their tokens, which the network reads, not by their
+    place in the list of options, which it does not.)"""
     torch.manual_seed(0)
     trainer = _trainer(seed=0)
-    trainer.average = AveragePolicy(trainer.net, 10_000, 3e-3, 64, seed=0)
+    trainer.average = AveragePolicy(trainer.net, 10_000, 3e-3, 64, seed=0, linear=linear)
     trainer.config.average = 1
     steps = [s for s in _offered_steps(trainer, 400) if len(s.actions) == 2]
-    for first in (True, False):
-        trainer.average.add(
-            [
-                dataclasses.replace(s, probs=np.array([1.0, 0.0] if first else [0.0, 1.0]))
-                for s in steps
-            ]
-        )
+    smaller = [int(tuple(s.actions[1]) < tuple(s.actions[0])) for s in steps]
+    for update, plays_smaller in ((1, True), (3, False)):
+        offered = []
+        for s, k in zip(steps, smaller, strict=True):
+            probs = np.zeros(2)
+            probs[k if plays_smaller else 1 - k] = 1.0
+            offered.append(dataclasses.replace(s, probs=probs))
+        trainer.average.add(offered, update)
     trainer.average.learn(300)
     with torch.no_grad():
         logits, _ = trainer.average.net(**collate_steps(steps))
-    probs = torch.softmax(logits, dim=-1)[:, 0]
-    assert float((probs - 0.5).abs().max()) < 0.1
+    probs = torch.softmax(logits, dim=-1)[torch.arange(len(steps)), torch.tensor(smaller)]
+    assert float((probs - (0.25 if linear else 0.5)).abs().max()) < 0.1
 
 
 def test_the_average_policy_survives_a_checkpoint(tmp_path) -> None:
@@ -195,16 +201,17 @@ def test_the_average_policy_survives_a_checkpoint(tmp_path) -> None:
     torch.set_num_threads(1)
     trainer = _trainer(seed=2)
     trainer.config.average = 300
-    trainer.average = AveragePolicy(trainer.net, 300, 1e-3, 64, seed=2)
+    trainer.average = AveragePolicy(trainer.net, 300, 1e-3, 64, seed=2, linear=True)
     for _ in range(3):
         trainer.collect()
         trainer.learn()
     torch.save(trainer.state(), tmp_path / "state.pt")
     state = torch.load(tmp_path / "state.pt", weights_only=True)
-    resumed = AveragePolicy(trainer.net, 300, 1e-3, 64, seed=2)
+    resumed = AveragePolicy(trainer.net, 300, 1e-3, 64, seed=2, linear=True)
     resumed.load_state(state["average"])
     kept = trainer.average.reservoir
     assert resumed.seen == trainer.average.seen and len(resumed.reservoir) == len(kept)
+    assert resumed.played == trainer.average.played and set(resumed.played) == {1, 2, 3}
     for a, b in zip(kept, resumed.reservoir, strict=True):
         for x, y in zip(a.tokens, b.tokens, strict=True):
             assert np.array_equal(x, y)

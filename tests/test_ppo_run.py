@@ -97,6 +97,12 @@ def test_an_average_opponent_needs_the_average_policy(game: Path, tmp_path: Path
         PPORun.open(_config(game, 1, opponents="average@1"), tmp_path / "r", print)
 
 
+def test_the_average_has_one_weighting(game: Path, tmp_path: Path) -> None:
+    config = _config(game, 1, average=100, average_recent=True, average_linear=True)
+    with pytest.raises(UsageError, match="choose one weighting"):
+        PPORun.open(config, tmp_path / "r", print)
+
+
 @pytest.mark.parametrize(
     ("pool", "why"),
     [("bmu@1,nosuchbot@1", "nosuchbot"), ("ismcts@1", "inside the engine")],
@@ -431,3 +437,30 @@ def test_a_game_in_progress_keeps_its_past_opponent(game: Path, tmp_path: Path) 
     assert len(trainer.snapshots) == 2
     (index,) = set(lane.opponent.tolist())
     assert _same(trainer.snapshots[index], playing)
+
+
+def test_the_games_of_an_update_meet_its_snapshot(game: Path, tmp_path: Path) -> None:
+    """Every game a past lane starts during an update meets the snapshot drawn for that
+    update (one forward of the snapshots per step, not one per snapshot); over many
+    updates each snapshot of the pool is drawn."""
+    torch.set_num_threads(1)
+    config = _config(game, 1, opponents="past@1", snapshots=4, snapshot_every=1)
+    run = PPORun.open(config, tmp_path / "r", print)
+    trainer = run.trainer
+    (lane,) = trainer.lanes
+    met: list[set[int]] = []  # per update, the snapshots the games started in it meet
+    draw_rows = trainer._draw_rows
+
+    def recording(lane_: object, rows: object) -> None:
+        draw_rows(lane_, rows)  # type: ignore[arg-type]
+        met[-1].update(int(lane.opponent[i]) for i in rows)  # type: ignore[attr-defined]
+
+    trainer._draw_rows = recording  # type: ignore[method-assign]
+    for _ in range(40):
+        met.append(set())
+        trainer.collect()
+        trainer.learn()
+    games_started = [m for m in met if m]
+    assert len(games_started) >= 30
+    assert all(len(m) == 1 for m in games_started), met
+    assert {next(iter(m)) for m in games_started} == {0, 1, 2, 3}

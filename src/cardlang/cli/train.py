@@ -176,6 +176,12 @@ def add_parser(sub: SubParsers) -> None:
         help="--average over a window of recent decisions (each new one replaces a random "
         "one once the reservoir is full), not over all decisions alike",
     )
+    g.add_argument(
+        "--average-linear",
+        action="store_true",
+        help="--average with each decision weighted by the number of the update that "
+        "played it (CFR+'s linear averaging: the early policies fade from the average)",
+    )
     g = p.add_argument_group("self-play with search (--algorithm search)")
     g.add_argument("--games", type=positive, default=16, help="self-play games per round (16)")
     g.add_argument(

@@ -12,7 +12,11 @@ the same chance, capacity / n; with ``recent``, each new decision replaces a ran
 once it is full, so the average weighs the recent policies most, over an exponential
 window of about ``capacity`` decisions) with the policy's move probabilities there, and the
 network is fitted to the reservoir's probabilities (cross-entropy over the decision's
-legal moves).  A decision is sampled as often as the policies played reach it, so the
+legal moves).  With ``linear``, each decision's cross-entropy weighs as the number of the
+update that played it (CFR+'s linear averaging: the policy of update t counts t times, so
+the early policies, far from any equilibrium, fade from the average instead of weighing
+as much as the latest; the reservoir itself stays uniform, so the weights are exact in
+expectation).  A decision is sampled as often as the policies played reach it, so the
 network learns each state's moves averaged over the policies in proportion to how often
 each reached it: the average strategy, up to the opponents' share of the reach.
 
@@ -45,28 +49,36 @@ class AveragePolicy:
         minibatch: int,
         seed: int,
         recent: bool = False,
+        linear: bool = False,
     ) -> None:
+        if recent and linear:
+            raise ValueError("the average is over recent decisions or weighted linearly, not both")
         self.net = copy.deepcopy(net)  # starts as the policy it averages from
         self.net.eval()
-        self.capacity, self.minibatch, self.recent = capacity, minibatch, recent
+        self.capacity, self.minibatch = capacity, minibatch
+        self.recent, self.linear = recent, linear
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=lr, fused=True)
         self.draws = np.random.default_rng([seed, 1])  # reservoir places
         self.rng = torch.Generator().manual_seed(seed + 1)  # minibatches
         self.reservoir: list[Step] = []
+        self.played: list[int] = []  # the update that played each of the reservoir's
         self.seen = 0
 
-    def add(self, steps: list[Step]) -> None:
-        """Offer decisions (with their ``probs``) to the reservoir."""
+    def add(self, steps: list[Step], update: int = 1) -> None:
+        """Offer decisions (with their ``probs``), played in update ``update`` (from 1),
+        to the reservoir."""
         for step in steps:
             self.seen += 1
             if len(self.reservoir) < self.capacity:
                 self.reservoir.append(step)
+                self.played.append(update)
                 continue
             # reservoir: the n-th decision kept with chance capacity / n; recent: always,
             # over a random one (ages exponential, about ``capacity`` decisions)
             place = int(self.draws.integers(self.capacity if self.recent else self.seen))
             if place < self.capacity:
                 self.reservoir[place] = step
+                self.played[place] = update
 
     def learn(self, batches: int) -> float:
         """``batches`` gradient steps on minibatches drawn from the reservoir; the mean
@@ -86,7 +98,12 @@ class AveragePolicy:
             for i, step in enumerate(batch):
                 assert step.probs is not None
                 target[i, : len(step.probs)] = torch.from_numpy(step.probs)
-            loss = -(target * logp).sum(1).mean()
+            per_decision = -(target * logp).sum(1)
+            if self.linear:
+                weights = torch.tensor([self.played[j] for j in picks], dtype=logp.dtype)
+                loss = (per_decision * weights).sum() / weights.sum()
+            else:
+                loss = per_decision.mean()
             check_loss(loss, "the average policy's step")
             self.optimizer.zero_grad()
             loss.backward()
@@ -106,6 +123,7 @@ class AveragePolicy:
             "rng": self.rng.get_state(),
             "seen": self.seen,
             "reservoir": _pack(self.reservoir),
+            "played": torch.tensor(self.played, dtype=torch.int64),
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
@@ -115,6 +133,10 @@ class AveragePolicy:
         self.rng.set_state(state["rng"])
         self.seen = int(state["seen"])
         self.reservoir = _unpack(state["reservoir"])
+        played = state.get("played")  # a checkpoint from before linear weights: all alike
+        self.played = played.tolist() if played is not None else [1] * len(self.reservoir)
+        if len(self.played) != len(self.reservoir):
+            raise ValueError("the average policy's reservoir and its update numbers disagree")
 
 
 def _pack(steps: list[Step]) -> dict[str, torch.Tensor]:

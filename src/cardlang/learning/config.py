@@ -68,6 +68,7 @@ class TrainConfig:
     magnet_every: int = 0  # updates between magnet refreshes (0: the starting policy)
     average: int = 0  # the average policy's reservoir, in decisions (0: none; average.py)
     average_recent: bool = False  # its reservoir a window of recent decisions
+    average_linear: bool = False  # its decisions weighted by their update's number
     reward: str = "outcome"  # "outcome" (credits), "score" or "margin" (by score_scale)
     score_scale: float = 10.0  # --reward score: the score valued 1 (and -score_scale 0)
 

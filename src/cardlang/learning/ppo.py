@@ -8,9 +8,10 @@ module is the algorithm; ``ppo_run.py`` is ``cardlang train --algorithm ppo`` ar
 The games are played in *lanes*, one ``VectorEnv`` each, and a lane says who plays its
 seats: ``self`` (every seat the current policy, every decision learnt from), ``past``
 (one seat per game the current policy, the others a frozen snapshot of an earlier
-policy, drawn per game), ``average`` (one seat the current policy, the others the
-average policy of average.py: PPO then learns a best response to the average of its own
-past play, and the average follows it, which is NFSP's fictitious self-play), or an
+policy, drawn once per update for the games that start in it), ``average`` (one seat
+the current policy, the others the average policy of average.py: PPO then learns a best
+response to the average of its own past play, and the average follows it, which is
+NFSP's fictitious self-play), or an
 agent inside the engine (``bmu``, ``random``, a TOML bot:
 the lane's env has one learner seat and the engine plays the rest).  The opponent pool
 is the set of lanes; its weights are the lanes' shares of the rows.
@@ -90,6 +91,7 @@ class PPOConfig:
     # the average policy (average.py): a reservoir of this many decisions (0: none)
     average: int = 0
     average_recent: bool = False  # a window of recent decisions, not all alike (average.py)
+    average_linear: bool = False  # each decision weighs as its update's number (average.py)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -141,7 +143,7 @@ class Lane:
         self.env, self.kind = env, kind
         self.games = [_Game() for _ in range(env.n)]
         # past and average lanes: per row, the seat the current policy plays and (past)
-        # the snapshot playing the others (redrawn at every game's start)
+        # the snapshot playing the others (set at every game's start: the update's draw)
         self.learner = np.zeros(env.n, dtype=np.int64)
         self.opponent = np.zeros(env.n, dtype=np.int64)
 
@@ -182,13 +184,24 @@ class PPOTrainer:
         self.draws = np.random.default_rng(seed)  # past lanes' seats and snapshots
         self.snapshots: list[dict[str, torch.Tensor]] = []
         self._frozen: list[nn.Module] = []
+        # the snapshot the games that start in this update meet: one draw per update, not
+        # per game, so that a step's past rows need a forward of one or two snapshots, not
+        # of all of them (each forward costs about a millisecond however few its rows);
+        # over the run every snapshot is met alike
+        self.update_opponent = 0
         self.updates = 0
         self.finished: list[Step] = []
         self.results: list[tuple[str, int | None, Any]] = []  # (lane, learner seat, result)
         self.snapshot()  # the pool's first member: the policy it starts from
         self.average = (
             AveragePolicy(
-                self.net, config.average, config.lr, config.minibatch, seed, config.average_recent
+                self.net,
+                config.average,
+                config.lr,
+                config.minibatch,
+                seed,
+                recent=config.average_recent,
+                linear=config.average_linear,
             )
             if config.average
             else None
@@ -218,6 +231,7 @@ class PPOTrainer:
         self._frozen = []
         for lane in self.lanes:  # games in progress keep their opponent
             lane.opponent = np.maximum(lane.opponent - dropped, 0)
+        self.update_opponent = max(self.update_opponent - dropped, 0)
 
     def refresh_magnet(self) -> None:
         """The magnet becomes a frozen copy of the current policy (a no-op without one)."""
@@ -237,16 +251,21 @@ class PPOTrainer:
                 self._frozen.append(net)
         return self._frozen[k]
 
+    def _draw_update_opponent(self) -> None:
+        """The snapshot the games starting from now on meet (past lanes)."""
+        self.update_opponent = int(self.draws.integers(len(self.snapshots)))
+
     def _draw_rows(self, lane: Lane, rows: Any) -> None:
         if lane.kind not in (PAST, AVERAGE):
             return
         for i in rows:
             lane.learner[i] = self.draws.integers(lane.env.nplayers)
-            lane.opponent[i] = self.draws.integers(len(self.snapshots))
+            lane.opponent[i] = self.update_opponent
 
     def reset(self, seed: int) -> None:
         """Start every row of every lane afresh from ``seed`` (the games in progress and
         their steps are dropped)."""
+        self._draw_update_opponent()
         for k, lane in enumerate(self.lanes):
             lane.env.reset(seed=seed * 1_000_003 + k)
             lane.games = [_Game() for _ in range(lane.env.n)]
@@ -268,6 +287,7 @@ class PPOTrainer:
         games that ended move to ``finished``.  How many games ended."""
         ended = 0
         self.net.eval()
+        self._draw_update_opponent()
         for _ in range(self.config.horizon):
             ended += self._step_lanes()
         self.updates += 1
@@ -423,7 +443,7 @@ class PPOTrainer:
                     stats.setdefault(key, []).append(value)
         self.net.eval()
         if self.average is not None:
-            self.average.add(steps)
+            self.average.add(steps, self.updates)
             stats["average"] = [self.average.learn(math.ceil(len(steps) / c.minibatch))]
         return {k: float(np.mean(v)) for k, v in stats.items()} | {"steps": float(len(steps))}
 

@@ -138,6 +138,8 @@ class PPORun(RunFolder):
             raise UsageError("--opponents: a solo game has no opponent: use self")
         if any(spec == AVERAGE for spec, _ in pool) and not c.average:
             raise UsageError("--opponents average: the average policy needs --average N")
+        if c.average_recent and c.average_linear:
+            raise UsageError("--average-recent and --average-linear: choose one weighting")
         least = [1 if spec in SEATED else n for spec, _ in pool]
         rows = split_rows(c.envs, [w for _, w in pool], least)
         lanes: list[Lane] = []
