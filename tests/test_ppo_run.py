@@ -440,9 +440,10 @@ def test_a_game_in_progress_keeps_its_past_opponent(game: Path, tmp_path: Path) 
 
 
 def test_the_games_of_an_update_meet_its_snapshot(game: Path, tmp_path: Path) -> None:
-    """Every game a past lane starts during an update meets the snapshot drawn for that
-    update (one forward of the snapshots per step, not one per snapshot); over many
-    updates each snapshot of the pool is drawn."""
+    """Every game a past lane starts during an update, those of a reset before it
+    included (a round's start), meets the snapshot drawn for that update (one forward of
+    the snapshots per step, not one per snapshot); over many updates each snapshot of the
+    pool is drawn."""
     torch.set_num_threads(1)
     config = _config(game, 1, opponents="past@1", snapshots=4, snapshot_every=1)
     run = PPORun.open(config, tmp_path / "r", print)
@@ -456,8 +457,10 @@ def test_the_games_of_an_update_meet_its_snapshot(game: Path, tmp_path: Path) ->
         met[-1].update(int(lane.opponent[i]) for i in rows)  # type: ignore[attr-defined]
 
     trainer._draw_rows = recording  # type: ignore[method-assign]
-    for _ in range(40):
+    for update in range(40):
         met.append(set())
+        if update % 10 == 0:  # a round starts
+            trainer.reset(update)
         trainer.collect()
         trainer.learn()
     games_started = [m for m in met if m]

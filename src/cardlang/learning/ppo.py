@@ -184,10 +184,11 @@ class PPOTrainer:
         self.draws = np.random.default_rng(seed)  # past lanes' seats and snapshots
         self.snapshots: list[dict[str, torch.Tensor]] = []
         self._frozen: list[nn.Module] = []
-        # the snapshot the games that start in this update meet: one draw per update, not
-        # per game, so that a step's past rows need a forward of one or two snapshots, not
-        # of all of them (each forward costs about a millisecond however few its rows);
-        # over the run every snapshot is met alike
+        # the snapshot the games that start in this update meet (a reset's rows too): one
+        # draw per update, not per game, so that a step's past rows need a forward of one
+        # or two snapshots, not of all of them (each forward costs about a millisecond
+        # however few its rows); over the run every snapshot is met alike.  The first
+        # update's is the only snapshot; each later one is drawn as the update before ends
         self.update_opponent = 0
         self.updates = 0
         self.finished: list[Step] = []
@@ -251,10 +252,6 @@ class PPOTrainer:
                 self._frozen.append(net)
         return self._frozen[k]
 
-    def _draw_update_opponent(self) -> None:
-        """The snapshot the games starting from now on meet (past lanes)."""
-        self.update_opponent = int(self.draws.integers(len(self.snapshots)))
-
     def _draw_rows(self, lane: Lane, rows: Any) -> None:
         if lane.kind not in (PAST, AVERAGE):
             return
@@ -265,7 +262,6 @@ class PPOTrainer:
     def reset(self, seed: int) -> None:
         """Start every row of every lane afresh from ``seed`` (the games in progress and
         their steps are dropped)."""
-        self._draw_update_opponent()
         for k, lane in enumerate(self.lanes):
             lane.env.reset(seed=seed * 1_000_003 + k)
             lane.games = [_Game() for _ in range(lane.env.n)]
@@ -287,7 +283,6 @@ class PPOTrainer:
         games that ended move to ``finished``.  How many games ended."""
         ended = 0
         self.net.eval()
-        self._draw_update_opponent()
         for _ in range(self.config.horizon):
             ended += self._step_lanes()
         self.updates += 1
@@ -295,6 +290,8 @@ class PPOTrainer:
             self.snapshot()
         if self.config.magnet_every and self.updates % self.config.magnet_every == 0:
             self.refresh_magnet()
+        # the next update's snapshot, among the pool as it now stands
+        self.update_opponent = int(self.draws.integers(len(self.snapshots)))
         return ended
 
     def _step_lanes(self) -> int:
@@ -507,6 +504,7 @@ class PPOTrainer:
             "draws": self.draws.bit_generator.state,
             "snapshots": self.snapshots,
             "updates": self.updates,
+            "update_opponent": self.update_opponent,
             "magnet": None if self.magnet is None else self.magnet.state_dict(),
             "average": None if self.average is None else self.average.state(),
         }
@@ -518,6 +516,9 @@ class PPOTrainer:
         self.snapshots = list(state["snapshots"])
         self._frozen = []
         self.updates = int(state["updates"])
+        self.update_opponent = int(state.get("update_opponent", 0))  # older: the first
+        if not 0 <= self.update_opponent < len(self.snapshots):
+            raise ValueError(f"update_opponent {self.update_opponent} names no snapshot")
         if self.magnet is not None and state.get("magnet") is not None:
             self.magnet.load_state_dict(state["magnet"])
         if self.average is not None and state.get("average") is not None:
