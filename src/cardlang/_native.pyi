@@ -1,11 +1,19 @@
 # Types of the native engine's extension module (native/src/module.cpp), for mypy.
 from typing import Any
 
+import numpy as np
+
 IR_VERSION: int
 OP_COUNT: int
 
 def splitmix64(x: int) -> tuple[int, int]: ...
 def game_seeds(entropy: list[int], start: int, count: int) -> list[int]: ...
+def distinct_rows(
+    blocks: list[np.ndarray], rows: np.ndarray, first: np.ndarray, inverse: np.ndarray
+) -> int: ...
+def max_winners(
+    table: np.ndarray, owner: np.ndarray, index: np.ndarray, fallback: int, winner: np.ndarray
+) -> None: ...
 
 class State:
     status: str

@@ -58,6 +58,12 @@ def native_available() -> bool:
     return _native is not None
 
 
+def native_extension() -> Any:
+    """The extension module itself, or None when it is not built (its tensor kernels
+    serve agents/neural, which has no engine state to go through)."""
+    return _native
+
+
 def native_game_seeds(entropy: int, start: int, count: int) -> list[int] | None:
     """``runs.simulate.game_seeds`` for games ``start`` .. ``start + count - 1``,
     computed by the extension (numpy's SeedSequence, word for word: a test holds them

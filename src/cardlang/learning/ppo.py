@@ -551,7 +551,8 @@ def play_greedy(net: nn.Module, env: VectorEnv, games: int, seed: int = 0) -> li
 def token_inputs(*envs: VectorEnv) -> dict[str, torch.Tensor]:
     """The network's inputs for every row of ``envs`` (made with tokens), one env's rows
     after another: their token and action arrays trimmed to the longest row, with their
-    masks."""
+    masks, in the engine's narrow types (the network widens what it indexes with: a
+    dedup hashes half the bytes)."""
     t = max(max(int(env.token_count.max()) for env in envs), 1)
     a = max(max(int(env.action_count.max()) for env in envs), 1)
 
@@ -569,12 +570,12 @@ def token_inputs(*envs: VectorEnv) -> dict[str, torch.Tensor]:
     counts = np.concatenate([env.token_count for env in envs])
     actions = np.concatenate([env.action_count for env in envs])
     return {
-        "names": joined("token_names", t, np.int64),
-        "kinds": joined("token_kinds", t, np.int64),
-        "buckets": joined("token_buckets", t, np.int64),
+        "names": joined("token_names", t, np.int32),
+        "kinds": joined("token_kinds", t, np.int8),
+        "buckets": joined("token_buckets", t, np.int8),
         "continuous": joined("token_continuous", t, np.float32),
         "token_mask": torch.from_numpy(np.arange(t) < counts[:, None]),
-        "action_names": joined("action_names", a, np.int64),
+        "action_names": joined("action_names", a, np.int32),
         "action_mask": torch.from_numpy(np.arange(a) < actions[:, None]),
     }
 

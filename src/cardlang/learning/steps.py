@@ -29,17 +29,18 @@ class Step:
 
 
 def collate_steps(batch: list[Step]) -> dict[str, torch.Tensor]:
-    """Steps padded into the network's inputs."""
+    """Steps padded into the network's inputs, in the engine's narrow types (as
+    ``ppo.token_inputs``)."""
     b = len(batch)
     t = max(max(len(s.tokens[1]) for s in batch), 1)
     a = max(max(len(s.actions) for s in batch), 1)
     n = batch[0].tokens[0].shape[1] if len(batch[0].tokens[0]) else 16
-    names = np.zeros((b, t, n), dtype=np.int64)
-    kinds = np.zeros((b, t), dtype=np.int64)
-    buckets = np.zeros((b, t), dtype=np.int64)
+    names = np.zeros((b, t, n), dtype=np.int32)
+    kinds = np.zeros((b, t), dtype=np.int8)
+    buckets = np.zeros((b, t), dtype=np.int8)
     continuous = np.zeros((b, t, 3), dtype=np.float32)
     token_mask = np.zeros((b, t), dtype=np.bool_)
-    action_names = np.zeros((b, a, n), dtype=np.int64)
+    action_names = np.zeros((b, a, n), dtype=np.int32)
     action_mask = np.zeros((b, a), dtype=np.bool_)
     for i, s in enumerate(batch):
         k = len(s.tokens[1])
