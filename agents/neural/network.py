@@ -216,14 +216,18 @@ class DeepSetsNet(nn.Module):
         names = names.reshape(-1, n)
         first, inverse = distinct_rows((names, kinds[:, None], buckets[:, None], features), real)
         at = real[first]  # the distinct tokens' slots
+        moves = _DistinctActions(action_names, action_mask)
+        # the tokens' names and the actions' in one bag: one backward of the name table
+        # (a dense [names, d] gradient each: a bag apiece was a ninth of a minibatch's)
+        bags = self._bag(torch.cat([names[at], moves.rows]))
         x = (
-            self._bag(names[at])
+            bags[: len(at)]
             + self.counts(kinds[at].long() * BUCKETS + buckets[at].long())
             + self.continuous(features[at])
         )
         h = self.phi(x)  # [distinct tokens, d]
         summary = self._pool(h, inverse, real, kinds[real] == SITUATION, b, t)
-        return _packed_heads(self, summary, action_names, action_mask)
+        return _packed_heads(self, summary, self.action(bags[len(at) :]), moves)
 
     def _pool(
         self,
@@ -299,27 +303,36 @@ class DeepSetsNet(nn.Module):
         return _heads(self, summary, actions, action_mask)
 
 
+class _DistinctActions:
+    """The legal actions of a batch ([b, a] slots), each distinct one once: ``rows`` their
+    name rows, ``inverse[i]`` the distinct action of the legal slot ``legal[i]``."""
+
+    def __init__(self, action_names: torch.Tensor, action_mask: torch.Tensor) -> None:
+        self.shape = action_mask.shape
+        self.legal = action_mask.reshape(-1).nonzero().squeeze(1)
+        rows = action_names.reshape(-1, action_names.shape[-1])
+        first, self.inverse = distinct_rows((rows,), self.legal)
+        self.rows = rows[self.legal[first]]
+
+
 def _packed_heads(
     net: DeepSetsNet,
     summary: torch.Tensor,
-    action_names: torch.Tensor,
-    action_mask: torch.Tensor,
+    actions: torch.Tensor,
+    moves: _DistinctActions,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """``_heads`` over the legal actions only: the policy's first layer splits into its
-    summary half (once per row) and its action half (once per distinct action)."""
-    b, a = action_mask.shape
+    """``_heads`` over the legal actions only (``actions``: the distinct ones' embeddings):
+    the policy's first layer splits into its summary half (once per row) and its action
+    half (once per distinct action)."""
+    b, a = moves.shape
     d = summary.shape[1]
-    legal = action_mask.reshape(-1).nonzero().squeeze(1)
-    rows = action_names.reshape(-1, action_names.shape[-1])
-    first, inverse = distinct_rows((rows,), legal)
-    actions = net.action(net._bag(rows[legal[first]]))
     layer = net.policy[0]
     assert isinstance(layer, nn.Linear)
     by_row = nn.functional.linear(summary, layer.weight[:, :d], layer.bias)
     by_action = nn.functional.linear(actions, layer.weight[:, d:])
-    hidden = by_row[legal // a] + by_action[inverse]
+    hidden = by_row[moves.legal // a] + by_action[moves.inverse]
     scores = net.policy[1:](hidden).squeeze(-1)
-    logits = summary.new_full((b * a,), float("-inf")).index_copy(0, legal, scores)
+    logits = summary.new_full((b * a,), float("-inf")).index_copy(0, moves.legal, scores)
     return logits.reshape(b, a), _values(net, summary)
 
 
