@@ -5,8 +5,8 @@
 # installed extension is left alone), then runs the native engine's tests against that
 # build: every game file under both engines, hypothesis choosing files and moves, the
 # rule errors, the agents and the search inside the engine, hypothesis's generated
-# programs on both engines (tests/test_fuzz_programs.py) and the work budget.  Any report
-# fails the run.  The long fuzzing run, with CARDLANG_FUZZ_PROGRAMS=N programs:
+# programs on both engines (tests/test_fuzz_programs.py), the work budget and the
+# network's tensor kernels (skipped without torch).  Any report fails the run.  The long fuzzing run, with CARDLANG_FUZZ_PROGRAMS=N programs:
 #
 #   CARDLANG_FUZZ_PROGRAMS=3000 bash native/sanitize.sh -k both_engines_long
 #
@@ -36,4 +36,6 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 export CARDLANG_NATIVE_MODULE="$module"   # engine/native.py loads this build instead
 python3 -m pytest -q -p no:cacheprovider tests/test_native.py tests/test_native_fast_paths.py \
   tests/test_search_in_engine.py tests/test_native_simultaneous.py tests/test_simultaneous.py \
-  tests/test_fuzz_programs.py tests/test_work_budget.py "$@"
+  tests/test_fuzz_programs.py tests/test_work_budget.py \
+  tests/test_neural.py::test_the_native_kernels_are_torchs_functions \
+  tests/test_neural.py::test_the_native_kernels_refuse_what_is_out_of_bounds "$@"

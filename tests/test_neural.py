@@ -269,9 +269,8 @@ def test_the_native_kernels_are_torchs_functions(
     table = torch.randint(0, values, (max(len(real), 1) + 1, d), generator=g).float()
     table[-1] = 0.0 if phi else float("-inf")
     inverse = torch.randint(0, len(table) - 1, (len(real),), generator=g)
-    owner = real // t
-    native = kernels.max_winners(table, owner, real, inverse, b, t)
-    assert torch.equal(native, kernels.max_winners(table, owner, real, inverse, b, t, native=False))
+    native = kernels.max_winners(table, real, inverse, b, t)
+    assert torch.equal(native, kernels.max_winners(table, real, inverse, b, t, native=False))
 
 
 def test_the_native_kernels_refuse_what_is_out_of_bounds() -> None:
@@ -281,9 +280,9 @@ def test_the_native_kernels_refuse_what_is_out_of_bounds() -> None:
         pytest.skip("the native module is not built")
     table = torch.zeros((3, 2))
     with pytest.raises(IndexError, match="out of range"):
-        kernels.max_winners(table, torch.tensor([0]), torch.tensor([0]), torch.tensor([3]), 1, 1)
+        kernels.max_winners(table, torch.tensor([0]), torch.tensor([3]), 1, 1)
     with pytest.raises(IndexError, match="out of range"):
-        kernels.max_winners(table, torch.tensor([1]), torch.tensor([1]), torch.tensor([0]), 1, 1)
+        kernels.max_winners(table, torch.tensor([1]), torch.tensor([0]), 1, 1)
     with pytest.raises(IndexError, match="out of range"):
         kernels.distinct_rows((torch.zeros((2, 2)),), torch.tensor([2]))
 

@@ -22,21 +22,20 @@ import numpy as np
 import torch
 
 from cardlang.engine.native import native_extension
+from cardlang.engine.state import splitmix64
 
 #: the engine's extension module (built by pip install; None in a bare checkout)
 _native = native_extension()
 
 
-def _splitmix64(count: int, state: int) -> list[int]:
-    """``count`` words of splitmix64 from ``state``, as signed 64-bit integers, odd."""
+def _odd_words(count: int, state: int) -> list[int]:
+    """``count`` odd words of the engine's splitmix64 stream from ``state``, as signed
+    64-bit integers (torch's int64)."""
     words = []
     for _ in range(count):
-        state = (state + 0x9E3779B97F4A7C15) % (1 << 64)
-        z = state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) % (1 << 64)
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) % (1 << 64)
-        z = (z ^ (z >> 31)) | 1
-        words.append(z - (1 << 64) if z >= 1 << 63 else z)
+        state, word = splitmix64(state)
+        word |= 1
+        words.append(word - (1 << 64) if word >= 1 << 63 else word)
     return words
 
 
@@ -44,7 +43,7 @@ def _splitmix64(count: int, state: int) -> list[int]:
 #: arithmetic progression (which they were until 2026-11-29): then both hashes were
 #: nearly functions of one weighted sum of the row, so rows with equal sums collided in
 #: both and merged (tests/test_neural.py found such rows of small ids).
-_ROW_HASH = torch.tensor([_splitmix64(64, 1), _splitmix64(64, 2)], dtype=torch.int64)
+_ROW_HASH = torch.tensor([_odd_words(64, 1), _odd_words(64, 2)], dtype=torch.int64)
 
 
 def native_kernels(*tensors: torch.Tensor) -> bool:
@@ -75,7 +74,6 @@ def distinct_rows(
 
 def max_winners(
     table: torch.Tensor,
-    owner: torch.Tensor,
     real: torch.Tensor,
     inverse: torch.Tensor,
     b: int,
@@ -85,17 +83,18 @@ def max_winners(
 ) -> torch.Tensor:
     """[b, d]: for each pool row and feature, the row of ``table`` ([U + 1, d], the last
     row the padding's value) holding the largest value among the row's tokens (the real
-    token ``real[i]`` of the [b, t] slots is ``table[inverse[i]]``, in pool row
-    ``owner[i] = real[i] // t``), the earliest token on a tie, the padding's row where no
-    token exceeds it.  No gradient: the caller gathers the values."""
+    token ``real[i]`` of the [b, t] slots is ``table[inverse[i]]``), the earliest token
+    on a tie, the padding's row where no token exceeds it.  No gradient: the caller
+    gathers the values."""
     with torch.no_grad():
         pad = len(table) - 1
         if native and native_kernels(table):
             winner = torch.empty((b, table.shape[1]), dtype=torch.long)
             _native.max_winners(
                 table.detach().contiguous().numpy(),
-                owner.contiguous().numpy(),
+                real.contiguous().numpy(),
                 inverse.contiguous().numpy(),
+                t,
                 pad,
                 winner.numpy(),
             )
@@ -103,7 +102,7 @@ def max_winners(
         d = table.shape[1]
         # the padding slot first: a token must exceed it, as the native kernel's fallback
         slots = torch.full((b, t + 1), pad, dtype=torch.long, device=table.device)
-        slots.view(-1)[owner * (t + 1) + real % t + 1] = inverse
+        slots.view(-1)[real // t * (t + 1) + real % t + 1] = inverse
         laid = table.T.contiguous().index_select(1, slots.view(-1)).view(d, b, t + 1)
         return slots.gather(1, laid.argmax(-1).T)
 

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-import numpy as np
 import torch
 from torch import nn
 
@@ -265,7 +264,7 @@ class DeepSetsNet(nn.Module):
         # is -inf, and a row without tokens gets 0 after
         pad = 0.0 if self.config.phi_layers else float("-inf")
         table = torch.cat([h, h.new_full((1, d), pad)])
-        largest = table.gather(0, max_winners(table, owner, real, inverse, b, t))
+        largest = table.gather(0, max_winners(table, real, inverse, b, t))
         if not self.config.phi_layers:
             largest = torch.where(torch.isfinite(largest), largest, torch.zeros_like(largest))
         spot = h.new_zeros((b, d)).index_add(0, owner[situation], h[inverse[situation]])
@@ -339,12 +338,12 @@ def _packed_heads(
 def batch_tensors(batch: Batch, device: torch.device | str = "cpu") -> dict[str, torch.Tensor]:
     """A numpy ``Batch`` as the network's keyword arguments."""
     return {
-        "names": torch.from_numpy(batch.names.astype(np.int64)).to(device),
+        "names": torch.from_numpy(batch.names).to(device),
         "kinds": torch.from_numpy(batch.kinds).to(device),
         "buckets": torch.from_numpy(batch.buckets).to(device),
         "continuous": torch.from_numpy(batch.continuous).to(device),
         "token_mask": torch.from_numpy(batch.token_mask).to(device),
-        "action_names": torch.from_numpy(batch.action_names.astype(np.int64)).to(device),
+        "action_names": torch.from_numpy(batch.action_names).to(device),
         "action_mask": torch.from_numpy(batch.action_mask).to(device),
     }
 

@@ -801,26 +801,24 @@ NB_MODULE(_native, m) {
           for (size_t i = 0; i < n; i++)
             if (rows.data()[i] < 0 || (size_t)rows.data()[i] >= count)
               throw nb::index_error("distinct_rows: a row out of range");
-          std::vector<int64_t> found;
-          distinct_rows(parts, rows.data(), n, found, inverse.data());
-          std::copy(found.begin(), found.end(), first.data());
-          return found.size();
+          return distinct_rows(parts, rows.data(), n, first.data(), inverse.data());
         });
   m.def("max_winners",
         [](nb::ndarray<const float, nb::ndim<2>, nb::c_contig, nb::device::cpu> table,
-           nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> owner,
-           nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> index,
+           nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> slot,
+           nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> index, size_t t,
            int64_t fallback, nb::ndarray<int64_t, nb::ndim<2>, nb::c_contig, nb::device::cpu> winner) {
-          const size_t rows = table.shape(0), d = table.shape(1), n = owner.shape(0), b = winner.shape(0);
+          const size_t rows = table.shape(0), d = table.shape(1), n = slot.shape(0), b = winner.shape(0);
           if (index.shape(0) != n || winner.shape(1) != d)
             throw nb::value_error("max_winners: arrays of unequal sizes");
+          if (t == 0) throw nb::value_error("max_winners: rows of no slots");
           if (fallback < 0 || (size_t)fallback >= rows) throw nb::index_error("max_winners: no such fallback row");
           if (rows > (size_t)INT32_MAX) throw nb::value_error("max_winners: a table of 2^31 rows or more");
           for (size_t i = 0; i < n; i++)
-            if (owner.data()[i] < 0 || (size_t)owner.data()[i] >= b || index.data()[i] < 0 ||
+            if (slot.data()[i] < 0 || (size_t)slot.data()[i] >= b * t || index.data()[i] < 0 ||
                 (size_t)index.data()[i] >= rows)
               throw nb::index_error("max_winners: a token out of range");
-          max_winners(table.data(), d, owner.data(), index.data(), n, b, fallback, winner.data());
+          max_winners(table.data(), d, slot.data(), t, index.data(), n, b, fallback, winner.data());
         });
 
   nb::class_<VectorBatch>(m, "VectorBatch")

@@ -39,9 +39,9 @@ uint64_t hash_bytes(const uint8_t* p, size_t width) {
 
 }  // namespace
 
-void distinct_rows(const std::vector<RowBytes>& blocks, const int64_t* rows, size_t n,
-                   std::vector<int64_t>& first, int64_t* inverse) {
-  first.clear();
+size_t distinct_rows(const std::vector<RowBytes>& blocks, const int64_t* rows, size_t n,
+                     int64_t* first, int64_t* inverse) {
+  size_t found = 0;
   size_t width = 0;
   for (const RowBytes& block : blocks) width += block.width;
   const size_t stride = (width + 31) & ~(size_t)31;  // hash_bytes reads 32 bytes at a time
@@ -70,17 +70,17 @@ void distinct_rows(const std::vector<RowBytes>& blocks, const int64_t* rows, siz
     while (true) {
       const Slot& slot = slots[at];
       if (slot.held == 0) {
-        first.push_back((int64_t)i);
-        inverse[i] = (int64_t)first.size() - 1;
+        first[found] = (int64_t)i;
+        inverse[i] = (int64_t)found++;
         distinct.insert(distinct.end(), row_bytes.begin(), row_bytes.end());
-        if (2 * first.size() > slots.size()) {  // half full: double and place anew
+        if (2 * found > slots.size()) {  // half full: double and place anew
           std::vector<Slot> old(slots.size() * 2, Slot{0, 0});
           old.swap(slots);
           mask = slots.size() - 1;
           for (const Slot& kept : old)
             if (kept.held != 0) place(kept.hash, kept.held);
         }
-        place(h, (int64_t)first.size());
+        place(h, (int64_t)found);
         break;
       }
       if (slot.hash == h &&
@@ -91,10 +91,11 @@ void distinct_rows(const std::vector<RowBytes>& blocks, const int64_t* rows, siz
       at = (at + 1) & mask;
     }
   }
+  return found;
 }
 
-void max_winners(const float* table, size_t d, const int64_t* owner, const int64_t* index,
-                 size_t n, size_t b, int64_t fallback, int64_t* winner) {
+void max_winners(const float* table, size_t d, const int64_t* slot, size_t t,
+                 const int64_t* index, size_t n, size_t b, int64_t fallback, int64_t* winner) {
   // 32-bit winners beside 32-bit floats: the compare and the blend vectorise together
   // (with 64-bit winners the loop ran three times as long)
   std::vector<float> best(b * d);
@@ -104,8 +105,9 @@ void max_winners(const float* table, size_t d, const int64_t* owner, const int64
   for (size_t i = 0; i < n; i++) {
     const int32_t u = (int32_t)index[i];
     const float* __restrict values = table + (size_t)index[i] * d;
-    float* __restrict top = &best[(size_t)owner[i] * d];
-    int32_t* __restrict win = &wins[(size_t)owner[i] * d];
+    const size_t row = (size_t)slot[i] / t;
+    float* __restrict top = &best[row * d];
+    int32_t* __restrict win = &wins[row * d];
     for (size_t j = 0; j < d; j++) {
       const int32_t more = -(int32_t)(values[j] > top[j]);  // all ones where it wins
       top[j] = values[j] > top[j] ? values[j] : top[j];

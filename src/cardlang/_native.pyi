@@ -12,7 +12,12 @@ def distinct_rows(
     blocks: list[np.ndarray], rows: np.ndarray, first: np.ndarray, inverse: np.ndarray
 ) -> int: ...
 def max_winners(
-    table: np.ndarray, owner: np.ndarray, index: np.ndarray, fallback: int, winner: np.ndarray
+    table: np.ndarray,
+    slot: np.ndarray,
+    index: np.ndarray,
+    t: int,
+    fallback: int,
+    winner: np.ndarray,
 ) -> None: ...
 
 class State:
