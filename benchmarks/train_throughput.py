@@ -87,7 +87,7 @@ def _train(arguments: list[str], rounds: int) -> dict[str, Any]:
         )
         peak = int(done.stdout.split()[-1])
         rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
-    cpu = rows[-1]["cpu_hours"] * 3600  # the whole command's, start-up included
+    cpu = rows[-1]["cpu_hours"] * 3600  # the whole command's (actors' too), start-up included
     games = sum(row["games"] for row in rows)
     # the last round's own CPU (the command's start-up apart): what a long run tends to
     # (search's rounds do not say: there, the whole command's)
@@ -98,7 +98,10 @@ def _train(arguments: list[str], rounds: int) -> dict[str, Any]:
         "cpu_seconds": cpu,
         "games_per_core_hour": games / cpu * 3600,
         "round_games_per_core_hour": last,
-        "peak_rss_mb": peak / 1024,
+        # the command's child and its actor processes' peaks, summed (the metrics' rss_mb
+        # adds the workers' to the learner's; the wrapper sees the largest process only)
+        "peak_rss_mb": max(peak / 1024, max(row.get("rss_mb", 0.0) for row in rows)),
+        "wall_seconds": sum(row["seconds"] for row in rows),
     }
 
 
@@ -111,6 +114,12 @@ def main() -> int:
     p.add_argument("--games", type=int, default=4, help="search self-play games per round")
     p.add_argument("--opponents", default=POOL)
     p.add_argument("--init", default=None, help="start both pipelines from this model")
+    p.add_argument(
+        "--serial",
+        action="store_true",
+        help="also run PPO with its actor in the learner's process (--backend serial), "
+        "beside the default (--backend process: an actor process while the learner learns)",
+    )
     p.add_argument("--json", type=Path, default=None)
     args = p.parse_args()
     ppo = ["--algorithm", "ppo", "--updates", str(args.updates), "--envs", str(args.envs)]
@@ -120,10 +129,14 @@ def main() -> int:
     if args.init:  # both from the same network and weights: games of the same length
         ppo += ["--init", args.init]
         search += ["--init", args.init]
-    runs: dict[str, list[dict[str, Any]]] = {"ppo": [], "search": []}
+    pipelines = [("ppo", ppo), ("search", search)]
+    if args.serial:
+        pipelines.insert(1, ("ppo-serial", [*ppo, "--backend", "serial", "--actors", "1"]))
+        pipelines[0] = ("ppo", [*ppo, "--actors", "1"])  # the same run, another backend
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name, _ in pipelines}
     for repeat in range(args.repeats):
-        for name, arguments in (("ppo", ppo), ("search", search)):
-            row = _train(arguments, args.rounds if name == "ppo" else 1)
+        for name, arguments in pipelines:
+            row = _train(arguments, 1 if name == "search" else args.rounds)
             runs[name].append(row)
             rate = row["games_per_core_hour"]
             note(f"[{repeat + 1}/{args.repeats}] {name}: {rate:,.0f} games/core-hour")
@@ -132,16 +145,21 @@ def main() -> int:
             "games_per_core_hour": median([r["games_per_core_hour"] for r in rows]),
             "round_games_per_core_hour": median([r["round_games_per_core_hour"] for r in rows]),
             "peak_rss_mb": max(r["peak_rss_mb"] for r in rows),
+            "wall_seconds": median([r["wall_seconds"] for r in rows]),
             "runs": rows,
         }
         for name, rows in runs.items()
     }
     ratio = table["ppo"]["games_per_core_hour"] / table["search"]["games_per_core_hour"]
-    print(f"{'pipeline':10} {'games/core-hour':>16} {'round alone':>12} {'peak RSS MB':>12}")
+    print(
+        f"{'pipeline':10} {'games/core-hour':>16} {'round alone':>12} {'peak RSS MB':>12} "
+        f"{'wall s':>8}"
+    )
     for name, row in table.items():
         print(
             f"{name:10} {row['games_per_core_hour']:16,.0f} "
-            f"{row['round_games_per_core_hour']:12,.0f} {row['peak_rss_mb']:12,.0f}"
+            f"{row['round_games_per_core_hour']:12,.0f} {row['peak_rss_mb']:12,.0f} "
+            f"{row['wall_seconds']:8,.0f}"
         )
     print(f"ppo / search: {ratio:.1f}x (goal: ppo >= 150,000 games per core-hour, RSS < 4 GB)")
     if args.json:

@@ -24,8 +24,8 @@ from cardlang import load_game  # noqa: E402
 from cardlang.engine.native import native_available  # noqa: E402
 from cardlang.env.vector import VectorEnv  # noqa: E402
 from cardlang.learning.average import AveragePolicy  # noqa: E402
-from cardlang.learning.ppo import PPOConfig, PPOTrainer  # noqa: E402
-from cardlang.learning.steps import collate_steps  # noqa: E402
+from cardlang.learning.ppo import PPOConfig, PPOTrainer, _Game  # noqa: E402
+from cardlang.learning.steps import Step, collate_steps  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not native_available(), reason="the native engine is not built")
 
@@ -149,6 +149,78 @@ def _offered_steps(trainer: PPOTrainer, count: int) -> list:
         steps.extend(trainer.finished)
         trainer.finished = []
     return steps[:count]
+
+
+def _self_play_trainer(seed: int, **settings) -> PPOTrainer:
+    """Every seat of high card the learner's (a self lane), with ``settings``."""
+    torch.manual_seed(seed)
+    game = load_game(text=HIGH_CARD, name="high_card.rcy")
+    config = NetConfig(seats=2, width=32, hidden=64, body="deepsets")
+    model = NeuralModel(config, GameIdentity.of(game), device="cpu")
+    env = VectorEnv(game, 64, seats="all", tokens=model.table, seed=seed)
+    return PPOTrainer(env, model, PPOConfig(horizon=4, lr=3e-3, **settings), seed=seed)
+
+
+def _step(seat: int, logp: float, magnet_logp: float, value: float = 0.5) -> Step:
+    empty = np.zeros((0, 16), dtype=np.int32)
+    return Step(
+        tokens=(empty, np.zeros(0, np.int8), np.zeros(0, np.int8), np.zeros((0, 3), np.float32)),
+        actions=empty,
+        chosen=0,
+        logp=logp,
+        value=value,
+        seat=seat,
+        magnet_logp=magnet_logp,
+    )
+
+
+def test_the_reward_transformation_pays_the_mover_and_charges_the_opponent() -> None:
+    """R-NaD's rewards (--magnet-reward): a move's mover is paid -eta log(pi / magnet)
+    of it and, in a two-player game, the other seat the opposite, at that seat's latest
+    decision; with lambda 1 each advantage is the seat's outcome plus the rewards from
+    its decision on, less the value."""
+    eta = 0.5
+    trainer = _self_play_trainer(0, magnet=eta, magnet_reward=True, lam=1.0)
+    ratios = [0.2, -0.4, 0.8, 0.1, -1.0]  # log pi - log magnet of each move
+    seats = [0, 1, 0, 1, 1]
+    steps = [
+        _step(s, r - 1.0, -1.0, value=0.1 * k)
+        for k, (s, r) in enumerate(zip(seats, ratios, strict=True))
+    ]
+    p = [-eta * r for r in ratios]
+    expected = {0: p[0] - p[1], 1: p[1] - p[2], 2: p[2] - p[3] - p[4], 3: p[3], 4: p[4]}
+    got = trainer._pull_rewards(steps, players=2)
+    assert got.keys() == expected.keys()
+    assert all(got[k] == pytest.approx(v) for k, v in expected.items())
+    three = trainer._pull_rewards(steps, players=3)  # not zero-sum: the mover's own only
+    assert all(three[k] == pytest.approx(p[k]) for k in range(5))
+
+    result = dataclasses.make_dataclass("Result", ["credits"])([1.0, 0.0])
+    game = _Game(steps=steps)
+    trainer._finish(game, result)
+    outcome = {0: 1.0, 1: 0.0}
+    for k, step in enumerate(steps):
+        later = sum(expected[j] for j in range(k, 5) if seats[j] == seats[k])
+        assert step.advantage == pytest.approx(outcome[seats[k]] + later - step.value)
+    trainer.config.magnet_reward = False  # the pull in the loss instead: no rewards
+    assert trainer._pull_rewards(steps, players=2) == {}
+
+
+def test_the_movers_magnet_odds_are_recorded_while_acting() -> None:
+    """Each learnt decision carries the magnet's log-probability of its move: the
+    policy's own right after the magnet is refreshed, and apart once the policy learns."""
+    torch.set_num_threads(1)
+    trainer = _self_play_trainer(2, magnet=0.5, magnet_reward=True)
+    trainer.collect()
+    steps, trainer.finished = trainer.finished, []
+    assert steps
+    assert np.allclose([s.magnet_logp for s in steps], [s.logp for s in steps], atol=1e-5)
+    for _ in range(6):
+        trainer.collect()
+        trainer.learn()
+    trainer.collect()
+    gaps = [abs(s.magnet_logp - s.logp) for s in trainer.finished]
+    assert max(gaps) > 0.01, max(gaps)
 
 
 @pytest.mark.parametrize("recent", [False, True])

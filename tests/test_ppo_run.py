@@ -23,8 +23,11 @@ from test_neural import HIGH_CARD  # noqa: E402  (the same two-card game)
 from cardlang.engine.native import native_available  # noqa: E402
 from cardlang.env.vector import VectorEnv  # noqa: E402
 from cardlang.errors import UsageError  # noqa: E402
+from cardlang.learning.actors import SerialActors, build_lanes  # noqa: E402
 from cardlang.learning.config import TrainConfig  # noqa: E402
+from cardlang.learning.ppo import PPOTrainer  # noqa: E402
 from cardlang.learning.ppo_run import PPORun, parse_pool, split_rows  # noqa: E402
+from cardlang.learning.returns import RunReturns  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not native_available(), reason="the native engine is not built")
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,6 +51,7 @@ def _config(game: Path, rounds: int, **changes: object) -> TrainConfig:
         "snapshot_every": 1,
         "evaluate_every": 0,
         "device": "cpu",
+        "backend": "serial",  # the process actors' own tests ask for them
     }
     settings.update(changes)
     return TrainConfig(**settings)  # type: ignore[arg-type]
@@ -68,6 +72,13 @@ def _same(a: dict[str, torch.Tensor], b: dict[str, torch.Tensor]) -> bool:
     return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 
+def _actor(run: PPORun) -> PPOTrainer:
+    """The trainer of a serial run's first actor (its actors started)."""
+    run.actors = run._start_actors()
+    assert isinstance(run.actors, SerialActors)
+    return run.actors.host.actors[0].trainer
+
+
 def test_pool_parsing_and_rows() -> None:
     assert parse_pool("self@3, past@1,bmu") == [("self", 3.0), ("past", 1.0), ("bmu", 1.0)]
     assert parse_pool("ismcts:iterations=50@2") == [("ismcts:iterations=50", 2.0)]
@@ -80,16 +91,22 @@ def test_pool_parsing_and_rows() -> None:
 
 
 def test_the_pool_makes_lanes_of_every_kind(game: Path, tmp_path: Path) -> None:
+    """An actor's lanes: the pool's weights as shares of its rows, an agent's rows split
+    among the seats; the run's rows split among its actors."""
     torch.set_num_threads(1)
-    run = PPORun.open(_config(game, 1, opponents="self@2,past@1,random@1"), tmp_path / "r", print)
-    kinds = [(lane.kind, lane.env.learner, lane.env.n) for lane in run.trainer.lanes]
+    config = _config(game, 1, opponents="self@2,past@1,random@1")
+    run = PPORun.open(config, tmp_path / "r", print)
+    lanes = build_lanes(run.game, run.config, run.model, 24)
+    kinds = [(lane.kind, lane.env.learner, lane.env.n) for lane in lanes]
     assert kinds == [("self", None, 12), ("past", None, 6), ("random", 0, 3), ("random", 1, 3)]
     pool = "self@1,average@1"
     run = PPORun.open(_config(game, 1, opponents=pool, average=100), tmp_path / "a", print)
-    assert [(lane.kind, lane.env.n) for lane in run.trainer.lanes] == [
-        ("self", 12),
-        ("average", 12),
-    ]
+    lanes = build_lanes(run.game, run.config, run.model, 24)
+    assert [(lane.kind, lane.env.n) for lane in lanes] == [("self", 12), ("average", 12)]
+    run = PPORun.open(_config(game, 1, envs=25, actors=3), tmp_path / "b", print)
+    assert run.rows == [9, 8, 8]
+    with pytest.raises(UsageError, match="each actor plays the whole opponent pool"):
+        PPORun.open(_config(game, 1, envs=8, actors=3), tmp_path / "c", print)  # 4 rows each
 
 
 def test_an_average_opponent_needs_the_average_policy(game: Path, tmp_path: Path) -> None:
@@ -101,6 +118,11 @@ def test_the_average_has_one_weighting(game: Path, tmp_path: Path) -> None:
     config = _config(game, 1, average=100, average_recent=True, average_linear=True)
     with pytest.raises(UsageError, match="choose one weighting"):
         PPORun.open(config, tmp_path / "r", print)
+
+
+def test_the_magnet_reward_needs_a_magnet(game: Path, tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="--magnet ETA"):
+        PPORun.open(_config(game, 1, magnet_reward=True), tmp_path / "r", print)
 
 
 @pytest.mark.parametrize(
@@ -120,7 +142,7 @@ def test_no_illegal_move_is_ever_chosen(game: Path, tmp_path: Path) -> None:
     torch.set_num_threads(1)
     run = PPORun.open(_config(game, 1), tmp_path / "r", print)
     checked = 0
-    for lane in run.trainer.lanes:
+    for lane in _actor(run).lanes:
         env, step = lane.env, lane.env.step
 
         def checking(actions, env=env, step=step):  # type: ignore[no-untyped-def]
@@ -256,7 +278,9 @@ def test_a_resumed_run_refuses_changed_settings_and_takes_its_length(
 
 def test_a_killed_run_resumes_exactly(game: Path, tmp_path: Path) -> None:
     """kill -9 at any moment, then the same command: the model equals a run never
-    stopped (checkpoints are written whole, by rename, after every round)."""
+    stopped (checkpoints are written whole, by rename, after every round).  The killed
+    run's two actors play in a worker process (the default backend), the straight run's
+    in turn in its own: the same model."""
     out = tmp_path / "killed"
     command = [
         sys.executable,
@@ -288,6 +312,8 @@ def test_a_killed_run_resumes_exactly(game: Path, tmp_path: Path) -> None:
         "1",
         "--evaluate-every",
         "0",
+        "--actors",
+        "2",
     ]
     done = train_until_killed(command, out, rounds=3)
     assert done >= 3
@@ -297,7 +323,7 @@ def test_a_killed_run_resumes_exactly(game: Path, tmp_path: Path) -> None:
     assert finish.returncode == 0, finish.stderr
     assert f"resuming {out} after round {done}" in finish.stderr
     straight = tmp_path / "straight"
-    again = with_rounds(command, done + 2, out=straight)
+    again = [*with_rounds(command, done + 2, out=straight), "--backend", "serial"]
     assert subprocess.run(again, cwd=ROOT, capture_output=True).returncode == 0
     assert _same(_weights(out), _weights(straight))
 
@@ -348,52 +374,40 @@ def test_returns_are_credits_per_seat_offset_or_a_solo_length() -> None:
 
     from cardlang.agents.neural.search import SoloValue
 
-    run = PPORun.__new__(PPORun)
-    run.config = SimpleNamespace(reward="outcome")  # type: ignore[assignment]
-    run.solo = SoloValue(10, 40)
-    run.game = SimpleNamespace(nplayers=1)  # type: ignore[assignment]
+    returns = RunReturns(nplayers=1, seats=1, solo=SoloValue(10, 40))
     quick = SimpleNamespace(completed=True, turns=10, decisions=80)
     slow = SimpleNamespace(completed=True, turns=20, decisions=160)
     cut = SimpleNamespace(completed=False, turns=90, decisions=500)
-    assert run._returns(quick, 0).tolist() == [1.0]
-    assert run._returns(cut, 0).tolist() == [-1.0]
-    assert -1.0 < run._returns(slow, 0)[0] < 1.0
+    assert returns(quick, 0).tolist() == [1.0]
+    assert returns(cut, 0).tolist() == [-1.0]
+    assert -1.0 < returns(slow, 0)[0] < 1.0
     # several seats: seat 1's view of a game seat 2 won, seats offset from the viewer
-    run.game = SimpleNamespace(nplayers=3)  # type: ignore[assignment]
-    from cardlang.learning.ppo import PPOTrainer
-
-    trainer = PPOTrainer.__new__(PPOTrainer)
-    trainer.seats = 3
-    run.trainer = trainer
+    returns = RunReturns(nplayers=3, seats=3)
     won = SimpleNamespace(completed=True, credits=(0.0, 0.0, 1.0))
-    assert run._returns(won, 1).tolist() == [0.0, 1.0, 0.0]
+    assert returns(won, 1).tolist() == [0.0, 1.0, 0.0]
 
 
 def test_score_returns_are_scaled_into_the_value_range() -> None:
     from types import SimpleNamespace
 
-    run = PPORun.__new__(PPORun)
-    run.game = SimpleNamespace(nplayers=2, scoring_mode="max")  # type: ignore[assignment]
-    run.config = SimpleNamespace(reward="score", score_scale=10.0)  # type: ignore[assignment]
+    returns = RunReturns(nplayers=2, seats=2, reward="score", score_scale=10.0)
     result = SimpleNamespace(scores=(4, -30))
-    assert run._returns(result, 0).tolist() == pytest.approx([0.7, 0.0])  # -30: clipped
-    assert run._returns(result, 1).tolist() == pytest.approx([0.0, 0.7])
-    run.game = SimpleNamespace(nplayers=2, scoring_mode="min")  # type: ignore[assignment]
-    assert run._returns(result, 0).tolist() == pytest.approx([0.3, 1.0])  # fewer is better
+    assert returns(result, 0).tolist() == pytest.approx([0.7, 0.0])  # -30: clipped
+    assert returns(result, 1).tolist() == pytest.approx([0.0, 0.7])
+    returns = RunReturns(nplayers=2, seats=2, reward="score", score_scale=10.0, minimise=True)
+    assert returns(result, 0).tolist() == pytest.approx([0.3, 1.0])  # fewer is better
 
 
 def test_margin_returns_are_the_lead_over_the_best_other_seat() -> None:
     from types import SimpleNamespace
 
-    run = PPORun.__new__(PPORun)
-    run.game = SimpleNamespace(nplayers=3, scoring_mode="max")  # type: ignore[assignment]
-    run.config = SimpleNamespace(reward="margin", score_scale=10.0)  # type: ignore[assignment]
+    returns = RunReturns(nplayers=3, seats=3, reward="margin", score_scale=10.0)
     result = SimpleNamespace(scores=(12, 8, 30))
     # seat 0: 12 - 30; seat 1: 8 - 30 (both clipped); seat 2: 30 - 12 = 18, clipped at 1
-    assert run._returns(result, 0).tolist() == pytest.approx([0.0, 0.0, 1.0])
+    assert returns(result, 0).tolist() == pytest.approx([0.0, 0.0, 1.0])
     result = SimpleNamespace(scores=(12, 8, 10))
     # from seat 1: 8 - 12, 10 - 12, 12 - 10
-    assert run._returns(result, 1).tolist() == pytest.approx([0.3, 0.4, 0.6])
+    assert returns(result, 1).tolist() == pytest.approx([0.3, 0.4, 0.6])
 
 
 def test_a_solver_asks_a_distribution_once_per_information_state() -> None:
@@ -424,7 +438,7 @@ def test_a_game_in_progress_keeps_its_past_opponent(game: Path, tmp_path: Path) 
     same one (the indices shift with the pool)."""
     torch.set_num_threads(1)
     run = PPORun.open(_config(game, 1, opponents="past@1", snapshots=2), tmp_path / "r", print)
-    trainer = run.trainer
+    trainer = _actor(run)
     (lane,) = trainer.lanes
     for p in trainer.net.parameters():
         p.data.add_(1.0)
@@ -447,7 +461,7 @@ def test_the_games_of_an_update_meet_its_snapshot(game: Path, tmp_path: Path) ->
     torch.set_num_threads(1)
     config = _config(game, 1, opponents="past@1", snapshots=4, snapshot_every=1)
     run = PPORun.open(config, tmp_path / "r", print)
-    trainer = run.trainer
+    trainer = _actor(run)
     (lane,) = trainer.lanes
     met: list[set[int]] = []  # per update, the snapshots the games started in it meet
     draw_rows = trainer._draw_rows

@@ -148,6 +148,16 @@ def add_parser(sub: SubParsers) -> None:
     )
     g.add_argument("--snapshots", type=positive, default=8, help="snapshots kept (8)")
     g.add_argument(
+        "--actors",
+        type=positive,
+        default=None,
+        metavar="K",
+        help="self-play actors, each stepping its share of --envs while the learner "
+        "learns (in worker processes with --backend process, the default; as Ray actors "
+        "with --backend ray; in turn with --backend serial). The model depends on K, not "
+        "on where the actors run (default: --workers, else one per core less one)",
+    )
+    g.add_argument(
         "--magnet",
         type=non_negative,
         default=0.0,
@@ -160,6 +170,13 @@ def add_parser(sub: SubParsers) -> None:
         default=0,
         help="updates between the magnet becoming a copy of the policy (0: the magnet is "
         "the starting policy, kept)",
+    )
+    g.add_argument(
+        "--magnet-reward",
+        action="store_true",
+        help="put the magnet's pull into the rewards, not the loss (R-NaD's reward "
+        "transformation): a move's mover pays --magnet times log(policy / magnet) of it, "
+        "and in a two-player game the opponent gains it, so the game itself is regularised",
     )
     g.add_argument(
         "--average",

@@ -42,6 +42,10 @@ class TrainConfig:
     eval_iterations: int = 0
     backend: str = "process"
     workers: int | None = None
+    # PPO's actors (actors.py): the rows split among them, each its own games and random
+    # streams; what a run learns depends on their number, not on where they play (None:
+    # a new run takes --workers, else one per core the learner leaves)
+    actors: int | None = None
     warm_start: str | None = None
     warm_steps: int = 0
     init: str | None = None  # a trained model of the same game file to start from
@@ -66,6 +70,7 @@ class TrainConfig:
     snapshots: int = 8
     magnet: float = 0.0  # weight of KL(policy || magnet) (PPOConfig)
     magnet_every: int = 0  # updates between magnet refreshes (0: the starting policy)
+    magnet_reward: bool = False  # the magnet's pull in the rewards (R-NaD; PPOConfig)
     average: int = 0  # the average policy's reservoir, in decisions (0: none; average.py)
     average_recent: bool = False  # its reservoir a window of recent decisions
     average_linear: bool = False  # its decisions weighted by their update's number

@@ -32,6 +32,7 @@ from cardlang.analysis.estimates import estimate, means
 from cardlang.engine.gamemaster import Limits
 from cardlang.env.vector import VectorEnv
 from cardlang.learning.ppo import play_greedy
+from cardlang.learning.returns import game_length_of
 from cardlang.runs.simulate import run_batch
 from cardlang.runs.statistics import wilson_interval
 
@@ -132,11 +133,6 @@ class GreedyEvaluator:
             on_game=found.append,
         )
         return solo_figures(found)
-
-
-def game_length_of(result: Any) -> int:
-    """A result's length as ``game_length`` measures a state's: turns, else decisions."""
-    return int(result.turns or result.decisions)
 
 
 def solo_figures(results: list[Any]) -> dict[str, Any]:

@@ -50,6 +50,7 @@ from cardlang.agents.neural.model import UNIFORM_COUNTS, NeuralModel
 from cardlang.env.vector import VectorEnv
 from cardlang.errors import check_loss
 from cardlang.learning.average import AveragePolicy
+from cardlang.learning.returns import credits_from
 from cardlang.learning.steps import Step, collate_steps
 
 __all__ = ["Lane", "PPOConfig", "PPOTrainer", "Step", "token_inputs", "win_rate"]
@@ -88,6 +89,12 @@ class PPOConfig:
     # equilibrium (Leduc); pulled towards a magnet that itself moves slowly, it settles.
     magnet: float = 0.0
     magnet_every: int = 0
+    # R-NaD's reward transformation: the magnet's pull enters the rewards, not the loss.
+    # Each move's mover is paid -magnet * log(policy / magnet) of the move it made, and in
+    # a two-player game its opponent the same with the sign turned (zero sum): the game
+    # itself is regularised, so its fixed point, not only each update, is held near the
+    # magnet.  The value head still learns the outcome; the rewards enter the advantages.
+    magnet_reward: bool = False
     # the average policy (average.py): a reservoir of this many decisions (0: none)
     average: int = 0
     average_recent: bool = False  # a window of recent decisions, not all alike (average.py)
@@ -120,12 +127,18 @@ class _Moves:
     taken: np.ndarray
     value: np.ndarray
     probs: np.ndarray | None
+    pulled: np.ndarray | None = None  # (magnet_reward) the magnet's log-probability of each
 
     def rows(self, start: int, stop: int) -> _Moves:
         """The moves of rows ``start:stop`` (one lane's)."""
         probs = None if self.probs is None else self.probs[start:stop]
+        pulled = None if self.pulled is None else self.pulled[start:stop]
         return _Moves(
-            self.picked[start:stop], self.taken[start:stop], self.value[start:stop], probs
+            self.picked[start:stop],
+            self.taken[start:stop],
+            self.value[start:stop],
+            probs,
+            pulled,
         )
 
 
@@ -285,6 +298,13 @@ class PPOTrainer:
         self.net.eval()
         for _ in range(self.config.horizon):
             ended += self._step_lanes()
+        self.end_update()
+        return ended
+
+    def end_update(self) -> None:
+        """Count an update's games played: the pool's snapshot and the magnet's refresh
+        fall due by the count, and the next update's snapshot is drawn.  (A learner fed
+        by actors, ``actors.py``, calls it for each update they played.)"""
         self.updates += 1
         if self.config.snapshot_every and self.updates % self.config.snapshot_every == 0:
             self.snapshot()
@@ -292,7 +312,6 @@ class PPOTrainer:
             self.refresh_magnet()
         # the next update's snapshot, among the pool as it now stands
         self.update_opponent = int(self.draws.integers(len(self.snapshots)))
-        return ended
 
     def _step_lanes(self) -> int:
         """One step of every row of every lane: the current policy reads every lane's
@@ -318,11 +337,16 @@ class PPOTrainer:
             if not bool(torch.isfinite(every).all()):  # weights gone NaN: say so
                 check_loss(float("nan"), f"the policy playing update {self.updates + 1}")
             chosen = torch.multinomial(every, 1, generator=self.rng).squeeze(1)
+            pulled = None
+            if self.magnet is not None and self.config.magnet_reward:
+                magnet_logp = torch.log_softmax(self.magnet(**x)[0], dim=-1)
+                pulled = magnet_logp.gather(1, chosen[:, None]).squeeze(1).numpy()
         moves = _Moves(
             picked=chosen.numpy(),
             taken=logp.gather(1, chosen[:, None]).squeeze(1).numpy(),
             value=values[:, 0].numpy(),
             probs=every.numpy() if self.average is not None else None,  # average.py learns them
+            pulled=pulled,
         )
         ended = 0
         for k, lane in enumerate(self.lanes):
@@ -349,6 +373,7 @@ class PPOTrainer:
                     value=float(moves.value[i]),
                     seat=int(env.seat[i]),
                     probs=None if moves.probs is None else moves.probs[i, :a].copy(),
+                    magnet_logp=0.0 if moves.pulled is None else float(moves.pulled[i]),
                 )
             )
         *_, info = env.step(env.action_key[np.arange(env.n), moves.picked])
@@ -387,28 +412,50 @@ class PPOTrainer:
 
     def _credits(self, result: Any, seat: int) -> np.ndarray:
         """Each seat offset's return from ``seat``'s point of view: its credit."""
-        n = len(result.credits)
-        return np.array(
-            [result.credits[(seat + k) % n] for k in range(self.seats)], dtype=np.float32
-        )
+        return credits_from(result, seat, self.seats)
 
     def _finish(self, game: _Game, result: Any) -> None:
         """Returns and advantages of a finished game, seat by seat (GAE along each
-        seat's own decisions)."""
+        seat's own decisions; with ``magnet_reward`` each decision also earns its
+        regularising rewards, ``_pull_rewards``)."""
         lam = self.config.lam
-        by_seat: dict[int, list[Step]] = {}
-        for step in game.steps:
-            by_seat.setdefault(step.seat, []).append(step)
-        for seat, steps in by_seat.items():
+        rewards = self._pull_rewards(game.steps, len(result.credits))
+        by_seat: dict[int, list[int]] = {}
+        for k, step in enumerate(game.steps):
+            by_seat.setdefault(step.seat, []).append(k)
+        for seat, indices in by_seat.items():
             returns = self.returns(result, seat)
             advantage = 0.0
             following = float(returns[0])  # the value after the seat's last decision
-            for step in reversed(steps):
-                delta = following - step.value
+            for k in reversed(indices):
+                step = game.steps[k]
+                delta = rewards.get(k, 0.0) + following - step.value
                 advantage = delta + lam * advantage
                 step.advantage, step.returns = advantage, returns
                 following = step.value
-            self.finished.extend(steps)
+            self.finished.extend(game.steps[k] for k in indices)
+
+    def _pull_rewards(self, steps: list[Step], players: int) -> dict[int, float]:
+        """R-NaD's transformed rewards (``magnet_reward``), by index into ``steps``
+        (the game's learnt decisions in order): each decision's mover is paid
+        ``-magnet * log(policy / magnet)`` of its move, and in a two-player game the
+        other seat is paid the opposite, credited to its own decision before (the rewards
+        a seat earns between its decisions are its last decision's).  Empty without
+        the transformation."""
+        if self.magnet is None or not self.config.magnet_reward:
+            return {}
+        eta = self.config.magnet
+        rewards: dict[int, float] = {}
+        last: dict[int, int] = {}  # each seat's latest decision so far
+        for k, step in enumerate(steps):
+            pull = -eta * (step.logp - step.magnet_logp)
+            rewards[k] = rewards.get(k, 0.0) + pull
+            if players == 2:
+                other = last.get(1 - step.seat)
+                if other is not None:
+                    rewards[other] = rewards.get(other, 0.0) - pull
+            last[step.seat] = k
+        return rewards
 
     # ------------------------------------------------------------ learning
     def learn(self) -> dict[str, float]:
@@ -477,7 +524,7 @@ class PPOTrainer:
             "entropy": entropy.item(),
             "kl": kl.item(),
         }
-        if self.magnet is not None:
+        if self.magnet is not None and not c.magnet_reward:
             pull = self._magnet_divergence(x, probs, logp_all)
             loss = loss + c.magnet * pull
             parts["magnet"] = pull.item()
@@ -498,19 +545,25 @@ class PPOTrainer:
     # ------------------------------------------------------------ checkpoints
     def state(self) -> dict[str, Any]:
         """What a resumed run needs beside the network's weights (taken at a reset)."""
-        return {
+        return self.acting_state() | {
             "optimizer": self.optimizer.state_dict(),
+            "average": None if self.average is None else self.average.state(),
+        }
+
+    def acting_state(self) -> dict[str, Any]:
+        """What an actor's resume needs (``state`` less the learner's parts)."""
+        return {
             "rng": self.rng.get_state(),
             "draws": self.draws.bit_generator.state,
             "snapshots": self.snapshots,
             "updates": self.updates,
             "update_opponent": self.update_opponent,
             "magnet": None if self.magnet is None else self.magnet.state_dict(),
-            "average": None if self.average is None else self.average.state(),
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
-        self.optimizer.load_state_dict(state["optimizer"])
+        if "optimizer" in state:  # an actor's state (acting_state) has none
+            self.optimizer.load_state_dict(state["optimizer"])
         self.rng.set_state(state["rng"])
         self.draws.bit_generator.state = state["draws"]
         self.snapshots = list(state["snapshots"])

@@ -3,9 +3,13 @@
 Pipeline position: learning, around ppo.py (the algorithm).  A run lives in one folder
 (``--out``), as a search run's does (loop.py): ``model.pt`` (what ``neural:model=DIR``
 loads), ``checkpoint.pt`` (the model with the optimizer, the random states, the past
-pool and the metrics), both written atomically after every round, model first;
+pool, each actor's state and the metrics), both written atomically after every round, model first;
 ``metrics.jsonl``, ``plots/``, ``report.html`` and ``MODEL_CARD.md``.  PPO games are not
 recorded (hundreds of thousands of them): the figures are the record.
+
+The games are played by actors (actors.py: in worker processes by default, as Ray
+actors, or in turn in this process), one update ahead of the learner here, which only
+learns; the same seed and ``--actors`` give the same model wherever they play.
 
 A *round* is ``updates`` PPO updates.  Every round starts every lane's rows afresh from
 the round's seed, so a run killed at any moment and started again with the same
@@ -31,7 +35,6 @@ from __future__ import annotations
 import random
 import resource
 import time
-from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
@@ -42,57 +45,36 @@ from cardlang.agents.neural.model import (
     UNIFORM_COUNTS,
     load_weights,
 )
-from cardlang.env.vector import VectorEnv
 from cardlang.errors import UsageError
+from cardlang.learning.actors import (
+    ActorError,
+    ActorGroup,
+    ActorSpec,
+    Played,
+    build_lanes,
+    default_actors,
+    open_actors,
+    parse_pool,
+    pool_least,
+    ppo_config,
+    split_rows,
+    weights_of,
+)
 from cardlang.learning.config import TrainConfig
-from cardlang.learning.evaluate import GreedyEvaluator, game_length_of
+from cardlang.learning.evaluate import GreedyEvaluator
 from cardlang.learning.loop import imitate
-from cardlang.learning.ppo import AVERAGE, SEATED, SELF, Lane, PPOConfig, PPOTrainer
+from cardlang.learning.ppo import AVERAGE, SELF, PPOTrainer
 from cardlang.learning.report import evaluation_text
+from cardlang.learning.returns import RunReturns, game_length_of
 from cardlang.learning.run_folder import CHECKPOINT, MODEL, Report, RunFolder
+from cardlang.runs.backends import GamePayload
 from cardlang.runs.progress import games_bar
 
 AVERAGE_FILE = "average.pt"
 
 
-def parse_pool(text: str) -> list[tuple[str, float]]:
-    """``self@4,past@1,bmu@1`` -> [(spec, weight)]; a spec without ``@`` weighs 1."""
-    pool: list[tuple[str, float]] = []
-    for item in (part.strip() for part in text.split(",")):
-        if not item:
-            continue
-        spec, _, weight = item.rpartition("@") if "@" in item else (item, "", "1")
-        try:
-            w = float(weight)
-        except ValueError:
-            raise UsageError(
-                f"--opponents: {item!r}: the weight after @ must be a number"
-            ) from None
-        if not spec or w < 0:
-            raise UsageError(f"--opponents: {item!r}: write SPEC@WEIGHT with a weight >= 0")
-        pool.append((spec, w))
-    if not pool or sum(w for _, w in pool) <= 0:
-        raise UsageError("--opponents: name at least one opponent with a positive weight")
-    return pool
-
-
-def split_rows(total: int, weights: list[float], least: list[int]) -> list[int]:
-    """``total`` rows shared by ``weights`` (largest remainders), each share at least
-    ``least`` (a lane's seats); a zero weight gets none."""
-    scale = sum(weights)
-    raw = [total * w / scale for w in weights]
-    rows = [max(int(r), m) if w > 0 else 0 for r, w, m in zip(raw, weights, least, strict=True)]
-    order = sorted(range(len(raw)), key=lambda k: raw[k] - int(raw[k]), reverse=True)
-    for k in order:
-        if sum(rows) >= total:
-            break
-        if weights[k] > 0:
-            rows[k] += 1
-    return rows
-
-
 class PPORun(RunFolder):
-    """One PPO run folder: its model, trainer and lanes (see the module docstring)."""
+    """One PPO run folder: its model, learner and actors (see the module docstring)."""
 
     algorithm = "ppo"
 
@@ -116,81 +98,91 @@ class PPORun(RunFolder):
                 "is played by the Python one (--engine python, or the engine is not built): "
                 "use --algorithm search"
             )
-        self.trainer = PPOTrainer(
-            self._lanes(), self.model, self._ppo_config(), config.seed, returns=self._returns
+        self._check_settings()
+        if config.actors is None:  # a new run: one actor per core the learner leaves
+            config.actors = default_actors(config.backend, config.workers)
+        self.rows = self._rows_per_actor()
+        self.returns = RunReturns(
+            nplayers=self.game.nplayers,
+            seats=self.model.config.seats,
+            reward=config.reward,
+            score_scale=config.score_scale,
+            minimise=self.game.scoring_mode == "min",
+            solo=self.solo,
         )
+        # the pool's lanes, a row each, made here and dropped: a pool the engine cannot
+        # play is a usage error before any worker starts, and the names every actor's
+        # envs write are in the model's table (every actor's table is then the same)
+        build_lanes(self.game, config, self.model, pool_least(config, self.game.nplayers))
+        self.trainer = PPOTrainer([], self.model, ppo_config(config), config.seed, self.returns)
+        self.actors: ActorGroup | None = None  # started with the first round
+        self.actor_states: list[dict[str, Any]] | None = None  # a checkpoint's
+        self.actor_cpu = 0.0  # CPU seconds of actor processes in this session
+        self.actor_rss = 0.0  # their peak resident memory, summed (MB)
 
     # ------------------------------------------------------------ set-up
-    def _ppo_config(self) -> PPOConfig:
-        """The algorithm's settings: the run's of the same names (its batch size is
-        PPO's minibatch; the schedules end at round ``anneal_rounds``'s last update)."""
-        names = {f.name for f in fields(PPOConfig)}
-        same = {k: v for k, v in asdict(self.config).items() if k in names}
-        anneal = self.config.anneal_rounds * self.config.updates
-        return PPOConfig(**same, minibatch=self.config.batch_size, anneal_updates=anneal)
-
-    def _lanes(self) -> list[Lane]:
-        """The opponent pool as lanes: ``self`` and ``past`` each one env of every
-        seat; an agent one env per learner seat."""
+    def _check_settings(self) -> None:
         c, n = self.config, self.game.nplayers
         pool = parse_pool(c.opponents)
         if n == 1 and any(spec != SELF for spec, _ in pool):
             raise UsageError("--opponents: a solo game has no opponent: use self")
         if any(spec == AVERAGE for spec, _ in pool) and not c.average:
             raise UsageError("--opponents average: the average policy needs --average N")
+        if c.magnet_reward and not c.magnet:
+            raise UsageError("--magnet-reward: the pull needs a weight (--magnet ETA)")
         if c.average_recent and c.average_linear:
             raise UsageError("--average-recent and --average-linear: choose one weighting")
-        least = [1 if spec in SEATED else n for spec, _ in pool]
-        rows = split_rows(c.envs, [w for _, w in pool], least)
-        lanes: list[Lane] = []
-        for k, ((spec, _), count) in enumerate(zip(pool, rows, strict=True)):
-            if not count:
-                continue
-            if spec in SEATED:
-                lanes.append(Lane(self._env(count, "all", "random", k), spec))
-                continue
-            per_seat = split_rows(count, [1.0] * n, [1] * n)
-            for seat in range(n):
-                env = self._env(per_seat[seat], seat, spec, k * n + seat)
-                lanes.append(Lane(env, spec))
-        return lanes
 
-    def _env(self, rows: int, seats: str | int, opponents: str, salt: int) -> VectorEnv:
+    def _rows_per_actor(self) -> list[int]:
+        c = self.config
+        assert c.actors is not None
+        least = pool_least(c, self.game.nplayers)
+        if c.envs < least * c.actors:
+            raise UsageError(
+                f"--envs {c.envs} over --actors {c.actors}: each actor plays the whole "
+                f"opponent pool, which needs {least} rows (use --envs {least * c.actors} "
+                "or more, or fewer actors)"
+            )
+        return split_rows(c.envs, [1.0] * c.actors, [least] * c.actors)
+
+    def actor_specs(self) -> list[ActorSpec]:
+        """What builds each actor: the learner's weights as they now are."""
+        c, model = self.config, self.model
+        payload = GamePayload.of(self.game.master(self.limits))
+        weights = weights_of(model.net)
+        return [
+            ActorSpec(
+                game=payload,
+                config=c.to_dict(),
+                net=model.config.to_dict(),
+                identity=model.game.to_dict(),
+                names=list(model.table.names),
+                weights=weights,
+                info=dict(model.info),
+                index=k,
+                rows=rows,
+                returns=self.returns,
+            )
+            for k, rows in enumerate(self.rows)
+        ]
+
+    def _start_actors(self) -> ActorGroup:
+        """The run's actors, made with the learner's weights as they now are (a resumed
+        run's actors then take their states from the checkpoint)."""
+        model = self.model
+        actors = open_actors(self.config.backend, self.config.workers, self.actor_specs())
         try:
-            return VectorEnv(
-                self.game,
-                rows,
-                seats=seats,
-                opponents=opponents,
-                seed=self.config.seed * 7_919 + salt,
-                max_decisions=self.config.max_decisions,
-                tokens=self.model.table,
-            )
-        except UsageError as err:
-            raise UsageError(f"--opponents {opponents}: {err}") from None
+            if any(names != list(model.table.names) for names in actors.names()):
+                raise ActorError("an actor's envs named the game's tokens otherwise")
+            if self.actor_states is not None:
+                actors.load_states(self.actor_states)
+        except BaseException:
+            actors.close()
+            raise
+        return actors
 
-    def _returns(self, result: Any, seat: int) -> np.ndarray:
-        """A solo game's return: its scaled inverse length.  Else per seat offset from
-        ``seat``: its credit, or with ``--reward score`` its score (signed so that more
-        is better) mapped to [0, 1] by ``score_scale`` (0.5 + score / (2 scale),
-        clipped): the value head's range, and a linear map, so the expected return
-        ranks policies as the expected score does (chips in poker).  ``--reward
-        margin``: the score less the best other seat's, mapped the same way; a lead
-        that grows with every good buy, where the outcome against a strong bot is a
-        loss whatever a beginner does (learning from nothing)."""
-        if self.game.nplayers == 1:
-            value = self.solo(game_length_of(result)) if result.completed else -1.0
-            return np.array([value], dtype=np.float32)
-        if self.config.reward in ("score", "margin"):
-            n, scale = len(result.scores), self.config.score_scale
-            sign = -1.0 if self.game.scoring_mode == "min" else 1.0
-            scores = np.array(
-                [sign * result.scores[(seat + k) % n] for k in range(n)], dtype=np.float64
-            )
-            if self.config.reward == "margin":
-                scores = np.array([s - np.delete(scores, k).max() for k, s in enumerate(scores)])
-            return np.clip(0.5 + scores.astype(np.float32) / (2 * scale), 0.0, 1.0)
-        return self.trainer._credits(result, seat)
+    def _playing_average(self) -> bool:
+        return any(spec == AVERAGE for spec, _ in parse_pool(self.config.opponents))
 
     def _imitate(self) -> None:
         """Warm start: imitate recorded games, read as the engine's tokens read them
@@ -213,35 +205,49 @@ class PPORun(RunFolder):
         self.metrics = list(training["metrics"])
         self.cpu_before = float(training["cpu_seconds"])
         self.bot_figures = dict(training.get("bot_figures") or {})
+        self.actor_states = training.get("actors")
+        if self.actor_states is not None and len(self.actor_states) != self.config.actors:
+            raise ValueError(f"{len(self.actor_states)} actor states for {self.config.actors}")
 
     # ------------------------------------------------------------ the loop
     def run(self) -> None:
-        if self.round == 0 and not (self.out / CHECKPOINT).is_file():
-            if self.config.warm_start:
-                self._imitate()
-            self._save()
-        self._rounds()
+        try:
+            if self.round == 0 and not (self.out / CHECKPOINT).is_file():
+                if self.config.warm_start:
+                    self._imitate()
+                self._save()
+            self._rounds()
+        finally:
+            if self.actors is not None:
+                self.actors.close()
+                self.actors = None
 
     def _round(self, number: int) -> None:
+        """One round: the actors play each update while the learner learns the one
+        before (actors.py); the round ends with every actor idle, at a checkpoint."""
         c = self.config
         t0, cpu0 = time.monotonic(), self.cpu_seconds()
-        self.trainer.reset(round_seed(c.seed, number))
-        start = len(self.trainer.results)
+        if self.actors is None:
+            self.actors = self._start_actors()
+        actors = self.actors
+        actors.reset(round_seed(c.seed, number))
+        played: list[tuple[str, int | None, Any]] = []
         sums: dict[str, float] = {}
         learnt = 0
+        actors.start(*self._weights())
         with games_bar(f"round {number}", c.updates, unit="updates") as bar:
-            for _ in range(c.updates):
-                self.trainer.collect()
-                stats = self.trainer.learn()
+            for update in range(c.updates):
+                batches = actors.finish()
+                if update + 1 < c.updates:  # the next update's play, while this one learns
+                    actors.start(*self._weights())
+                stats = self._learn(batches, played)
                 learnt += int(stats.pop("steps", 0))
                 for key, value in stats.items():
                     sums[key] = sums.get(key, 0.0) + value
                 if bar is not None:  # live figures: the games so far and their shares
-                    played = self.trainer.results[start:]
                     bar.describe(f"round {number}: {len(played)} games; {live_text(played)}")
                     bar.advance(1)
-        played = self.trainer.results[start:]
-        del self.trainer.results[:]
+        self.actor_states = actors.states()
         self.games += len(played)
         self.round = number
         row: dict[str, Any] = {
@@ -253,16 +259,41 @@ class PPORun(RunFolder):
             **{k: v / c.updates for k, v in sums.items()},
             **self._pool_figures(played),
         }
-        cpu = self.cpu_seconds() - cpu0  # training alone, evaluation apart
+        cpu = self.cpu_seconds() - cpu0  # training alone (actors' too), evaluation apart
         row["games_per_core_hour"] = len(played) / cpu * 3600 if cpu > 0 else float("nan")
         if c.evaluate_every and (number % c.evaluate_every == 0 or number == c.rounds):
             row["evaluation"] = self.evaluate(c.eval_games, number)
         row["seconds"] = time.monotonic() - t0
         row["cpu_hours"] = self.cpu_seconds() / 3600
-        row["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        # the learner's peak and its workers' (a sum of peaks: at least the peak of the sum)
+        row["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 + self.actor_rss
         self.metrics.append(row)
         self._save()
         self.report(round_line(row, c.rounds))
+
+    def _weights(self) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray] | None]:
+        """What the actors play the next update with: the policy's weights and, where
+        the pool has an average lane, the average policy's (copies: learning goes on)."""
+        average = self.trainer.average
+        if average is None or not self._playing_average():
+            return weights_of(self.trainer.net), None
+        return weights_of(self.trainer.net), weights_of(average.net)
+
+    def _learn(
+        self, batches: list[Played], played: list[tuple[str, int | None, Any]]
+    ) -> dict[str, float]:
+        """The learner's update from the actors' play of it."""
+        self.trainer.finished = [step for batch in batches for step in batch.unpacked()]
+        for batch in batches:
+            played.extend(batch.results)
+            self.actor_cpu += batch.cpu
+        self.actor_rss = sum(b.rss_mb for b in batches) or self.actor_rss
+        self.trainer.end_update()
+        return self.trainer.learn()
+
+    def cpu_seconds(self) -> float:
+        """This process's CPU and its actor processes' (a run's compute)."""
+        return super().cpu_seconds() + self.actor_cpu
 
     def _pool_figures(self, played: list[tuple[str, int | None, Any]]) -> dict[str, Any]:
         """The training games' figures: the learner's mean credit against each pool
@@ -315,6 +346,7 @@ class PPORun(RunFolder):
             "metrics": self.metrics,
             "cpu_seconds": self.cpu_seconds(),
             "bot_figures": self.bot_figures,
+            "actors": self.actor_states,
         }
         self._write(training)
         average = self.trainer.average

@@ -219,7 +219,16 @@ def _check_same_run(
 #: Settings a resumed run takes from the command (none of them changes what it learns):
 #: how long it goes on and the engine it plays on (always: the engines agree), and how
 #: and when it is evaluated (where the command names them; else the run's own).
-RESUME_SETTINGS = ("rounds", "time_limit", "engine", "evaluate_every", "eval_games", "eval_agents")
+RESUME_SETTINGS = (
+    "rounds",
+    "time_limit",
+    "engine",
+    "evaluate_every",
+    "eval_games",
+    "eval_agents",
+    "backend",  # where the games are played: never what a run learns
+    "workers",
+)
 _ALWAYS_FROM_COMMAND = ("rounds", "time_limit", "engine")
 
 

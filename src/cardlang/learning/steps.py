@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-__all__ = ["Step", "collate_steps"]
+__all__ = ["Step", "collate_steps", "pack_steps", "unpack_steps"]
 
 
 @dataclass
@@ -26,6 +26,7 @@ class Step:
     advantage: float = 0.0
     returns: np.ndarray | None = None  # per seat offset from the mover: its return
     probs: np.ndarray | None = None  # the policy's move probabilities (average.py reads)
+    magnet_logp: float = 0.0  # the magnet's log-probability of the move (magnet_reward)
 
 
 def collate_steps(batch: list[Step]) -> dict[str, torch.Tensor]:
@@ -58,3 +59,59 @@ def collate_steps(batch: list[Step]) -> dict[str, torch.Tensor]:
         "action_names": torch.from_numpy(action_names),
         "action_mask": torch.from_numpy(action_mask),
     }
+
+
+#: A step's per-decision numbers, packed one array each (``pack_steps``).
+_SCALARS = {
+    "chosen": np.int64,
+    "logp": np.float64,
+    "value": np.float64,
+    "seat": np.int64,
+    "advantage": np.float64,
+    "magnet_logp": np.float64,
+}
+
+
+def pack_steps(steps: list[Step]) -> dict[str, np.ndarray]:
+    """Steps as a few flat arrays (their ragged parts concatenated, with lengths): what an
+    actor process sends the learner, pickled in one piece, not as thousands of objects."""
+    tokens = [
+        np.concatenate([s.tokens[k] for s in steps]) if steps else np.zeros(0) for k in range(4)
+    ]
+    packed = {f"tokens{k}": array for k, array in enumerate(tokens)}
+    packed["token_counts"] = np.array([len(s.tokens[1]) for s in steps], dtype=np.int64)
+    packed["actions"] = np.concatenate([s.actions for s in steps]) if steps else np.zeros(0)
+    packed["action_counts"] = np.array([len(s.actions) for s in steps], dtype=np.int64)
+    for name, dtype in _SCALARS.items():
+        packed[name] = np.array([getattr(s, name) for s in steps], dtype=dtype)
+    if steps and steps[0].returns is not None:
+        packed["returns"] = np.stack([s.returns for s in steps])  # type: ignore[misc]
+    if steps and steps[0].probs is not None:
+        packed["probs"] = np.concatenate([s.probs for s in steps])  # type: ignore[misc]
+    return packed
+
+
+def unpack_steps(packed: dict[str, np.ndarray]) -> list[Step]:
+    """The steps ``pack_steps`` packed (their arrays views into the packed ones)."""
+    token_ends = np.cumsum(packed["token_counts"]).tolist()
+    action_ends = np.cumsum(packed["action_counts"]).tolist()
+    scalars = {name: packed[name].tolist() for name in _SCALARS}
+    returns, probs = packed.get("returns"), packed.get("probs")
+    steps = []
+    t0 = a0 = 0
+    for i, (t1, a1) in enumerate(zip(token_ends, action_ends, strict=True)):
+        step = Step(
+            tokens=tuple(packed[f"tokens{k}"][t0:t1] for k in range(4)),
+            actions=packed["actions"][a0:a1],
+            chosen=scalars["chosen"][i],
+            logp=scalars["logp"][i],
+            value=scalars["value"][i],
+            seat=scalars["seat"][i],
+            advantage=scalars["advantage"][i],
+            returns=None if returns is None else returns[i],
+            probs=None if probs is None else probs[a0:a1],
+            magnet_logp=scalars["magnet_logp"][i],
+        )
+        steps.append(step)
+        t0, a0 = t1, a1
+    return steps

@@ -72,6 +72,9 @@ __all__ = [
     "available_cores",
     "check_backend",
     "chunk_size",
+    "exit_with_parent",
+    "import_ray",
+    "pool_context",
     "open_backend",
 ]
 
@@ -111,7 +114,7 @@ def check_backend(backend: str, workers: int | None) -> None:
             "(use --backend process for local worker processes)"
         )
     if backend == "ray":
-        _import_ray()
+        import_ray()
 
 
 def chunk_size(games: int, workers: int) -> int:
@@ -262,11 +265,11 @@ def _start_worker(payload: GamePayload) -> None:
     process (which stops the pool); exit when the main process dies."""
     global _WORKER_MASTER
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _exit_with_parent()
+    exit_with_parent()
     _WORKER_MASTER = payload.master()
 
 
-def _exit_with_parent() -> None:
+def exit_with_parent() -> None:
     """Exit as soon as the main process is gone.  A pool worker waits for work on a
     queue that its siblings keep open, so without this a killed run (SIGKILL, where
     nothing can clean up) would leave its workers waiting for ever."""
@@ -287,7 +290,7 @@ def _play_pool_chunk(chunk: list[PlannedGame], record: bool) -> Chunk:
     return play_chunk(_WORKER_MASTER, chunk, record)
 
 
-def _pool_context() -> multiprocessing.context.BaseContext:
+def pool_context() -> multiprocessing.context.BaseContext:
     """forkserver where there is one: workers start from a clean single-threaded server
     (the main process may run a progress bar's thread, which fork would copy in the
     middle of whatever it holds), and later pools fork from it quickly; spawn elsewhere."""
@@ -325,7 +328,7 @@ class ProcessBackend:
         workers = min(self.workers, math.ceil(games / size))
         pool = ProcessPoolExecutor(
             max_workers=workers,
-            mp_context=_pool_context(),
+            mp_context=pool_context(),
             initializer=_start_worker,
             initargs=(GamePayload.of(master),),
         )
@@ -368,7 +371,7 @@ def _stop_pool(pool: ProcessPoolExecutor, *, abort: bool) -> None:
 # ---------------------------------------------------------------- Ray
 
 
-def _import_ray() -> Any:
+def import_ray() -> Any:
     try:
         import ray
     except ImportError:
@@ -401,7 +404,7 @@ class RayBackend:
     ) -> Generator[Played, None, None]:
         if games <= 0:
             return
-        ray = _import_ray()
+        ray = import_ray()
         if not ray.is_initialized():  # RAY_ADDRESS, if set, names the cluster to join
             ray.init(logging_level=logging.WARNING)
         workers = self.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
