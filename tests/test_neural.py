@@ -737,3 +737,12 @@ def test_the_shipped_models_play_their_game(model: str, params: dict[str, str]) 
     agents = [make_agent(f"neural:model={ROOT / model}", seat) for seat in range(game.nplayers)]
     result, _ = play_game(game.master(), agents, 7, record=True)
     assert result.end_reason == "completed" and result.turns < 30 * game.nplayers
+
+
+def test_the_shipped_hearts_model_plays_its_game() -> None:
+    """models/hearts names games/hearts.rcy's hash, as the Dominion models name theirs,
+    and plays a whole game from every seat (its own view of each)."""
+    game = load_game(ROOT / "games/hearts.rcy")
+    agents = [make_agent(f"neural:model={ROOT / 'models/hearts'}", seat) for seat in range(4)]
+    result, _ = play_game(game.master(), agents, 11, record=True)
+    assert result.end_reason == "completed" and sum(result.credits) == pytest.approx(1.0)

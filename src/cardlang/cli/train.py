@@ -155,7 +155,8 @@ def add_parser(sub: SubParsers) -> None:
         help="self-play actors, each stepping its share of --envs while the learner "
         "learns (in worker processes with --backend process, the default; as Ray actors "
         "with --backend ray; in turn with --backend serial). The model depends on K, not "
-        "on where the actors run (default: --workers, else one per core less one)",
+        "on where the actors run (default: --workers; without it, one per core less one with "
+        "--backend process, else 1)",
     )
     g.add_argument(
         "--magnet",
