@@ -17,12 +17,19 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from cardlang.agents.neural.model import load_model  # noqa: E402
 from test_neural import HIGH_CARD  # noqa: E402
 from test_ppo_run import _config, _same, _weights  # noqa: E402
 
 from cardlang.engine.native import native_available  # noqa: E402
 from cardlang.errors import UsageError  # noqa: E402
-from cardlang.learning.actors import ActorError, ProcessActors, RayActors  # noqa: E402
+from cardlang.language.params import param_variants, parse_param_draws  # noqa: E402
+from cardlang.learning.actors import (  # noqa: E402
+    ActorError,
+    ProcessActors,
+    RayActors,
+    build_lanes,
+)
 from cardlang.learning.ppo_run import PPORun  # noqa: E402
 from cardlang.learning.steps import pack_steps, unpack_steps  # noqa: E402
 
@@ -125,3 +132,60 @@ def test_ray_actors_learn_what_serial_ones_do(game: Path, tmp_path: Path) -> Non
     assert _same(_weights(serial), _weights(spread))
     assert _metrics(serial) == _metrics(spread)
     assert RayActors is not None
+
+
+#: High card with the hand size and the player count as parameters.
+DRAWN = HIGH_CARD.replace(
+    "(game\n (setup (create players 2)",
+    "(game\n (declare 2 'HANDSIZE)\n (declare 2 'NUMP)\n (setup (create players 'NUMP)",
+).replace("(repeat 2 (move", "(repeat 'HANDSIZE (move")
+
+
+def test_drawn_parameters_share_the_rows(tmp_path: Path) -> None:
+    """--param-draw handsize=2|3: every actor plays both games, half its rows each,
+    against the whole pool; the run learns, its card says how to draw them again."""
+    torch.set_num_threads(1)
+    path = tmp_path / "drawn.rcy"
+    path.write_text(DRAWN)
+    config = _config(path, 2, param_draws={"HANDSIZE": ["2", "3"]}, opponents="self@1,random@1")
+    run = PPORun.open(config, tmp_path / "r", print)
+    assert len(run.variants) == 2
+    lanes = build_lanes(run.variants, run.config, run.model, 24)
+    games = [lane.env.game for lane in lanes]
+    assert games.count(run.variants[0]) == games.count(run.variants[1]) == len(lanes) // 2
+    assert sum(lane.env.n for lane in lanes if lane.env.game is run.variants[1]) == 12
+    for lane in lanes:
+        lane.env.reset()
+    hands = {lane.env.game is run.variants[1]: int(lane.env.action_count.max()) for lane in lanes}
+    assert hands == {False: 2, True: 3}  # the first move: any card of the hand
+    run.run()
+    card = (tmp_path / "r" / "MODEL_CARD.md").read_text()
+    assert "--param-draw 'HANDSIZE=2|3'" in card
+    assert load_model(tmp_path / "r").game.params == {"HANDSIZE": "2|3"}
+    other = _config(path, 3, param_draws={"HANDSIZE": ["2", "4"]}, opponents="self@1,random@1")
+    with pytest.raises(UsageError, match=r"--param-draw handsize=2\|4 \(the run's: handsize=2\|3"):
+        PPORun.open(other, tmp_path / "r", print, given={"param_draws"})
+
+
+def test_bad_parameter_draws_are_usage_errors(tmp_path: Path) -> None:
+    path = tmp_path / "drawn.rcy"
+    path.write_text(DRAWN)
+    for draws, params, words in (
+        ({"NUMP": ["2", "3"]}, {}, "one network plays one seat count"),
+        ({"HANDSIZE": ["2", "x"]}, {}, "--param-draw"),
+        ({"NOSUCH": ["1", "2"]}, {}, "no parameter NOSUCH"),
+        ({"HANDSIZE": ["2", "3"]}, {"HANDSIZE": "2"}, r"both set \(--param\) and drawn"),
+    ):
+        config = _config(path, 1, param_draws=draws, params=params)
+        with pytest.raises(UsageError, match=words):
+            PPORun.open(config, tmp_path / "r", print)
+    assert parse_param_draws(["handsize=2|3", "nump = 2"]) == {
+        "HANDSIZE": ["2", "3"],
+        "NUMP": ["2"],
+    }
+    for bad in ("handsize", "handsize=2||3", "handsize=2|2"):
+        with pytest.raises(UsageError, match="--param-draw"):
+            parse_param_draws([bad])
+    assert len(param_variants({}, {"A": ["1", "2"], "B": ["x", "y", "z"]})) == 6
+    with pytest.raises(UsageError, match="more than 64"):
+        param_variants({}, {k: [str(v) for v in range(3)] for k in "ABCD"})

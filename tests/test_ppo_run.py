@@ -96,12 +96,12 @@ def test_the_pool_makes_lanes_of_every_kind(game: Path, tmp_path: Path) -> None:
     torch.set_num_threads(1)
     config = _config(game, 1, opponents="self@2,past@1,random@1")
     run = PPORun.open(config, tmp_path / "r", print)
-    lanes = build_lanes(run.game, run.config, run.model, 24)
+    lanes = build_lanes([run.game], run.config, run.model, 24)
     kinds = [(lane.kind, lane.env.learner, lane.env.n) for lane in lanes]
     assert kinds == [("self", None, 12), ("past", None, 6), ("random", 0, 3), ("random", 1, 3)]
     pool = "self@1,average@1"
     run = PPORun.open(_config(game, 1, opponents=pool, average=100), tmp_path / "a", print)
-    lanes = build_lanes(run.game, run.config, run.model, 24)
+    lanes = build_lanes([run.game], run.config, run.model, 24)
     assert [(lane.kind, lane.env.n) for lane in lanes] == [("self", 12), ("average", 12)]
     run = PPORun.open(_config(game, 1, envs=25, actors=3), tmp_path / "b", print)
     assert run.rows == [9, 8, 8]
@@ -334,6 +334,9 @@ def test_bad_ppo_arguments_get_usage_help() -> None:
         (["--param", "PLAYERS=1", "--opponents", "bmu"], "solo"),
         (["--warm-start", "x.sqlite"], "no records file"),
         (["--engine", "python"], "--algorithm search"),
+        (["--param-draw", "players=2|3"], "one seat count"),
+        (["--param-draw", "kingdom=first-game|nosuch"], "--param-draw"),
+        (["--algorithm", "search", "--param-draw", "goal=3|4"], "only --algorithm ppo"),
     ):
         result = subprocess.run(
             [sys.executable, "-m", "cardlang", "train", "games/dominion.rcy", "--out", "/tmp/x"]

@@ -29,7 +29,7 @@ from cardlang.cli.options import (
     whole,
 )
 from cardlang.errors import UsageError
-from cardlang.language.params import parse_param_args
+from cardlang.language.params import parse_param_args, parse_param_draws
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -59,6 +59,15 @@ def add_parser(sub: SubParsers) -> None:
         help="the run's folder (resumed if it holds one)",
     )
     param_option(p)
+    p.add_argument(
+        "--param-draw",
+        action="append",
+        metavar="NAME=VALUE|VALUE...",
+        help="--algorithm ppo: train on every alternative of a parameter the game declares, "
+        "e.g. --param-draw 'kingdom=first-game|size-distortion' (repeatable: every "
+        "combination); each gets an equal share of the games. The evaluation plays the "
+        "game of --param",
+    )
     engine_option(p)
     seed_option(p)
     g = p.add_argument_group("length")
@@ -308,7 +317,7 @@ def add_parser(sub: SubParsers) -> None:
 
 
 #: Options whose setting has another name in TrainConfig.
-OPTION_FIELDS = {"file": "game", "param": "params"}
+OPTION_FIELDS = {"file": "game", "param": "params", "param_draw": "param_draws"}
 
 
 def cmd_train(args: argparse.Namespace) -> int:
@@ -336,6 +345,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.init and not Path(args.init).exists():
         raise UsageError(f"--init: no model at {args.init}")
     ppo = args.algorithm == "ppo"
+    if args.param_draw and not ppo:
+        raise UsageError("--param-draw: only --algorithm ppo trains on drawn parameters")
     # every setting named as its option is read from it; the rest are worked out here
     same = {f.name: getattr(args, f.name) for f in fields(TrainConfig) if hasattr(args, f.name)}
     config = TrainConfig(
@@ -343,6 +354,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         | {
             "game": args.file,
             "params": parse_param_args(args.param),
+            "param_draws": parse_param_draws(args.param_draw),
             "noise": min(args.noise, 1.0),
             "batch_size": args.batch_size or (256 if ppo else 128),
             "lr": args.lr if args.lr is not None else (3e-4 if ppo else 1e-3),

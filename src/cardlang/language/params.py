@@ -35,6 +35,43 @@ def parse_param_args(args: list[str] | None) -> dict[str, str]:
     return params
 
 
+#: The most games one set of ``--param-draw`` alternatives may make (their product).
+MAX_VARIANTS = 64
+
+
+def parse_param_draws(args: list[str] | None) -> dict[str, list[str]]:
+    """``["kingdom=first-game|size-distortion"]`` -> ``{"KINGDOM": ["first-game",
+    "size-distortion"]}``: each named parameter's alternatives, in order."""
+    draws: dict[str, list[str]] = {}
+    for arg in args or []:
+        name, sep, values = arg.partition("=")
+        alternatives = [v.strip() for v in values.split("|")]
+        if not sep or not name.strip() or not all(alternatives):
+            raise UsageError(f"--param-draw needs NAME=VALUE|VALUE..., got {arg!r}")
+        if len(set(alternatives)) != len(alternatives):
+            raise UsageError(f"--param-draw {arg!r} names a value twice")
+        draws[name.strip().upper()] = alternatives
+    return draws
+
+
+def param_variants(
+    params: Mapping[str, str], draws: Mapping[str, list[str]]
+) -> list[dict[str, str]]:
+    """Every combination of the drawn parameters' alternatives over ``params`` (the
+    first alternatives first; without draws, ``params`` alone)."""
+    both = sorted(set(params) & set(draws))
+    if both:
+        raise UsageError(f"parameter {both[0]} is both set (--param) and drawn (--param-draw)")
+    variants = [dict(params)]
+    for name, alternatives in draws.items():
+        variants = [v | {name: value} for v in variants for value in alternatives]
+    if len(variants) > MAX_VARIANTS:
+        raise UsageError(
+            f"--param-draw makes {len(variants)} games, more than {MAX_VARIANTS}: draw fewer"
+        )
+    return variants
+
+
 def apply_params(game: ast.Game, params: Mapping[str, str]) -> ast.Game:
     """The game with the named declared constants replaced by the given values."""
     if not params:

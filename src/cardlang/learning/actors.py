@@ -66,6 +66,7 @@ __all__ = [
     "actor_seed",
     "build_lanes",
     "default_actors",
+    "pool_lanes",
     "open_actors",
     "pool_least",
     "parse_pool",
@@ -156,11 +157,11 @@ def actor_seed(seed: int, actor: int) -> int:
 
 @dataclass
 class ActorSpec:
-    """What builds actor ``index`` in any process: the game (``GamePayload``: the parsed
-    tree, as the batch runner's workers get it), the run's settings, the model's sizes,
-    names and weights, and the actor's rows."""
+    """What builds actor ``index`` in any process: the games (``GamePayload``: the parsed
+    tree, as the batch runner's workers get it; one per drawn parameter's alternative),
+    the run's settings, the model's sizes, names and weights, and the actor's rows."""
 
-    game: GamePayload
+    games: list[GamePayload]
     config: dict[str, Any]
     net: dict[str, Any]
     identity: dict[str, Any]
@@ -194,7 +195,7 @@ class Actor:
     def __init__(self, spec: ActorSpec) -> None:
         self.index = spec.index
         config = TrainConfig.from_dict(spec.config)
-        self.game = spec.game.master().game
+        games = [payload.master().game for payload in spec.games]
         model = NeuralModel(
             NetConfig(**spec.net),
             GameIdentity(**spec.identity),
@@ -204,7 +205,7 @@ class Actor:
         )
         set_weights(model.net, spec.weights)
         self.model = model
-        lanes = build_lanes(self.game, config, model, spec.rows, spec.index)
+        lanes = build_lanes(games, config, model, spec.rows, spec.index)
         seed = actor_seed(config.seed, spec.index)
         self.trainer = PPOTrainer(lanes, model, ppo_config(config), seed, returns=spec.returns)
 
@@ -234,10 +235,28 @@ class Actor:
 
 
 def build_lanes(
-    game: Any, config: TrainConfig, model: NeuralModel, rows: int, actor: int = 0
+    games: Sequence[Any], config: TrainConfig, model: NeuralModel, rows: int, actor: int = 0
 ) -> list[Lane]:
-    """An actor's lanes: the opponent pool over ``rows`` rows, ``self``, ``past`` and
-    ``average`` each one env of every seat, an agent one env per learner seat."""
+    """An actor's lanes: ``rows`` rows shared equally by ``games`` (the run's game, or
+    one per combination of ``--param-draw``'s alternatives), each game's share played
+    against the whole opponent pool (``pool_lanes``)."""
+    least = pool_least(config, games[0].nplayers)
+    shares = split_rows(rows, [1.0] * len(games), [least] * len(games))
+    lanes: list[Lane] = []
+    for v, (game, count) in enumerate(zip(games, shares, strict=True)):
+        lanes += pool_lanes(game, config, model, count, actor, VARIANT_SALT * v)
+    return lanes
+
+
+#: Seeds apart between one game's lanes and the next's (a drawn parameter's).
+VARIANT_SALT = 1_000_003
+
+
+def pool_lanes(
+    game: Any, config: TrainConfig, model: NeuralModel, rows: int, actor: int, salt: int = 0
+) -> list[Lane]:
+    """The opponent pool over ``rows`` rows of ``game``: ``self``, ``past`` and ``average``
+    each one env of every seat, an agent one env per learner seat."""
     n = game.nplayers
     pool = parse_pool(config.opponents)
     least = [1 if spec in SEATED else n for spec, _ in pool]
@@ -247,11 +266,12 @@ def build_lanes(
         if not count:
             continue
         if spec in SEATED:
-            lanes.append(Lane(_env(game, config, model, count, "all", "random", k, actor), spec))
+            env = _env(game, config, model, count, "all", "random", salt + k, actor)
+            lanes.append(Lane(env, spec))
             continue
         per_seat = split_rows(count, [1.0] * n, [1] * n)
         for seat in range(n):
-            env = _env(game, config, model, per_seat[seat], seat, spec, k * n + seat, actor)
+            env = _env(game, config, model, per_seat[seat], seat, spec, salt + k * n + seat, actor)
             lanes.append(Lane(env, spec))
     return lanes
 

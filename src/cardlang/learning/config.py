@@ -12,6 +12,8 @@ class TrainConfig:
 
     game: str
     params: dict[str, str] = field(default_factory=dict)
+    # parameters whose alternatives share the training games (ppo; --param-draw)
+    param_draws: dict[str, list[str]] = field(default_factory=dict)
     algorithm: str = "search"  # "ppo" (ppo_run.py) or "search" (loop.py); old checkpoints: search
     seed: int = 0
     rounds: int = 20

@@ -45,7 +45,9 @@ from cardlang.agents.neural.model import (
     UNIFORM_COUNTS,
     load_weights,
 )
+from cardlang.compiler.load import load_game
 from cardlang.errors import UsageError
+from cardlang.language.params import param_variants
 from cardlang.learning.actors import (
     ActorError,
     ActorGroup,
@@ -99,6 +101,7 @@ class PPORun(RunFolder):
                 "use --algorithm search"
             )
         self._check_settings()
+        self.variants = self._variants()
         if config.actors is None:  # a new run: one actor per core the learner leaves
             config.actors = default_actors(config.backend, config.workers)
         self.rows = self._rows_per_actor()
@@ -113,7 +116,7 @@ class PPORun(RunFolder):
         # the pool's lanes, a row each, made here and dropped: a pool the engine cannot
         # play is a usage error before any worker starts, and the names every actor's
         # envs write are in the model's table (every actor's table is then the same)
-        build_lanes(self.game, config, self.model, pool_least(config, self.game.nplayers))
+        build_lanes(self.variants, config, self.model, self._least() * len(self.variants))
         self.trainer = PPOTrainer([], self.model, ppo_config(config), config.seed, self.returns)
         self.actors: ActorGroup | None = None  # started with the first round
         self.actor_states: list[dict[str, Any]] | None = None  # a checkpoint's
@@ -133,26 +136,51 @@ class PPORun(RunFolder):
         if c.average_recent and c.average_linear:
             raise UsageError("--average-recent and --average-linear: choose one weighting")
 
+    def _variants(self) -> list[Any]:
+        """The games trained on: the run's, or one per combination of ``--param-draw``'s
+        alternatives (each checked as the run's game is)."""
+        c = self.config
+        if not c.param_draws:
+            return [self.game]
+        games = []
+        for params in param_variants(c.params, c.param_draws):
+            try:
+                game = load_game(c.game, params=params, engine=c.engine)
+            except UsageError as err:
+                raise UsageError(f"--param-draw: {err}") from None
+            if game.nplayers != self.game.nplayers:
+                raise UsageError(
+                    f"--param-draw: {_named(params)} makes a game of {game.nplayers} "
+                    f"players, not {self.game.nplayers}: one network plays one seat count"
+                )
+            games.append(game)
+        return games
+
+    def _least(self) -> int:
+        """The fewest rows one game's share of an actor can be played in."""
+        return pool_least(self.config, self.game.nplayers)
+
     def _rows_per_actor(self) -> list[int]:
         c = self.config
         assert c.actors is not None
-        least = pool_least(c, self.game.nplayers)
+        least = self._least() * len(self.variants)
         if c.envs < least * c.actors:
+            games = f" over {len(self.variants)} drawn games" if len(self.variants) > 1 else ""
             raise UsageError(
                 f"--envs {c.envs} over --actors {c.actors}: each actor plays the whole "
-                f"opponent pool, which needs {least} rows (use --envs {least * c.actors} "
-                "or more, or fewer actors)"
+                f"opponent pool{games}, which needs {least} rows (use --envs "
+                f"{least * c.actors} or more, or fewer actors)"
             )
         return split_rows(c.envs, [1.0] * c.actors, [least] * c.actors)
 
     def actor_specs(self) -> list[ActorSpec]:
         """What builds each actor: the learner's weights as they now are."""
         c, model = self.config, self.model
-        payload = GamePayload.of(self.game.master(self.limits))
+        payloads = [GamePayload.of(game.master(self.limits)) for game in self.variants]
         weights = weights_of(model.net)
         return [
             ActorSpec(
-                game=payload,
+                games=payloads,
                 config=c.to_dict(),
                 net=model.config.to_dict(),
                 identity=model.game.to_dict(),
@@ -354,6 +382,10 @@ class PPORun(RunFolder):
             info = self.model.info | {"policy": "average of the policies played (--average)"}
             state = {k: v.detach().cpu() for k, v in average.net.state_dict().items()}
             self.model.save(self.out / AVERAGE_FILE, extra={"state_dict": state, "info": info})
+
+
+def _named(params: dict[str, str]) -> str:
+    return " ".join(f"{k.lower()}={v}" for k, v in params.items())
 
 
 def round_seed(seed: int, number: int) -> int:

@@ -172,7 +172,17 @@ def evaluation_text(evaluation: dict[str, Any] | None) -> str:
 
 
 #: settings that are not options of the command, or that do not change the model
-_NOT_FLAGS = {"game", "params", "algorithm", "time_limit", "backend", "workers", "device", "games"}
+_NOT_FLAGS = {
+    "game",
+    "params",
+    "param_draws",
+    "algorithm",
+    "time_limit",
+    "backend",
+    "workers",
+    "device",
+    "games",
+}
 
 
 def reproduce_command(config: TrainConfig, rounds: int | None = None) -> str:
@@ -187,6 +197,7 @@ def reproduce_command(config: TrainConfig, rounds: int | None = None) -> str:
     c = config if rounds is None else replace(config, rounds=rounds)
     parts = [f"cardlang train {c.game} --algorithm {c.algorithm}"]
     parts += [f"--param {k}={v}" for k, v in c.params.items()]
+    parts += [f"--param-draw '{k}={'|'.join(v)}'" for k, v in c.param_draws.items()]
     defaults = TrainConfig(game=c.game).to_dict()
     for name, value in c.to_dict().items():
         always = ("seed", "rounds", "lr", "value_weight")

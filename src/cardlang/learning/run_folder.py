@@ -86,7 +86,8 @@ class RunFolder:
         c = self.config
         sizes = {name: getattr(c, name) for name in NET_SIZES}
         net = NetConfig(**sizes, seats=self.game.nplayers, solo=self.game.nplayers == 1)
-        identity = GameIdentity.of(self.game, c.params)
+        drawn = {name: "|".join(values) for name, values in c.param_draws.items()}
+        identity = GameIdentity.of(self.game, c.params | drawn)
         return NeuralModel(net, identity, device=device, info=self._solo_info())
 
     def _init_model(self, path: str, device: str) -> NeuralModel:
@@ -240,7 +241,8 @@ def _check_unchanged(
     each, rather than silently ignored."""
     names = {f.name for f in fields(TrainConfig)} - set(RESUME_SETTINGS) - {"game", "params"}
     changed = [
-        f"--{name.replace('_', '-')} {_setting(getattr(config, name))} (the run's: "
+        f"--{_OPTIONS.get(name, name.replace('_', '-'))} {_setting(getattr(config, name))} "
+        "(the run's: "
         f"{_setting(getattr(saved, name))})"
         for name in sorted(names & set(given))
         if getattr(config, name) != getattr(saved, name)
@@ -254,7 +256,13 @@ def _check_unchanged(
         )
 
 
+#: settings whose option is not their name with dashes
+_OPTIONS = {"param_draws": "param-draw"}
+
+
 def _setting(value: Any) -> str:
+    if isinstance(value, dict):
+        return " ".join(f"{k.lower()}={'|'.join(v)}" for k, v in value.items()) or "(none)"
     if isinstance(value, list | tuple):
         return ",".join(str(v) for v in value) or "(none)"
     return "(none)" if value is None else str(value)
