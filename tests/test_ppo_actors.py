@@ -160,7 +160,7 @@ def test_drawn_parameters_share_the_rows(tmp_path: Path) -> None:
     assert hands == {False: 2, True: 3}  # the first move: any card of the hand
     run.run()
     card = (tmp_path / "r" / "MODEL_CARD.md").read_text()
-    assert "--param-draw 'HANDSIZE=2|3'" in card
+    assert "--param-draw 'HANDSIZE=2|3'" in card and "(HANDSIZE=2|3)" in card
     assert load_model(tmp_path / "r").game.params == {"HANDSIZE": "2|3"}
     other = _config(path, 3, param_draws={"HANDSIZE": ["2", "4"]}, opponents="self@1,random@1")
     with pytest.raises(UsageError, match=r"--param-draw handsize=2\|4 \(the run's: handsize=2\|3"):

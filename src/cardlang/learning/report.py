@@ -225,7 +225,8 @@ def write_model_card(
     the latest evaluation."""
     c = config
     game = model.game
-    params = ", ".join(f"{k}={v}" for k, v in c.params.items()) or "default parameters"
+    drawn = {k: "|".join(v) for k, v in c.param_draws.items()}  # --param-draw: each one
+    params = ", ".join(f"{k}={v}" for k, v in (c.params | drawn).items()) or "default parameters"
     size = sum(p.numel() for p in model.net.parameters())
     if game.nplayers == 1:
         value = f"solo, scaled inverse length (best {c.solo_best}, cap {c.solo_cap} turns)"
