@@ -259,10 +259,16 @@ def load_model(
 ) -> NeuralModel:
     """The model saved at ``path``; with ``game``, checked to be the game it learnt."""
     data = read_checkpoint(path)
+    if game is not None:
+        check_game(GameIdentity(**data["game"]), game, other_game, path)
+    return model_from_payload(data, path, device)
+
+
+def model_from_payload(data: Mapping[str, Any], path: Any, device: str = "auto") -> NeuralModel:
+    """The model ``NeuralModel.payload`` (or a checked checkpoint, ``read_checkpoint``)
+    describes; ``path`` names where it came from in a message."""
     config = NetConfig(**data["config"])
     identity = GameIdentity(**data["game"])
-    if game is not None:
-        check_game(identity, game, other_game, path)
     model = NeuralModel(config, identity, data["names"], device=device, info=data.get("info"))
     load_weights(model.net, data["state_dict"], path)
     return model

@@ -54,6 +54,12 @@ def parse_param_draws(args: list[str] | None) -> dict[str, list[str]]:
     return draws
 
 
+def drawn_params(draws: Mapping[str, list[str]]) -> dict[str, str]:
+    """Drawn parameters as one text each, their alternatives joined as written:
+    ``{"KINGDOM": "first-game|size-distortion"}`` (what a model records)."""
+    return {name: "|".join(values) for name, values in draws.items()}
+
+
 def param_variants(
     params: Mapping[str, str], draws: Mapping[str, list[str]]
 ) -> list[dict[str, str]]:

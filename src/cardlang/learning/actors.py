@@ -42,8 +42,7 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 
-from cardlang.agents.neural.model import GameIdentity, NeuralModel
-from cardlang.agents.neural.network import NetConfig
+from cardlang.agents.neural.model import NeuralModel, model_from_payload
 from cardlang.env.vector import VectorEnv
 from cardlang.errors import CardlangError, UsageError
 from cardlang.learning.config import TrainConfig
@@ -159,15 +158,12 @@ def actor_seed(seed: int, actor: int) -> int:
 class ActorSpec:
     """What builds actor ``index`` in any process: the games (``GamePayload``: the parsed
     tree, as the batch runner's workers get it; one per drawn parameter's alternative),
-    the run's settings, the model's sizes, names and weights, and the actor's rows."""
+    the run's settings, the model (its payload, as a checkpoint holds it), and the actor's
+    rows."""
 
     games: list[GamePayload]
     config: dict[str, Any]
-    net: dict[str, Any]
-    identity: dict[str, Any]
-    names: list[str]
-    weights: dict[str, np.ndarray]
-    info: dict[str, Any]
+    model: dict[str, Any]  # NeuralModel.payload(): sizes, game, names, weights, info
     index: int
     rows: int
     returns: RunReturns
@@ -196,15 +192,7 @@ class Actor:
         self.index = spec.index
         config = TrainConfig.from_dict(spec.config)
         games = [payload.master().game for payload in spec.games]
-        model = NeuralModel(
-            NetConfig(**spec.net),
-            GameIdentity(**spec.identity),
-            spec.names,
-            device="cpu",
-            info=spec.info,
-        )
-        set_weights(model.net, spec.weights)
-        self.model = model
+        self.model = model = model_from_payload(spec.model, f"actor {spec.index}", "cpu")
         lanes = build_lanes(games, config, model, spec.rows, spec.index)
         seed = actor_seed(config.seed, spec.index)
         self.trainer = PPOTrainer(lanes, model, ppo_config(config), seed, returns=spec.returns)
@@ -363,7 +351,7 @@ def open_actors(backend: str, workers: int | None, specs: list[ActorSpec]) -> Ac
         return SerialActors(specs)
     if backend == "ray":
         return RayActors(specs, workers)
-    count = min(len(specs), workers or max(1, available_cores() - 1))
+    count = min(len(specs), workers or default_actors("process", None))
     return ProcessActors(specs, count)
 
 

@@ -206,7 +206,8 @@ class PPOTrainer:
         self.updates = 0
         self.finished: list[Step] = []
         self.results: list[tuple[str, int | None, Any]] = []  # (lane, learner seat, result)
-        self.snapshot()  # the pool's first member: the policy it starts from
+        if self.lanes:  # a trainer that plays keeps the past pool (a learner fed by actors:
+            self.snapshot()  # theirs); its first member, the policy it starts from
         self.average = (
             AveragePolicy(
                 self.net,
@@ -306,10 +307,12 @@ class PPOTrainer:
         fall due by the count, and the next update's snapshot is drawn.  (A learner fed
         by actors, ``actors.py``, calls it for each update they played.)"""
         self.updates += 1
-        if self.config.snapshot_every and self.updates % self.config.snapshot_every == 0:
-            self.snapshot()
         if self.config.magnet_every and self.updates % self.config.magnet_every == 0:
             self.refresh_magnet()
+        if not self.lanes:
+            return
+        if self.config.snapshot_every and self.updates % self.config.snapshot_every == 0:
+            self.snapshot()
         # the next update's snapshot, among the pool as it now stands
         self.update_opponent = int(self.draws.integers(len(self.snapshots)))
 
@@ -566,11 +569,11 @@ class PPOTrainer:
             self.optimizer.load_state_dict(state["optimizer"])
         self.rng.set_state(state["rng"])
         self.draws.bit_generator.state = state["draws"]
-        self.snapshots = list(state["snapshots"])
+        self.snapshots = list(state["snapshots"]) if self.lanes else []  # a learner: none
         self._frozen = []
         self.updates = int(state["updates"])
         self.update_opponent = int(state.get("update_opponent", 0))  # older: the first
-        if not 0 <= self.update_opponent < len(self.snapshots):
+        if self.lanes and not 0 <= self.update_opponent < len(self.snapshots):
             raise ValueError(f"update_opponent {self.update_opponent} names no snapshot")
         if self.magnet is not None and state.get("magnet") is not None:
             self.magnet.load_state_dict(state["magnet"])

@@ -175,18 +175,13 @@ class PPORun(RunFolder):
 
     def actor_specs(self) -> list[ActorSpec]:
         """What builds each actor: the learner's weights as they now are."""
-        c, model = self.config, self.model
         payloads = [GamePayload.of(game.master(self.limits)) for game in self.variants]
-        weights = weights_of(model.net)
+        model = self.model.payload()
         return [
             ActorSpec(
                 games=payloads,
-                config=c.to_dict(),
-                net=model.config.to_dict(),
-                identity=model.game.to_dict(),
-                names=list(model.table.names),
-                weights=weights,
-                info=dict(model.info),
+                config=self.config.to_dict(),
+                model=model,
                 index=k,
                 rows=rows,
                 returns=self.returns,
@@ -214,13 +209,13 @@ class PPORun(RunFolder):
 
     def _imitate(self) -> None:
         """Warm start: imitate recorded games, read as the engine's tokens read them
-        (uniform odds for hidden locations); the PPO optimizer starts afresh after."""
+        (uniform odds for hidden locations); the PPO optimizer starts afresh after, and
+        the actors, made after it, start their past pools with the imitated policy."""
         c = self.config
         self.model.info["expected_counts"] = UNIFORM_COUNTS
         rng = random.Random(c.seed)
         assert c.warm_start is not None
         imitate(self.model, self.game, c.warm_start, c.warm_steps, 128, rng, self.solo, self.report)
-        self.trainer.snapshot()  # the imitated policy joins the past pool
 
     # ------------------------------------------------------------ resume
     def _restore(self, data: dict[str, Any]) -> None:

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cardlang.language.params import drawn_params
+
 if TYPE_CHECKING:
     from cardlang.agents.neural.model import NeuralModel
     from cardlang.learning.config import TrainConfig
@@ -197,7 +199,7 @@ def reproduce_command(config: TrainConfig, rounds: int | None = None) -> str:
     c = config if rounds is None else replace(config, rounds=rounds)
     parts = [f"cardlang train {c.game} --algorithm {c.algorithm}"]
     parts += [f"--param {k}={v}" for k, v in c.params.items()]
-    parts += [f"--param-draw '{k}={'|'.join(v)}'" for k, v in c.param_draws.items()]
+    parts += [f"--param-draw '{k}={v}'" for k, v in drawn_params(c.param_draws).items()]
     defaults = TrainConfig(game=c.game).to_dict()
     for name, value in c.to_dict().items():
         always = ("seed", "rounds", "lr", "value_weight")
@@ -225,8 +227,8 @@ def write_model_card(
     the latest evaluation."""
     c = config
     game = model.game
-    drawn = {k: "|".join(v) for k, v in c.param_draws.items()}  # --param-draw: each one
-    params = ", ".join(f"{k}={v}" for k, v in (c.params | drawn).items()) or "default parameters"
+    every = c.params | drawn_params(c.param_draws)
+    params = ", ".join(f"{k}={v}" for k, v in every.items()) or "default parameters"
     size = sum(p.numel() for p in model.net.parameters())
     if game.nplayers == 1:
         value = f"solo, scaled inverse length (best {c.solo_best}, cap {c.solo_cap} turns)"

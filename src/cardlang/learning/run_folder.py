@@ -35,6 +35,7 @@ from cardlang.agents.neural.search import SoloValue
 from cardlang.compiler.load import load_game
 from cardlang.engine.gamemaster import Limits
 from cardlang.errors import UsageError
+from cardlang.language.params import drawn_params
 from cardlang.learning.config import TrainConfig
 from cardlang.learning.evaluate import process_cpu_seconds
 from cardlang.learning.report import write_model_card, write_report
@@ -86,8 +87,7 @@ class RunFolder:
         c = self.config
         sizes = {name: getattr(c, name) for name in NET_SIZES}
         net = NetConfig(**sizes, seats=self.game.nplayers, solo=self.game.nplayers == 1)
-        drawn = {name: "|".join(values) for name, values in c.param_draws.items()}
-        identity = GameIdentity.of(self.game, c.params | drawn)
+        identity = GameIdentity.of(self.game, c.params | drawn_params(c.param_draws))
         return NeuralModel(net, identity, device=device, info=self._solo_info())
 
     def _init_model(self, path: str, device: str) -> NeuralModel:
@@ -261,8 +261,8 @@ _OPTIONS = {"param_draws": "param-draw"}
 
 
 def _setting(value: Any) -> str:
-    if isinstance(value, dict):
-        return " ".join(f"{k.lower()}={'|'.join(v)}" for k, v in value.items()) or "(none)"
+    if isinstance(value, dict):  # the drawn parameters
+        return " ".join(f"{k.lower()}={v}" for k, v in drawn_params(value).items()) or "(none)"
     if isinstance(value, list | tuple):
         return ",".join(str(v) for v in value) or "(none)"
     return "(none)" if value is None else str(value)
