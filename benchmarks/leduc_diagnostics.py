@@ -406,13 +406,17 @@ def sampled_gradient(
     magnet: np.ndarray,
     rng: np.random.Generator,
     learned: np.ndarray,
+    node_q: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The same gradient estimated as PPO estimates it, from ``args.games`` sampled hands:
     each decision's return (the outcome and the R-NaD rewards after it) less the exact
     value of its information state (the best critic there is), so what is left is the
     noise of the sampled cards and moves alone.  ``--critic learned``: every move's
     advantage from ``learned``, a table of action values each sampled return moves by
-    ``--q-rate`` towards it (what an action-value head would learn)."""
+    ``--q-rate`` towards it (what an action-value head would learn).  ``--critic sarsa``:
+    the same from ``node_q``, action values of whole positions (seat 0's terms) learnt
+    by expected SARSA: each sampled move's value moves towards its reward plus the next
+    position's value under the current policy, not towards the sampled return."""
     extra = magnet_rewards(tree, pol, args.eta, magnet)
     v, q = tree.values(pol, extra)
     r = tree.reaches(pol)
@@ -437,6 +441,20 @@ def sampled_gradient(
         if args.critic == "q":  # every move's exact advantage at each state visited
             for state, *_ in path:
                 g[state] += pol[state] * (state_q[state] - state_value[state])
+                visit[state] += 1
+            continue
+        if args.critic == "sarsa":
+            for _state, node, a, _seat, _before in reversed(path):
+                nxt = tree.children[node][a]
+                if tree.terminal[nxt]:
+                    after = tree.util[deal, nxt]
+                else:
+                    after = pol[tree.info[deal, nxt]] @ node_q[deal, nxt]
+                reward = extra[deal, node, a] if extra is not None else 0.0
+                node_q[deal, node, a] += args.q_rate * (reward + after - node_q[deal, node, a])
+            for state, node, _a, seat, _before in path:
+                values = node_q[deal, node] * (1.0 if seat == 0 else -1.0)
+                g[state] += pol[state] * (values - pol[state] @ values)
                 visit[state] += 1
             continue
         if args.critic == "learned":
@@ -469,9 +487,10 @@ def dynamics(args: argparse.Namespace, tree: LeducTree) -> dict[str, Any]:
     rows = []
     rng = np.random.default_rng(args.seed)
     learned = np.zeros_like(theta)  # --critic learned: the action values learnt so far
+    node_q = np.zeros((tree.deals, tree.nodes, tree.width))  # --critic sarsa's
     for t in range(1, args.steps + 1):
         if args.games:
-            g, visit = sampled_gradient(tree, pol, args, magnet, rng, learned)
+            g, visit = sampled_gradient(tree, pol, args, magnet, rng, learned, node_q)
         else:
             g, visit = expected_gradient(tree, pol, args, magnet)
         average += visit[:, None] * pol
@@ -522,14 +541,15 @@ def main() -> int:
     p.add_argument("--magnet-every", type=int, default=0)
     p.add_argument(
         "--critic",
-        choices=("state", "full", "q", "learned"),
+        choices=("state", "full", "q", "learned", "sarsa"),
         default="state",
         help="dynamics --games: the baseline, the information state's exact value or the "
         "whole position's (the hidden card too); q: no sampled return, every move's exact "
         "advantage at the states the sampled hands visit (a perfect action-value critic); "
-        "learned: the same from action values learnt from the sampled returns",
+        "learned: the same from action values learnt from the sampled returns; sarsa: from "
+        "whole positions' action values learnt by expected SARSA",
     )
-    p.add_argument("--q-rate", type=float, default=0.05, help="dynamics --critic learned")
+    p.add_argument("--q-rate", type=float, default=0.05, help="dynamics --critic learned or sarsa")
     p.add_argument(
         "--games",
         type=int,
