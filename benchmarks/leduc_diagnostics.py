@@ -49,6 +49,7 @@ import numpy as np
 from cardlang.compiler.load import load_game
 from cardlang.information.observation import observation_key
 from cardlang.information.views import view_of
+from cardlang.solve.process import after
 from cardlang.solve.worlds import starting_positions
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,11 +67,9 @@ class LeducTree:
         self.master = self.game.master()
         positions = starting_positions(self.master, sample=None, seed=0)
         self.index: dict[tuple[Any, ...], int] = {}
-        self.views: list[Any] = []  # one view per information state
         self.node_views: list[list[Any]] = []  # every node's view, per information state
         self.nact: list[int] = []
         self.owner: list[int] = []  # the seat that moves there
-        self.depth: list[int] = []  # actions taken before it
         kinds, players, children, util, info = [], [], [], [], []
         for st in positions.states:
             flat: list[tuple[int, int, tuple[int, ...], float, int]] = []
@@ -106,20 +105,21 @@ class LeducTree:
         key = (st.mover, observation_key(view, "view"), actions)
         if key not in self.index:
             self.index[key] = len(self.nact)
-            self.views.append(view)
             self.node_views.append([])
             self.nact.append(len(options))
             self.owner.append(st.mover)
-            self.depth.append(len(actions))
         self.node_views[self.index[key]].append(view)
         flat.append(None)
-        kids = []
-        for a in range(len(options)):
-            child = st.clone()
-            self.master.apply(child, a)
-            kids.append(self._walk(child, (*actions, a), flat))
+        kids = [
+            self._walk(after(self.master, st, a), (*actions, a), flat) for a in range(len(options))
+        ]
         flat[at] = (0, st.mover, tuple(kids), 0.0, self.index[key])
         return at
+
+    @property
+    def views(self) -> list[Any]:
+        """One view per information state (its first node's: they all tokenize alike)."""
+        return [views[0] for views in self.node_views]
 
     # ------------------------------------------------------------ policies
     def uniform(self) -> np.ndarray:
@@ -399,6 +399,15 @@ def expected_gradient(
     return with_entropy(tree, g, pol, visit, args.entropy), visit
 
 
+def every_move(
+    g: np.ndarray, visit: np.ndarray, pol: np.ndarray, state: int, values: np.ndarray
+) -> None:
+    """Add every move's advantage at a visited state under ``values`` (the mover's action
+    values there), as an action-value critic's policy gradient does."""
+    g[state] += pol[state] * (values - pol[state] @ values)
+    visit[state] += 1
+
+
 def sampled_gradient(
     tree: LeducTree,
     pol: np.ndarray,
@@ -440,8 +449,7 @@ def sampled_gradient(
         earned += tree.util[deal, b]
         if args.critic == "q":  # every move's exact advantage at each state visited
             for state, *_ in path:
-                g[state] += pol[state] * (state_q[state] - state_value[state])
-                visit[state] += 1
+                every_move(g, visit, pol, state, state_q[state])
             continue
         if args.critic == "sarsa":
             for _state, node, a, _seat, _before in reversed(path):
@@ -453,17 +461,13 @@ def sampled_gradient(
                 reward = extra[deal, node, a] if extra is not None else 0.0
                 node_q[deal, node, a] += args.q_rate * (reward + after - node_q[deal, node, a])
             for state, node, _a, seat, _before in path:
-                values = node_q[deal, node] * (1.0 if seat == 0 else -1.0)
-                g[state] += pol[state] * (values - pol[state] @ values)
-                visit[state] += 1
+                every_move(g, visit, pol, state, node_q[deal, node] * (1.0 if seat == 0 else -1.0))
             continue
         if args.critic == "learned":
             for state, _node, a, seat, before in path:
                 done = (earned - before) * (1.0 if seat == 0 else -1.0)
                 learned[state, a] += args.q_rate * (done - learned[state, a])
-                value = pol[state] @ learned[state]
-                g[state] += pol[state] * (learned[state] - value)
-                visit[state] += 1
+                every_move(g, visit, pol, state, learned[state])
             continue
         for state, node, a, seat, before in path:
             sign = 1.0 if seat == 0 else -1.0
