@@ -425,7 +425,12 @@ def sampled_gradient(
     ``--q-rate`` towards it (what an action-value head would learn).  ``--critic sarsa``:
     the same from ``node_q``, action values of whole positions (seat 0's terms) learnt
     by expected SARSA: each sampled move's value moves towards its reward plus the next
-    position's value under the current policy, not towards the sampled return."""
+    position's value under the current policy, not towards the sampled return.
+    ``--critic position``: every move's exact value in the whole position, the hidden
+    cards included (what rollouts of every move from the true position would tend to).
+    ``--critic cv``: ``learned``'s table as a control variate only (Q-Prop): the sampled
+    move's return less its learnt value, plus every move's learnt advantage; unbiased
+    whatever the table holds."""
     extra = magnet_rewards(tree, pol, args.eta, magnet)
     v, q = tree.values(pol, extra)
     r = tree.reaches(pol)
@@ -451,6 +456,10 @@ def sampled_gradient(
             for state, *_ in path:
                 every_move(g, visit, pol, state, state_q[state])
             continue
+        if args.critic == "position":  # every move's exact value in the whole position
+            for state, node, _a, seat, _before in path:
+                every_move(g, visit, pol, state, q[deal, node] * (1.0 if seat == 0 else -1.0))
+            continue
         if args.critic == "sarsa":
             for _state, node, a, _seat, _before in reversed(path):
                 nxt = tree.children[node][a]
@@ -462,6 +471,16 @@ def sampled_gradient(
                 node_q[deal, node, a] += args.q_rate * (reward + after - node_q[deal, node, a])
             for state, node, _a, seat, _before in path:
                 every_move(g, visit, pol, state, node_q[deal, node] * (1.0 if seat == 0 else -1.0))
+            continue
+        if args.critic == "cv":  # the learnt action values as a control variate only
+            for state, _node, a, seat, before in path:
+                done = (earned - before) * (1.0 if seat == 0 else -1.0)
+                # the sampled move's return less its learnt value (unbiased whatever the
+                # table holds), plus every move's learnt advantage
+                g[state, a] += done - learned[state, a]
+                g[state] -= pol[state] * (done - learned[state, a])
+                every_move(g, visit, pol, state, learned[state])
+                learned[state, a] += args.q_rate * (done - learned[state, a])
             continue
         if args.critic == "learned":
             for state, _node, a, seat, before in path:
@@ -497,7 +516,7 @@ def dynamics(args: argparse.Namespace, tree: LeducTree) -> dict[str, Any]:
             g, visit = sampled_gradient(tree, pol, args, magnet, rng, learned, node_q)
         else:
             g, visit = expected_gradient(tree, pol, args, magnet)
-        average += visit[:, None] * pol
+        average += (t if args.linear else 1.0) * visit[:, None] * pol
         m = args.beta1 * m + (1 - args.beta1) * g
         s = 0.999 * s + 0.001 * g * g
         theta += args.lr * (m / (1 - args.beta1**t)) / (np.sqrt(s / (1 - 0.999**t)) + 1e-8)
@@ -516,7 +535,7 @@ def dynamics(args: argparse.Namespace, tree: LeducTree) -> dict[str, Any]:
                 }
             )
             print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
-    names = "steps games critic q_rate lr beta1 entropy eta magnet_every seed".split()
+    names = "steps games critic q_rate lr beta1 entropy eta magnet_every linear seed".split()
     settings = {k: getattr(args, k) for k in names}
     return {"settings": settings, "rows": rows}
 
@@ -544,16 +563,22 @@ def main() -> int:
     p.add_argument("--eta", type=float, default=0.0, help="dynamics: R-NaD's weight, in chips")
     p.add_argument("--magnet-every", type=int, default=0)
     p.add_argument(
+        "--linear", action="store_true", help="dynamics: step t's policy weighs t in the average"
+    )
+    p.add_argument(
         "--critic",
-        choices=("state", "full", "q", "learned", "sarsa"),
+        choices=("state", "full", "q", "position", "learned", "cv", "sarsa"),
         default="state",
         help="dynamics --games: the baseline, the information state's exact value or the "
         "whole position's (the hidden card too); q: no sampled return, every move's exact "
         "advantage at the states the sampled hands visit (a perfect action-value critic); "
         "learned: the same from action values learnt from the sampled returns; sarsa: from "
-        "whole positions' action values learnt by expected SARSA",
+        "whole positions' action values learnt by expected SARSA; position: every move's "
+        "exact value in the whole position; cv: the learnt values as a control variate",
     )
-    p.add_argument("--q-rate", type=float, default=0.05, help="dynamics --critic learned or sarsa")
+    p.add_argument(
+        "--q-rate", type=float, default=0.05, help="dynamics --critic learned, cv or sarsa"
+    )
     p.add_argument(
         "--games",
         type=int,

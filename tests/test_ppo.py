@@ -25,7 +25,7 @@ from cardlang.engine.native import native_available  # noqa: E402
 from cardlang.env.vector import VectorEnv  # noqa: E402
 from cardlang.learning.average import AveragePolicy  # noqa: E402
 from cardlang.learning.ppo import PPOConfig, PPOTrainer, _Game  # noqa: E402
-from cardlang.learning.steps import Step, collate_steps  # noqa: E402
+from cardlang.learning.steps import Step, collate_steps, pack_steps, unpack_steps  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not native_available(), reason="the native engine is not built")
 
@@ -232,11 +232,18 @@ def test_the_reservoir_keeps_every_decision_alike_or_the_recent_ones(recent: boo
     trainer.average = AveragePolicy(trainer.net, 1_000, 1e-3, 64, seed=0, recent=recent)
     steps = _offered_steps(trainer, 4_000)
     assert all(s.probs is not None and len(s.probs) == len(s.actions) for s in steps)
+    # as an actor sends them: views into one update's packed arrays, each tagged with
+    # its place in the offer
+    steps = [
+        dataclasses.replace(s, chosen=i) for i, s in enumerate(unpack_steps(pack_steps(steps)))
+    ]
     trainer.average.add(steps)
-    kept = {id(s) for s in trainer.average.reservoir}
     assert len(trainer.average.reservoir) == 1_000 and trainer.average.seen == 4_000
-    first = sum(id(s) in kept for s in steps[:2_000])
+    first = sum(s.chosen < 2_000 for s in trainer.average.reservoir)
     assert (80 <= first <= 220) if recent else (430 <= first <= 570), first
+    # what it keeps owns its memory: a view would keep the whole update's arrays alive
+    for s in trainer.average.reservoir:
+        assert all(a.base is None for a in (*s.tokens, s.actions, s.probs))
 
 
 @pytest.mark.parametrize("linear", [False, True])
