@@ -408,6 +408,47 @@ def every_move(
     visit[state] += 1
 
 
+def ends_sampled(
+    tree: LeducTree,
+    g: np.ndarray,
+    visit: np.ndarray,
+    pol: np.ndarray,
+    extra: np.ndarray | None,
+    deal: int,
+    node: int,
+    state: int,
+    a: int,
+    seat: int,
+    before: float,
+    earned: float,
+    base: float,
+) -> None:
+    """``--critic ends``: a move that ends the hand (a fold, the last call or check) has
+    a value the engine can read without sampling, given the dealt cards; those enter
+    every one (their exact advantage over ``base``), and the sampled return only for a
+    move that does not end the hand.  Unbiased: the moves that end it contribute their
+    exact part of the gradient, the sampled move the rest (its indicator times its
+    score)."""
+    sign = 1.0 if seat == 0 else -1.0
+    n = tree.nact[state]
+    p = pol[state]
+    ends = False
+    for move in range(n):
+        child = tree.children[node][move]
+        if tree.terminal[child]:
+            value = sign * (
+                (extra[deal, node, move] if extra is not None else 0.0) + tree.util[deal, child]
+            )
+            g[state] -= p[move] * p * (value - base)
+            g[state, move] += p[move] * (value - base)
+            ends = ends or move == a
+    if not ends:
+        advantage = (earned - before) * sign - base
+        g[state] -= p * advantage
+        g[state, a] += advantage
+    visit[state] += 1
+
+
 def sampled_gradient(
     tree: LeducTree,
     pol: np.ndarray,
@@ -471,6 +512,24 @@ def sampled_gradient(
                 node_q[deal, node, a] += args.q_rate * (reward + after - node_q[deal, node, a])
             for state, node, _a, seat, _before in path:
                 every_move(g, visit, pol, state, node_q[deal, node] * (1.0 if seat == 0 else -1.0))
+            continue
+        if args.critic == "ends":
+            for state, node, a, seat, before in path:
+                ends_sampled(
+                    tree,
+                    g,
+                    visit,
+                    pol,
+                    extra,
+                    deal,
+                    node,
+                    state,
+                    a,
+                    seat,
+                    before,
+                    earned,
+                    state_value[state],
+                )
             continue
         if args.critic == "cv":  # the learnt action values as a control variate only
             for state, _node, a, seat, before in path:
@@ -540,9 +599,36 @@ def dynamics(args: argparse.Namespace, tree: LeducTree) -> dict[str, Any]:
     return {"settings": settings, "rows": rows}
 
 
+def plot_runs(document: dict[str, Any], out: Path) -> None:
+    """The average policy's NashConv over sampled hands, one line per dynamics run of a
+    results file (``{"runs": [{"critic", "eta", "magnet_every", "rows"}, ...]}``)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for run in document["runs"]:
+        rows = run["rows"]
+        label = f"{run['critic']}, eta {run['eta']}, magnet every {run['magnet_every']}"
+        label += ", linear average" if run.get("linear") else ", uniform average"
+        label += f", q-rate {run['q_rate']}" if run.get("q_rate") else ""
+        hands = [r["games"] / 1e6 for r in rows]
+        ax.plot(hands, [r["average_nashconv"] for r in rows], marker=".", label=label)
+    ax.axhline(0.5, color="grey", lw=0.5, ls="--", label="goal 0.5")
+    ax.set_xlabel("sampled hands, millions (700 a step)")
+    ax.set_ylabel("average policy's NashConv (chips)")
+    ax.set_yscale("log")
+    ax.set_title("Leduc, tabular PPO dynamics: critics and regularisers")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out, dpi=90)
+    plt.close(fig)
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("what", choices=("inputs", "fit", "where", "dynamics"))
+    p.add_argument("what", choices=("inputs", "fit", "where", "dynamics", "plot"))
     p.add_argument(
         "model", nargs="?", type=Path, help="a Leduc model (inputs, where; fit: its sizes)"
     )
@@ -567,14 +653,15 @@ def main() -> int:
     )
     p.add_argument(
         "--critic",
-        choices=("state", "full", "q", "position", "learned", "cv", "sarsa"),
+        choices=("state", "full", "q", "position", "ends", "learned", "cv", "sarsa"),
         default="state",
         help="dynamics --games: the baseline, the information state's exact value or the "
         "whole position's (the hidden card too); q: no sampled return, every move's exact "
         "advantage at the states the sampled hands visit (a perfect action-value critic); "
         "learned: the same from action values learnt from the sampled returns; sarsa: from "
         "whole positions' action values learnt by expected SARSA; position: every move's "
-        "exact value in the whole position; cv: the learnt values as a control variate",
+        "exact value in the whole position; ends: the exact values of the moves that end "
+        "the hand, sampled returns for the rest; cv: the learnt values as a control variate",
     )
     p.add_argument(
         "--q-rate", type=float, default=0.05, help="dynamics --critic learned, cv or sarsa"
@@ -587,8 +674,15 @@ def main() -> int:
     )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", type=Path, default=None, help="append the result line here")
+    p.add_argument("--results", type=Path, default=None, help="plot: a file of dynamics runs")
+    p.add_argument("--plot", type=Path, default=None, help="plot: the image to write")
     args = p.parse_args()
     args.model = args.model or args.model_option
+    if args.what == "plot":
+        if args.results is None or args.plot is None:
+            p.error("plot needs --results and --plot")
+        plot_runs(json.loads(args.results.read_text()), args.plot)
+        return 0
     if args.what in ("inputs", "where") and args.model is None:
         p.error(f"{args.what} needs a model")
     start = time.perf_counter()
