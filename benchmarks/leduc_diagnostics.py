@@ -608,13 +608,17 @@ def plot_runs(document: dict[str, Any], out: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8, 4.5))
-    for run in document["runs"]:
+    colors = [plt.get_cmap("tab20")(k) for k in range(20)]
+    for i, run in enumerate(document["runs"]):
         rows = run["rows"]
         label = f"{run['critic']}, eta {run['eta']}, magnet every {run['magnet_every']}"
         label += ", linear average" if run.get("linear") else ", uniform average"
         label += f", q-rate {run['q_rate']}" if run.get("q_rate") else ""
         hands = [r["games"] / 1e6 for r in rows]
-        ax.plot(hands, [r["average_nashconv"] for r in rows], marker=".", label=label)
+        style = "-" if run.get("linear") else "--"  # the uniform averages dashed
+        color = colors[(2 * i) % 20 + (2 * i) // 20 % 2]  # tab20's strong shades first
+        averages = [r["average_nashconv"] for r in rows]
+        ax.plot(hands, averages, style, color=color, marker=".", label=label)
     ax.axhline(0.5, color="grey", lw=0.5, ls="--", label="goal 0.5")
     ax.set_xlabel("sampled hands, millions (700 a step)")
     ax.set_ylabel("average policy's NashConv (chips)")
