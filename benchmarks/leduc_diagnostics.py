@@ -408,6 +408,28 @@ def every_move(
     visit[state] += 1
 
 
+def rollout(
+    tree: LeducTree,
+    pol: np.ndarray,
+    extra: np.ndarray | None,
+    deal: int,
+    node: int,
+    move: int,
+    rng: np.random.Generator,
+) -> float:
+    """Seat 0's return after ``move`` at ``node`` of ``deal``, the rest of the hand played
+    once by ``pol``: what a rollout from a cloned position gives (the dealt cards fixed,
+    so every move of a state is compared on the same cards)."""
+    earned, b, a = 0.0, node, move
+    while True:
+        earned += extra[deal, b, a] if extra is not None else 0.0
+        b = tree.children[b][a]
+        if tree.terminal[b]:
+            return earned + tree.util[deal, b]
+        state = tree.info[deal, b]
+        a = int(rng.choice(tree.nact[state], p=pol[state, : tree.nact[state]]))
+
+
 def ends_sampled(
     tree: LeducTree,
     g: np.ndarray,
@@ -468,7 +490,8 @@ def sampled_gradient(
     by expected SARSA: each sampled move's value moves towards its reward plus the next
     position's value under the current policy, not towards the sampled return.
     ``--critic position``: every move's exact value in the whole position, the hidden
-    cards included (what rollouts of every move from the true position would tend to).
+    cards included (what rollouts of every move from the true position would tend to);
+    ``--critic rollouts``: the same from one rollout of each move (``rollout``).
     ``--critic cv``: ``learned``'s table as a control variate only (Q-Prop): the sampled
     move's return less its learnt value, plus every move's learnt advantage; unbiased
     whatever the table holds."""
@@ -512,6 +535,13 @@ def sampled_gradient(
                 node_q[deal, node, a] += args.q_rate * (reward + after - node_q[deal, node, a])
             for state, node, _a, seat, _before in path:
                 every_move(g, visit, pol, state, node_q[deal, node] * (1.0 if seat == 0 else -1.0))
+            continue
+        if args.critic == "rollouts":  # every move's value from one rollout of its own
+            for state, node, _a, seat, _before in path:
+                values = np.zeros(tree.width)
+                for move in range(tree.nact[state]):
+                    values[move] = rollout(tree, pol, extra, deal, node, move, rng)
+                every_move(g, visit, pol, state, values * (1.0 if seat == 0 else -1.0))
             continue
         if args.critic == "ends":
             for state, node, a, seat, before in path:
@@ -614,6 +644,7 @@ def plot_runs(document: dict[str, Any], out: Path) -> None:
         label = f"{run['critic']}, eta {run['eta']}, magnet every {run['magnet_every']}"
         label += ", linear average" if run.get("linear") else ", uniform average"
         label += f", q-rate {run['q_rate']}" if run.get("q_rate") else ""
+        label += f", seed {run['seed']}" if run.get("seed") else ""
         hands = [r["games"] / 1e6 for r in rows]
         style = "-" if run.get("linear") else "--"  # the uniform averages dashed
         color = colors[(2 * i) % 20 + (2 * i) // 20 % 2]  # tab20's strong shades first
@@ -657,14 +688,15 @@ def main() -> int:
     )
     p.add_argument(
         "--critic",
-        choices=("state", "full", "q", "position", "ends", "learned", "cv", "sarsa"),
+        choices=("state", "full", "q", "position", "rollouts", "ends", "learned", "cv", "sarsa"),
         default="state",
         help="dynamics --games: the baseline, the information state's exact value or the "
         "whole position's (the hidden card too); q: no sampled return, every move's exact "
         "advantage at the states the sampled hands visit (a perfect action-value critic); "
         "learned: the same from action values learnt from the sampled returns; sarsa: from "
         "whole positions' action values learnt by expected SARSA; position: every move's "
-        "exact value in the whole position; ends: the exact values of the moves that end "
+        "exact value in the whole position; rollouts: its estimate from one rollout of each "
+        "move from the position; ends: the exact values of the moves that end "
         "the hand, sampled returns for the rest; cv: the learnt values as a control variate",
     )
     p.add_argument(
