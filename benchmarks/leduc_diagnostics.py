@@ -430,45 +430,11 @@ def rollout(
         a = int(rng.choice(tree.nact[state], p=pol[state, : tree.nact[state]]))
 
 
-def ends_sampled(
-    tree: LeducTree,
-    g: np.ndarray,
-    visit: np.ndarray,
-    pol: np.ndarray,
-    extra: np.ndarray | None,
-    deal: int,
-    node: int,
-    state: int,
-    a: int,
-    seat: int,
-    before: float,
-    earned: float,
-    base: float,
-) -> None:
-    """``--critic ends``: a move that ends the hand (a fold, the last call or check) has
-    a value the engine can read without sampling, given the dealt cards; those enter
-    every one (their exact advantage over ``base``), and the sampled return only for a
-    move that does not end the hand.  Unbiased: the moves that end it contribute their
-    exact part of the gradient, the sampled move the rest (its indicator times its
-    score)."""
-    sign = 1.0 if seat == 0 else -1.0
-    n = tree.nact[state]
-    p = pol[state]
-    ends = False
-    for move in range(n):
-        child = tree.children[node][move]
-        if tree.terminal[child]:
-            value = sign * (
-                (extra[deal, node, move] if extra is not None else 0.0) + tree.util[deal, child]
-            )
-            g[state] -= p[move] * p * (value - base)
-            g[state, move] += p[move] * (value - base)
-            ends = ends or move == a
-    if not ends:
-        advantage = (earned - before) * sign - base
-        g[state] -= p * advantage
-        g[state, a] += advantage
-    visit[state] += 1
+def sampled_move(g: np.ndarray, pol: np.ndarray, state: int, a: int, advantage: float) -> None:
+    """Add the score-function term of move ``a`` at ``state``: ``advantage`` times the
+    gradient of its log-probability on the logits."""
+    g[state] -= pol[state] * advantage
+    g[state, a] += advantage
 
 
 def sampled_gradient(
@@ -543,31 +509,26 @@ def sampled_gradient(
                     values[move] = rollout(tree, pol, extra, deal, node, move, rng)
                 every_move(g, visit, pol, state, values * (1.0 if seat == 0 else -1.0))
             continue
-        if args.critic == "ends":
+        if args.critic == "ends":  # exact values for the moves that end the hand
             for state, node, a, seat, before in path:
-                ends_sampled(
-                    tree,
-                    g,
-                    visit,
-                    pol,
-                    extra,
-                    deal,
-                    node,
-                    state,
-                    a,
-                    seat,
-                    before,
-                    earned,
-                    state_value[state],
-                )
+                sign, base, ended = (1.0 if seat == 0 else -1.0), state_value[state], False
+                for move in range(tree.nact[state]):
+                    child = tree.children[node][move]
+                    if tree.terminal[child]:  # its value is read, not sampled
+                        reward = extra[deal, node, move] if extra is not None else 0.0
+                        value = sign * (reward + tree.util[deal, child])
+                        sampled_move(g, pol, state, move, pol[state, move] * (value - base))
+                        ended = ended or move == a
+                if not ended:  # the sampled return stands for the rest (unbiased)
+                    sampled_move(g, pol, state, a, (earned - before) * sign - base)
+                visit[state] += 1
             continue
         if args.critic == "cv":  # the learnt action values as a control variate only
             for state, _node, a, seat, before in path:
                 done = (earned - before) * (1.0 if seat == 0 else -1.0)
                 # the sampled move's return less its learnt value (unbiased whatever the
                 # table holds), plus every move's learnt advantage
-                g[state, a] += done - learned[state, a]
-                g[state] -= pol[state] * (done - learned[state, a])
+                sampled_move(g, pol, state, a, done - learned[state, a])
                 every_move(g, visit, pol, state, learned[state])
                 learned[state, a] += args.q_rate * (done - learned[state, a])
             continue
@@ -583,9 +544,7 @@ def sampled_gradient(
             # the whole position, the hidden card included, as a critic trained on the
             # full state would give: still unbiased, since the move does not change it
             base = state_value[state] if args.critic == "state" else sign * v[deal, node]
-            advantage = (earned - before) * sign - base
-            g[state] -= pol[state] * advantage
-            g[state, a] += advantage
+            sampled_move(g, pol, state, a, (earned - before) * sign - base)
             visit[state] += 1
     g, visit = g * tree.mask / args.games, visit / args.games
     return with_entropy(tree, g, pol, visit, args.entropy), visit
