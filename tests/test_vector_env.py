@@ -314,3 +314,63 @@ def test_a_compiled_game_and_params() -> None:
         VectorEnv(game, 1, params={"X": "1"})
     with pytest.raises(UsageError, match="seats"):
         VectorEnv(game, 1, seats=2)
+
+
+def _play_twins(env: VectorEnv, src: int, dst: int, rng: np.random.Generator) -> Any:
+    """Step every row, ``dst`` the same action as ``src``, until ``src``'s game ends;
+    the two rows' arrays equal all along.  Both rows' results."""
+    while True:
+        np.testing.assert_array_equal(env.obs[dst], env.obs[src])
+        np.testing.assert_array_equal(env.mask[dst], env.mask[src])
+        assert env.seat[dst] == env.seat[src]
+        actions = random_actions(env.mask, rng)
+        actions[dst] = actions[src]
+        *_, info = env.step(actions)
+        results = info["results"]
+        assert (src in results) == (dst in results)
+        if src in results:
+            return results[src], results[dst]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("path", [LEDUC, HEARTS, GAMES / "crazy_eights.rcy"], ids=lambda p: p.stem)
+def test_a_forked_row_plays_on_as_its_source_would(path: Path, engine: str) -> None:
+    """``fork`` copies a game as it stands, its random streams included: the same moves
+    in both rows then give the same positions and the same result (the cards still to
+    come are the ones the source would have met), and either engine forks alike."""
+    logs = []
+    for _ in range(2):
+        env = VectorEnv(path, 4, engine=engine, seed=7)
+        env.reset()
+        rng = np.random.default_rng(1)
+        for _ in range(3):  # into a game, past its first moves
+            env.step(random_actions(env.mask, rng))
+        env.fork(0, 3)
+        first, second = _play_twins(env, 0, 3, rng)
+        assert first.scores == second.scores and first.credits == second.credits
+        logs.append(first.scores)
+    assert logs[0] == logs[1]
+
+
+@pytest.mark.skipif(not native_available(), reason="the native engine is not built")
+def test_a_fork_copies_the_in_engine_opponents_as_they_stand() -> None:
+    """Dominion against the BMU bot: the forked row's bot is a copy of the source's (the
+    piles it has seen, its random stream), so the same learner moves meet the same
+    replies to the game's end."""
+    env = VectorEnv(GAMES / "dominion.rcy", 3, seats=0, opponents="bmu", seed=2)
+    env.reset()
+    rng = np.random.default_rng(4)
+    for _ in range(6):
+        env.step(random_actions(env.mask, rng))
+    env.fork(1, 2)
+    first, second = _play_twins(env, 1, 2, rng)
+    assert first.scores == second.scores
+
+
+def test_fork_refuses_rows_that_are_not_there() -> None:
+    env = VectorEnv(KUHN, 2, seed=0)
+    with pytest.raises(UsageError, match="reset"):
+        env.fork(0, 1)
+    env.reset()
+    with pytest.raises(UsageError, match="no row 2"):
+        env.fork(0, 2)

@@ -119,6 +119,19 @@ std::vector<i32> VectorBatch::step(const int64_t* actions) {
   return finished;
 }
 
+void VectorBatch::fork(i32 src, i32 dst) {
+  if (src == dst) return;
+  const Row& from = rows_[(size_t)src];
+  Row& to = rows_[(size_t)dst];
+  to.st = from.st;
+  to.seed = from.seed;
+  for (size_t seat = 0; seat < from.agents.size(); seat++) {
+    to.agents[seat] = from.agents[seat] ? from.agents[seat]->clone() : nullptr;
+    to.seats[seat] = to.agents[seat].get();
+  }
+  observe(dst);
+}
+
 // VectorEnv._start: the row's next game, played on to its first decision for the caller
 void VectorBatch::start(i32 i) {
   Row& row = rows_[i];

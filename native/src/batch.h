@@ -161,6 +161,10 @@ class VectorBatch {
   void reset(std::vector<uint32_t> root_words);
   // the rows that finished a game in this step
   std::vector<i32> step(const int64_t* actions);
+  // row dst's game becomes a copy of row src's as it stands (its state, seed, random
+  // streams and in-engine opponents), its arrays written: from there the two play on
+  // apart, the cards still to come the same in both (a rollout from the position)
+  void fork(i32 src, i32 dst);
 
   i32 size() const { return (i32)rows_.size(); }
   const State& state(i32 row) const { return rows_[row].st; }

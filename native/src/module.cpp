@@ -888,6 +888,8 @@ NB_MODULE(_native, m) {
              batch_call(b, [&] { finished = b.step(actions.data()); });
              return finished;
            })
+      .def("fork",
+           [](VectorBatch& b, i32 src, i32 dst) { b.fork(checked_row(b, src), checked_row(b, dst)); })
       .def("state", [](const VectorBatch& b, i32 i) { return State(b.state(checked_row(b, i))); })
       .def("finished", [](const VectorBatch& b, i32 i) { return State(b.finished(checked_row(b, i))); })
       .def("seed", [](const VectorBatch& b, i32 i) { return b.seed(checked_row(b, i)); })

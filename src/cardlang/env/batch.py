@@ -183,6 +183,9 @@ class NativeBatch:
         result = self.master.result
         return {i: result(self._finished(i)) for i in finished}
 
+    def fork(self, src: int, dst: int) -> None:
+        self.batch.fork(src, dst)
+
     def _fit_tokens(self) -> None:
         """A row that needed more token rows than the arrays hold: grow them (to the next
         multiple of 64) and have every row's tokens written again."""

@@ -502,6 +502,28 @@ class VectorEnv:
             row.st, row.agents, row.twins = None, [], None
         self._batch, self._started = None, False
 
+    def fork(self, src: int, dst: int) -> None:
+        """Row ``dst``'s game becomes a copy of row ``src``'s as it stands (its state, its
+        random streams, its in-engine opponents), ``dst``'s arrays written: from there the
+        two play on apart, the cards still to come the same in both.  A rollout from a
+        position: every move of a decision tried on the same deal (PPO's ``rollouts``).
+        ``dst``'s own game is dropped, uncounted."""
+        for i in (src, dst):
+            if not 0 <= i < self.n:
+                raise UsageError(f"fork: no row {i} (rows 0-{self.n - 1})")
+        if self._rows[0].st is None and not self._started:
+            raise UsageError("call reset() before fork()")
+        if self._batch is not None:
+            self._batch.fork(src, dst)
+            return
+        if src == dst:
+            return
+        if self.learner is not None:  # a Python agent's inner state cannot be copied safely
+            raise UsageError("fork: rows with opponents fork only inside the native engine")
+        row = self._rows[dst]
+        row.st = self._rows[src].st.clone()
+        self._observe(dst, row)
+
     @property
     def in_engine(self) -> bool:
         """Whether the games are stepped inside the native engine (env/batch.py)."""
