@@ -189,6 +189,35 @@ def test_the_magnet_and_the_average_policy_resume_exactly(game: Path, tmp_path: 
     assert "average" in model.info["policy"]
 
 
+def test_sparse_checkpoints_and_rollouts_learn_and_resume_the_same(
+    game: Path, tmp_path: Path
+) -> None:
+    """``--checkpoint-every 2`` writes after rounds 2 and 4 and after the last (5), and
+    learns what a run that writes every round learns; a run with ``--rollouts`` (forked
+    into spare rows of its self and random lanes, not its past lane) stopped after two
+    rounds and resumed is the run never stopped."""
+    torch.set_num_threads(1)
+    every, sparse = tmp_path / "every", tmp_path / "sparse"
+    PPORun.open(_config(game, 5), every, print).run()
+    saved: list[int] = []
+    run = PPORun.open(_config(game, 5, checkpoint_every=2), sparse, print)
+    original = run._save
+    run._save = lambda: (saved.append(run.round), original())[1]  # type: ignore[method-assign]
+    run.run()
+    assert saved == [0, 2, 4, 5]
+    assert _same(_weights(every), _weights(sparse))
+
+    extras = {"rollouts": 1, "checkpoint_every": 2}
+    straight, stopped = tmp_path / "straight", tmp_path / "stopped"
+    lines: list[str] = []
+    PPORun.open(_config(game, 4, **extras), straight, lines.append).run()
+    assert any("of decisions forked" in line for line in lines)
+    PPORun.open(_config(game, 2, **extras), stopped, print).run()
+    PPORun.open(_config(game, 4, **extras), stopped, print).run()
+    assert _same(_weights(straight), _weights(stopped))
+    assert not _same(_weights(straight), _weights(every))
+
+
 def test_a_run_leaves_its_model_report_and_card(game: Path, tmp_path: Path) -> None:
     torch.set_num_threads(1)
     out = tmp_path / "r"

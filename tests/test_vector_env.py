@@ -20,7 +20,7 @@ from conftest import GAMES, own_games
 from cardlang import load_game
 from cardlang.engine.native import native_available
 from cardlang.env.core import rewards_of
-from cardlang.env.vector import VectorEnv, game_seed, random_actions
+from cardlang.env.vector import HOLD, VectorEnv, game_seed, random_actions
 from cardlang.errors import UsageError
 from cardlang.information.encode import Encoder
 from cardlang.information.views import PlayerView
@@ -374,3 +374,26 @@ def test_fork_refuses_rows_that_are_not_there() -> None:
     env.reset()
     with pytest.raises(UsageError, match="no row 2"):
         env.fork(0, 2)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_held_row_does_not_move(engine: str) -> None:
+    """``HOLD`` leaves a row's game and arrays as they were while the others play; the
+    held row then goes on as if the step had not happened (the same result as a row
+    never held, on either engine)."""
+    env = VectorEnv(LEDUC, 3, engine=engine, seed=3)
+    env.reset()
+    env.fork(0, 1)
+    before = env.obs[1].copy(), env.mask[1].copy(), int(env.seat[1])
+    decisions = env.states()[1].decisions
+    rng = np.random.default_rng(2)
+    actions = random_actions(env.mask, rng)
+    actions[1] = HOLD
+    env.step(actions)
+    np.testing.assert_array_equal(env.obs[1], before[0])
+    np.testing.assert_array_equal(env.mask[1], before[1])
+    assert env.seat[1] == before[2] and env.states()[1].decisions == decisions
+    assert not env.terminated[1] and not env.truncated[1]
+    env.fork(1, 2)  # row 1 as row 0 was: play rows 1 and 2 on together
+    first, second = _play_twins(env, 1, 2, rng)
+    assert first.scores == second.scores

@@ -94,6 +94,7 @@ std::vector<i32> VectorBatch::step(const int64_t* actions) {
   // VectorEnv.step: every action is checked before any is applied
   for (i32 i = 0; i < size(); i++) {
     int64_t a = actions[i];
+    if (a == HOLD) continue;
     if (a < 0 || a >= plan_.n_actions || rows_[i].first_option[(size_t)a] < 0)
       throw BatchError{BatchError::ILLEGAL, i, a};
   }
@@ -105,6 +106,7 @@ std::vector<i32> VectorBatch::step(const int64_t* actions) {
   std::fill(out_.has_final, out_.has_final + n, false);
   std::vector<i32> finished;
   for (i32 i = 0; i < size(); i++) {
+    if (actions[i] == HOLD) continue;
     Row& row = rows_[i];
     vm_.apply(row.st, (size_t)row.first_option[(size_t)actions[i]], limits_);
     if (plan_.learner >= 0) vm_.play(row.st, row.seats, INT64_MAX, limits_);

@@ -159,8 +159,10 @@ class VectorBatch {
   // every row starts its first game again; the games' seeds come from the root's words
   // (numpy's SeedSequence entropy of the batch's seed)
   void reset(std::vector<uint32_t> root_words);
-  // the rows that finished a game in this step
+  // the rows that finished a game in this step; a row whose action is HOLD does not move
+  // (its arrays stay as they were)
   std::vector<i32> step(const int64_t* actions);
+  static constexpr int64_t HOLD = -1;
   // row dst's game becomes a copy of row src's as it stands (its state, seed, random
   // streams and in-engine opponents), its arrays written: from there the two play on
   // apart, the cards still to come the same in both (a rollout from the position)

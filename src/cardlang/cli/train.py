@@ -86,6 +86,15 @@ def add_parser(sub: SubParsers) -> None:
     )
     g = p.add_argument_group("PPO (--algorithm ppo)")
     g.add_argument(
+        "--checkpoint-every",
+        type=positive,
+        default=1,
+        metavar="ROUNDS",
+        help="write the checkpoint, model, metrics and report every this many rounds, and "
+        "after the last (1): a large --average reservoir takes seconds to write; what the "
+        "run learns is the same, a kill loses the rounds since the last checkpoint",
+    )
+    g.add_argument(
         "--envs", type=positive, default=128, help="games played in lockstep, all lanes (128)"
     )
     g.add_argument("--updates", type=positive, default=10, help="PPO updates per round (10)")
@@ -208,6 +217,17 @@ def add_parser(sub: SubParsers) -> None:
         action="store_true",
         help="--average with each decision weighted by the number of the update that "
         "played it (CFR+'s linear averaging: the early policies fade from the average)",
+    )
+    g.add_argument(
+        "--rollouts",
+        type=whole,
+        default=0,
+        metavar="K",
+        help="value every move of each learnt decision by K rollouts from the position as "
+        "it lies (the game's rows forked, the cards to come kept), not by the one move "
+        "played: in a game of hidden cards the value head cannot see the cards, the "
+        "rollouts play on them (costs a game's rest per move; self and in-engine agent "
+        "lanes, not past or average; 0: none)",
     )
     g = p.add_argument_group("self-play with search (--algorithm search)")
     g.add_argument("--games", type=positive, default=16, help="self-play games per round (16)")
@@ -347,6 +367,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     ppo = args.algorithm == "ppo"
     if args.param_draw and not ppo:
         raise UsageError("--param-draw: only --algorithm ppo trains on drawn parameters")
+    if args.rollouts and not ppo:
+        raise UsageError("--rollouts: only --algorithm ppo values moves by rollouts")
     # every setting named as its option is read from it; the rest are worked out here
     same = {f.name: getattr(args, f.name) for f in fields(TrainConfig) if hasattr(args, f.name)}
     config = TrainConfig(

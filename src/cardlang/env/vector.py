@@ -23,7 +23,9 @@ Actions are vocabulary indices of each row's situation: ``actions[i]`` must be a
 row's mask holds, and plays the first legal option with that key (options that share a
 key are the same move for the mover: see vocabulary.py), the single-game adapters'
 convention (``env/core.py``: ``Vocabulary.first_options``).  ``random_actions(mask, rng)``
-draws uniformly among the legal keys of every row.
+draws uniformly among the legal keys of every row.  ``HOLD`` (-1) leaves a row as it is:
+its game does not move and its arrays keep what they held (a row kept idle, as PPO keeps
+the spare rows its rollouts fork into).
 
 Seats.  ``seats="all"``: every decision of every seat is returned, and the caller plays
 them all (self-play).  ``seats=k``: the caller plays seat ``k`` alone; the other seats
@@ -106,7 +108,7 @@ from cardlang.runs.planned import agent_seeds
 if TYPE_CHECKING:
     from cardlang.engine.native import NativeMaster
 
-__all__ = ["VectorEnv", "game_seed", "random_actions"]
+__all__ = ["HOLD", "VectorEnv", "game_seed", "random_actions"]
 
 ZoneKey = tuple[int, str, str]
 REWARDS = ("outcome", "score")
@@ -115,6 +117,8 @@ _NO_LIMIT = 2**62
 #: Games in a row that may end before the caller's first decision (a seat that never
 #: decides would otherwise make ``reset`` loop for ever).
 MAX_SKIPPED_GAMES = 100
+#: The action that leaves a row as it is for a step (native/src/batch.h: VectorBatch::HOLD).
+HOLD = -1
 #: Token rows per game at first (env/batch.py grows them as views need).
 _FIRST_TOKEN_ROWS = 128
 
@@ -461,6 +465,8 @@ class VectorEnv:
         results: dict[int, GameResult] = {}
         apply = self.master.apply
         for i, (row, action) in enumerate(zip(self._rows, chosen.tolist(), strict=True)):
+            if action == HOLD:
+                continue
             st = row.st
             option = row.keys.get(action)
             if option is None:

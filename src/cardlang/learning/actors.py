@@ -46,7 +46,7 @@ from cardlang.agents.neural.model import NeuralModel, model_from_payload
 from cardlang.env.vector import VectorEnv
 from cardlang.errors import CardlangError, UsageError
 from cardlang.learning.config import TrainConfig
-from cardlang.learning.ppo import SEATED, Lane, PPOConfig, PPOTrainer
+from cardlang.learning.ppo import SEATED, SELF, Lane, PPOConfig, PPOTrainer
 from cardlang.learning.returns import RunReturns
 from cardlang.learning.steps import Step, pack_steps, unpack_steps
 from cardlang.runs.backends import (
@@ -254,14 +254,29 @@ def pool_lanes(
         if not count:
             continue
         if spec in SEATED:
-            env = _env(game, config, model, count, "all", "random", salt + k, actor)
-            lanes.append(Lane(env, spec))
+            forks = config.rollouts if spec == SELF else 0
+            spare = spare_rows(count, forks)
+            env = _env(game, config, model, count + spare, "all", "random", salt + k, actor)
+            lanes.append(Lane(env, spec, forks, spare))
             continue
         per_seat = split_rows(count, [1.0] * n, [1] * n)
         for seat in range(n):
-            env = _env(game, config, model, per_seat[seat], seat, spec, salt + k * n + seat, actor)
-            lanes.append(Lane(env, spec))
+            spare = spare_rows(per_seat[seat], config.rollouts)
+            rows_ = per_seat[seat] + spare
+            env = _env(game, config, model, rows_, seat, spec, salt + k * n + seat, actor)
+            lanes.append(Lane(env, spec, config.rollouts, spare))
     return lanes
+
+
+#: Spare rows per game row and rollout per move (rollouts.py): a decision forks a
+#: rollout per move and each lasts the rest of the game, so several are under way per
+#: game; a decision that finds too few free is learnt from without (PPO counts them).
+SPARE_PER_ROLLOUT = 8
+
+
+def spare_rows(rows: int, rollouts: int) -> int:
+    """The spare rows a lane of ``rows`` games forks ``rollouts`` rollouts per move into."""
+    return rows * rollouts * SPARE_PER_ROLLOUT
 
 
 def _env(

@@ -58,7 +58,8 @@ class TrainConfig:
     engine: str | None = None  # the engine the games play on (None: native where built)
     # --algorithm ppo (ppo_run.py); lr, batch_size (its minibatch) and value_weight above
     envs: int = 128  # lockstep games in all lanes
-    updates: int = 10  # PPO updates per round (a round ends in a checkpoint)
+    updates: int = 10  # PPO updates per round
+    checkpoint_every: int = 1  # rounds between checkpoints (the last round's always)
     horizon: int = 64  # steps per row and update
     epochs: int = 2
     clip: float = 0.2
@@ -76,6 +77,7 @@ class TrainConfig:
     average: int = 0  # the average policy's reservoir, in decisions (0: none; average.py)
     average_recent: bool = False  # its reservoir a window of recent decisions
     average_linear: bool = False  # its decisions weighted by their update's number
+    rollouts: int = 0  # rollouts per move of every learnt decision (0: none; rollouts.py)
     reward: str = "outcome"  # "outcome" (credits), "score" or "margin" (by score_scale)
     score_scale: float = 10.0  # --reward score: the score valued 1 (and -score_scale 0)
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -47,10 +47,11 @@ import torch
 from torch import nn
 
 from cardlang.agents.neural.model import UNIFORM_COUNTS, NeuralModel
-from cardlang.env.vector import VectorEnv
-from cardlang.errors import check_loss
+from cardlang.env.vector import HOLD, VectorEnv
+from cardlang.errors import UsageError, check_loss
 from cardlang.learning.average import AveragePolicy
 from cardlang.learning.returns import credits_from
+from cardlang.learning.rollouts import Rollouts, Valued
 from cardlang.learning.steps import Step, collate_steps
 
 __all__ = ["Lane", "PPOConfig", "PPOTrainer", "Step", "token_inputs", "win_rate"]
@@ -99,6 +100,10 @@ class PPOConfig:
     average: int = 0
     average_recent: bool = False  # a window of recent decisions, not all alike (average.py)
     average_linear: bool = False  # each decision weighs as its update's number (average.py)
+    # every move of each learnt decision valued by this many rollouts from the position
+    # (rollouts.py; 0: none, the sampled move's generalised advantage): the lanes' envs
+    # need spare rows to fork into (Lane)
+    rollouts: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -113,9 +118,14 @@ class PPOConfig:
 
 @dataclass
 class _Game:
-    """A row's game in progress: its learner's steps so far."""
+    """A row's game in progress: its learner's steps so far, and (with rollouts) what
+    they found of its decisions' moves: a game that ended waits, its ``result`` kept,
+    until its ``open`` rollouts are back."""
 
     steps: list[Step] = field(default_factory=list)
+    valued: dict[int, Valued] = field(default_factory=dict)  # by step index
+    open: int = 0
+    result: Any = None
 
 
 @dataclass
@@ -128,33 +138,59 @@ class _Moves:
     value: np.ndarray
     probs: np.ndarray | None
     pulled: np.ndarray | None = None  # (magnet_reward) the magnet's log-probability of each
+    pulls: np.ndarray | None = None  # (rollouts) every move's R-NaD reward to its mover
+
+    def spread(self, acting: np.ndarray) -> _Moves:
+        """These moves, drawn for the ``acting`` rows alone, laid out over every row
+        (zeros in the rows that do not move)."""
+        if acting.all():
+            return self
+
+        def full(array: np.ndarray | None) -> np.ndarray | None:
+            if array is None:
+                return None
+            out = np.zeros((len(acting), *array.shape[1:]), dtype=array.dtype)
+            out[acting] = array
+            return out
+
+        return _Moves(*(full(getattr(self, f.name)) for f in fields(self)))  # type: ignore[arg-type]
 
     def rows(self, start: int, stop: int) -> _Moves:
         """The moves of rows ``start:stop`` (one lane's)."""
         probs = None if self.probs is None else self.probs[start:stop]
         pulled = None if self.pulled is None else self.pulled[start:stop]
+        pulls = None if self.pulls is None else self.pulls[start:stop]
         return _Moves(
             self.picked[start:stop],
             self.taken[start:stop],
             self.value[start:stop],
             probs,
             pulled,
+            pulls,
         )
 
 
 class Lane:
     """The rows of one ``VectorEnv`` and who plays their seats: ``kind`` is ``self``,
-    ``past`` or the spec of the agent inside the engine (the env's opponents)."""
+    ``past`` or the spec of the agent inside the engine (the env's opponents).  With
+    ``rollouts`` (a ``self`` or agent lane), the env's last ``spare`` rows are not the
+    lane's games but where its decisions fork their rollouts (rollouts.py)."""
 
-    def __init__(self, env: VectorEnv, kind: str) -> None:
+    def __init__(self, env: VectorEnv, kind: str, rollouts: int = 0, spare: int = 0) -> None:
         if getattr(env, "token_names", None) is None:
             raise ValueError("PPO reads tokens: make the VectorEnv with tokens=model.table")
         if kind in SEATED and env.learner is not None:
             raise ValueError(f"a {kind} lane's env gives the caller every seat (seats='all')")
         if kind not in SEATED and env.learner is None:
             raise ValueError(f"the {kind} lane's env needs a learner seat")
+        if rollouts and (kind in (PAST, AVERAGE) or not 0 < spare < env.n):
+            raise ValueError("rollouts fork self and agent lanes, into spare rows of their env")
+        if rollouts and env.learner is not None and not env.in_engine:
+            raise UsageError("--rollouts: games against agents fork only inside the native engine")
         self.env, self.kind = env, kind
-        self.games = [_Game() for _ in range(env.n)]
+        self.main = env.n - spare if rollouts else env.n  # the rows whose games count
+        self.rollouts = Rollouts(self.main, spare, rollouts, env.nplayers) if rollouts else None
+        self.games = [_Game() for _ in range(self.main)]
         # past and average lanes: per row, the seat the current policy plays and (past)
         # the snapshot playing the others (set at every game's start: the update's draw)
         self.learner = np.zeros(env.n, dtype=np.int64)
@@ -165,6 +201,21 @@ class Lane:
         if self.kind in (PAST, AVERAGE):
             return self.env.seat == self.learner
         return np.ones(self.env.n, dtype=np.bool_)
+
+    def acting(self) -> np.ndarray:
+        """Per row: does it move this step?  A spare row only while a rollout plays in
+        it (the others are held: no forward, no engine work)."""
+        acting = np.ones(self.env.n, dtype=np.bool_)
+        if self.rollouts is not None:
+            acting[self.main :] = False
+            acting[list(self.rollouts.busy)] = True
+        return acting
+
+    def restart(self) -> None:
+        """The env's rows started afresh: every game in progress and rollout dropped."""
+        self.games = [_Game() for _ in range(self.main)]
+        if self.rollouts is not None:
+            self.rollouts.restart()
 
 
 class PPOTrainer:
@@ -278,7 +329,7 @@ class PPOTrainer:
         their steps are dropped)."""
         for k, lane in enumerate(self.lanes):
             lane.env.reset(seed=seed * 1_000_003 + k)
-            lane.games = [_Game() for _ in range(lane.env.n)]
+            lane.restart()
             self._draw_rows(lane, range(lane.env.n))
         self.finished = []
 
@@ -288,7 +339,7 @@ class PPOTrainer:
         move the policy's most likely (learning nothing; the games' steps are dropped)."""
         lane = self.lanes[0]
         results = play_greedy(self.net, lane.env, games, seed=10_007 * (self.updates + 1))
-        lane.games = [_Game() for _ in range(lane.env.n)]
+        lane.restart()
         self._draw_rows(lane, range(lane.env.n))
         return win_rate(results, seat)
 
@@ -320,10 +371,15 @@ class PPOTrainer:
         """One step of every row of every lane: the current policy reads every lane's
         rows in one forward (a forward's cost is mostly per call at a lane's few rows),
         snapshots and the average policy replace the rows they move in, one draw picks
-        every row's move."""
+        every row's move.  Idle spare rows (rollouts) are left out and held."""
         envs = [lane.env for lane in self.lanes]
+        acting = [lane.acting() for lane in self.lanes]
         x = token_inputs(*envs)
-        bounds = np.cumsum([0] + [env.n for env in envs])
+        moving = np.concatenate(acting)
+        if not moving.all():
+            kept = torch.from_numpy(np.flatnonzero(moving))
+            x = {name: t[kept] for name, t in x.items()}
+        bounds = np.cumsum([0] + [int(a.sum()) for a in acting])
         with torch.no_grad():
             logits, values = self.net(**x)
             for k, lane in enumerate(self.lanes):
@@ -340,27 +396,37 @@ class PPOTrainer:
             if not bool(torch.isfinite(every).all()):  # weights gone NaN: say so
                 check_loss(float("nan"), f"the policy playing update {self.updates + 1}")
             chosen = torch.multinomial(every, 1, generator=self.rng).squeeze(1)
-            pulled = None
+            pulled, pulls = None, None
             if self.magnet is not None and self.config.magnet_reward:
                 magnet_logp = torch.log_softmax(self.magnet(**x)[0], dim=-1)
                 pulled = magnet_logp.gather(1, chosen[:, None]).squeeze(1).numpy()
+                if self.config.rollouts:  # a fork's first move is any move, not the drawn
+                    gap = (logp - magnet_logp).masked_fill(~x["action_mask"], 0.0)
+                    pulls = (-self.config.magnet * gap).numpy()
+            if self.config.rollouts and pulls is None:
+                pulls = np.zeros(tuple(logp.shape), dtype=np.float32)
+        # average.py learns the probabilities; rollouts' advantages are taken against them
+        keep_probs = self.average is not None or self.config.rollouts
         moves = _Moves(
             picked=chosen.numpy(),
             taken=logp.gather(1, chosen[:, None]).squeeze(1).numpy(),
             value=values[:, 0].numpy(),
-            probs=every.numpy() if self.average is not None else None,  # average.py learns them
+            probs=every.numpy() if keep_probs else None,
             pulled=pulled,
+            pulls=pulls,
         )
         ended = 0
         for k, lane in enumerate(self.lanes):
-            ended += self._advance(lane, moves.rows(int(bounds[k]), int(bounds[k + 1])))
+            lane_moves = moves.rows(int(bounds[k]), int(bounds[k + 1])).spread(acting[k])
+            ended += self._advance(lane, lane_moves, acting[k])
         return ended
 
-    def _advance(self, lane: Lane, moves: _Moves) -> int:
-        """Record the learner's decisions of ``lane``, play ``moves``, finish the games
-        that ended.  How many ended."""
+    def _advance(self, lane: Lane, moves: _Moves, acting: np.ndarray) -> int:
+        """Record the learner's decisions of ``lane``, play ``moves`` in the ``acting``
+        rows (the others held), finish the games that ended.  How many ended."""
         env = lane.env
-        for i in np.flatnonzero(lane.learns()).tolist():
+        learners = np.flatnonzero(lane.learns()[: lane.main]).tolist()
+        for i in learners:
             c, a = int(env.token_count[i]), int(env.action_count[i])
             lane.games[i].steps.append(
                 Step(
@@ -379,14 +445,34 @@ class PPOTrainer:
                     magnet_logp=0.0 if moves.pulled is None else float(moves.pulled[i]),
                 )
             )
-        *_, info = env.step(env.action_key[np.arange(env.n), moves.picked])
+        actions = env.action_key[np.arange(env.n), moves.picked]
+        actions[~acting] = HOLD
+        rollouts = lane.rollouts
+        if rollouts is not None:
+            assert moves.pulls is not None
+            for i in learners:  # before the step moves the rows on
+                game = lane.games[i]
+                rollouts.fork(env, i, game, len(game.steps) - 1, moves.pulls[i])
+            # each row's drawn move's reward to its mover
+            rollouts.play(env, actions, moves.pulls[np.arange(env.n), moves.picked])
+        *_, info = env.step(actions)
+        ended = 0
         for i, result in info["results"].items():
-            learner = self._learner_seat(lane, i)
-            self._finish(lane.games[i], result)
-            self.results.append((lane.kind, learner, result))
+            if i >= lane.main:
+                continue  # a spare row's (rollouts.settle)
+            ended += 1
+            game = lane.games[i]
+            self.results.append((lane.kind, self._learner_seat(lane, i), result))
+            if game.open:  # its rollouts are still under way
+                game.result = result
+            else:
+                self._finish(game, result)
             lane.games[i] = _Game()
             self._draw_rows(lane, [i])
-        return len(info["results"])
+        if rollouts is not None:
+            for game in rollouts.settle(info["results"], self.returns):
+                self._finish(game, game.result)
+        return ended
 
     def _past_logits(
         self, lane: Lane, x: dict[str, torch.Tensor], learns: np.ndarray, logits: torch.Tensor
@@ -430,12 +516,21 @@ class PPOTrainer:
             returns = self.returns(result, seat)
             advantage = 0.0
             following = float(returns[0])  # the value after the seat's last decision
+            earned = following  # the seat's return from the decision on, rewards included
             for k in reversed(indices):
                 step = game.steps[k]
                 delta = rewards.get(k, 0.0) + following - step.value
                 advantage = delta + lam * advantage
                 step.advantage, step.returns = advantage, returns
                 following = step.value
+                earned += rewards.get(k, 0.0)
+                valued = game.valued.get(k)
+                if valued is not None:  # the game itself is one rollout of the move played
+                    valued.sums[step.chosen] += earned
+                    valued.counts[step.chosen] += 1
+                    assert step.probs is not None
+                    step.move_advantages = valued.advantages(step.probs)
+                    step.advantage = float(step.move_advantages[step.chosen])
             self.finished.extend(game.steps[k] for k in indices)
 
     def _pull_rewards(self, steps: list[Step], players: int) -> dict[int, float]:
@@ -469,11 +564,7 @@ class PPOTrainer:
         c = self.config
         self._follow_schedules()
         self.net.train()
-        advantages = np.array([s.advantage for s in steps], dtype=np.float32)
-        # normalised, but never blown up: where every return is alike (every game cut
-        # off, say) the advantages are the value head's noise, and dividing by their
-        # tiny spread would make that noise the whole of the gradient
-        mean, std = float(advantages.mean()), max(float(advantages.std()), ADVANTAGE_FLOOR)
+        mean, std = _advantage_scale(steps)
         stats: dict[str, list[float]] = {"policy": [], "value": [], "entropy": [], "kl": []}
         for _ in range(c.epochs):
             order = torch.randperm(len(steps), generator=self.rng).tolist()
@@ -492,6 +583,8 @@ class PPOTrainer:
         if self.average is not None:
             self.average.add(steps, self.updates)
             stats["average"] = [self.average.learn(math.ceil(len(steps) / c.minibatch))]
+        if c.rollouts:  # the share of decisions whose every move was valued
+            stats["forked"] = [float(np.mean([s.move_advantages is not None for s in steps]))]
         return {k: float(np.mean(v)) for k, v in stats.items()} | {"steps": float(len(steps))}
 
     def _follow_schedules(self) -> None:
@@ -513,7 +606,15 @@ class PPOTrainer:
         advantage = (torch.tensor([s.advantage for s in batch]) - mean) / std
         ratio = torch.exp(logp - old)
         clipped = torch.clamp(ratio, 1 - c.clip, 1 + c.clip)
-        policy = -torch.min(ratio * advantage, clipped * advantage).mean()
+        surrogate = torch.min(ratio * advantage, clipped * advantage)
+        every = _every_move(batch, logp_all.shape[1])
+        if every is not None:  # rollouts valued every move: each one's clipped term
+            rows, old_probs, advantages = every
+            ratios = torch.exp(logp_all[rows] - torch.log(old_probs.clamp_min(1e-30)))
+            scaled = advantages / std
+            terms = torch.min(ratios * scaled, torch.clamp(ratios, 1 - c.clip, 1 + c.clip) * scaled)
+            surrogate = surrogate.index_put((rows,), (old_probs * terms).sum(1))
+        policy = -surrogate.mean()
         probs = logp_all.exp()
         entropy = -(probs * logp_all.masked_fill(~x["action_mask"], 0.0)).sum(1).mean()
         targets = torch.from_numpy(np.stack([s.returns for s in batch]))  # type: ignore[misc]
@@ -579,6 +680,40 @@ class PPOTrainer:
             self.magnet.load_state_dict(state["magnet"])
         if self.average is not None and state.get("average") is not None:
             self.average.load_state(state["average"])
+
+
+def _advantage_scale(steps: list[Step]) -> tuple[float, float]:
+    """What the sampled moves' advantages are centred on and every advantage is divided
+    by: their mean and spread (with rollouts, the spread of every move's under the
+    policy; their mean is the policy's by construction).  Never blown up: where every
+    return is alike (every game cut off, say) the advantages are the value head's noise,
+    and dividing by their tiny spread would make that noise the whole of the gradient."""
+    sampled = np.array([s.advantage for s in steps if s.move_advantages is None])
+    squares = [
+        float(s.probs @ s.move_advantages**2) for s in steps if s.move_advantages is not None
+    ]  # type: ignore[operator]
+    mean = float(sampled.mean()) if len(sampled) else 0.0
+    squares += ((sampled - mean) ** 2).tolist()
+    return mean, max(math.sqrt(float(np.mean(squares))), ADVANTAGE_FLOOR)
+
+
+def _every_move(
+    batch: list[Step], width: int
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None:
+    """The batch's steps whose every move was valued (rollouts): their indices, the
+    policy's probabilities that played them and the moves' advantages, padded to
+    ``width`` moves (padding: probability and advantage 0)."""
+    rows = [k for k, s in enumerate(batch) if s.move_advantages is not None]
+    if not rows:
+        return None
+    probs = np.zeros((len(rows), width), dtype=np.float32)
+    advantages = np.zeros((len(rows), width), dtype=np.float32)
+    for j, k in enumerate(rows):
+        step = batch[k]
+        assert step.probs is not None and step.move_advantages is not None
+        probs[j, : len(step.probs)] = step.probs
+        advantages[j, : len(step.move_advantages)] = step.move_advantages
+    return torch.tensor(rows), torch.from_numpy(probs), torch.from_numpy(advantages)
 
 
 def play_greedy(net: nn.Module, env: VectorEnv, games: int, seed: int = 0) -> list[Any]:

@@ -3,7 +3,8 @@
 Pipeline position: learning, around ppo.py (the algorithm).  A run lives in one folder
 (``--out``), as a search run's does (loop.py): ``model.pt`` (what ``neural:model=DIR``
 loads), ``checkpoint.pt`` (the model with the optimizer, the random states, the past
-pool, each actor's state and the metrics), both written atomically after every round, model first;
+pool, each actor's state and the metrics), both written atomically after every round
+(or every ``--checkpoint-every`` rounds, and after the last), model first;
 ``metrics.jsonl``, ``plots/``, ``report.html`` and ``MODEL_CARD.md``.  PPO games are not
 recorded (hundreds of thousands of them): the figures are the record.
 
@@ -122,6 +123,7 @@ class PPORun(RunFolder):
         self.actor_states: list[dict[str, Any]] | None = None  # a checkpoint's
         self.actor_cpu = 0.0  # CPU seconds of actor processes in this session
         self.actor_rss = 0.0  # their peak resident memory, summed (MB)
+        self.saved_round = self.round  # the round the checkpoint on disk holds
 
     # ------------------------------------------------------------ set-up
     def _check_settings(self) -> None:
@@ -291,8 +293,16 @@ class PPORun(RunFolder):
         # the learner's peak and its workers' (a sum of peaks: at least the peak of the sum)
         row["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 + self.actor_rss
         self.metrics.append(row)
-        self._save()
+        if number % c.checkpoint_every == 0 or number >= c.rounds:
+            self._save()
         self.report(round_line(row, c.rounds))
+
+    def _flush(self) -> None:
+        """The last round's checkpoint, where ``--checkpoint-every`` skipped it (a time
+        limit ended the run): every round ends at a reset of the games, so any round's
+        end is a point a resumed run goes on from exactly."""
+        if self.saved_round < self.round:
+            self._save()
 
     def _weights(self) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray] | None]:
         """What the actors play the next update with: the policy's weights and, where
@@ -354,6 +364,7 @@ class PPORun(RunFolder):
 
     # ------------------------------------------------------------ files
     def _save(self) -> None:
+        self.saved_round = self.round
         self.model.info["training"] = {
             "algorithm": "ppo",
             "rounds": self.round,
@@ -408,6 +419,8 @@ def round_line(row: dict[str, Any], rounds: int) -> str:
         f"value {row.get('value', float('nan')):.3f} entropy {row.get('entropy', float('nan')):.2f}"
         f", {row['games_per_core_hour']:,.0f} games/core-hour, {row['seconds']:.0f} s"
     )
+    if "forked" in row:  # --rollouts: the share of decisions forked
+        text += f", {row['forked']:.0%} of decisions forked"
     if "train_share" in row:
         shares = ", ".join(f"{k} {v:.2f}" for k, v in row["train_share"].items())
         text += f"; training share: {shares}" if shares else ""

@@ -162,10 +162,15 @@ class RunFolder:
                 self.report(f"time limit reached after round {self.round}")
                 break
             self._round(self.round + 1)
+        self._flush()
         self.report(f"done: {self.round} rounds; model in {self.out / MODEL}")
 
     def _round(self, number: int) -> None:
         raise NotImplementedError
+
+    def _flush(self) -> None:
+        """Write what a run that checkpoints only every few rounds has not yet written
+        (the rounds are over); a run that writes every round has nothing to do."""
 
     # ------------------------------------------------------------ files
     def cpu_seconds(self) -> float:
@@ -229,6 +234,7 @@ RESUME_SETTINGS = (
     "eval_agents",
     "backend",  # where the games are played: never what a run learns
     "workers",
+    "checkpoint_every",  # when the run's state is written: never what it learns
 )
 _ALWAYS_FROM_COMMAND = ("rounds", "time_limit", "engine")
 

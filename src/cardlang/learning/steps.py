@@ -27,6 +27,8 @@ class Step:
     returns: np.ndarray | None = None  # per seat offset from the mover: its return
     probs: np.ndarray | None = None  # the policy's move probabilities (average.py reads)
     magnet_logp: float = 0.0  # the magnet's log-probability of the move (magnet_reward)
+    # (rollouts.py) every move's value less the policy's mean, its rollouts' estimate
+    move_advantages: np.ndarray | None = None
 
 
 def collate_steps(batch: list[Step]) -> dict[str, torch.Tensor]:
@@ -88,6 +90,15 @@ def pack_steps(steps: list[Step]) -> dict[str, np.ndarray]:
         packed["returns"] = np.stack([s.returns for s in steps])  # type: ignore[misc]
     if steps and steps[0].probs is not None:
         packed["probs"] = np.concatenate([s.probs for s in steps])  # type: ignore[misc]
+    if any(s.move_advantages is not None for s in steps):  # NaN: a step without
+        packed["move_advantages"] = np.concatenate(
+            [
+                s.move_advantages
+                if s.move_advantages is not None
+                else np.full(len(s.actions), np.nan)
+                for s in steps
+            ]
+        )
     return packed
 
 
@@ -97,6 +108,7 @@ def unpack_steps(packed: dict[str, np.ndarray]) -> list[Step]:
     action_ends = np.cumsum(packed["action_counts"]).tolist()
     scalars = {name: packed[name].tolist() for name in _SCALARS}
     returns, probs = packed.get("returns"), packed.get("probs")
+    moved = packed.get("move_advantages")
     steps = []
     t0 = a0 = 0
     for i, (t1, a1) in enumerate(zip(token_ends, action_ends, strict=True)):
@@ -112,6 +124,8 @@ def unpack_steps(packed: dict[str, np.ndarray]) -> list[Step]:
             probs=None if probs is None else probs[a0:a1],
             magnet_logp=scalars["magnet_logp"][i],
         )
+        if moved is not None and not np.isnan(moved[a0]):
+            step.move_advantages = moved[a0:a1]
         steps.append(step)
         t0, a0 = t1, a1
     return steps
