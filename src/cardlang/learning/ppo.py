@@ -157,17 +157,8 @@ class _Moves:
 
     def rows(self, start: int, stop: int) -> _Moves:
         """The moves of rows ``start:stop`` (one lane's)."""
-        probs = None if self.probs is None else self.probs[start:stop]
-        pulled = None if self.pulled is None else self.pulled[start:stop]
-        pulls = None if self.pulls is None else self.pulls[start:stop]
-        return _Moves(
-            self.picked[start:stop],
-            self.taken[start:stop],
-            self.value[start:stop],
-            probs,
-            pulled,
-            pulls,
-        )
+        parts = (getattr(self, f.name) for f in fields(self))
+        return _Moves(*(None if p is None else p[start:stop] for p in parts))  # type: ignore[arg-type]
 
 
 class Lane:
@@ -423,28 +414,12 @@ class PPOTrainer:
 
     def _advance(self, lane: Lane, moves: _Moves, acting: np.ndarray) -> int:
         """Record the learner's decisions of ``lane``, play ``moves`` in the ``acting``
-        rows (the others held), finish the games that ended.  How many ended."""
+        rows (the others held; with rollouts, the decisions forked first), finish the
+        games that ended.  How many ended."""
         env = lane.env
         learners = np.flatnonzero(lane.learns()[: lane.main]).tolist()
         for i in learners:
-            c, a = int(env.token_count[i]), int(env.action_count[i])
-            lane.games[i].steps.append(
-                Step(
-                    tokens=(
-                        env.token_names[i, :c].copy(),
-                        env.token_kinds[i, :c].copy(),
-                        env.token_buckets[i, :c].copy(),
-                        env.token_continuous[i, :c].copy(),
-                    ),
-                    actions=env.action_names[i, :a].copy(),
-                    chosen=int(moves.picked[i]),
-                    logp=float(moves.taken[i]),
-                    value=float(moves.value[i]),
-                    seat=int(env.seat[i]),
-                    probs=None if moves.probs is None else moves.probs[i, :a].copy(),
-                    magnet_logp=0.0 if moves.pulled is None else float(moves.pulled[i]),
-                )
-            )
+            lane.games[i].steps.append(_step_of(env, i, moves))
         actions = env.action_key[np.arange(env.n), moves.picked]
         actions[~acting] = HOLD
         rollouts = lane.rollouts
@@ -458,21 +433,25 @@ class PPOTrainer:
         *_, info = env.step(actions)
         ended = 0
         for i, result in info["results"].items():
-            if i >= lane.main:
-                continue  # a spare row's (rollouts.settle)
-            ended += 1
-            game = lane.games[i]
-            self.results.append((lane.kind, self._learner_seat(lane, i), result))
-            if game.open:  # its rollouts are still under way
-                game.result = result
-            else:
-                self._finish(game, result)
-            lane.games[i] = _Game()
-            self._draw_rows(lane, [i])
+            if i < lane.main:  # a spare row's is its rollout's (rollouts.settle)
+                self._end_game(lane, i, result)
+                ended += 1
         if rollouts is not None:
             for game in rollouts.settle(info["results"], self.returns):
                 self._finish(game, game.result)
         return ended
+
+    def _end_game(self, lane: Lane, i: int, result: Any) -> None:
+        """Row ``i``'s game ended: counted, learnt from (once its rollouts are back),
+        and the row's next game begun."""
+        game = lane.games[i]
+        self.results.append((lane.kind, self._learner_seat(lane, i), result))
+        if game.open:  # its rollouts are still under way: settle finishes it
+            game.result = result
+        else:
+            self._finish(game, result)
+        lane.games[i] = _Game()
+        self._draw_rows(lane, [i])
 
     def _past_logits(
         self, lane: Lane, x: dict[str, torch.Tensor], learns: np.ndarray, logits: torch.Tensor
@@ -680,6 +659,26 @@ class PPOTrainer:
             self.magnet.load_state_dict(state["magnet"])
         if self.average is not None and state.get("average") is not None:
             self.average.load_state(state["average"])
+
+
+def _step_of(env: VectorEnv, i: int, moves: _Moves) -> Step:
+    """Row ``i``'s decision as the network read it, with the move drawn there."""
+    c, a = int(env.token_count[i]), int(env.action_count[i])
+    return Step(
+        tokens=(
+            env.token_names[i, :c].copy(),
+            env.token_kinds[i, :c].copy(),
+            env.token_buckets[i, :c].copy(),
+            env.token_continuous[i, :c].copy(),
+        ),
+        actions=env.action_names[i, :a].copy(),
+        chosen=int(moves.picked[i]),
+        logp=float(moves.taken[i]),
+        value=float(moves.value[i]),
+        seat=int(env.seat[i]),
+        probs=None if moves.probs is None else moves.probs[i, :a].copy(),
+        magnet_logp=0.0 if moves.pulled is None else float(moves.pulled[i]),
+    )
 
 
 def _advantage_scale(steps: list[Step]) -> tuple[float, float]:
