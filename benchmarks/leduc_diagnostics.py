@@ -550,10 +550,61 @@ def sampled_gradient(
     return with_entropy(tree, g, pol, visit, args.entropy), visit
 
 
+class NetworkPolicy:
+    """``dynamics --network MODEL``: the policy is a fresh network of MODEL's shape
+    reading every information state's tokens, not a table; each step's gradient on the
+    table's logits is carried back through it (one Adam step at ``--net-lr``), so the
+    dynamics are the table's but for what the network's shared weights do to them."""
+
+    def __init__(self, args: argparse.Namespace, tree: LeducTree) -> None:
+        import torch
+        from cardlang.agents.neural.model import load_model
+        from cardlang.agents.neural.network import make_net
+
+        torch.set_num_threads(1)
+        torch.manual_seed(args.seed)
+        base = load_model(args.network)
+        self.tree = tree
+        self.items, self.batch = network_inputs(base, tree, tree.views)
+        self.net = make_net(base.config)
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=args.net_lr)
+        places = [
+            (i, option, action)
+            for i, item in enumerate(self.items)
+            for option, action in enumerate(item.action_of)
+        ]
+        self.state, self.option, self.action = (torch.tensor(c) for c in zip(*places, strict=True))
+
+    def _logits(self) -> Any:
+        """The network's logits laid out as the table's [information state, option]."""
+        import torch
+
+        logits, _ = self.net(**self.batch)
+        table = torch.zeros(self.tree.n_info, self.tree.width)
+        table[self.state, self.option] = logits[self.state, self.action]
+        return table
+
+    def policy(self) -> np.ndarray:
+        import torch
+
+        with torch.no_grad():
+            return softmax(self.tree, self._logits().numpy())
+
+    def ascend(self, g: np.ndarray) -> None:
+        """One step up ``g``, the gradient on the table's logits."""
+        import torch
+
+        loss = -(self._logits() * torch.from_numpy(g * self.tree.mask).float()).sum()
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+
+
 def dynamics(args: argparse.Namespace, tree: LeducTree) -> dict[str, Any]:
     theta = np.zeros((tree.n_info, tree.width))
     m, s = np.zeros_like(theta), np.zeros_like(theta)
-    pol = softmax(tree, theta)
+    network = NetworkPolicy(args, tree) if args.network else None
+    pol = softmax(tree, theta) if network is None else network.policy()
     magnet, average = pol.copy(), np.zeros_like(pol)
     rows = []
     rng = np.random.default_rng(args.seed)
@@ -565,10 +616,14 @@ def dynamics(args: argparse.Namespace, tree: LeducTree) -> dict[str, Any]:
         else:
             g, visit = expected_gradient(tree, pol, args, magnet)
         average += (t if args.linear else 1.0) * visit[:, None] * pol
-        m = args.beta1 * m + (1 - args.beta1) * g
-        s = 0.999 * s + 0.001 * g * g
-        theta += args.lr * (m / (1 - args.beta1**t)) / (np.sqrt(s / (1 - 0.999**t)) + 1e-8)
-        pol = softmax(tree, theta)
+        if network is not None:
+            network.ascend(g)
+            pol = network.policy()
+        else:
+            m = args.beta1 * m + (1 - args.beta1) * g
+            s = 0.999 * s + 0.001 * g * g
+            theta += args.lr * (m / (1 - args.beta1**t)) / (np.sqrt(s / (1 - 0.999**t)) + 1e-8)
+            pol = softmax(tree, theta)
         if args.magnet_every and t % args.magnet_every == 0:
             magnet = pol.copy()
         if t % args.every == 0:
@@ -583,8 +638,10 @@ def dynamics(args: argparse.Namespace, tree: LeducTree) -> dict[str, Any]:
                 }
             )
             print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
-    names = "steps games critic q_rate lr beta1 entropy eta magnet_every linear seed".split()
+    names = "steps games critic q_rate lr beta1 entropy eta magnet_every linear seed network net_lr"
+    names = names.split()
     settings = {k: getattr(args, k) for k in names}
+    settings["network"] = None if args.network is None else str(args.network)
     return {"settings": settings, "rows": rows}
 
 
@@ -667,6 +724,13 @@ def main() -> int:
         default=0,
         help="dynamics: estimate each step's gradient from this many sampled hands (0: exact)",
     )
+    p.add_argument(
+        "--network",
+        type=Path,
+        default=None,
+        help="dynamics: the policy a fresh network of this Leduc model's shape, not a table",
+    )
+    p.add_argument("--net-lr", type=float, default=3e-4, help="dynamics --network: Adam's rate")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", type=Path, default=None, help="append the result line here")
     p.add_argument("--results", type=Path, default=None, help="plot: a file of dynamics runs")
