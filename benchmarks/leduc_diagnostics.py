@@ -221,6 +221,18 @@ def network_inputs(
     return items, batch_tensors(collate(items), "cpu")
 
 
+def table_logits(logits: Any, items: list[Any], tree: LeducTree) -> Any:
+    """A network's logits over its action columns laid out as the table's [information
+    state, option] (each option its action's logit; differentiable)."""
+    import torch
+
+    places = [(i, o, a) for i, item in enumerate(items) for o, a in enumerate(item.action_of)]
+    state, option, action = (torch.tensor(c) for c in zip(*places, strict=True))
+    table = torch.zeros(tree.n_info, tree.width)
+    table[state, option] = logits[state, action]
+    return table
+
+
 def network_policy(
     net: Any, items: list[Any], batch: dict[str, Any], tree: LeducTree
 ) -> np.ndarray:
@@ -228,12 +240,7 @@ def network_policy(
 
     with torch.no_grad():
         logits, _ = net(**batch)
-        probs = torch.softmax(logits, -1).numpy()
-    pol = np.zeros((tree.n_info, tree.width))
-    for i, item in enumerate(items):
-        for option, action in enumerate(item.action_of):
-            pol[i, option] = probs[i, action]
-    return pol / pol.sum(1, keepdims=True)
+        return softmax(tree, table_logits(logits, items, tree).numpy())
 
 
 def token_key(item: Any) -> bytes:
@@ -568,33 +575,17 @@ class NetworkPolicy:
         self.items, self.batch = network_inputs(base, tree, tree.views)
         self.net = make_net(base.config)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=args.net_lr)
-        places = [
-            (i, option, action)
-            for i, item in enumerate(self.items)
-            for option, action in enumerate(item.action_of)
-        ]
-        self.state, self.option, self.action = (torch.tensor(c) for c in zip(*places, strict=True))
-
-    def _logits(self) -> Any:
-        """The network's logits laid out as the table's [information state, option]."""
-        import torch
-
-        logits, _ = self.net(**self.batch)
-        table = torch.zeros(self.tree.n_info, self.tree.width)
-        table[self.state, self.option] = logits[self.state, self.action]
-        return table
 
     def policy(self) -> np.ndarray:
-        import torch
-
-        with torch.no_grad():
-            return softmax(self.tree, self._logits().numpy())
+        return network_policy(self.net, self.items, self.batch, self.tree)
 
     def ascend(self, g: np.ndarray) -> None:
         """One step up ``g``, the gradient on the table's logits."""
         import torch
 
-        loss = -(self._logits() * torch.from_numpy(g * self.tree.mask).float()).sum()
+        logits, _ = self.net(**self.batch)
+        table = table_logits(logits, self.items, self.tree)
+        loss = -(table * torch.from_numpy(g * self.tree.mask).float()).sum()
         self.optimizer.zero_grad()
         loss.backward()
         self.optimizer.step()

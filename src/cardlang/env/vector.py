@@ -449,8 +449,7 @@ class VectorEnv:
         """Play ``actions[i]`` (a vocabulary index of row ``i``'s mask) in every row:
         ``(obs, mask, rewards, terminated, truncated, info)``, the arrays the same every
         call (see the module docstring for what each holds and for auto-reset)."""
-        if self._rows[0].st is None and not self._started:
-            raise UsageError("call reset() before step()")
+        self._check_started("step")
         chosen = np.asarray(actions)
         if chosen.shape != (self.n,):
             raise UsageError(
@@ -508,6 +507,10 @@ class VectorEnv:
             row.st, row.agents, row.twins = None, [], None
         self._batch, self._started = None, False
 
+    def _check_started(self, call: str) -> None:
+        if self._rows[0].st is None and not self._started:
+            raise UsageError(f"call reset() before {call}()")
+
     def fork(self, src: int, dst: int) -> None:
         """Row ``dst``'s game becomes a copy of row ``src``'s as it stands (its state, its
         random streams, its in-engine opponents), ``dst``'s arrays written: from there the
@@ -517,8 +520,7 @@ class VectorEnv:
         for i in (src, dst):
             if not 0 <= i < self.n:
                 raise UsageError(f"fork: no row {i} (rows 0-{self.n - 1})")
-        if self._rows[0].st is None and not self._started:
-            raise UsageError("call reset() before fork()")
+        self._check_started("fork")
         if self._batch is not None:
             self._batch.fork(src, dst)
             return

@@ -253,18 +253,17 @@ def pool_lanes(
     for k, ((spec, _), count) in enumerate(zip(pool, counts, strict=True)):
         if not count:
             continue
+        # rollouts fork the self lane's games and an agent's, not a past or average lane's
+        forks = config.rollouts if spec not in SEATED or spec == SELF else 0
         if spec in SEATED:
-            forks = config.rollouts if spec == SELF else 0
-            spare = spare_rows(count, forks)
-            env = _env(game, config, model, count + spare, "all", "random", salt + k, actor)
-            lanes.append(Lane(env, spec, forks, spare))
+            env = _env(game, config, model, count, "all", "random", salt + k, actor, forks)
+            lanes.append(Lane(env, spec, forks, env.n - count))
             continue
         per_seat = split_rows(count, [1.0] * n, [1] * n)
         for seat in range(n):
-            spare = spare_rows(per_seat[seat], config.rollouts)
-            rows_ = per_seat[seat] + spare
-            env = _env(game, config, model, rows_, seat, spec, salt + k * n + seat, actor)
-            lanes.append(Lane(env, spec, config.rollouts, spare))
+            games, env_salt = per_seat[seat], salt + k * n + seat
+            env = _env(game, config, model, games, seat, spec, env_salt, actor, forks)
+            lanes.append(Lane(env, spec, forks, env.n - games))
     return lanes
 
 
@@ -288,11 +287,14 @@ def _env(
     opponents: str,
     salt: int,
     actor: int,
+    forks: int = 0,
 ) -> VectorEnv:
+    """The env of ``rows`` games, and the spare rows their ``forks`` rollouts per move
+    fork into after them."""
     try:
         return VectorEnv(
             game,
-            rows,
+            rows + spare_rows(rows, forks),
             seats=seats,
             opponents=opponents,
             seed=actor_seed(config.seed * 7_919 + salt, actor),

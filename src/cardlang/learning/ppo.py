@@ -51,7 +51,7 @@ from cardlang.env.vector import HOLD, VectorEnv
 from cardlang.errors import UsageError, check_loss
 from cardlang.learning.average import AveragePolicy
 from cardlang.learning.returns import credits_from
-from cardlang.learning.rollouts import Rollouts, Valued
+from cardlang.learning.rollouts import Rollouts, Valued, pull_share
 from cardlang.learning.steps import Step, collate_steps
 
 __all__ = ["Lane", "PPOConfig", "PPOTrainer", "Step", "token_inputs", "win_rate"]
@@ -527,10 +527,10 @@ class PPOTrainer:
         for k, step in enumerate(steps):
             pull = -eta * (step.logp - step.magnet_logp)
             rewards[k] = rewards.get(k, 0.0) + pull
-            if players == 2:
-                other = last.get(1 - step.seat)
-                if other is not None:
-                    rewards[other] = rewards.get(other, 0.0) - pull
+            for seat, decision in last.items():
+                share = pull_share(step.seat, seat, players)
+                if seat != step.seat and share:
+                    rewards[decision] += share * pull
             last[step.seat] = k
         return rewards
 

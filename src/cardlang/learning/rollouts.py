@@ -30,7 +30,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Rollouts", "Valued"]
+__all__ = ["Rollouts", "Valued", "pull_share"]
+
+
+def pull_share(mover: int, seat: int, players: int) -> float:
+    """The share of a move's R-NaD reward that goes to ``seat``: all of it to the mover,
+    the opposite to the other seat of a two-player (zero-sum) game, none otherwise."""
+    if mover == seat:
+        return 1.0
+    return -1.0 if players == 2 else 0.0
 
 
 @dataclass
@@ -105,13 +113,9 @@ class Rollouts:
         earns its R-NaD reward (``pulls``, each row's move's, to its mover: the rollout's
         seat gains its own and, two playing, loses the other's)."""
         for row, rollout in self.busy.items():
-            if row in self.forced:
-                continue
-            mover = int(env.seat[row])
-            if mover == rollout.seat:
-                rollout.earned += float(pulls[row])
-            elif self.players == 2:
-                rollout.earned -= float(pulls[row])
+            if row not in self.forced:
+                share = pull_share(int(env.seat[row]), rollout.seat, self.players)
+                rollout.earned += share * float(pulls[row])
         for row, action in self.forced.items():
             actions[row] = action
         self.forced = {}
@@ -126,7 +130,7 @@ class Rollouts:
         for row, result in results.items():
             rollout = self.busy.pop(row, None)
             if rollout is None:
-                continue  # an idle spare row's game
+                continue  # a game row's (held spare rows end no game)
             self.free.append(row)
             game = rollout.game
             valued = game.valued[rollout.step]
