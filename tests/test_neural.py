@@ -746,3 +746,20 @@ def test_the_shipped_hearts_model_plays_its_game() -> None:
     agents = [make_agent(f"neural:model={ROOT / 'models/hearts'}", seat) for seat in range(4)]
     result, _ = play_game(game.master(), agents, 11, record=True)
     assert result.end_reason == "completed" and sum(result.credits) == pytest.approx(1.0)
+
+
+def test_the_shipped_leduc_model_is_within_the_goal() -> None:
+    """models/leduc's NashConv (both seats' best responses to it, exact over every deal
+    and information state) is at most issue 30's 0.5, as its model card says."""
+    values = []
+    for seat in (0, 1):
+        command = [sys.executable, "-m", "cardlang", "solve", str(ROOT / "games/leduc_poker.rcy")]
+        command += ["--seat", str(seat), "--reward", "score", "--json"]
+        command += ["--opponent", f"neural:model={ROOT / 'models/leduc'}:temperature=1"]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr
+        result = json.loads(done.stdout)
+        assert result["exact"]
+        values.append(float(result["value"]))
+    assert values == pytest.approx([0.11470, 0.38462], abs=1e-4)
+    assert sum(values) <= 0.5

@@ -262,6 +262,29 @@ def test_a_search_run_folder_is_not_resumed_as_ppo(game: Path, tmp_path: Path) -
         TrainingRun.open(search, out, print)
 
 
+def test_the_reproduce_line_parses_back_to_the_same_settings(game: Path) -> None:
+    """The model card's Reproduce command, run through the CLI's parser, asks for the
+    settings the run had: a switch (``--average-linear``) is named bare, not ``True``."""
+    import shlex
+
+    from cardlang.cli.main import build_parser
+    from cardlang.learning.report import reproduce_command
+
+    config = _config(
+        game, 3, average=500, average_linear=True, magnet=0.2, magnet_every=50,
+        magnet_reward=True, lr_final=1e-5, anneal_rounds=6, clip=0.025,
+    )  # fmt: skip
+    words = shlex.split(reproduce_command(config))
+    assert "True" not in words and {"--average-linear", "--magnet-reward"} <= set(words)
+    args = build_parser().parse_args([*words[1:], "--out", "x"])
+    named = [n for n, v in config.to_dict().items() if f"--{n.replace('_', '-')}" in words]
+    assert {"average_linear", "magnet_reward", "lr_final", "clip"} <= set(named)
+    for name in named:
+        value = config.to_dict()[name]
+        if isinstance(value, (bool, int, float, str)):
+            assert getattr(args, name) == value, name
+
+
 def test_a_resumed_run_refuses_changed_settings_and_takes_its_length(
     game: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

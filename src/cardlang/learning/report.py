@@ -207,8 +207,13 @@ def reproduce_command(config: TrainConfig, rounds: int | None = None) -> str:
             continue
         if value is None:
             continue
+        flag = f"--{name.replace('_', '-')}"
+        if isinstance(value, bool):  # a switch: named when on (every switch is off by default)
+            if value:
+                parts.append(flag)
+            continue
         text = ",".join(value) if isinstance(value, list) else str(value)
-        parts.append(f"--{name.replace('_', '-')} {text}")
+        parts.append(f"{flag} {text}")
     if c.algorithm == "search":
         parts.append(f"--games {c.games}")
     return " ".join(parts)
