@@ -277,10 +277,10 @@ def test_the_reproduce_line_parses_back_to_the_same_settings(game: Path) -> None
     words = shlex.split(reproduce_command(config))
     assert "True" not in words and {"--average-linear", "--magnet-reward"} <= set(words)
     args = build_parser().parse_args([*words[1:], "--out", "x"])
-    named = [n for n, v in config.to_dict().items() if f"--{n.replace('_', '-')}" in words]
-    assert {"average_linear", "magnet_reward", "lr_final", "clip"} <= set(named)
-    for name in named:
-        value = config.to_dict()[name]
+    settings = config.to_dict()
+    named = {n: v for n, v in settings.items() if f"--{n.replace('_', '-')}" in words}
+    assert {"average_linear", "magnet_reward", "lr_final", "clip"} <= named.keys()
+    for name, value in named.items():
         if isinstance(value, (bool, int, float, str)):
             assert getattr(args, name) == value, name
 
