@@ -22,7 +22,7 @@ What it does (every step is a ``cardlang`` command a user could type; the log sh
 
 Every step is skipped when its output exists (the records resume by themselves), so a
 killed run goes on where it stopped.  The results are written as JSON and as the
-Markdown table the README shows.
+Markdown table docs/solving.md shows.
 
 Usage (from the repository root; about 12 minutes on a 2-core machine)
     python benchmarks/punish_experiment.py
