@@ -8,8 +8,8 @@
 - ``specs`` and ``registry``: agent specs (``ismcts:iterations=500``) to agents;
 - ``search/``: ISMCTS, MCTS and PIMC, with one budget contract and one evaluator interface;
 - ``scripted/``: rule-based bots whose strategy is data (the Dominion bots);
-- ``neural/``: the neural agent (a set transformer with PUCT search; torch is loaded
-  only when a neural agent is made).
+- ``neural/``: the neural agent (a network over a view's tokens, played raw or with PUCT
+  search; torch is loaded only when a neural agent is made).
 
 May import: ``cardlang.information``, ``cardlang.engine``, ``cardlang.language`` and
 ``cardlang.errors``; never ``cardlang.runs`` or above.  A new built-in agent is a class

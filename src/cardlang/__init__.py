@@ -4,9 +4,17 @@ The facade: ``load_game(path)`` parses, checks and compiles a game file into a `
 ``game.master()`` gives its ``Gamemaster``, which plays ``Gamestate`` values.
 
 The package is layered by pipeline stage, each layer importing only those below it
-(checked by the tests with import-linter; see docs/internals.md):
+(``[tool.importlinter]`` in pyproject.toml, checked by the tests with import-linter; the
+layers side by side never import each other; see docs/internals.md):
 
-    cli -> analysis -> runs -> agents -> information -> compiler -> engine -> language -> errors
+    cli -> learning -> analysis | solve | interactive | env -> runs -> agents
+        -> information | compiler -> engine -> language -> inputs -> errors
+
+``agents`` is the top-level ``agents/`` folder, installed as ``cardlang.agents``.  The
+modules at this level: ``errors`` (positions, diagnostics, rule and usage errors,
+did-you-mean: what every layer reports with), ``inputs`` (files a user names, read as
+untrusted input) and ``__main__`` (``python -m cardlang``, the same as the ``cardlang``
+command).
 """
 
 from __future__ import annotations

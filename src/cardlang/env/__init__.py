@@ -1,15 +1,24 @@
 """cardlang games inside the RL ecosystem: PettingZoo, Gymnasium, OpenSpiel, batches.
 
-- ``pettingzoo(FILE, ...)``: a PettingZoo AEC environment (extra ``pettingzoo``);
+What this package offers, each imported on first use:
+
+- ``pettingzoo(FILE, ...)``: a PettingZoo AEC environment (module ``pettingzoo_aec``,
+  extra ``pettingzoo``);
 - ``gymnasium(FILE, ...)``: one seat against fixed opponents, a Gymnasium environment
-  (extra ``gymnasium``);
-- ``openspiel.register(FILE, name=...)``: the game registered with pyspiel (extra
-  ``openspiel``);
-- ``VectorEnv(FILE, n)``: n games stepped in lockstep into preallocated numpy arrays.
+  (module ``gymnasium_env``, extra ``gymnasium``);
+- ``openspiel.register(FILE, name=...)``: the game registered with pyspiel, with exact or
+  sampled chance (module ``openspiel``, extra ``openspiel``);
+- ``VectorEnv(FILE, n)``: n games stepped in lockstep into preallocated numpy arrays
+  (module ``vector``).
+
+Under them: ``core``, what every adapter shares (one game as an episode: observations,
+masks, actions as vocabulary keys, rewards), and ``batch``, a ``VectorEnv``'s games
+stepped inside the native engine (its ``BatchPlan``).
 
 Pipeline position: beside analysis, solve and interactive (above runs and agents).  Each
 adapter imports its library only when it is asked for, so ``import cardlang.env`` needs
-none of them, and nothing else in cardlang imports this package.
+none of them; of cardlang, only ``cardlang.learning`` imports this package (PPO's
+lockstep games).
 """
 
 from __future__ import annotations

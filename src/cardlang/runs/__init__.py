@@ -1,14 +1,27 @@
-"""Games played: one game, batches, records and their replays.
+"""Games played: one game, batches, tournaments, records and their replays.
 
-Holds the runner (``play``: one game with its seats' agents, optionally traced), batches
-(``simulate``: planning, seeds, orchestration; ``statistics``: the summary of a batch),
-the play of one planned game wherever it runs (``planned``), backends (``backends``:
-serial, process pool, Ray), records (``store``: the SQLite file; ``replay``: a recorded
-game played again), transcripts (``transcript``) and progress bars (``progress``).
+- ``runner``: one game played by one agent per seat, optionally recorded move by move;
+- ``simulate``: batches of games: planning, seeds, orchestration, recording;
+- ``planned``: a planned game of a batch played, the same in this process and in any worker;
+- ``backends``: what plays a batch's games: serially, in a process pool, or on Ray;
+- ``statistics``: the summary of a batch, with Wilson intervals;
+- ``store``: the records, one SQLite file, batches planned up front and resumable;
+- ``replay``: a recorded game played again from its seed and recorded option indices;
+- ``importing``: games played elsewhere imported into the records (``cardlang import-log``);
+- ``transcript``: a game move by move, as text; ``story``: a game told turn by turn in
+  words (``--story [--as SEAT]``); ``ending``: why a game ended and its score's parts,
+  from ``(end-reason ...)`` and ``(score-part ...)``;
+- ``progress``: the progress bar of long commands;
+- ``tournament``: every pairing of agents, secret seeds, forfeits, Bradley-Terry ratings;
+- ``sandbox``: agents in worker processes under limits, what a tournament plays with;
+  ``agent_worker``: such a worker's own entry point; ``agent_view``: the view an agent
+  from a file receives, as plain data; ``jail``: the bubblewrap jail its worker runs in.
 
-Within runs/, imports go one way: simulate -> backends, statistics, planned; backends ->
-planned -> play, store; statistics and replay -> store.
+Within runs/, imports go one way: tournament -> sandbox -> backends -> planned -> runner;
+simulate -> backends, planned, statistics; replay -> tournament (a forfeit's record);
+statistics, importing, planned -> store -> runner; agent_worker, sandbox -> agent_view,
+jail; story -> ending, transcript.
 
 May import: ``cardlang.agents``, ``cardlang.information``, ``cardlang.compiler``,
-``cardlang.engine``, ``cardlang.language`` and ``cardlang.errors``.
+``cardlang.engine``, ``cardlang.language``, ``cardlang.inputs`` and ``cardlang.errors``.
 """

@@ -1,10 +1,11 @@
-"""Small games solved exactly: a seat's decision process against a model of the others.
+"""Small games solved: a seat's decision process against a model of the others.
 
 Pipeline position: above the runs (it plays games through agents and the engines),
-beside analysis.  ``cardlang solve`` (cli/solve.py) is its face.
+beside analysis.  ``cardlang solve`` and ``cardlang fit-opponent`` (cli/solve.py,
+cli/fit_opponent.py) are its face.
 
 - ``opponents``: what the other seats do, as a distribution over their options
-  (``uniform``, any agent spec, a saved policy table);
+  (``uniform``, any agent spec, a saved policy table, a fitted model);
 - ``worlds``: the starting positions, every deal the shuffles can make with its weight
   (exact), or a sample of them;
 - ``process``: the seat's decision process, built by walking the game from every starting
@@ -14,7 +15,11 @@ beside analysis.  ``cardlang solve`` (cli/solve.py) is its face.
   too large to walk: every action of every state tried alike (``--rollouts``), or
   counted from rounds of games the policy itself plays (``--explore``, resumable);
 - ``iteration``: value iteration over it, sweep by sweep;
-- ``table``: the policy it finds, saved as a table that plays as ``policy:table=PATH``.
+- ``policy_file``: the policy it finds, saved as a table that plays as
+  ``policy:table=PATH``, its states in words;
+- ``fit``: opponent models (PARLESS) counted from recorded games (``cardlang
+  fit-opponent``); ``pawnn``: PAWNN, a small network (numpy) for the states PARLESS
+  never saw.
 
 May import: cardlang.runs, cardlang.agents and below; never cardlang.cli.
 """
