@@ -34,7 +34,8 @@ export LD_PRELOAD="$(g++ -print-file-name=libasan.so) $(g++ -print-file-name=lib
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 export CARDLANG_NATIVE_MODULE="$module"   # engine/native.py loads this build instead
-python3 -m pytest -q -p no:cacheprovider tests/test_native.py tests/test_native_fast_paths.py \
+# -m "": the long checks too where the arguments name them (a later -m narrows again)
+python3 -m pytest -q -p no:cacheprovider -m "" tests/test_native.py tests/test_native_fast_paths.py \
   tests/test_search_in_engine.py tests/test_native_simultaneous.py tests/test_simultaneous.py \
   tests/test_fuzz_programs.py tests/test_work_budget.py \
   tests/test_neural.py::test_the_native_kernels_are_torchs_functions \

@@ -99,6 +99,13 @@ def play_every_game_on(engine: str) -> None:
     os.environ["CARDLANG_ENGINE"] = chosen
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The tests marked ``early`` go first, in their order: pytest-xdist hands tests out
+    in this order, so each core starts on a long one and the short ones fill the gaps,
+    instead of one core running a long test alone at the end of the run."""
+    items.sort(key=lambda item: item.get_closest_marker("early") is None)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--regen-golden",

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
 import random
 import re
 import subprocess
@@ -65,6 +68,31 @@ def run_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess
         cwd=Path(__file__).resolve().parent.parent,
         timeout=300,
     )
+
+
+def run_main(*args: str) -> subprocess.CompletedProcess[str]:
+    """``cardlang ARGS...`` in this process, from the repository root: what ``run_cli``
+    gives, without starting an interpreter and importing the package (and torch) again.
+    For commands that stop before they play (usage errors); the environment and the
+    working folder are restored."""
+    from cardlang.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    saved_env, saved_cwd, saved_stdin = dict(os.environ), os.getcwd(), sys.stdin
+    try:
+        os.chdir(Path(__file__).resolve().parent.parent)
+        sys.stdin = io.StringIO("")
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as stop:
+                code = stop.code if isinstance(stop.code, int) else 1
+    finally:
+        sys.stdin = saved_stdin
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+    return subprocess.CompletedProcess(["cardlang", *args], code, out.getvalue(), err.getvalue())
 
 
 def record_games(db: Path, game: Path, *, agents: str, games: int, seed: int) -> Path:

@@ -13,8 +13,9 @@ file to write in a folder that cannot be made, were internal errors.
 
 The commands run in this process (``main``), from a scratch folder, with arguments that
 keep an accepted run short (one game, one training round): every option of every
-command meets every class, about 2,600 runs in three minutes.  ``CARDLANG_CLI_WALK=sample``
-takes the options in turn instead (each (command, class) pair once or more, 300 runs).
+command meets every class, about 2,600 runs.  The README's test command takes a sample
+of them: the options in turn, so that each (command, class) pair meets at least one option
+(about 300 runs); the rest of the walk is marked slow, and CI runs it (``pytest -m slow``).
 """
 
 from __future__ import annotations
@@ -117,7 +118,12 @@ def _cases(everything: bool) -> Iterator[tuple[str, str, str]]:
             yield command, "", value_class
 
 
-CASES = list(_cases(os.environ.get("CARDLANG_CLI_WALK") != "sample"))
+SAMPLE = set(_cases(everything=False))
+#: the whole walk, the runs beyond the sample marked slow
+CASES = [
+    case if case in SAMPLE else pytest.param(*case, marks=pytest.mark.slow)
+    for case in _cases(everything=True)
+]
 
 
 @pytest.fixture(scope="module")
@@ -212,8 +218,11 @@ def test_a_bad_value_is_a_message_never_an_internal_error(
 
 def test_the_walk_covers_every_command_class_and_option() -> None:
     commands = _commands()
-    seen = {(c, v) for c, _, v in CASES}
-    assert seen == {(c, v) for c in commands for v in [*VALUES, MISSING]}
-    options = {(c, o) for c, o, _ in CASES if o}
+    cases = [tuple(case.values) if hasattr(case, "marks") else case for case in CASES]
+    every_pair = {(c, v) for c in commands for v in [*VALUES, MISSING]}
+    assert {(c, v) for c, _, v in cases} == every_pair
+    assert {(c, v) for c, _, v in SAMPLE} == every_pair  # the sample too
+    options = {(c, o) for c, o, _ in cases if o}
     every = {(c, a.option_strings[-1]) for c, p in commands.items() for a in _valued_options(p)}
     assert options == every
+    assert len(cases) == len(set(cases)) and SAMPLE <= set(cases)

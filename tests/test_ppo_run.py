@@ -17,7 +17,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from cardlang.agents.neural.model import load_model  # noqa: E402
-from helpers import train_until_killed, with_rounds  # noqa: E402
+from helpers import run_main, train_until_killed, with_rounds  # noqa: E402
 from test_neural import HIGH_CARD  # noqa: E402  (the same two-card game)
 
 from cardlang.engine.native import native_available  # noqa: E402
@@ -328,6 +328,7 @@ def test_a_resumed_run_refuses_changed_settings_and_takes_its_length(
     assert "--lr 0.001" in card and "--entropy 0.02" in card and "0.0003" not in card
 
 
+@pytest.mark.early
 def test_a_killed_run_resumes_exactly(game: Path, tmp_path: Path) -> None:
     """kill -9 at any moment, then the same command: the model equals a run never
     stopped (checkpoints are written whole, by rename, after every round).  The killed
@@ -390,13 +391,7 @@ def test_bad_ppo_arguments_get_usage_help() -> None:
         (["--param-draw", "kingdom=first-game|nosuch"], "--param-draw"),
         (["--algorithm", "search", "--param-draw", "goal=3|4"], "only --algorithm ppo"),
     ):
-        result = subprocess.run(
-            [sys.executable, "-m", "cardlang", "train", "games/dominion.rcy", "--out", "/tmp/x"]
-            + extra,
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-        )
+        result = run_main("train", "games/dominion.rcy", "--out", "/tmp/x", *extra)
         assert result.returncode == 2, (extra, result.stderr)
         assert words in result.stderr and "Traceback" not in result.stderr
 
