@@ -125,14 +125,16 @@ def test_an_interrupted_run_keeps_its_games_and_the_same_command_goes_on(tmp_pat
     args = [sys.executable, "-m", "cardlang", "heuristics", str(GAMES / "hearts.rcy")]
     args += ["--games", "5000", "--designs", "random", "--db", str(db), "--quiet"]
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 60
-    while time.time() < deadline:  # wait until some games are recorded
-        time.sleep(0.5)
-        if db.exists():
-            with sqlite3.connect(db) as conn:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:  # until games are recorded
+        time.sleep(0.1)
+        try:  # a file that exists may not hold its tables yet: ask the database, not the folder
+            with sqlite3.connect(db, timeout=1) as conn:
                 done = conn.execute("SELECT count(*) FROM games WHERE status = 'done'")
                 if done.fetchone()[0] > 0:
                     break
+        except sqlite3.Error:  # not made yet, or being written: ask again
+            pass
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err

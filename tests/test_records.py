@@ -385,6 +385,17 @@ def test_a_killed_run_resumes_to_the_uninterrupted_results(tmp_path: Path) -> No
     assert [s for (s,) in query(db, "SELECT seed FROM games ORDER BY idx")] == seeds
 
 
+def _has_table(db: Path, name: str) -> bool:
+    """Whether the database ``db`` holds the table ``name`` (made in a transaction, so
+    it is there whole or not at all); read-only, so asking never makes the file."""
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as conn:
+            found = conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,))
+            return found.fetchone() is not None
+    except sqlite3.Error:
+        return False
+
+
 def test_a_kill_while_planning_leaves_no_half_batch(tmp_path: Path) -> None:
     """Planning is one transaction: after a kill the batch is absent or complete."""
     db = tmp_path / "runs.sqlite"
@@ -393,7 +404,10 @@ def test_a_kill_while_planning_leaves_no_half_batch(tmp_path: Path) -> None:
     proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
-        while not db.exists() and proc.poll() is None and time.monotonic() < deadline:
+        # until the records' tables are there (the file alone may be empty yet), then a
+        # moment into the planning
+        while not _has_table(db, "batches") and proc.poll() is None:
+            assert time.monotonic() < deadline, "the records were never made"
             time.sleep(0.01)
         time.sleep(0.3)
         os.kill(proc.pid, signal.SIGKILL)
