@@ -100,10 +100,17 @@ def play_every_game_on(engine: str) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The tests marked ``early`` go first, in their order: pytest-xdist hands tests out
-    in this order, so each core starts on a long one and the short ones fill the gaps,
-    instead of one core running a long test alone at the end of the run."""
-    items.sort(key=lambda item: item.get_closest_marker("early") is None)
+    """The tests marked ``early(SECONDS)`` go first, the longest first: pytest-xdist hands
+    tests out in this order, one to each worker in turn, so the longest tests start at
+    once on different cores and the short ones fill the gaps, instead of one core running
+    a long test alone at the end of the run.  SECONDS is what the test took when last
+    measured (docs/testing.md); the rest keep their order."""
+
+    def seconds(item: pytest.Item) -> float:
+        mark = item.get_closest_marker("early")
+        return float(mark.args[0]) if mark is not None and mark.args else 0.0
+
+    items.sort(key=lambda item: -seconds(item))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -141,7 +141,7 @@ def test_the_python_engine_implements_the_engine_protocol() -> None:
     assert isinstance(master.new_game(1), EngineState)
 
 
-@pytest.mark.early
+@pytest.mark.early(25)
 def test_the_package_type_checks(layout: Path) -> None:
     """mypy over the whole package, agents included, as it installs (the checkout's
     agents/ folder is cardlang.agents only once installed)."""

@@ -211,7 +211,7 @@ GAME_FILES = sorted(p.name for p in GAMES.glob("*.rcy"))
 SLOW_GAMES = {"dominion.rcy": "native"}
 
 
-@pytest.mark.early
+@pytest.mark.early(13)
 @pytest.mark.parametrize("name", GAME_FILES)
 def test_a_random_playthrough_of_every_game(name):
     game = cos.register(

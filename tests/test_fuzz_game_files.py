@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.slow  # fuzzing: CI runs it (`pytest -m slow`)
-@pytest.mark.early
+@pytest.mark.early(22)
 def test_a_short_fuzzing_run_finds_nothing(tmp_path: Path) -> None:
     pytest.importorskip("atheris", reason="atheris is not installed (the dev extra has it)")
     corpus = tmp_path / "corpus"

@@ -195,14 +195,14 @@ def _play_both(text: str, seed: int, max_work: int) -> None:
     assert python[0] == native[0], f"event logs differ:\n{text}"
 
 
-@pytest.mark.early
+@pytest.mark.early(11)
 @QUICK
 @given(text=programs(), seed=st.integers(0, 2**32), max_work=BUDGETS)
 def test_generated_programs_play_alike_on_both_engines(text: str, seed: int, max_work: int) -> None:
     _play_both(text, seed, max_work)
 
 
-@pytest.mark.early
+@pytest.mark.early(77)
 @pytest.mark.slow
 @LONG
 @given(text=programs(), seed=st.integers(0, 2**32), max_work=BUDGETS)

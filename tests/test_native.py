@@ -508,7 +508,7 @@ ABOVE_THE_ENGINE = [
 ]
 
 
-@pytest.mark.early
+@pytest.mark.early(70)
 @pytest.mark.slow
 def test_the_semantics_and_the_layers_above_pass_on_the_other_engine() -> None:
     import subprocess
@@ -530,7 +530,7 @@ def test_the_semantics_and_the_layers_above_pass_on_the_other_engine() -> None:
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
 
 
-@pytest.mark.early
+@pytest.mark.early(215)
 @pytest.mark.slow
 def test_the_native_tests_pass_under_the_sanitizers() -> None:
     """native/sanitize.sh: the extension built with AddressSanitizer and

@@ -753,7 +753,7 @@ LEDUC_BEST_RESPONSES = {0: 0.11470, 1: 0.38462}
 
 
 @pytest.mark.slow  # two exact solves: CI runs them (`pytest -m slow`)
-@pytest.mark.early
+@pytest.mark.early(12)
 @pytest.mark.parametrize("seat", [0, 1])
 def test_the_shipped_leduc_model_is_within_the_goal(seat: int) -> None:
     """models/leduc's NashConv (both seats' best responses to it, exact over every deal

@@ -48,7 +48,7 @@ def _metrics(out: Path) -> list[tuple[int, int, float]]:
     return [(r["games"], r["steps"], r["policy"]) for r in rows]
 
 
-@pytest.mark.early
+@pytest.mark.early(12)
 def test_the_actors_learn_the_same_model_wherever_they_play(game: Path, tmp_path: Path) -> None:
     """Three actors over two worker processes, stopped after a round and resumed, learn
     what three actors playing in turn in the learner's process learn, bit for bit."""

@@ -109,7 +109,7 @@ CASES = [
 ]
 
 
-@pytest.mark.early
+@pytest.mark.early(11)
 @pytest.mark.parametrize(("name", "spec", "n_games"), CASES)
 def test_the_search_inside_the_engine_chooses_as_the_python_search(
     name: str, spec: str, n_games: int, monkeypatch: pytest.MonkeyPatch

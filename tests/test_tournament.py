@@ -99,7 +99,7 @@ def test_a_tournament_rates_sensibly_and_resumes_to_the_same_json(tmp_path: Path
     assert parallel.to_json() == full
 
 
-@pytest.mark.early
+@pytest.mark.early(13)
 def test_hostile_agents_forfeit_for_their_reasons_and_the_cheat_finds_nothing(
     tmp_path: Path,
 ) -> None:

@@ -317,13 +317,13 @@ def _attack(workdir: Path, as_user: int | None) -> None:
     assert _workers_left() == []
 
 
-@pytest.mark.early
+@pytest.mark.early(64)
 @pytest.mark.slow
 def test_attacks_on_the_tournament_fail(workdir: Path) -> None:
     _attack(workdir, None)
 
 
-@pytest.mark.early
+@pytest.mark.early(64)
 @pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0, reason="runs as an ordinary user already")
 def test_attacks_fail_as_an_ordinary_user(workdir: Path) -> None:

@@ -56,7 +56,7 @@ def test_dominion_keys_read_as_branch_and_card_kinds(dominion_random) -> None:  
     assert vocab.index("BUY-PHASE", "no such key") is None
 
 
-@pytest.mark.early
+@pytest.mark.early(57)
 @pytest.mark.slow
 def test_dominion_vocabulary_covers_every_option_of_10000_random_games(dominion_random) -> None:  # type: ignore[no-untyped-def]
     """Random kingdoms (from each game's seed), random moves; only options are listed."""
