@@ -134,8 +134,32 @@ def _reports(data: dict[str, Any], spec: str) -> list[dict[str, Any]]:
     return out
 
 
+def _parent(pid: int) -> int:
+    """The parent of ``pid`` (0 when it is gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0
+    return int(stat.rsplit(")", 1)[1].split()[1])  # the name may hold spaces and parens
+
+
+def _under_a_sibling(pid: int) -> bool:
+    """Whether ``pid`` descends from another child of this process's parent: another
+    pytest-xdist worker, whose tests run their own tournaments beside ours.  A worker
+    this test left behind is an orphan (its tournament is over: init or a subreaper
+    holds it) or descends from this process."""
+    here, parent = os.getpid(), os.getppid()
+    while pid > 1:
+        up = _parent(pid)
+        if up == parent:
+            return pid != here
+        pid = up
+    return False
+
+
 def _workers_left() -> list[str]:
-    """Command lines of agents' workers and jails still running."""
+    """Command lines of agents' workers and jails still running, but for those of the
+    tournaments that other test processes play at the same time."""
     found = []
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
@@ -145,7 +169,8 @@ def _workers_left() -> list[str]:
         except OSError:
             continue
         if "cardlang.runs.agent_worker" in text or "cardlang-escaper" in text:
-            found.append(text)
+            if not _under_a_sibling(int(pid)):
+                found.append(text)
     return found
 
 
