@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -157,9 +158,19 @@ def _under_a_sibling(pid: int) -> bool:
     return False
 
 
-def _workers_left() -> list[str]:
-    """Command lines of agents' workers and jails still running, but for those of the
-    tournaments that other test processes play at the same time."""
+def _workers_left(wait: float = 10) -> list[str]:
+    """Command lines of agents' workers and jails still running ``wait`` seconds after
+    the tournament ended, but for those of the tournaments that other test processes
+    play at the same time.  A worker killed as the tournament ended may take a moment
+    to die on a crowded machine (inside a jail its pid namespace is torn down after its
+    bubblewrap has gone); one left behind is still there when the time is up."""
+    deadline = time.monotonic() + wait
+    while (found := _workers_now()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return found
+
+
+def _workers_now() -> list[str]:
     found = []
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
