@@ -58,6 +58,21 @@ CORPUS_FAILS_CHECK = {
 }
 
 
+def needs_native_default() -> pytest.MarkDecorator:
+    """Mark for a test of what steps games inside the native engine (PPO, ``VectorEnv``
+    in the engine) on games loaded without naming an engine: skipped where those play
+    on Python, because the native engine is not built or the run chose ``--engine
+    python``.  Called at a test module's import, after ``pytest_configure`` chose."""
+    from cardlang.engine.native import default_engine, native_available
+
+    if not native_available():
+        return pytest.mark.skip(reason="the native engine is not built")
+    chosen = default_engine()
+    return pytest.mark.skipif(
+        chosen != "native", reason=f"steps games inside the native engine; this run plays {chosen}"
+    )
+
+
 def own_games() -> list[Path]:
     return sorted(GAMES.glob("*.rcy"))
 

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import needs_native_default
 
 torch = pytest.importorskip("torch")
 
@@ -20,11 +21,10 @@ from cardlang.agents.neural.model import load_model, weights_checksum  # noqa: E
 from test_neural import HIGH_CARD  # noqa: E402
 from test_ppo_run import _config  # noqa: E402
 
-from cardlang.engine.native import native_available  # noqa: E402
 from cardlang.errors import TrainingDiverged, UsageError, check_loss  # noqa: E402
 from cardlang.learning.ppo_run import PPORun  # noqa: E402
 
-pytestmark = pytest.mark.skipif(not native_available(), reason="the native engine is not built")
+pytestmark = needs_native_default()
 ROOT = Path(__file__).resolve().parent.parent
 
 

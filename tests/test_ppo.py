@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import needs_native_default
 
 torch = pytest.importorskip("torch")
 
@@ -22,14 +23,13 @@ from cardlang.agents.neural.network import NetConfig  # noqa: E402
 from test_neural import HIGH_CARD  # noqa: E402  (the same two-card game)
 
 from cardlang import load_game  # noqa: E402
-from cardlang.engine.native import native_available  # noqa: E402
 from cardlang.env.vector import VectorEnv  # noqa: E402
 from cardlang.learning.actors import spare_rows  # noqa: E402
 from cardlang.learning.average import AveragePolicy  # noqa: E402
 from cardlang.learning.ppo import Lane, PPOConfig, PPOTrainer, _Game  # noqa: E402
 from cardlang.learning.steps import Step, collate_steps, pack_steps, unpack_steps  # noqa: E402
 
-pytestmark = pytest.mark.skipif(not native_available(), reason="the native engine is not built")
+pytestmark = needs_native_default()
 
 
 def _trainer(seed: int) -> PPOTrainer:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import needs_native_default
 
 torch = pytest.importorskip("torch")
 
@@ -21,7 +22,6 @@ from cardlang.agents.neural.model import load_model  # noqa: E402
 from test_neural import HIGH_CARD  # noqa: E402
 from test_ppo_run import _config, _same, _weights  # noqa: E402
 
-from cardlang.engine.native import native_available  # noqa: E402
 from cardlang.errors import UsageError  # noqa: E402
 from cardlang.language.params import param_variants, parse_param_draws  # noqa: E402
 from cardlang.learning.actors import (  # noqa: E402
@@ -33,7 +33,7 @@ from cardlang.learning.actors import (  # noqa: E402
 from cardlang.learning.ppo_run import PPORun  # noqa: E402
 from cardlang.learning.steps import pack_steps, unpack_steps  # noqa: E402
 
-pytestmark = pytest.mark.skipif(not native_available(), reason="the native engine is not built")
+pytestmark = needs_native_default()
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import needs_native_default
 
 torch = pytest.importorskip("torch")
 
@@ -20,7 +21,6 @@ from cardlang.agents.neural.model import load_model  # noqa: E402
 from helpers import run_main, train_until_killed, with_rounds  # noqa: E402
 from test_neural import HIGH_CARD  # noqa: E402  (the same two-card game)
 
-from cardlang.engine.native import native_available  # noqa: E402
 from cardlang.env.vector import VectorEnv  # noqa: E402
 from cardlang.errors import UsageError  # noqa: E402
 from cardlang.learning.actors import SerialActors, build_lanes  # noqa: E402
@@ -29,7 +29,7 @@ from cardlang.learning.ppo import PPOTrainer  # noqa: E402
 from cardlang.learning.ppo_run import PPORun, parse_pool, split_rows  # noqa: E402
 from cardlang.learning.returns import RunReturns  # noqa: E402
 
-pytestmark = pytest.mark.skipif(not native_available(), reason="the native engine is not built")
+pytestmark = needs_native_default()
 ROOT = Path(__file__).resolve().parent.parent
 
 

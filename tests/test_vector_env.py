@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 from cardlang.agents import make_agent
-from conftest import GAMES, own_games
+from conftest import GAMES, needs_native_default, own_games
 
 from cardlang import load_game
 from cardlang.engine.native import native_available
@@ -352,7 +352,7 @@ def test_a_forked_row_plays_on_as_its_source_would(path: Path, engine: str) -> N
     assert logs[0] == logs[1]
 
 
-@pytest.mark.skipif(not native_available(), reason="the native engine is not built")
+@needs_native_default()
 def test_a_fork_copies_the_in_engine_opponents_as_they_stand() -> None:
     """Dominion against the BMU bot: the forked row's bot is a copy of the source's (the
     piles it has seen, its random stream), so the same learner moves meet the same

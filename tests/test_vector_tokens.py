@@ -14,15 +14,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import GAMES, own_games
+from conftest import GAMES, needs_native_default, own_games
 
-from cardlang.engine.native import native_available
 from cardlang.env.vector import VectorEnv, random_actions
 from cardlang.errors import UsageError
 from cardlang.information.tokens import NameTable, Tokenizer
 from cardlang.information.views import PlayerView
 
-pytestmark = pytest.mark.skipif(not native_available(), reason="the native engine is not built")
+pytestmark = needs_native_default()
 
 STEPPED = [p for p in own_games() if p.stem != "war"]
 
