@@ -70,17 +70,17 @@ def run_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess
     )
 
 
-def run_main(*args: str) -> subprocess.CompletedProcess[str]:
-    """``cardlang ARGS...`` in this process, from the repository root: what ``run_cli``
-    gives, without starting an interpreter and importing the package (and torch) again.
-    For commands that stop before they play (usage errors); the environment and the
-    working folder are restored."""
+def run_main(*args: str, cwd: str | Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``cardlang ARGS...`` in this process, from ``cwd`` (default: the repository root),
+    with nothing on stdin: what ``run_cli`` gives, without starting an interpreter and
+    importing the package (and torch) again.  The environment and the working folder
+    are restored."""
     from cardlang.cli.main import main
 
     out, err = io.StringIO(), io.StringIO()
     saved_env, saved_cwd, saved_stdin = dict(os.environ), os.getcwd(), sys.stdin
     try:
-        os.chdir(Path(__file__).resolve().parent.parent)
+        os.chdir(cwd if cwd is not None else Path(__file__).resolve().parent.parent)
         sys.stdin = io.StringIO("")
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:

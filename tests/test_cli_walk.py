@@ -21,18 +21,17 @@ of them: the options in turn, so that each (command, class) pair meets at least 
 from __future__ import annotations
 
 import argparse
-import io
 import itertools
 import os
 import signal
 import socket
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import run_main
 
-from cardlang.cli.main import build_parser, main
+from cardlang.cli.main import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = str(ROOT / "games" / "kuhn_poker.rcy")
@@ -119,11 +118,9 @@ def _cases(everything: bool) -> Iterator[tuple[str, str, str]]:
 
 
 SAMPLE = set(_cases(everything=False))
+WALK = list(_cases(everything=True))
 #: the whole walk, the runs beyond the sample marked slow
-CASES = [
-    case if case in SAMPLE else pytest.param(*case, marks=pytest.mark.slow)
-    for case in _cases(everything=True)
-]
+CASES = [case if case in SAMPLE else pytest.param(*case, marks=pytest.mark.slow) for case in WALK]
 
 
 @pytest.fixture(scope="module")
@@ -172,26 +169,14 @@ def _run(argv: list[str], home: str) -> tuple[int, str]:
     def too_long(*_: object) -> None:
         raise _TooLong
 
-    saved_env, saved_cwd, saved_stdin = dict(os.environ), os.getcwd(), sys.stdin
-    out, err = io.StringIO(), io.StringIO()
-    saved_out, saved_err = sys.stdout, sys.stderr
     old = signal.signal(signal.SIGALRM, too_long)
     signal.alarm(SECONDS)
     try:
-        os.chdir(home)
-        sys.stdin, sys.stdout, sys.stderr = io.StringIO(""), out, err
-        try:
-            rc = main(argv)
-        except SystemExit as stop:
-            rc = stop.code if isinstance(stop.code, int) else 1
+        done = run_main(*argv, cwd=home)
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
-        sys.stdin, sys.stdout, sys.stderr = saved_stdin, saved_out, saved_err
-        os.chdir(saved_cwd)
-        os.environ.clear()
-        os.environ.update(saved_env)
-    return rc, out.getvalue() + err.getvalue()
+    return done.returncode, done.stdout + done.stderr
 
 
 @pytest.mark.parametrize(("command", "option", "value_class"), CASES)
@@ -218,11 +203,10 @@ def test_a_bad_value_is_a_message_never_an_internal_error(
 
 def test_the_walk_covers_every_command_class_and_option() -> None:
     commands = _commands()
-    cases = [tuple(case.values) if hasattr(case, "marks") else case for case in CASES]
     every_pair = {(c, v) for c in commands for v in [*VALUES, MISSING]}
-    assert {(c, v) for c, _, v in cases} == every_pair
+    assert {(c, v) for c, _, v in WALK} == every_pair
     assert {(c, v) for c, _, v in SAMPLE} == every_pair  # the sample too
-    options = {(c, o) for c, o, _ in cases if o}
+    options = {(c, o) for c, o, _ in WALK if o}
     every = {(c, a.option_strings[-1]) for c, p in commands.items() for a in _valued_options(p)}
     assert options == every
-    assert len(cases) == len(set(cases)) and SAMPLE <= set(cases)
+    assert len(WALK) == len(set(WALK)) and SAMPLE <= set(WALK)
