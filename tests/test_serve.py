@@ -285,9 +285,11 @@ def test_play_again_deals_a_new_game_at_the_same_table(tmp_path: Path) -> None:
         first = web.game_id
         assert states(client, web)[0]["over"]["result"]["again"] is True
         r = client.post(again, headers={"X-Cardlang-Token": token})
-        assert r.status_code == 200 and "seed 11" in r.json()["message"], r.text
+        assert r.status_code == 200 and "game 2 at this table" in r.json()["message"], r.text
+        assert "11" not in r.text  # the new seed is the operator's only
         state = states(client, web)[0]
-        assert state["seed"] == 11 and state["over"] is None and state["status"] == "playing"
+        assert state["game"] == 2 and "seed" not in state and web.seed == 11
+        assert state["over"] is None and state["status"] == "playing"
         play_through_api(client, web)
         assert web.done.wait(10) and web.status == "over" and web.game_id != first
     with RunStore.open(db, create=False) as store:
@@ -438,6 +440,7 @@ def test_the_command_prints_a_link_per_person_and_records_the_game(tmp_path: Pat
                 http_json(f"{base}/api/seat/{seat}/move?token={token}", body)
             time.sleep(0.02)
         assert state["over"]["result"]["game_id"] == 1
+        assert "seed" not in state and "seed" not in state["over"]["result"]
         with pytest.raises(urllib.error.HTTPError) as refused:
             http_json(f"{base}/api/seat/0/state?token=x{tokens[0][2]}")  # type: ignore[index]
         assert refused.value.code == 403
@@ -456,9 +459,38 @@ def test_the_command_refuses_bad_seats() -> None:
     for extra, message in [
         (["--people", "0,5"], "seats 0 to 1"),
         (["--people", "a"], "seat numbers"),
+        (["--people", "0,0"], "seat 0 is named twice"),
         (["--seats", "3"], "has 2 seats"),
         (["--people", "0", "--agents", "random,random"], "the other seats are 1"),
         (["--seats", "1", "--people", "0"], "not allowed with"),
     ]:
         bad = run_cli("serve", str(KUHN), *extra, stdin="")
         assert bad.returncode == 2 and message in bad.stderr, bad.stderr
+        assert "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize(
+    "people",
+    ["0,0", "1,0,1", "", " ", ",", "0,", ",1", "0,,1", "-1", "+1", "1.0", "1_0", "0x1",
+     "\u0661", "1e0", "0;1", pytest.param("9" * 5000, id="5000-digits")],
+)  # fmt: skip
+def test_a_malformed_people_list_is_a_usage_error_with_the_usage(
+    people: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each seat named once, in ASCII digits: anything else is argparse's usage error
+    (the usage, then the error; exit 2), before a game is loaded."""
+    from cardlang.cli.main import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["serve", str(KUHN), f"--people={people}", "--port", "0"])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2, err
+    assert err.startswith("usage: cardlang serve") and "argument --people:" in err, err
+    assert ("named twice" in err) == (people in ("0,0", "1,0,1")), err
+    assert "Traceback" not in err and len(err) < 2000
+
+
+def test_the_people_list_is_read_each_seat_once_in_order() -> None:
+    from cardlang.cli.serve import seat_list
+
+    assert seat_list("2,0") == [0, 2] and seat_list(" 1 , 3 ") == [1, 3]

@@ -5,6 +5,8 @@ Pipeline position: the command line (cli/), the web face of cardlang.interactive
 one game on localhost and prints one link per person's seat; each link carries that
 seat's secret token, and its page shows only that seat's view.  The other seats are
 played by ``--agents``.  The finished game goes into the records like ``cardlang play``'s.
+The seed is printed here, to the operator, and never sent to a page: every hand follows
+from it.
 
 May import: anything in cardlang (the command line sits above everything).
 """
@@ -12,17 +14,21 @@ May import: anything in cardlang (the command line sits above everything).
 from __future__ import annotations
 
 import argparse
+import re
+import secrets
 import sys
 from pathlib import Path
 
 from cardlang.cli.options import (
     EXIT_INTERRUPTED,
     EXIT_OK,
+    MAX_SEED,
     SubParsers,
     engine_of,
-    fresh_seed,
+    limits_of,
     load_game_and_text,
     port,
+    positive,
 )
 from cardlang.cli.play import other_specs, person_game_options, records_ready
 from cardlang.errors import UsageError
@@ -43,10 +49,11 @@ def add_parser(sub: SubParsers) -> None:
     who = p.add_mutually_exclusive_group()
     who.add_argument(
         "--people",
+        type=seat_list,
         metavar="SEATS",
-        help="the seats people play, comma-separated (0)",
+        help="the seats people play, comma-separated, each once (0)",
     )
-    who.add_argument("--seats", type=int, metavar="N", help="people play seats 0 to N-1")
+    who.add_argument("--seats", type=positive, metavar="N", help="people play seats 0 to N-1")
     p.add_argument(
         "--agents",
         default="random",
@@ -57,20 +64,49 @@ def add_parser(sub: SubParsers) -> None:
     person_game_options(p, advice="the agent whose estimates the page's advice button shows")
 
 
+#: One seat number in ``--people``: ASCII digits only (``int`` would also take "1_0",
+#: "+1", " 1" and other scripts' digits), and few enough that no number is huge.
+SEAT = re.compile(r"[0-9]{1,9}")
+
+
+def seat_list(text: str) -> list[int]:
+    """``--people``: seat numbers separated by commas, each named once ("0,2"), sorted.
+    Anything else is a usage error with the command's usage (argparse)."""
+    shown = repr(text if len(text) <= 40 else text[:40] + "...")  # a long value, cut
+    parts = [part.strip() for part in text.split(",")]
+    if not all(SEAT.fullmatch(part) for part in parts):
+        raise argparse.ArgumentTypeError(
+            f"expected seat numbers separated by commas, such as 0,2; got {shown}"
+        )
+    seats = [int(part) for part in parts]
+    twice = sorted({seat for seat in seats if seats.count(seat) > 1})
+    if twice:
+        raise argparse.ArgumentTypeError(
+            f"seat {twice[0]} is named twice in {shown}: name each person's seat once"
+        )
+    return sorted(seats)
+
+
 def people_seats(args: argparse.Namespace, nplayers: int) -> list[int]:
-    """The seats people play, from ``--people`` or ``--seats``."""
+    """The seats people play, from ``--people`` or ``--seats`` (their form is checked
+    by argparse; here, against the game's seats)."""
     if args.seats is not None:
-        if not 1 <= args.seats <= nplayers:
+        if args.seats > nplayers:
             raise UsageError(f"--seats {args.seats}: the game has {nplayers} seats")
         return list(range(args.seats))
-    text = args.people if args.people is not None else "0"
-    try:
-        seats = sorted({int(s) for s in text.split(",") if s.strip()})
-    except ValueError:
-        raise UsageError(f"--people {text}: give seat numbers separated by commas") from None
-    if not seats or not all(0 <= s < nplayers for s in seats):
-        raise UsageError(f"--people {text}: the game has seats 0 to {nplayers - 1}")
+    seats = args.people if args.people is not None else [0]
+    if not all(s < nplayers for s in seats):
+        named = ",".join(map(str, seats))
+        raise UsageError(f"--people {named}: the game has seats 0 to {nplayers - 1}")
     return seats
+
+
+def unguessable_seed(given: int | None) -> int:
+    """``given``, or a fresh seed drawn from the engines' whole range (63 bits).
+
+    Not ``fresh_seed``'s short one (below 10**9), which a player could find by dealing
+    every seed until one gives the hand in front of them, and with it every hand."""
+    return secrets.randbelow(MAX_SEED + 1) if given is None else given
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -84,7 +120,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
         ) from None
     from cardlang.agents import make_agent
     from cardlang.agents.registry import agent_warnings
-    from cardlang.engine.gamemaster import Limits
     from cardlang.interactive.session import PERSON, default_advisor
     from cardlang.interactive.web import WebGame, bind, create_app, server_for
     from cardlang.language.params import parse_param_args
@@ -92,7 +127,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     game, text = load_game_and_text(args.file, args.param, **engine_of(args))
     args.db = records_ready(args)
-    args.seed = fresh_seed(args.seed)
+    args.seed = unguessable_seed(args.seed)
     people = people_seats(args, game.nplayers)
     agent_seats = [p for p in range(game.nplayers) if p not in people]
     others = other_specs(args.agents, len(agent_seats)) if agent_seats else []
@@ -110,8 +145,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return [None if s == PERSON else make_agent(s, seeds[p]) for p, s in enumerate(specs)]
 
     def deal_again() -> tuple[int, list[object | None]]:
-        seed = fresh_seed(None)
-        print(f"a new game at the same table, seed {seed}", flush=True)
+        seed = unguessable_seed(None)
+        print(f"a new game at the same table, seed {seed} (told to no page)", flush=True)
         return seed, seated(seed)
 
     def tell_the_end(web: WebGame) -> None:
@@ -120,7 +155,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     agents = seated(args.seed)
     web = WebGame(
-        game.master(Limits(args.max_decisions, args.max_steps, args.max_work)),
+        game.master(limits_of(args)),
         args.seed,
         agents,
         specs,

@@ -5,9 +5,12 @@ session (session.py).  A person's seat is a ``PersonSeat`` whose front end
 (``WebFront``) publishes the seat's table and then blocks until the seat's page posts
 a move.  Everything a page receives is built, in the game thread, from that seat's side
 only: its table (table.py, from its ``PlayerView``: no other seat's hidden card is ever
-in it) and the story of the moves as that seat may know them (teller.py).  Each seat
-has a secret token (``secrets.token_urlsafe``), carried by its link; the server refuses
-a request with a wrong token (403), and a move out of turn or for a past decision (409).
+in it) and the story of the moves as that seat may know them (teller.py).  No message
+carries the game's seed or its random state, from which every hand follows: the server
+tells the seed to its operator only (its terminal), and the pages number their games
+instead.  Each seat has a secret token (``secrets.token_urlsafe``), carried by its link;
+the server refuses a request with a wrong token (403), and a move out of turn or for a
+past decision (409).
 
 HTTP (Starlette; served by uvicorn):
 
@@ -15,12 +18,14 @@ HTTP (Starlette; served by uvicorn):
 - ``GET /api/seat/{seat}/state?token=T``: the seat's state (``WebGame.snapshot``);
 - ``WS /api/seat/{seat}/stream?token=T``: the state, then each message as it comes:
   ``table`` (the seat's table; with options and a ``decision`` number at its turn),
-  ``story`` (one move as the seat is told it), ``over`` (the result), ``error``;
+  ``story`` (one move as the seat is told it), ``over`` (the result), ``error``,
+  ``again`` (another game at the table: ``game``, its number here);
 - ``POST /api/seat/{seat}/move`` ``{"token", "decision", "option"}``: the seat's move;
 - ``POST /api/seat/{seat}/advice`` ``{"token"}``: the advisor's estimates of the options.
 
 Starlette and uvicorn are imported here only (the ``web`` extra): nothing else in
-cardlang imports this module but ``cardlang serve``.
+cardlang imports this module but ``cardlang serve``.  A client gets ``HEAD_TIMEOUT``
+seconds to send a request head (``head_timed``): one that stalls is dropped.
 """
 
 from __future__ import annotations
@@ -181,11 +186,13 @@ class WebGame:
         self.deal_again, self.on_end = deal_again, on_end
         self.lock = threading.Lock()  # guards the channels
         self.again_lock = threading.Lock()  # one new game at a time
+        self.number = 0  # the game's number at this table (1, 2, ...): what pages see
         self._begin(seed, agents)
 
     def _begin(self, seed: int, agents: Sequence[Any | None]) -> None:
         """A game of ``seed`` with ``agents`` in the agents' seats (not started)."""
-        self.seed = seed
+        self.seed = seed  # the operator's only: no page is told it
+        self.number += 1
         self.session = Session(self.master, seed, advisor=self.advisor, narrate=self._narrate)
         self.fronts = {p: WebFront(self, p) for p in self.people}
         seated = [
@@ -216,9 +223,9 @@ class WebGame:
                     channel.table, channel.story, channel.over, channel.error = None, [], None, None
             self._begin(seed, agents)
             for p in self.people:
-                self.publish(p, {"type": "again", "seed": seed})
+                self.publish(p, {"type": "again", "game": self.number})
             self.start()
-        return 200, f"a new game, seed {seed}"
+        return 200, f"a new game: game {self.number} at this table"
 
     # ------------------------------------------------------------ the game thread
     def start(self) -> None:
@@ -257,8 +264,8 @@ class WebGame:
             self.status = "stopped"
         except Exception as err:  # an agent's failure, a rule error: the pages are told
             self.status = "failed"
-            text = err.render(False) if isinstance(err, AgentError) else str(err)
-            print(f"cardlang serve: the game failed: {text}", file=sys.stderr)
+            print(f"cardlang serve: the game failed: {_error_text(err)}", file=sys.stderr)
+            text = _error_text(err, seedless=True)
             for p in self.people:
                 self.publish(p, {"type": "error", "message": text})
         finally:
@@ -359,7 +366,7 @@ class WebGame:
             "over": channel.over,
             "error": channel.error,
             "again": self.deal_again is not None,
-            "seed": self.seed,
+            "game": self.number,
         }
 
     def subscribe(
@@ -381,11 +388,28 @@ class WebGame:
         return {p: f"{base}/seat/{p}?token={c.token}" for p, c in self.channels.items()}
 
 
+def _error_text(err: Exception, *, seedless: bool = False) -> str:
+    """What a failed game's error says; ``seedless``: without the seed that rule and
+    agent errors name (to replay the game), for the pages, since the deal follows
+    from it.  The game thread owns ``err``: its seed is put back at once."""
+    seed = getattr(err, "seed", None)
+    if seedless and seed is not None:
+        err.seed = None  # type: ignore[attr-defined]
+    try:
+        return err.render(False) if isinstance(err, AgentError) else str(err)
+    finally:
+        if seed is not None:
+            err.seed = seed  # type: ignore[attr-defined]
+
+
 # ---------------------------------------------------------------- the application
 
 
 #: The header a page sends its seat's token in (POST requests).
 TOKEN_HEADER = "x-cardlang-token"
+#: Seconds a client has to send a whole request head, and a seat's page the body of its
+#: request: a connection that stalls is dropped, so stalled clients cannot hold fds.
+HEAD_TIMEOUT = 5.0
 #: The largest request body read: a move or an advice request is a few dozen bytes.
 MAX_BODY = 64 * 1024
 
@@ -439,11 +463,15 @@ def create_app(web: WebGame) -> Starlette:
         if declared.isdigit() and int(declared) > MAX_BODY:
             return refused(413, f"the body is larger than {MAX_BODY} bytes")
         chunks, size = [], 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > MAX_BODY:
-                return refused(413, f"the body is larger than {MAX_BODY} bytes")
-            chunks.append(chunk)
+        try:
+            async with asyncio.timeout(HEAD_TIMEOUT):  # a body that stalls holds an fd
+                async for chunk in request.stream():
+                    size += len(chunk)
+                    if size > MAX_BODY:
+                        return refused(413, f"the body is larger than {MAX_BODY} bytes")
+                    chunks.append(chunk)
+        except TimeoutError:
+            return refused(408, f"the body did not arrive within {HEAD_TIMEOUT:g} s")
         try:
             data = json.loads(b"".join(chunks) or b"{}")
         except (ValueError, RecursionError):
@@ -546,13 +574,82 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def server_for(app: Starlette, sock: socket.socket, *, quiet: bool = True) -> Any:
-    """A uvicorn server of ``app`` (run it with ``server.run(sockets=[sock])``)."""
+def head_timed(base: type[asyncio.Protocol], seconds: float) -> type[asyncio.Protocol]:
+    """uvicorn's HTTP protocol ``base`` that drops a connection whose request head is not
+    all in ``seconds`` after the server began to wait for it (the connection made, or
+    the last response sent).
+
+    uvicorn times out a connection only while it is idle after a response (its
+    keep-alive timeout), and the first byte of a head cancels that: half a head, sent
+    and never finished, held its connection and fd for good.  The limit runs from the
+    start of the wait, so a client that trickles its head a byte at a time gains
+    nothing.  Both of uvicorn's HTTP/1.1 protocols (h11, httptools) make their request
+    ``cycle`` once a head is in; a WebSocket, once upgraded, is its own protocol and no
+    longer this one's to time."""
+
+    class HeadTimed(base):  # type: ignore[valid-type, misc]
+        _head_timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._watch_head()
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            self._watch_head()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._watch_head()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._stop_watching()
+            super().connection_lost(exc)
+
+        def _awaits_head(self) -> bool:
+            """No request is being served: what comes next is a head."""
+            return self.cycle is None or self.cycle.response_complete
+
+        def _watch_head(self) -> None:
+            if not self._awaits_head():
+                self._stop_watching()
+            elif self._head_timer is None:
+                loop = asyncio.get_running_loop()
+                self._head_timer = loop.call_later(seconds, self._head_late)
+
+        def _stop_watching(self) -> None:
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+                self._head_timer = None
+
+        def _head_late(self) -> None:
+            self._head_timer = None
+            transport = self.transport
+            if transport.is_closing() or transport.get_protocol() is not self:
+                return  # closed already, or a WebSocket now
+            if self._awaits_head():
+                transport.close()
+
+    HeadTimed.__name__ = HeadTimed.__qualname__ = f"HeadTimed{base.__name__}"
+    return HeadTimed
+
+
+def server_for(
+    app: Starlette, sock: socket.socket, *, quiet: bool = True, head_timeout: float = HEAD_TIMEOUT
+) -> Any:
+    """A uvicorn server of ``app`` (run it with ``server.run(sockets=[sock])``) that
+    drops a client whose request head is not in after ``head_timeout`` seconds."""
     import uvicorn
+    from uvicorn.protocols.http.auto import AutoHTTPProtocol  # httptools, else h11
 
     host, port = sock.getsockname()[:2]
     config = uvicorn.Config(
-        app, host=host, port=port, log_level="warning" if quiet else "info", lifespan="off"
+        app,
+        host=host,
+        port=port,
+        log_level="warning" if quiet else "info",
+        lifespan="off",
+        http=head_timed(AutoHTTPProtocol, head_timeout),
     )
     return uvicorn.Server(config)
 
@@ -560,11 +657,13 @@ def server_for(app: Starlette, sock: socket.socket, *, quiet: bool = True) -> An
 class Served:
     """A server running in a thread (for tests): ``base`` is its address."""
 
-    def __init__(self, web: WebGame, host: str = "127.0.0.1") -> None:
+    def __init__(
+        self, web: WebGame, host: str = "127.0.0.1", head_timeout: float = HEAD_TIMEOUT
+    ) -> None:
         self.web = web
         self.sock = bind(host, 0)
         self.base = f"http://{host}:{self.sock.getsockname()[1]}"
-        self.server = server_for(create_app(web), self.sock)
+        self.server = server_for(create_app(web), self.sock, head_timeout=head_timeout)
         self.thread = threading.Thread(
             target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True
         )
