@@ -2,7 +2,10 @@
 runs/tournament.py): agents from files that try to learn hidden cards from their seeds,
 rewrite the records, kill or stop their rivals, read other processes, fork, hoard
 memory in children, flood the output, stall at start-up, spot the start-up check and
-answer garbage.  Each attack's outcome is asserted: a forfeit with its reason, nothing
+answer garbage; and agents that attack their channel to the tournament (write replies
+nested 200,000 deep, floods of replies, replies unasked, answer for themselves and never
+read) or speak to its terminal (escape codes, a forged last line, a MemoryError of their
+own: tests/tournament_agents/channel_attackers.py).  Each attack's outcome is asserted: a forfeit with its reason, nothing
 learnt, results intact, no process left behind.  Run as root (the CI) and, where this
 machine can make one, as an ordinary user.
 
@@ -264,7 +267,7 @@ def _attack(workdir: Path, as_user: int | None) -> None:
     # every forfeit has its reason and says why; the honest and the failed attackers
     # forfeit nothing
     forfeits, messages = data["forfeits"], data["forfeit_messages"]
-    expected = {hog: "memory", wrecker: "crash", garbage: "illegal", slow: "timeout"}
+    expected = {hog: "memory", wrecker: "protocol", garbage: "illegal", slow: "timeout"}
     for spec in agents:
         want = expected.get(spec)
         assert set(forfeits[spec]) == ({want} if want else set()), (spec, forfeits[spec])
@@ -317,7 +320,8 @@ def _attack(workdir: Path, as_user: int | None) -> None:
         assert report["fork"] == report["subprocess"] == "BlockingIOError", report
         assert report["thread"] == "RuntimeError" and report["network"] != True  # noqa: E712
         assert not report["home"] and not report["write_outside"]
-        assert report["tmp_bytes"] <= FILE_BYTES and report["memfd_bytes"] <= FILE_BYTES
+        assert report["tmp_bytes"] <= FILE_BYTES
+        assert report["memfd_bytes"] == "PermissionError"  # the seccomp filter's refusal
     for report in _reports(data, hog):
         assert report["children"] == 0
 
@@ -453,3 +457,190 @@ def test_the_attacks_find_nothing_on_other_games(workdir: Path, name: str) -> No
     tampered = _reports(data, tamperer)
     assert tampered and all(not t["target_open"] and not t["written"] for t in tampered)
     assert _workers_left() == []
+
+
+# ---------------------------------------------------------------- the channel and the words
+
+CHANNEL = AGENTS / "channel_attackers.py"
+
+#: A hostile agent of channel_attackers.py, the kind of its forfeits, and whether each
+#: is found at the decision it attacks (else at its next request: the last game it
+#: plays may end first).
+CHANNEL_ATTACKS = [
+    ("DeepJson", "protocol", True),  # 400 KB: refused from its length
+    ("DeepJson:depth=100000", "protocol", True),  # 200 KB: refused by the depth scan
+    ("Flooder", "protocol", False),
+    ("Unsolicited", "protocol", True),
+    ("Unsolicited:mode=extra", "protocol", False),
+    ("Shouter", "crash", True),
+    ("MemoryRaiser", "crash", True),
+]
+
+
+def _own_workers_left() -> list[str]:
+    """The agents' workers this process started that are still running a few seconds
+    after its tournament ended (other processes on the machine play their own)."""
+    deadline = time.monotonic() + 10
+    while True:
+        found = [c for pid, c in _workers_by_pid() if _descends_from(pid, os.getpid())]
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.1)
+
+
+def _workers_by_pid() -> list[tuple[int, str]]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            text = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if "cardlang.runs.agent_worker" in text:
+            found.append((int(pid), text))
+    return found
+
+
+def _descends_from(pid: int, ancestor: int) -> bool:
+    while pid > 1:
+        pid = _parent(pid)
+        if pid == ancestor:
+            return True
+    return False
+
+
+def _quick(agents: list[str], games: int, game: str = KUHN, **limits: Any) -> dict[str, Any]:
+    """A tournament in this process, its records in memory, under small limits."""
+    from cardlang.runs.sandbox import SandboxLimits
+    from cardlang.runs.tournament import run_tournament
+
+    sandbox = SandboxLimits(**{"time_limit": 2.0, "memory_limit": 300, **limits})
+    result = run_tournament(load_game(game), agents=agents, games=games, seed=5, sandbox=sandbox)
+    return result.to_json()
+
+
+@pytest.mark.parametrize(("name", "kind", "at_once"), CHANNEL_ATTACKS)
+def test_an_attack_on_the_channel_is_its_agents_forfeit(
+    name: str, kind: str, at_once: bool
+) -> None:
+    """Each attack forfeits every game it reaches, for the kind the tournament measured,
+    within seconds; the other agents' games are untouched."""
+    hostile = f"{CHANNEL}:{name}"
+    started = time.monotonic()
+    data = _quick(["random", BOT, hostile], 2)
+    assert time.monotonic() - started < 30
+    assert data["games"]["played"] == data["games"]["planned"] == 6
+    assert data["games"]["completed"] >= 2  # random against the bot, both seatings
+    assert data["forfeits"]["random"] == data["forfeits"][BOT] == {}
+    assert set(data["forfeits"][hostile]) == {kind}, data["forfeits"][hostile]
+    # found at once: all 4 of its games; else at its next request (the next game's
+    # start, where its last decision of a game passed): at least every other game
+    assert data["forfeits"][hostile][kind] >= (4 if at_once else 2)
+    assert _own_workers_left() == []
+
+
+@pytest.mark.slow
+def test_an_agent_that_answers_for_itself_and_never_reads_cannot_block_the_tournament() -> None:
+    """The Forger answers every request with the right id and never reads: the
+    tournament's messages fill its socket until a send would block; the send times out
+    instead (a timeout forfeit) and all 300 games are played (issue 53: the run stopped
+    after 28)."""
+    forger = f"{CHANNEL}:Forger"
+    started = time.monotonic()
+    data = _quick(["random", forger], 300, time_limit=1.0)
+    took = time.monotonic() - started
+    assert data["games"]["played"] == 300 and data["forfeits"]["random"] == {}
+    assert set(data["forfeits"][forger]) == {"timeout"}, data["forfeits"][forger]
+    assert "did not read what it was sent" in data["forfeit_messages"][forger]["timeout"]
+    assert took < 180, took
+    assert _own_workers_left() == []
+
+
+def test_a_rules_message_larger_than_the_socket_buffer_is_delivered(workdir: Path) -> None:
+    """Kuhn poker with 3 MB of comments: the rules sent to each jailed agent (the
+    game's text) are many times a socket's buffer, and every game completes."""
+    big = workdir / "kuhn_poker.rcy"
+    padding = (";; " + "x" * 77 + "\n") * (3 << 20 // 80)
+    big.write_text(Path(KUHN).read_text() + padding)
+    data = _quick(["random", BOT], 2, game=str(big), time_limit=5.0)
+    assert data["games"]["completed"] == data["games"]["planned"] == 2
+    assert data["forfeits"] == {"random": {}, BOT: {}}
+
+
+#: What must never reach a terminal from an agent: ESC (every ANSI sequence), a carriage
+#: return, BEL, the C1 CSI, a bidi override.
+RAW_CONTROLS = ("\x1b", "\r", "\x07", "\x9b", "\u202e")
+
+
+@pytest.mark.slow
+def test_an_agents_words_are_quoted_safe_and_never_its_forfeit_kind(workdir: Path) -> None:
+    """The Shouter fails with escape codes and a forged "MemoryError" last line; the
+    MemoryRaiser raises MemoryError itself; the Hog really runs out of memory.  The
+    table, --debug, --json, the records and ``transcript --db`` show each kind as
+    measured (crash, crash, memory) and the agents' words quoted, with no control
+    character."""
+    shouter, raiser = f"{CHANNEL}:Shouter", f"{CHANNEL}:MemoryRaiser"
+    hog = f"{AGENTS / 'hostile.py'}:Hog"
+    db = workdir / "t.sqlite"
+    command = [sys.executable, "-m", "cardlang", "tournament", KUHN, "--agents"]
+    command += [",".join(["random", shouter, raiser, hog]), "--games", "1", "--db", str(db)]
+    command += ["--time-limit", "3", "--memory-limit", "200", "--debug"]
+    shown = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+    assert shown.returncode == 0, shown.stderr[-2000:]
+    as_json = subprocess.run(
+        [*command, "--json", "--quiet"], capture_output=True, text=True, timeout=300, check=False
+    )
+    data = json.loads(as_json.stdout)
+    # each fails all its games, but the one against the other, which may fail first
+    assert data["forfeits"][shouter]["crash"] >= 2 and data["forfeits"][raiser]["crash"] >= 2
+    assert set(data["forfeits"][shouter]) == set(data["forfeits"][raiser]) == {"crash"}
+    assert set(data["forfeits"][hog]) == {"memory"}
+    assert data["forfeit_messages"][shouter]["crash"] == 'its agent failed, saying "MemoryError"'
+    assert "MemoryError" in data["forfeit_messages"][raiser]["crash"]
+    assert "at the limit" in data["forfeit_messages"][hog]["memory"]
+    with RunStore.open(db) as store:
+        rows = store.conn.execute("SELECT id, error_kind, error FROM games").fetchall()
+    kinds = {kind.split(":")[1] for _, kind, _ in rows if kind}
+    assert kinds == {"crash", "memory"}
+    shouted = [game for game, kind, error in rows if kind and "owned" in (error or "")]
+    assert shouted
+    told = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cardlang",
+            "transcript",
+            "--db",
+            str(db),
+            "--game",
+            str(shouted[0]),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert told.returncode == 0, told.stderr
+    assert "forfeits (crash): its agent failed; its words:" in told.stdout
+    assert "RuntimeError: \\x1b[2J" in told.stdout and "| MemoryError" in told.stdout
+    for text in (shown.stdout, shown.stderr, as_json.stdout, told.stdout, told.stderr):
+        assert not [c for c in RAW_CONTROLS if c in text]
+    for _, _, error in rows:
+        assert not [c for c in RAW_CONTROLS if c in (error or "")]
+    # --debug: the whole account, the agent's words quoted line by line
+    assert "forfeits (crash): its agent failed; its words:\n| Traceback" in shown.stdout
+    assert "| RuntimeError: \\x1b[2J\\x1b[H\\x1b]0;owned\\x07\\x0dall is well" in shown.stdout
+    assert _workers_left() == []
+
+
+def test_an_agent_file_that_shouts_as_it_loads_is_a_clean_usage_error(workdir: Path) -> None:
+    loud = workdir / "loud.py"
+    loud.write_text("raise RuntimeError('\\x1b[2J\\x1b]0;owned\\x07\\rgone')\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "cardlang", "tournament", KUHN, "--agents", f"random,{loud}:A"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2 and "cannot create agent" in done.stderr
+    assert "\\x1b[2J" in done.stderr and "Traceback" not in done.stderr
+    assert not [c for c in RAW_CONTROLS if c in done.stderr + done.stdout]

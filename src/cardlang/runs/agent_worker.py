@@ -2,20 +2,23 @@
 
 Pipeline position: runs, under the sandbox.  sandbox.py's ``AgentWorker`` starts this
 module as a process of its own (in a jail for an agent from a file: jail.py) and talks
-to it over the socket at file descriptor N; the process's stdout and stderr are the
-agent's log, never the channel.  Messages from the tournament are pickles (the worker
-trusts the tournament); replies are JSON (the tournament unpickles nothing a worker
-sends).
+to it over the socket at file descriptor N (channel.py: framed messages, bounded in
+size); the process's stdout and stderr are the agent's log, never the channel.  Messages
+from the tournament are pickles (the worker trusts the tournament); replies are JSON
+(the tournament unpickles nothing a worker sends, and trusts nothing it reads: the
+agent's code runs in this process and can write to the socket itself).
 
-The conversation: the worker says ``{"ok": true}`` once it is ready (its own imports
-done, limits set) on being sent ``("init", payload)`` (a built-in agent's worker
-compiles the game from ``payload``, a ``GamePayload``; an agent from a file's gets None);
-then ``("load", spec)`` loads the agent's class and checks its parameters (a plugin's
-module runs here, under the limits); ``("game", start)`` makes the agent of one game
-(its constructor runs here); ``("decide", data)`` and ``("retry", why)`` ask for a move;
-``("stop",)`` ends the worker.  Every message but ``stop`` is answered: ``{"ok": true}``,
-a move (``{"index": i}``), ``{"illegal": why}``, or ``{"error": "crash"|"memory",
-"detail": traceback}`` for a failure of the agent.
+The conversation: each request is ``(id, kind, *args)``, and its reply a JSON object
+that echoes the id as ``"re"``.  The worker says ``{"ok": true}`` once it is ready (its
+own imports done, limits set) on being sent ``"init", payload`` (a built-in agent's
+worker compiles the game from ``payload``, a ``GamePayload``; an agent from a file's
+gets None); then ``"load", spec`` loads the agent's class and checks its parameters (a
+plugin's module runs here, under the limits); ``"game", start`` makes the agent of one
+game (its constructor runs here); ``"decide", data`` and ``"retry", why`` ask for a
+move; ``"stop"`` ends the worker.  Every request but ``stop`` is answered:
+``{"ok": true}``, a move (``{"index": i}``), ``{"illegal": why}``, or
+``{"error": "failed", "detail": text}`` for a failure of the agent (its exception's
+traceback; the tournament decides what the failure was: sandbox.py).
 
 Like all of runs/, it may import agents, information, compiler, engine, language and
 errors.
@@ -24,7 +27,9 @@ errors.
 from __future__ import annotations
 
 import json
+import pickle
 import signal
+import socket
 import sys
 import traceback
 from collections.abc import Callable, Mapping
@@ -33,17 +38,34 @@ from typing import TYPE_CHECKING, Any
 from cardlang.engine.protocol import Engine
 from cardlang.errors import UsageError
 from cardlang.runs import jail
+from cardlang.runs.channel import MAX_REPLY, MAX_REQUEST, Channel, ChannelClosed
 
 if TYPE_CHECKING:
-    from multiprocessing.connection import Connection
-
     from cardlang.runs.agent_view import SandboxView
 
 __all__ = ["MirrorSession", "main"]
 
 
-def _send(conn: Connection, reply: Mapping[str, Any]) -> None:
-    conn.send_bytes(json.dumps(reply, allow_nan=False, default=str).encode())
+#: The most of an agent's text (a traceback, a refusal) a reply carries, in characters.
+DETAIL_CHARS = 2000
+
+
+def _send(channel: Channel, ident: int, reply: Mapping[str, Any]) -> None:
+    """Reply to request ``ident``; an answer JSON cannot carry, or one too long for the
+    channel, is sent as the illegal answer it is."""
+    try:
+        data = json.dumps({**reply, "re": ident}, allow_nan=False, default=str).encode()
+    except (TypeError, ValueError, RecursionError):
+        data = json.dumps({"illegal": "an answer that is not plain data", "re": ident}).encode()
+    if len(data) > MAX_REPLY:
+        data = json.dumps({"illegal": "an answer too long to send", "re": ident}).encode()
+    channel.send(data, None)
+
+
+def _receive(channel: Channel) -> tuple[Any, ...]:
+    """The tournament's next request, ``(id, kind, *args)``."""
+    request: tuple[Any, ...] = pickle.loads(channel.recv(None, MAX_REQUEST))
+    return request
 
 
 class MirrorSession:
@@ -132,7 +154,9 @@ class _SandboxSession:
         assert view is not None, "a retry follows a decision"
         view.refusal = refusal
         answer = self.agent.choose(view if self.wants_view else None, view.options)
-        return index_of(answer, view)
+        reply = index_of(answer, view)
+        reply.pop("tried", None)  # the tournament reads the move alone
+        return reply
 
 
 class _Worker:
@@ -152,7 +176,7 @@ class _Worker:
             self.make = agent_maker(message[1])
             return {"ok": True}
         if self.make is None:
-            return {"error": "crash", "detail": "asked to play before its agent was loaded"}
+            return {"error": "failed", "detail": "asked to play before its agent was loaded"}
         if kind == "game":
             self.session = None
             start = message[1]
@@ -162,45 +186,48 @@ class _Worker:
                 self.session = _SandboxSession(self.make, start)
             return {"ok": True}
         if self.session is None:
-            return {"error": "crash", "detail": "asked to decide before a game"}
+            return {"error": "failed", "detail": "asked to decide before a game"}
         if kind == "decide":
             return self.session.decide(message[1], None)
         return self.session.decide(None, message[1])  # "retry"
 
 
-def _serve(conn: Connection, master: Engine | None) -> None:
-    """Answer messages until told to stop or the tournament is gone.  An agent's failure
+def _serve(channel: Channel, master: Engine | None) -> None:
+    """Answer requests until told to stop or the tournament is gone.  An agent's failure
     is reported, never raised: the tournament decides what it costs."""
     worker = _Worker(master)
     while True:
         try:
-            message = conn.recv()
-        except (EOFError, OSError):
+            ident, *message = _receive(channel)
+        except ChannelClosed:
             return
         if message[0] == "stop":
             return
         reply: dict[str, Any]
         try:
-            reply = worker.handle(message)
+            reply = worker.handle(tuple(message))
         except MemoryError:  # the frames holding the memory are gone once handled
-            reply = {"error": "memory", "detail": "MemoryError"}
+            reply = {"error": "failed", "detail": "MemoryError"}
         except UsageError as err:  # a bad file, class or parameter: its message says it
-            reply = {"error": "crash", "detail": str(err)}
+            reply = {"error": "failed", "detail": str(err)[-DETAIL_CHARS:]}
         except BaseException as err:  # noqa: B036 (an agent's SystemExit is its crash)
-            reply = {"error": "crash", "detail": _describe(err)}
+            reply = {"error": "failed", "detail": _describe(err)}
         try:
-            _send(conn, reply)
+            _send(channel, ident, reply)
         except MemoryError:
-            _send(conn, {"error": "memory", "detail": "MemoryError"})
-        except (TypeError, ValueError):  # an answer JSON cannot carry
-            _send(conn, {"illegal": "an answer that is not plain data"})
+            _send(channel, ident, {"error": "failed", "detail": "MemoryError"})
+        except ChannelClosed:
+            return
 
 
 def _describe(err: BaseException) -> str:
     """An agent's exception as its traceback's last frames, ending with the message line
     (what a summary shows of it)."""
-    lines = traceback.format_exception(type(err), err, err.__traceback__, limit=-4)
-    return "".join(lines)[-2000:]
+    try:  # the agent's exception is its own code: its text may fail too
+        lines = traceback.format_exception(type(err), err, err.__traceback__, limit=-4)
+    except Exception:  # noqa: BLE001
+        lines = [f"{type(err).__name__} (its text could not be read)"]
+    return "".join(lines)[-DETAIL_CHARS:]
 
 
 def main(argv: list[str]) -> int:
@@ -219,23 +246,21 @@ def main(argv: list[str]) -> int:
         jail.die_with_parent()
     jail.harden_process()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the tournament's to handle
-    from multiprocessing.connection import Connection
-
     # what every agent's worker needs, imported before the limits (and the same in every
     # worker, so nothing here tells a start-up check from a game)
     import cardlang.agents.registry  # noqa: F401
     import cardlang.runs.agent_view  # noqa: F401
 
-    conn = Connection(fd)
+    channel = Channel(socket.socket(fileno=fd))
     # the game, for a built-in agent's worker (a mirror): cardlang's own work, done
     # before the agent's limits
-    _, payload = conn.recv()
+    ident, _, payload = _receive(channel)
     master = payload.master() if payload is not None else None
     megabytes = None if memory == "none" else int(memory)
     # a built-in agent may start threads (torch's); an agent from a file may not
     jail.limit_resources(megabytes, refuse_processes=payload is None)
-    _send(conn, {"ok": True})
-    _serve(conn, master)
+    _send(channel, ident, {"ok": True})
+    _serve(channel, master)
     return 0
 
 

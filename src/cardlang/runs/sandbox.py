@@ -32,12 +32,32 @@ Limits (``SandboxLimits``): no answer within ``time_limit`` seconds and the work
 killed (``timeout``), and so for loading the agent's file and making its agent
 (``init_time_limit``, by default the same); the worker's address space is capped
 ``memory_limit`` MB above what it holds once started (``RLIMIT_AS``: an allocation past
-it raises MemoryError in the agent, ``memory``); an exception of the agent, or a worker
-that dies, is a ``crash``; an answer that is no legal option (``illegal``) is refused and
-asked again ``illegal_retries`` times.  Each ends the game as a forfeit
-(``AgentForfeit``), and a worker that failed is started afresh for the next game.  What
-a worker prints goes to its agent's log (``AgentLog``, capped), never to the
+it raises MemoryError in the agent); an answer that is no legal option (``illegal``) is
+refused and asked again ``illegal_retries`` times.  Each failure ends the game as a
+forfeit (``AgentForfeit``), and a worker that failed is started afresh for the next game.
+What a worker prints goes to its agent's log (``AgentLog``, capped), never to the
 tournament's output.
+
+The channel (channel.py): every write to a worker and every read from it is bounded by
+the decision's time limit (the socket is non-blocking: a worker that never reads cannot
+block the tournament) and in size (a reply of at most ``MAX_REPLY`` bytes, nested at most
+``MAX_DEPTH`` deep, checked before it is parsed); each request carries a random id that
+its one reply must echo.  The agent's code runs inside the worker and can write to the
+channel itself, so the tournament trusts nothing it reads there: what breaks the
+protocol (too long, too deep, not JSON, of no known form, another request's id, a
+message sent unasked) is the agent's forfeit, ``protocol``.
+
+A forfeit's kind is what the tournament measured, never what the worker says, since the
+worker runs the agent's code and so says what the agent likes: ``timeout`` from its own
+clock; ``protocol`` from what it read; ``illegal`` from the answer; a reported failure is
+``memory`` only when the kernel's count of the agent's peak address space (``VmPeak`` in
+/proc) came within ``MEMORY_MARGIN_MB`` (or a quarter of the limit) of the cap read from
+/proc before any of the agent's code ran (an agent that raises MemoryError itself, or
+asks for far more than its cap at once, is a ``crash``), else ``crash``, as is a worker
+that dies (a dead process's peak can no longer be read).  What the agent says (its
+exception's text, its log's end) is kept as its words (``AgentForfeit.said``), made safe
+by ``agent_words`` (every control character written out as an escape, its length capped)
+and quoted apart from the tournament's own words wherever it is printed or recorded.
 
 Like all of runs/, it may import agents, information, compiler, engine, language and
 errors.
@@ -46,9 +66,11 @@ errors.
 from __future__ import annotations
 
 import collections
-import json
 import os
+import pickle
 import random
+import re
+import secrets
 import signal
 import socket
 import subprocess
@@ -60,8 +82,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cardlang.agents.base import Capabilities
+from cardlang.errors import UsageError
 from cardlang.runs import jail as jails
 from cardlang.runs.agent_view import view_data
+from cardlang.runs.channel import (
+    MAX_REPLY,
+    MAX_REQUEST,
+    Channel,
+    ChannelBroken,
+    ChannelClosed,
+    ChannelTimeout,
+    deadline_in,
+    decode_reply,
+)
 
 if TYPE_CHECKING:
     from cardlang.engine.game import Game
@@ -72,6 +105,8 @@ __all__ = [
     "FORFEIT_REASONS",
     "LOG_BYTES",
     "AgentForfeit",
+    "agent_words",
+    "forfeit_summary",
     "AgentLog",
     "AgentWorker",
     "RemoteAgent",
@@ -82,13 +117,22 @@ __all__ = [
     "plugin_parts",
 ]
 
-#: Why an agent forfeits a game.
-FORFEIT_REASONS = ("crash", "timeout", "memory", "illegal")
+#: Why an agent forfeits a game: each is what the tournament measured, never what the
+#: agent said.  ``crash``: its agent failed (it said so: an exception) or its worker
+#: died; ``timeout``: a message not read, or no answer, within the limit; ``memory``: it
+#: failed with its mapped memory at its limit (the kernel's count, read from /proc);
+#: ``illegal``: an answer that is no legal move; ``protocol``: a message on its channel
+#: that breaks the protocol (too long, too deep, not JSON, unasked for).
+FORFEIT_REASONS = ("crash", "timeout", "memory", "illegal", "protocol")
 
-#: The longest message a worker may send (an answer: an index, or a strength vector).
-MAX_MESSAGE = 16 * 1024 * 1024
 #: What an agent's log keeps of its workers' output, at most.
 LOG_BYTES = 1024 * 1024
+#: The most an agent's words (an exception's text, its log's end) keep, in characters.
+WORDS_CHARS = 2000
+#: A failure counts as ``memory`` when the worker's peak address space came this close to
+#: its cap (MB, or a quarter of ``--memory-limit`` if more): the allocation that failed
+#: may have been that large.
+MEMORY_MARGIN_MB = 64
 
 
 @dataclass(frozen=True)
@@ -115,16 +159,82 @@ class SandboxLimits:
 
 
 class AgentForfeit(Exception):
-    """An agent lost its game by failing: ``reason`` is one of ``FORFEIT_REASONS``.
-    ``seat``, ``decisions`` and ``turns`` are filled in where it happened."""
+    """An agent lost its game by failing: ``reason`` is one of ``FORFEIT_REASONS``, as
+    the tournament measured it; ``detail`` the tournament's own words; ``said`` the
+    agent's (an exception's text, already made safe by ``agent_words``: quoted, never
+    taken for the reason).  ``seat``, ``decisions`` and ``turns`` are filled in where it
+    happened."""
 
-    def __init__(self, reason: str, detail: str) -> None:
+    def __init__(self, reason: str, detail: str, said: str = "") -> None:
         super().__init__(f"{reason}: {detail}")
         self.reason = reason
         self.detail = detail
+        self.said = said
         self.seat = -1
         self.decisions = 0
         self.turns = 0
+
+    def text(self) -> str:
+        """The whole account, as recorded: the tournament's line, then the agent's words
+        each line behind ``| `` (``forfeit_summary`` reads it back)."""
+        if not self.said:
+            return self.detail
+        quoted = "\n".join(f"| {line}" for line in self.said.splitlines())
+        return f"{self.detail}; its words:\n{quoted}"
+
+    def summary(self) -> str:
+        """One line: the tournament's words, and the last line of the agent's in quotes."""
+        return forfeit_summary(self.text())
+
+
+def forfeit_summary(text: str) -> str:
+    """One line from a forfeit's recorded text (``AgentForfeit.text``, behind ``P1 (spec)
+    forfeits (crash): `` in the records): the tournament's first line, and the last line
+    of the agent's words quoted, ``its agent failed, saying "ValueError: ..."``.  Made
+    safe to print whatever the records hold (those of older versions kept the agent's
+    traceback as it came: its last line is quoted the same way)."""
+    marker = text.find(" forfeits (")
+    body = text[text.index("): ", marker) + 3 :] if marker >= 0 and "): " in text else text
+    lines = [line for line in body.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    own, theirs = lines[0].removesuffix("; its words:"), _their_lines(lines[1:])
+    if any(line.startswith("Traceback") for line in lines):  # an older record
+        own, theirs = "its agent failed", [lines[-1]]
+    said = agent_words(theirs[-1].strip(), 200, lines=False) if theirs else ""
+    own = agent_words(own, 300, lines=False)
+    return f'{own}, saying "{said}"' if said else own
+
+
+def _their_lines(lines: list[str]) -> list[str]:
+    return [line[2:] for line in lines if line.startswith("| ")]
+
+
+#: Characters an agent's words never carry to a terminal: C0 and C1 controls (ESC
+#: starts every ANSI sequence), DEL, and Unicode's invisible formatting (bidi overrides
+#: and isolates, zero-width characters, line and paragraph separators).
+_UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e"
+    "\u2060-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff]"
+)
+
+
+def agent_words(text: str, limit: int = WORDS_CHARS, *, lines: bool = True) -> str:
+    """An agent's own text made safe to print and store: every control character (but
+    newlines and tabs when ``lines``) written out as an escape (``\\x1b``), so no escape
+    sequence, carriage return or bidi override reaches a terminal, and its end kept, at
+    most ``limit`` characters (a traceback ends with what it says).  The same text
+    twice gives the same: records already made safe print as they are."""
+    text = text[-limit:]
+    if not lines:
+        text = text.replace("\n", " | ").replace("\t", " ")
+    safe = _UNSAFE.sub(_escaped, text)
+    return safe if len(safe) <= limit else "..." + safe[3 - limit :]
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def is_sandboxed(spec: str) -> bool:
@@ -233,12 +343,65 @@ def _drain(stream: Any, log: AgentLog) -> None:
         stream.close()
 
 
+def _address_space_cap(pid: int | None) -> int | None:
+    """The address-space limit (``RLIMIT_AS``, bytes) the kernel holds for ``pid``, read
+    from /proc; None where there is none or it cannot be read."""
+    try:
+        for line in Path(f"/proc/{pid}/limits").read_text().splitlines():
+            if line.startswith("Max address space"):
+                soft = line[len("Max address space") :].split()[0]
+                return int(soft) if soft.isdigit() else None
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def _peak_address_space(pid: int | None) -> int | None:
+    """The most address space ``pid`` ever mapped (``VmPeak``, bytes), the kernel's own
+    count, read from /proc; None where it cannot be read (the process is gone)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmPeak:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+#: The shape of each reply a worker may send, beside its ``re``: the key that says what
+#: it is, and the type of its value.
+_REPLY_FORMS = {"ok": bool, "index": int, "illegal": str, "error": str}
+
+
+def _well_formed(reply: Mapping[str, Any], ident: int) -> None:
+    """``ChannelBroken`` unless ``reply`` answers request ``ident`` in one of the forms
+    a worker sends (agent_worker.py)."""
+    if type(reply.get("re")) is not int or reply["re"] != ident:
+        raise ChannelBroken("a reply to no request it was sent")
+    kinds = [key for key in reply if key in _REPLY_FORMS]
+    if len(kinds) != 1:
+        raise ChannelBroken("a reply of no known form")
+    kind = kinds[0]
+    extra = set(reply) - {"re", kind, *(("detail",) if kind == "error" else ())}
+    if extra:
+        raise ChannelBroken(f"a reply with {len(extra)} unknown keys")
+    if type(reply[kind]) is not _REPLY_FORMS[kind] or type(reply.get("detail", "")) is not str:
+        raise ChannelBroken(f"a reply whose {kind!r} is a {type(reply[kind]).__name__}")
+
+
 # ---------------------------------------------------------------- the main process's side
 
 
 class AgentWorker:
     """The main process's handle on one agent's worker process (started when first
-    needed, started again after a failure).  ``log``: where the worker's output goes."""
+    needed, started again after a failure).  ``log``: where the worker's output goes.
+
+    Each exchange (``ask``) is one request and the one reply that answers it: the request
+    carries a fresh random id, which the reply must echo.  Anything waiting on the
+    channel before a request is sent was sent unasked; a reply with another id answers
+    no request.  The agent's code runs in the worker and can write to the channel
+    itself, so nothing read is trusted: each breach is a ``protocol`` forfeit, and so is
+    a reply too long, too deep or of no known form (channel.py)."""
 
     def __init__(
         self, spec: str, payload: GamePayload, limits: SandboxLimits, log: AgentLog | None = None
@@ -249,8 +412,10 @@ class AgentWorker:
         self.limits = limits
         self.log = log or AgentLog(None)
         self.process: subprocess.Popen[bytes] | None = None
-        self.conn: Any = None
+        self.channel: Channel | None = None
         self._drainer: threading.Thread | None = None
+        self._agent_pid: int | None = None  # the process that runs the agent's code
+        self._memory_cap: int | None = None  # its RLIMIT_AS, read before the agent ran
         self._frozen_pid: int | None = None  # the agent's process, stopped between turns
         self._frozen = False
 
@@ -263,16 +428,21 @@ class AgentWorker:
         self.kill()
         self._start()
         try:
-            reply = self._receive(self.limits.startup_limit)
+            reply = self.ask(("init", self.payload), self.limits.startup_limit)
         except AgentForfeit as failed:
-            said = self.log.tail()
-            detail = f"its worker did not start ({failed.detail})" + (f": {said}" if said else "")
-            raise AgentForfeit(failed.reason, detail) from None
+            said = agent_words(self.log.tail()) or failed.said
+            detail = f"its worker did not start ({failed.detail})"
+            raise AgentForfeit(failed.reason, detail, said) from None
         if not reply.get("ok"):
             self.kill()
             raise AgentForfeit("crash", "its worker did not start")
-        if self.sandboxed and self.process is not None:
-            self._frozen_pid = _agent_process(self.process, self.limits.jail)
+        # none of the agent's code has run yet: what the kernel holds now is the cap
+        jailed = self.sandboxed and self.limits.jail
+        assert self.process is not None
+        self._agent_pid = _agent_process(self.process, jailed)
+        self._memory_cap = _address_space_cap(self._agent_pid)
+        if self.sandboxed:
+            self._frozen_pid = self._agent_pid
         reply = self.ask(("load", _worker_spec(self.spec)), self.limits.init_limit)
         if not reply.get("ok"):
             self.kill()
@@ -305,30 +475,76 @@ class AgentWorker:
             raise AgentForfeit("crash", f"its worker could not be started: {err}") from None
         finally:
             theirs.close()
-        from multiprocessing.connection import Connection
-
-        self.process, self.conn = process, Connection(ours.detach())
+        self.process, self.channel = process, Channel(ours)
         self._drainer = threading.Thread(
             target=_drain, args=(process.stdout, self.log), name="cardlang-agent-log", daemon=True
         )
         self._drainer.start()
-        try:
-            self.conn.send(("init", self.payload))
-        except (OSError, ValueError):
-            raise self._dead() from None
 
     def ask(self, message: tuple[Any, ...], seconds: float) -> dict[str, Any]:
-        """Send ``message`` and wait at most ``seconds`` for the reply (a dict decoded
-        from JSON).  A worker that fails (no reply in time, an error, death) is killed
-        and the agent forfeits."""
-        self._thaw()
+        """Send ``message`` and wait for the reply that answers it (a dict decoded from
+        JSON), ``seconds`` in all from the sending's start.  A worker that fails is
+        killed and the agent forfeits, for what the tournament saw: no reading or no
+        answer in time (``timeout``), a breach of the protocol (``protocol``), the
+        agent's failure (``crash``, or ``memory`` at its cap) or a death (``crash``)."""
+        ident = secrets.randbits(63)
+        deadline = deadline_in(seconds)
         try:
-            self.conn.send(message)
-        except (OSError, ValueError, AttributeError):
+            self._send(ident, message, deadline)
+            assert self.channel is not None
+            reply = decode_reply(self.channel.recv(deadline, MAX_REPLY))
+            _well_formed(reply, ident)
+        except ChannelTimeout as late:
+            self.kill()
+            why = f" ({late})" if str(late) else ""
+            raise AgentForfeit("timeout", f"no answer within {seconds:g} s{why}") from None
+        except ChannelBroken as broken:
+            self.kill()
+            raise AgentForfeit("protocol", f"its worker broke the protocol: {broken}") from None
+        except ChannelClosed:
             raise self._dead() from None
-        reply = self._receive(seconds)
+        if "error" in reply:
+            raise self._failed(reply)
         self._freeze()
         return reply
+
+    def _send(self, ident: int, message: tuple[Any, ...], deadline: float | None) -> None:
+        """Send one request, after checking that nothing was sent unasked: the agent is
+        thawed only for its own turn."""
+        if self.channel is None:
+            raise ChannelClosed("the worker is gone")
+        data = pickle.dumps((ident, *message), protocol=pickle.HIGHEST_PROTOCOL)
+        if len(data) > MAX_REQUEST:  # the game's, not the agent's: no forfeit
+            raise UsageError(
+                f"a message of {len(data) >> 20} MB for an agent's worker (its game's view "
+                f"or rules): more than the {MAX_REQUEST >> 20} MB a worker is sent"
+            )
+        if self.channel.pending():
+            raise ChannelBroken("a message nobody asked for")
+        self._thaw()
+        try:
+            self.channel.send(data, deadline)
+        except ChannelTimeout:
+            raise ChannelTimeout("it did not read what it was sent") from None
+
+    def _failed(self, reply: Mapping[str, Any]) -> AgentForfeit:
+        """The forfeit of a worker that reported its agent's failure.  The worker runs
+        the agent's code, so what it reports (``error``, the text) is the agent's to
+        choose: the kind is decided from what the kernel counted instead, the peak of
+        the agent's address space against the cap it held before any of its code ran."""
+        said = agent_words(str(reply.get("detail", "")))
+        peak, cap = _peak_address_space(self._agent_pid), self._memory_cap
+        self.kill()
+        limit = self.limits.memory_limit
+        if peak is not None and cap is not None and limit is not None:
+            margin = max(MEMORY_MARGIN_MB, limit // 4) << 20
+            if peak >= cap - margin:
+                detail = (
+                    f"its agent failed with its memory at the limit ({peak >> 20} MB "
+                    f"mapped of {cap >> 20} MB)"
+                )
+                return AgentForfeit("memory", detail, said)
+        return AgentForfeit("crash", "its agent failed", said)
 
     def _freeze(self) -> None:
         """Stop an untrusted agent's process until it is asked again: its code runs only
@@ -349,38 +565,6 @@ class AgentWorker:
             except OSError:
                 self._frozen_pid = None
 
-    def _receive(self, seconds: float) -> dict[str, Any]:
-        conn = self.conn
-        try:
-            ready = conn.poll(seconds)
-        except (OSError, ValueError, AttributeError):
-            raise self._dead() from None
-        if not ready:
-            self.kill()
-            raise AgentForfeit("timeout", f"no answer within {seconds:g} s")
-        # a worker that sent part of a message would block us: it is killed at the limit
-        watchdog = threading.Timer(seconds + 1.0, self.kill)
-        watchdog.start()
-        try:
-            raw = conn.recv_bytes(MAX_MESSAGE)
-        except (EOFError, OSError):
-            raise self._dead() from None
-        finally:
-            watchdog.cancel()
-        try:
-            reply = json.loads(raw)
-        except ValueError:
-            reply = None
-        if not isinstance(reply, dict):
-            self.kill()
-            raise AgentForfeit("crash", "its worker broke the protocol")
-        error = reply.get("error")
-        if error is not None:
-            self.kill()  # a fresh worker for the next game
-            reason = error if error in ("crash", "memory") else "crash"
-            raise AgentForfeit(reason, str(reply.get("detail", ""))[-2000:])
-        return reply
-
     def _dead(self) -> AgentForfeit:
         process = self.process
         code = None
@@ -400,8 +584,9 @@ class AgentWorker:
         """Stop the worker at once, and every process it started (it holds nothing worth
         a goodbye): its process group, and for a jail bubblewrap, whose PID namespace
         dies with it."""
-        process, conn, drainer = self.process, self.conn, self._drainer
-        self.process = self.conn = self._drainer = None
+        process, channel, drainer = self.process, self.channel, self._drainer
+        self.process = self.channel = self._drainer = None
+        self._agent_pid = self._memory_cap = None
         self._frozen_pid, self._frozen = None, False
         if process is not None:
             try:
@@ -413,17 +598,18 @@ class AgentWorker:
                 process.wait(5.0)
             except (OSError, subprocess.TimeoutExpired):
                 pass
-        if conn is not None:
-            conn.close()
+        if channel is not None:
+            channel.close()
         if drainer is not None:
             drainer.join(5.0)
 
     def stop(self) -> None:
+        """End the worker: told to stop if it listens at once, killed either way."""
         self._thaw()
-        if self.conn is not None:
+        if self.channel is not None:
             try:
-                self.conn.send(("stop",))
-            except (OSError, ValueError):
+                self.channel.send(pickle.dumps((0, "stop")), deadline_in(0.5))
+            except (ChannelTimeout, ChannelClosed):
                 pass
         self.kill()
 
@@ -490,13 +676,13 @@ class RemoteAgent:
         reply = worker.ask(("decide", data), limits.time_limit)
         retries = 0
         while True:
-            index, problem = _checked(reply, count)
-            if problem is None:
+            index, refusal = _checked(reply, count)
+            if refusal is None:
                 break
             if retries >= limits.illegal_retries:
-                raise AgentForfeit("illegal", problem)
+                raise refusal
             retries += 1
-            reply = worker.ask(("retry", problem), limits.time_limit)
+            reply = worker.ask(("retry", refusal.said or refusal.detail), limits.time_limit)
         self.moves.append(index)
         return index
 
@@ -526,13 +712,19 @@ def world_message(
     }
 
 
-def _checked(reply: Mapping[str, Any], count: int) -> tuple[int, str | None]:
-    """The option index a worker's reply names, or why it is no legal move."""
+def _checked(reply: Mapping[str, Any], count: int) -> tuple[int, AgentForfeit | None]:
+    """The option index a worker's reply names, or the ``illegal`` forfeit that says
+    why it is no legal move (the worker's refusal is the agent's words: it shows the
+    agent's answer)."""
     if "illegal" in reply:
-        return -1, str(reply["illegal"])[:500]
+        said = agent_words(str(reply["illegal"]), 500, lines=False)
+        return -1, AgentForfeit("illegal", "its answer is no legal move", said)
     index = reply.get("index")
-    if type(index) is not int:
-        return -1, f"answered {str(index)[:60]}, not an option index"
+    if type(index) is not int:  # never from a well-formed reply (_well_formed)
+        return -1, AgentForfeit("illegal", "its answer is not an option index")
     if not 0 <= index < count:
-        return -1, f"option {index} is not legal: there are {count} options"
+        shown = index if abs(index) < 10**12 else "out of range"
+        return -1, AgentForfeit(
+            "illegal", f"option {shown} is not legal: there are {count} options"
+        )
     return index, None
