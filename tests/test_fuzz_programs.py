@@ -6,10 +6,12 @@ included (their message and position).
 The programs come from a small grammar of the language's integer and boolean
 expressions, storages, conditionals, loops over players and cards, card moves, and a
 choice of moves for the player to move, the forms that charge the work budget (played
-under budgets small enough to run out), inside a fixed skeleton (a deck dealt to every
-player, a stage over the players).  Numbers are drawn near the edges that matter: 0, 1,
--1 (written (- 0 1)), small counts, and values next to 2^62 and 2^63 where the checked
-64-bit arithmetic overflows.  test_native.py's ``play`` plays a game with seeded random
+under budgets, per decision and per game, small enough to run out), inside a fixed
+skeleton (a deck dealt to every player, a stage over the players).  Numbers are drawn near
+the edges that matter: 0, 1, -1 (written (- 0 1)), small counts, and values next to 2^62
+and at both ends of the 64-bit range, for arithmetic (n-ary + and * too), range bounds,
+location indexes, (top N ...) and repeat counts (issue 53: a range ending at 2^63-1 once
+looped for ever natively).  test_native.py's ``play`` plays a game with seeded random
 choices and records what is compared.
 
 The quick test draws 40 programs (about 30 seconds), the ``slow`` one 300 (both run in
@@ -42,7 +44,19 @@ QUICK = settings(
 LONG = settings(QUICK, max_examples=int(os.environ.get("CARDLANG_FUZZ_PROGRAMS", "300")))
 
 STORAGES = ("A", "B", "C")
-EDGES = ("(^ 2 62)", "(- (^ 2 62) 1)", "(- 0 (^ 2 62))", "(- (- 0 (^ 2 62)) (^ 2 62))")
+#: the ends of the 64-bit range (issue 53): literals have at most 18 digits
+MAX = "(+ (- (^ 2 62) 1) (^ 2 62))"
+MIN = "(- (- 0 (^ 2 62)) (^ 2 62))"
+EDGES = (
+    "(^ 2 62)",
+    "(- (^ 2 62) 1)",
+    "(- 0 (^ 2 62))",
+    MIN,
+    MAX,
+    f"(- {MAX} 1)",
+    f"(+ {MIN} 1)",
+    "(^ 2 57)",  # an index the native engine once lost in a key's bits
+)
 
 
 #: Forms that charge the work budget (engine/work.py), for the engines to count alike:
@@ -56,8 +70,19 @@ CHARGED = (
     "(size (subsets (top 3 (game vloc STOCK))))",
     "(size (union (all (tuples 2 (game vloc PILE) using (game points R)) 'G "
     "(filter 'G 'E (== 'E 'E)))))",
+    "(size (sort (game vloc STOCK) using (game points R)))",
+    "(size (union (game vloc STOCK) ((current player) iloc HAND) (game vloc PILE)))",
+    "(size (intersect (game vloc STOCK) (game vloc STOCK)))",
+    "(size (disjunction (game vloc STOCK) (game vloc PILE)))",
+    "(size (partition SUIT (game vloc STOCK) (game vloc PILE)))",
+    "(sum (game vloc STOCK) using (game points R))",
+    "(score (max (game vloc STOCK) using (game points R)) using (game points R))",
+    "(scoremin (game vloc PILE) using (game points R))",
+    "(size (run top 2 (game vloc STOCK) using (game points R)))",
+    "(size (indexed game vloc PILE))",
 )
 BUDGETS = st.one_of(st.integers(1, 300), st.integers(300, 3000), st.just(Limits.max_work))
+GAME_BUDGETS = st.one_of(st.integers(1, 5000), st.just(Limits.max_game_work))
 
 
 def _literal() -> st.SearchStrategy[str]:
@@ -85,6 +110,7 @@ def integers(player_var: bool = False) -> st.SearchStrategy[str]:
         st.just("(size (game vloc STOCK))"),
         st.just("(size ((current player) iloc HAND))"),
         st.sampled_from(CHARGED),
+        st.just("(size (filter (game vloc STOCK) 'E (== 'E 'E)))"),
     )
 
     def grow(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
@@ -98,9 +124,33 @@ def integers(player_var: bool = False) -> st.SearchStrategy[str]:
         exponent = st.one_of(*[st.integers(0, 4)] * 5, st.integers(61, 65))
         power = st.builds(lambda a, e: f"(^ {a} {e})", inner, exponent.map(str))
         unary = st.builds(lambda op, a: f"({op} {a})", st.sampled_from(["tri", "fib"]), inner)
-        return st.one_of(binary, binary, binary, power, unary)
+        # (+ A B C): the exact result of the whole form is checked, not each fold
+        nary = st.builds(
+            lambda op, xs: f"({op} {' '.join(xs)})",
+            st.sampled_from(["+", "*"]),
+            st.lists(inner, min_size=3, max_size=4),
+        )
+        # ranges and counts drawn from the same expressions: at either end of the range
+        counted = st.builds(
+            lambda form, a, b: form.format(a=a, b=b),
+            st.sampled_from(RANGE_FORMS),
+            inner,
+            inner,
+        )
+        return st.one_of(binary, binary, binary, power, unary, nary, counted)
 
     return st.recursive(leaves, grow, max_leaves=6)
+
+
+#: forms over a range or with a count, their bounds drawn next to both ends of the range
+RANGE_FORMS = (
+    "(size (range {a} .. {b}))",
+    "(size (filter (range {a} .. {b}) 'V (> 'V {a})))",
+    "(if (any (range {a} .. {b}) 'V (== 'V {b})) 1 0)",
+    "(if (all (range {a} .. {b}) 'V (>= 'V {a})) 1 0)",
+    "(size (top {a} (game vloc STOCK)))",
+    "(size (bottom {b} (game vloc PILE)))",
+)
 
 
 def booleans(player_var: bool = False) -> st.SearchStrategy[str]:
@@ -135,6 +185,19 @@ def statements(depth: int = 0, player_var: bool = False) -> st.SearchStrategy[st
             "(move (top (game vloc STOCK)) (top ((current player) iloc HAND))))"
         ),
         st.just("(shuffle (game vloc STOCK))"),
+        # numbered locations, at indexes up to 2^63-1, and what (indexed ...) finds
+        st.builds(
+            lambda i: (
+                "((> (size (game vloc STOCK)) 0) "
+                f"(move (top (game vloc STOCK)) (top (game vloc PILE {i}))))"
+            ),
+            st.one_of(st.sampled_from(EDGES), st.integers(0, 3).map(str)),
+        ),
+        st.just(
+            "((> (size (game vloc STOCK)) 0) (remember (top (game vloc STOCK)) "
+            "(top (game mem SEEN))))"
+        ),
+        st.just("((> (size (game mem SEEN)) 0) (forget (top (game mem SEEN))))"),
     )
     if depth >= 2:
         return simple
@@ -144,6 +207,16 @@ def statements(depth: int = 0, player_var: bool = False) -> st.SearchStrategy[st
         simple,
         st.builds(lambda c, s: f"({c} {s})", booleans(player_var), inner),
         st.builds(lambda n, s: f"(repeat {n} {s})", st.integers(0, 3), inner),
+        st.builds(lambda n, s: f"(repeat {n} {s})", st.sampled_from(EDGES), inner),
+        # a while that stops after a few passes (the counter is its own storage)
+        st.builds(
+            lambda n, s: (
+                f"(do ((set (game sto W) 0) (while (< (game sto W) {n}) "
+                f"(do ((inc (game sto W) 1) {s})))))"
+            ),
+            st.integers(0, 4),
+            inner,
+        ),
         st.builds(lambda s: f"(all player 'P {s})", statements(depth + 1, True)),
         st.builds(
             lambda ss: "(do (" + " ".join(ss) + "))", st.lists(inner, min_size=1, max_size=3)
@@ -159,6 +232,8 @@ def programs(draw: st.DrawFn) -> str:
     guard = draw(booleans())
     passes = draw(st.integers(1, 4))
     score = draw(integers())
+    low = draw(st.one_of(st.sampled_from(EDGES), st.integers(0, 3).map(str)))
+    high = draw(st.one_of(st.sampled_from(EDGES), st.sampled_from([low, f"(+ {low} 2)"])))
     return f"""(game
  (setup (create players {players})
         (create deck (game vloc STOCK) (deck (RANK (TWO, THREE, FOUR, FIVE)) (SUIT (X, Y))))
@@ -173,6 +248,8 @@ def programs(draw: st.DrawFn) -> str:
           ((> (size ((current player) iloc HAND)) 0)
            (any ((current player) iloc HAND) 'C (move 'C (top (game vloc PILE)))))
           ({guard} (inc ((current player) sto A) 1))
+          ;; a fork over a range whose bounds may lie at either end of the 64-bit range
+          (any (range {low} .. {high}) 'V (set (game sto C) 'V))
           ;; a move, then a fork: listing it plays the move on a copy first, whose
           ;; charged work must count as on the other engine
           (any ((current player) iloc HAND) 'C
@@ -185,28 +262,31 @@ def programs(draw: st.DrawFn) -> str:
  (scoring max {score}))"""
 
 
-def _play_both(text: str, seed: int, max_work: int) -> None:
+def _play_both(text: str, seed: int, max_work: int, max_game_work: int) -> None:
     game = load_game(text=text, name="fuzz.rcy")  # a program that does not load fails here
-    limits = Limits(LIMITS.max_decisions, LIMITS.max_steps, max_work)
+    limits = Limits(LIMITS.max_decisions, LIMITS.max_steps, max_work, max_game_work)
     python = play(game, "python", seed, limits=limits)
     native = play(game, "native", seed, limits=limits)
     assert python[2] == native[2], f"results differ:\n{text}"
+    assert python[3] == native[3], f"the games' work differs:\n{text}"
     assert python[1] == native[1], f"options differ:\n{text}"
     assert python[0] == native[0], f"event logs differ:\n{text}"
 
 
 @pytest.mark.early(11)
 @QUICK
-@given(text=programs(), seed=st.integers(0, 2**32), max_work=BUDGETS)
-def test_generated_programs_play_alike_on_both_engines(text: str, seed: int, max_work: int) -> None:
-    _play_both(text, seed, max_work)
+@given(text=programs(), seed=st.integers(0, 2**32), max_work=BUDGETS, game_work=GAME_BUDGETS)
+def test_generated_programs_play_alike_on_both_engines(
+    text: str, seed: int, max_work: int, game_work: int
+) -> None:
+    _play_both(text, seed, max_work, game_work)
 
 
 @pytest.mark.early(77)
 @pytest.mark.slow
 @LONG
-@given(text=programs(), seed=st.integers(0, 2**32), max_work=BUDGETS)
+@given(text=programs(), seed=st.integers(0, 2**32), max_work=BUDGETS, game_work=GAME_BUDGETS)
 def test_generated_programs_play_alike_on_both_engines_long(
-    text: str, seed: int, max_work: int
+    text: str, seed: int, max_work: int, game_work: int
 ) -> None:
-    _play_both(text, seed, max_work)
+    _play_both(text, seed, max_work, game_work)

@@ -66,7 +66,7 @@ def play(game: Any, engine: str, seed: int, choose: Any = None, limits: Limits |
         result.team_of,
         where,
     )
-    return repr(st.log), decisions, summary
+    return repr(st.log), decisions, summary, st.work
 
 
 def assert_same(game: Any, seed: int, **kwargs: Any) -> None:
@@ -75,6 +75,7 @@ def assert_same(game: Any, seed: int, **kwargs: Any) -> None:
     assert python[2] == native[2], "results differ"
     assert python[1] == native[1], "options differ"
     assert python[0] == native[0], "event logs differ"
+    assert python[3] == native[3], "the games' work differs (engine/work.py)"
 
 
 def test_the_ir_and_the_vm_agree_on_the_node_kinds_and_types_by_name() -> None:

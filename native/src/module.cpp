@@ -114,8 +114,9 @@ class NativeProgram {
 
   // ------------------------------------------------------------ the engine's calls
   // the engine's Limits (engine/gamemaster.py) come with every call that plays on
-  State new_game(uint64_t rng, bool record, i64 max_decisions, i64 max_steps, i64 max_work) {
-    return vm.new_game(rng, record, EngineLimits{max_decisions, max_steps, max_work});
+  State new_game(uint64_t rng, bool record, i64 max_decisions, i64 max_steps, i64 max_work,
+                   i64 max_game_work) {
+    return vm.new_game(rng, record, EngineLimits{max_decisions, max_steps, max_work, max_game_work});
   }
 
   size_t option_count(State& st) { return vm.legal_options(st).size(); }
@@ -258,11 +259,12 @@ class NativeProgram {
     return out;
   }
 
-  void apply(State& st, size_t index, i64 max_decisions, i64 max_steps, i64 max_work) {
+  void apply(State& st, size_t index, i64 max_decisions, i64 max_steps, i64 max_work,
+                   i64 max_game_work) {
     if (st.status != RUNNING) throw std::runtime_error("the game is over");
     const auto& options = vm.legal_options(st);
     if (index >= options.size()) throw nb::index_error("no such option");
-    vm.apply(st, index, EngineLimits{max_decisions, max_steps, max_work});
+    vm.apply(st, index, EngineLimits{max_decisions, max_steps, max_work, max_game_work});
   }
 
   nb::object scores(State& st) {
@@ -683,16 +685,18 @@ class NativeProgram {
     throw nb::value_error("no such location kind");
   }
 
-  VectorBatch* vector_batch(nb::dict plan, i32 n, i64 max_decisions, i64 max_steps, i64 max_work) {
+  VectorBatch* vector_batch(nb::dict plan, i32 n, i64 max_decisions, i64 max_steps, i64 max_work,
+                   i64 max_game_work) {
     if (n < 1) throw nb::value_error("a batch needs a game at least");
-    return new VectorBatch(vm, batch_plan(plan), n, EngineLimits{max_decisions, max_steps, max_work});
+    return new VectorBatch(vm, batch_plan(plan), n, EngineLimits{max_decisions, max_steps, max_work, max_game_work});
   }
 
   // play on while the mover's seat has a native agent (None: a Python agent decides)
-  i64 play(State& st, nb::list seats, i64 limit, i64 max_decisions, i64 max_steps, i64 max_work) {
+  i64 play(State& st, nb::list seats, i64 limit, i64 max_decisions, i64 max_steps, i64 max_work,
+                   i64 max_game_work) {
     std::vector<NativeAgent*> agents;
     for (nb::handle a : seats) agents.push_back(a.is_none() ? nullptr : nb::cast<NativeAgent*>(a));
-    return vm.play(st, agents, limit, EngineLimits{max_decisions, max_steps, max_work});
+    return vm.play(st, agents, limit, EngineLimits{max_decisions, max_steps, max_work, max_game_work});
   }
 
   // Whole games with native agents alone, one after the other, without returning to
@@ -702,7 +706,8 @@ class NativeProgram {
   // decisions, turns, team of each seat); a failed game's error is left for the caller
   // to find by playing it again.
   nb::list play_batch(std::vector<uint64_t> seeds, nb::list seat_sets, std::vector<i64> which,
-                      i64 max_decisions, i64 max_steps, i64 max_work) {
+                      i64 max_decisions, i64 max_steps, i64 max_work,
+                   i64 max_game_work) {
     std::vector<std::vector<NativeAgent*>> sets;
     for (nb::handle set : seat_sets) {
       std::vector<NativeAgent*> agents;
@@ -710,7 +715,7 @@ class NativeProgram {
       sets.push_back(std::move(agents));
     }
     if (which.size() != seeds.size()) throw nb::value_error("one seat set per game");
-    EngineLimits limits{max_decisions, max_steps, max_work};
+    EngineLimits limits{max_decisions, max_steps, max_work, max_game_work};
     nb::list out;
     for (size_t g = 0; g < seeds.size(); g++) {
       if (which[g] < 0 || which[g] >= (i64)sets.size()) throw nb::index_error("no such seat set");
@@ -907,6 +912,7 @@ NB_MODULE(_native, m) {
                    })
       .def_prop_ro("decisions", [](const State& st) { return st.decisions; })
       .def_prop_ro("turns", [](const State& st) { return st.turns; })
+      .def_prop_ro("work", [](const State& st) { return st.work; })
       .def_prop_ro("nplayers", [](const State& st) { return st.nplayers; })
       .def_prop_ro("pending", [](const State& st) { return st.pending; })
       .def_prop_rw(
@@ -1001,7 +1007,7 @@ NB_MODULE(_native, m) {
             s.score_sign = nb::cast<int>(settings[6]);
             s.ranking_signs = nb::cast<std::vector<int>>(settings[7]);
             s.limits = EngineLimits{nb::cast<i64>(settings[8]), nb::cast<i64>(settings[9]),
-                                    nb::cast<i64>(settings[10])};
+                                    nb::cast<i64>(settings[10]), nb::cast<i64>(settings[11])};
             search.rng.load(rng_state);
             search.rollout.state = rollout_state;
             struct Reset {  // what this call lends the search, taken back however it ends

@@ -56,6 +56,8 @@ constexpr i64 NO_CARD = -1;
 // engine/gamemaster.py: Limits.max_work (the engines are always given it; this is for
 // a state made without limits)
 constexpr i64 DEFAULT_MAX_WORK = 10000000;
+// engine/work.py: DEFAULT_MAX_GAME_WORK -- a whole game's work, its steps included
+constexpr i64 DEFAULT_MAX_GAME_WORK = 10000000;
 constexpr int KIND_VLOC = 0;
 
 // The evaluator's fast paths (VM::ev_hot), set by Program::prepare: the commonest

@@ -130,7 +130,19 @@ bool Program::memoizable(i32 ni) const {
     case O_RUNS:    // where the Python engine charges every evaluation
     case O_SUBSETS:
     case O_LONGEST:
+    case O_CONNECTS:
+    case O_SORT:
+    case O_RUNEND:
+    case O_SETOP:
+    case O_PARTITION:
+    case O_SUM:
+    case O_TOTAL:
+    case O_SCOREEXT:
+    case O_TOPN:
       return false;
+    case O_CONTAINS:
+      if (nodes[kids[n.kid0]].op != O_ATTR && nodes[kids[n.kid0]].op != O_STRLIST) return false;
+      break;
     case O_AGGREGATE:
     case O_FILTER:
       if (nodes[kids[n.kid0]].op != O_ALL) return false;

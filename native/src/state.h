@@ -322,6 +322,7 @@ struct State {
   std::shared_ptr<const OptionList> options;  // once listed
   i32 mover = -1;
   i64 decisions = 0, steps = 0, turns = 0;
+  i64 work = 0;  // the game's work so far, its steps included (VM::charge)
   // outcome
   Status status = RUNNING;
   std::string end_reason;

@@ -218,6 +218,7 @@ inline std::string save_state(const State& st) {
   w.put(st.mover);
   w.put(st.decisions);
   w.put(st.steps);
+  w.put(st.work);
   w.put(st.turns);
   w.put((int8_t)st.status);
   w.put(st.end_reason);
@@ -286,6 +287,7 @@ inline State load_state(const std::string& bytes, const Program& P) {
   st.mover = r.get<i32>();
   st.decisions = r.get<i64>();
   st.steps = r.get<i64>();
+  st.work = r.get<i64>();
   st.turns = r.get<i64>();
   st.status = (Status)r.get<int8_t>();
   r.get(st.end_reason);

@@ -21,6 +21,7 @@ struct EngineLimits {
   i64 max_decisions = 5000;
   i64 max_steps = 200000;
   i64 max_work = DEFAULT_MAX_WORK;
+  i64 max_game_work = DEFAULT_MAX_GAME_WORK;
 };
 
 // information/visibility.py: can_see -- whether a seat sees a location's contents
@@ -210,6 +211,7 @@ class VM {
   i64 ev_hot(State& st, i32 ni);
   i64 ev_memo(State& st, i32 ni);
   i64 ev_node(State& st, i32 n);
+  i64 arith_all(State& st, const Node& n);
   const Coll& evr(State& st, i32 n, Coll& scratch);
   void evcc(State& st, i32 n, std::vector<Coll>& out);
   const Coll& card_union(State& st, const Node& n, Coll& out);
@@ -248,9 +250,13 @@ class VM {
   i64 setup_prefix_work_ = 0;  // the work those statements were charged
   void keep_setup_prefix(State prefix, size_t length, i64 work);
   // the work budget of the running new_game or apply (charge)
+  // and the game's account, the work of the state the call plays (State::work), which
+  // states copied while it runs (a listing's) charge too (engine/work.py: WorkBudget)
   struct Budget {
     bool open = false;
     i64 left = 0, limit = 0;
+    i64 game_limit = 0;
+    i64* game = nullptr;
   };
   Budget budget_;
   // opens a budget for one call of new_game or apply, and puts back the one before (a
@@ -258,9 +264,12 @@ class VM {
   struct OpenBudget {
     VM& vm;
     Budget before;
-    OpenBudget(VM& v, i64 limit) : vm(v), before(v.budget_) { vm.budget_ = Budget{true, limit, limit}; }
+    OpenBudget(VM& v, const EngineLimits& limits, State& st) : vm(v), before(v.budget_) {
+      vm.budget_ = Budget{true, limits.max_work, limits.max_work, limits.max_game_work, &st.work};
+    }
     ~OpenBudget() { vm.budget_ = before; }
   };
+  void check_game_work(const State& st, const EngineLimits& limits) const;
   // the values of a listing's shared guard expressions (Program::memo_slot): valid while
   // their stamp is the listing's
   bool memo_on_ = false;
@@ -407,15 +416,33 @@ class VM {
   void charge(i64 amount, i32 span, const char* what) {
     if (!budget_.open || amount <= 0) return;
     if (amount > budget_.left) over_budget(span, what);
+    if (amount > budget_.game_limit - *budget_.game) over_game_budget(span, what);
     budget_.left -= amount;
+    *budget_.game += amount;
+  }
+  // the most that may still be charged now (work.py: WorkBudget.room)
+  i64 room() const {
+    if (!budget_.open) return INT64_MAX;
+    return std::max<i64>(0, std::min(budget_.left, budget_.game_limit - *budget_.game));
   }
   [[noreturn, gnu::cold, gnu::noinline]] void over_budget(i32 span, const char* what) const;
+  [[noreturn, gnu::cold, gnu::noinline]] void over_game_budget(i32 span, const char* what) const;
+  // work past room(): the decision's budget's error if it is the smaller, else the game's
+  [[noreturn, gnu::cold, gnu::noinline]] void over_room(i32 span, const char* what) const;
   // an element loop of an aggregate, a filter or a choice's (any ...): one unit per
   // element, except over all players or all teams (few, and unrolled by the Python engine)
   void charge_passes(const Node& n, size_t count) {
     if (nd(kd(n, 0)).op != O_ALL) charge((i64)count, n.span, pass_name(n));
   }
   static const char* pass_name(const Node& n);
+  // a group of (all COLL 'V CARDS) made: one unit per card (runtime.py: _group), but
+  // not over all players or teams (as their passes)
+  void charge_group(const Node& n, size_t cards) {
+    if (nd(kd(n, 0)).op != O_ALL) charge((i64)cards, n.span, "(all ...)");
+  }
+  static const char* set_op_name(const Node& n) {
+    return n.p[0] == 0 ? "(union ...)" : n.p[0] == 1 ? "(intersect ...)" : "(disjunction ...)";
+  }
   [[noreturn, gnu::cold, gnu::noinline]] void attr_of_no_card(const Node& n) const;
 };
 

@@ -77,6 +77,19 @@ void VM::over_budget(i32 span, const char* what) const {
         span);
 }
 
+void VM::over_game_budget(i32 span, const char* what) const {
+  // work.py: over_game_budget
+  error(std::string(what) + " passes the game's work budget of " + str(budget_.game_limit) +
+            " units (--max-game-work)",
+        span);
+}
+
+void VM::over_room(i32 span, const char* what) const {
+  // work.py: WorkBudget.passed
+  if (budget_.left <= budget_.game_limit - *budget_.game) over_budget(span, what);
+  over_game_budget(span, what);
+}
+
 const char* VM::pass_name(const Node& n) {
   if (n.op == O_FILTER) return "(filter ...)";
   return n.p[0] == 0 ? "(any ...)" : "(all ...)";  // an aggregate, a choice's FOREACH
@@ -123,6 +136,7 @@ void VM::routes(State& st, const Node& n, std::vector<Route>& out) {
   Lent<Coll> lent_(colls);
   const Coll& cards = evr(st, kd(n, 0), lent_.item);
   bool lengths = n.op == O_LONGEST;
+  charge((i64)cards.size(), n.span, lengths ? "(longest-path ...)" : "(connects ...)");
   for (i64 c : cards) {
     bool found_a, found_b, found_length = false;
     Typed a = attribute(st, c, (i32)n.p[0], found_a);
@@ -242,11 +256,16 @@ static i64 index_in(const Program& P, i32 key, i64 owner, i32 kind, i32 name) {
   if (zname.size() <= base.size() + 1 || zname.compare(0, base.size(), base) != 0 ||
       zname[base.size()] != '#')
     return -1;
-  std::string digits = zname.substr(base.size() + 1);
-  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
-      digits.size() >= 18)
-    return -1;
-  return std::stoll(digits);
+  // every index up to INT64_MAX (19 digits): location_name writes the index's digits,
+  // and the Python engine reads any run of digits back (runtime.py: _indexed_members)
+  uint64_t index = 0;
+  for (size_t i = base.size() + 1; i < zname.size(); i++) {
+    char c = zname[i];
+    if (c < '0' || c > '9') return -1;
+    if (index > ((uint64_t)INT64_MAX - (uint64_t)(c - '0')) / 10) return -1;  // no i64 name
+    index = index * 10 + (uint64_t)(c - '0');
+  }
+  return (i64)index;
 }
 
 void VM::indexed(State& st, i64 owner, i32 kind, i32 name, Coll& out) {
@@ -390,6 +409,7 @@ __attribute__((noinline)) i64 VM::ev_node(State& st, i32 ni) {
       Lent<Coll> lent_(colls), lent_copy(colls), lent_scores(colls), lent_tied(colls);
       const Coll& cards = evr(st, kd(n, 0), lent_.item);
       i64 pm = ev(st, kd(n, 1));
+      charge((i64)cards.size(), n.span, n.p[0] ? "(max ...)" : "(min ...)");
       if (cards.empty()) return NO_CARD;
       Coll& copy = lent_copy.item;
       copy.assign(cards.begin(), cards.end());
@@ -477,6 +497,7 @@ __attribute__((noinline)) i64 VM::ev_node(State& st, i32 ni) {
     }
     case O_ARITH: {
       // checked 64-bit integers, as runtime.py's _add, _sub, _mul, _power, _divide
+      if (n.nkids > 2) return arith_all(st, n);
       i64 a = ev(st, kd(n, 0)), b = ev(st, kd(n, 1)), r;
       switch (n.p[0]) {
         case 0:
@@ -531,6 +552,7 @@ __attribute__((noinline)) i64 VM::ev_node(State& st, i32 ni) {
       Coll& scratch = lent_.item;
       const Coll& cards = evr(st, kd(n, 0), scratch);
       i64 pm = ev(st, kd(n, 1));
+      charge((i64)cards.size(), n.span, n.p[0] ? "(scoremax ...)" : "(scoremin ...)");
       if (cards.empty()) return n.p[0] ? -1 : 2147483647;
       i64 best = n.p[0] ? INT64_MIN : INT64_MAX;
       for (i64 c : cards) {
@@ -572,6 +594,7 @@ __attribute__((noinline)) i64 VM::ev_node(State& st, i32 ni) {
       Coll& copy = lent_copy.item;
       copy.assign(cards.begin(), cards.end());
       i64 pm = ev(st, kd(n, 1));
+      charge((i64)copy.size(), n.span, "(sum ...)");
       __int128 total = 0;  // exact, then checked, as Python's sum (runtime.py _sum)
       for (i64 c : copy) total += score(pm, c, st);
       if (total < INT64_MIN || total > INT64_MAX) overflow("(sum ...)", n.span);
@@ -600,6 +623,7 @@ __attribute__((noinline)) i64 VM::ev_node(State& st, i32 ni) {
       Lent<Coll> lent_(colls);
       Coll& scratch = lent_.item;
       const Coll& cards = evr(st, kd(n, 0), scratch);
+      charge((i64)cards.size(), n.span, "(total ...)");
       __int128 total = 0;  // exact, then checked (runtime.py _total)
       for (i64 c : cards) {
         bool found;
@@ -622,14 +646,14 @@ __attribute__((noinline)) i64 VM::ev_node(State& st, i32 ni) {
       std::vector<Route> edges;
       routes(st, n, edges);
       // one unit per route the search takes (collections.py: longest_trail)
-      TrailSearch search(edges, budget_.open ? budget_.left : INT64_MAX);
+      TrailSearch search(edges, room());
       try {
         __int128 best = search.longest();
         charge(search.taken(), n.span, "(longest-path ...)");
         if (best < INT64_MIN || best > INT64_MAX) overflow("(longest-path ...)", n.span);
         return (i64)best;
       } catch (const TrailSearch::OverBudget&) {
-        over_budget(n.span, "(longest-path ...)");
+        over_room(n.span, "(longest-path ...)");
       }
     }
     case O_CONTAINS: {
@@ -644,6 +668,7 @@ __attribute__((noinline)) i64 VM::ev_node(State& st, i32 ni) {
       Lent<Coll> lent_(colls);
       Coll& scratch = lent_.item;
       const Coll& copy = evr(st, kd(n, 0), scratch);
+      if (cn.op != O_STRLIST) charge((i64)copy.size(), n.span, "(contains ...)");
       return std::find(copy.begin(), copy.end(), v) != copy.end();
     }
     case O_IF:
@@ -690,6 +715,32 @@ __attribute__((noinline)) i64 VM::ev_node(State& st, i32 ni) {
     default:
       error("internal: not a scalar expression (op " + str(n.op) + ")", n.span);
   }
+}
+
+// (+ A B C ...) and (* A B C ...): every operand first, then the exact result of the
+// whole form, checked once (runtime.py: _add_all, _mul_all)
+i64 VM::arith_all(State& st, const Node& n) {
+  Lent<Coll> lent_(colls);
+  Coll& values = lent_.item;
+  for (int i = 0; i < n.nkids; i++) values.push_back(ev(st, kd(n, i)));
+  const __int128 limit = (__int128)1 << 63;
+  bool sum = n.p[0] == 0;
+  bool zero = !sum && std::find(values.begin(), values.end(), 0) != values.end();
+  __int128 r = sum || zero ? 0 : 1;
+  for (size_t i = 0; i < values.size() && !zero; i++) {
+    if (sum) {
+      r += values[i];  // at most 2^63 per operand: far from the __int128 edge
+    } else {
+      if (r > limit || r < -limit) break;  // |r| only grows: outside whatever follows
+      r *= values[i];
+    }
+  }
+  if (r < INT64_MIN || r > INT64_MAX) {
+    std::string text = n.p[0] == 0 ? "(+" : "(*";
+    for (i64 v : values) text += " " + str(v);
+    overflow(text + ")", n.span);
+  }
+  return (i64)r;
 }
 
 i64 VM::ev_memo(State& st, i32 ni) {
@@ -777,6 +828,7 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
       Coll& scratch = lent_.item;
       const Coll& z = evr(st, kd(n, 1), scratch);
       i64 count = ev(st, kd(n, 0));  // reads no location: z stays as it was
+      charge(std::min(count, (i64)z.size()), n.span, n.p[0] == 0 ? "(top ...)" : "(bottom ...)");
       out.clear();
       if (count > 0 && !z.empty()) {
         size_t k = std::min((size_t)count, z.size());
@@ -839,6 +891,9 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
       if (n.p[0] == 0 && n.type == T_CARDS) return card_union(st, n, out);
       std::vector<Coll> groups;
       set_parts(st, n, groups);
+      i64 cards = 0;  // runtime.py: _joined -- once every part is evaluated
+      for (const Coll& g : groups) cards += (i64)g.size();
+      charge(cards, n.span, set_op_name(n));
       Coll result;
       if (n.p[0] == 0 || n.p[0] == 2) {  // union (first-seen order)
         std::unordered_set<i64> seen;
@@ -894,6 +949,7 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
       Coll& scratch = lent_.item;
       Coll cards = evr(st, kd(n, 0), scratch);
       i64 pm = ev(st, kd(n, 1));
+      charge((i64)cards.size(), n.span, "(sort ...)");
       std::vector<std::pair<i64, i64>> keyed;
       for (i64 c : cards) keyed.push_back({score(pm, c, st), c});
       std::stable_sort(keyed.begin(), keyed.end(),
@@ -909,6 +965,11 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
       Coll cards = evr(st, kd(n, 1), scratch);
       i64 pm = ev(st, kd(n, 2));
       i64 count = ev(st, kd(n, 0));
+      // every prefix of at least count cards is sorted: their cards (runtime.py _run_at_end)
+      i64 shortest = std::max<i64>(count, 1), longest = (i64)cards.size();
+      if (longest >= shortest)
+        charge(saturating_mul(longest, longest + 1) / 2 - saturating_mul(shortest - 1, shortest) / 2,
+               n.span, "(run ...)");
       bool bottom = n.p[0] == 1;
       Coll ordered = cards;
       if (!bottom) std::reverse(ordered.begin(), ordered.end());
@@ -936,7 +997,13 @@ const Coll& VM::evr(State& st, i32 ni, Coll& out) {
                   str(P.limits.max_range) + " numbers",
               n.span);
       out.clear();
-      for (i64 v = lo; v <= hi; v++) out.push_back(v);
+      // counted, not compared with hi: v <= hi always holds when hi is INT64_MAX, and
+      // v++ past it overflows (runtime.py: _range)
+      if (hi >= lo) {
+        uint64_t count = (uint64_t)hi - (uint64_t)lo + 1;
+        out.reserve(count);
+        for (uint64_t k = 0; k < count; k++) out.push_back((i64)((uint64_t)lo + k));
+      }
       return out;
     }
     case O_ATTR: {
@@ -978,7 +1045,9 @@ const Coll& VM::card_union(State& st, const Node& n, Coll& out) {
   marks.assign(st.card_type.size(), 0);
   Lent<Coll> lent_result(colls);
   Coll& result = lent_result.item;
+  i64 read = 0;  // the cards of the parts, charged once all are read (runtime.py: _joined)
   auto add = [&](const Coll& part) {
+    read += (i64)part.size();
     for (i64 c : part) {
       if (c >= 0 && c < (i64)marks.size()) {
         if (marks[c]) continue;
@@ -1005,9 +1074,12 @@ const Coll& VM::card_union(State& st, const Node& n, Coll& out) {
       const Coll& made = evr(st, kd(pn, 0), items);
       if (&made != &items) items.assign(made.begin(), made.end());
       i32 body = kd(pn, 1);
+      charge_passes(pn, items.size());
       for (size_t j = 0; j < items.size(); j++) {
         st.regs[pn.p[1]] = Val::scalar(items[j]);
-        add(evr(st, body, lent_scratch.item));
+        const Coll& group = evr(st, body, lent_scratch.item);
+        charge_group(pn, group.size());
+        add(group);
       }
     } else {
       std::vector<Coll> groups;
@@ -1015,6 +1087,7 @@ const Coll& VM::card_union(State& st, const Node& n, Coll& out) {
       for (const Coll& g : groups) add(g);
     }
   }
+  charge(read, n.span, "(union ...)");
   out.assign(result.begin(), result.end());
   return out;
 }
@@ -1037,7 +1110,9 @@ void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
         st.regs[n.p[1]] = e;
         Lent<Coll> lent_(colls);
         Coll& scratch = lent_.item;
-        out.push_back(evr(st, body, scratch));
+        const Coll& group = evr(st, body, scratch);
+        charge_group(n, group.size());  // before it is copied
+        out.push_back(group);
       }
       return;
     }
@@ -1192,19 +1267,18 @@ void VM::evcc(State& st, i32 ni, std::vector<Coll>& out) {
         }
       }
       i64 key = ev(st, kd(n, 0));
-      std::vector<std::pair<Typed, Coll>> groups;
+      charge((i64)cards.size(), n.span, "(partition ...)");
+      // groups in first-seen order, found by their value in a hash table (a scan of the
+      // groups made each card cost as many steps as there were values)
+      std::map<std::pair<int, i64>, size_t> group_of;
       for (i64 c : cards) {
         bool found;
         Typed t = attribute(st, c, (i32)key, found);
         if (!found) t = Typed{1, P.empty_string};
-        auto it = std::find_if(groups.begin(), groups.end(),
-                               [&](const auto& g) { return g.first == t; });
-        if (it == groups.end())
-          groups.push_back({t, {c}});
-        else
-          it->second.push_back(c);
+        auto at = group_of.emplace(std::make_pair(t.tag, t.v), out.size());
+        if (at.second) out.emplace_back();
+        out[at.first->second].push_back(c);
       }
-      for (auto& g : groups) out.push_back(std::move(g.second));
       return;
     }
     case O_IF:

@@ -8,6 +8,7 @@
 // engine/gamemaster.py (the flow).
 #include <algorithm>
 #include <memory>
+#include <new>
 #include <stdexcept>
 #include <unordered_set>
 
@@ -108,6 +109,13 @@ void VM::remember(State& st, const Node& n, i32) {
   if (c == NO_CARD) error("remember of a card in an empty location", n.span);
   i32 dk = loc_key(st, kd(n, 1));
   Coll& dz = st.zone_for_write(dk);
+  // runtime.py: reference_room -- references are part of the game's size too
+  if ((i64)dz.size() >= P.limits.max_cards)
+    error("this location holds " + str((i64)dz.size()) +
+              " references: no more may be remembered (a location holds at most " +
+              str(P.limits.max_cards) + ", as many as a game may hold cards)",
+          n.span);
+  charge(1, n.span, "(remember ...)");
   i64 at;
   place(st, n, dz, c, at);
   if (st.recording) {
@@ -276,6 +284,7 @@ void VM::for_each(State& st, const Node& n) {
     Coll& items = lent_items.item;
     const Coll& source = evr(st, coll, lent_scratch.item);
     items.assign(source.begin(), source.end());
+    charge_passes(n, items.size());
     for (i64 e : items) {
       bind_scalar(st, n.p[1], e);
       exec(st, body);
@@ -285,6 +294,7 @@ void VM::for_each(State& st, const Node& n) {
   Lent<std::vector<Val>> lent(vals);
   std::vector<Val>& items = lent.item;
   elements(st, coll, items);
+  charge_passes(n, items.size());
   for (const Val& e : items) {
     st.regs[n.p[1]] = e;
     exec(st, body);
@@ -307,6 +317,7 @@ void VM::exec(State& st, i32 ni) {
       i32 k = loc_key(st, kd(n, 1));
       if (k >= (i32)st.zones.size()) return;
       Coll& z = st.zones[k];
+      charge((i64)z.size(), n.span, "(forget ...)");  // the search below
       for (size_t i = z.size(); i-- > 0;)
         if (z[i] == c) {
           z.erase(z.begin() + i);
@@ -317,6 +328,7 @@ void VM::exec(State& st, i32 ni) {
     case O_SHUFFLE: {
       i32 k = loc_key(st, kd(n, 0));
       if (k >= (i32)st.zones.size() || st.zones[k].empty()) return;
+      charge((i64)st.zones[k].size(), n.span, "(shuffle ...)");
       shuffle_in_place(st.rng, st.zones[k]);
       if (st.recording) {
         Event e{E_SHUFFLE};
@@ -353,6 +365,7 @@ void VM::exec(State& st, i32 ni) {
       return;
     case O_REPEAT: {
       i64 times = repeat_count(ev(st, kd(n, 0)), n.span, P.limits);
+      charge(times, n.span, "(repeat ...)");  // its passes, before the first
       i32 body = kd(n, 1);
       if (nd(body).flags & STEADY_MOVE) return move_many(st, body, times);
       for (i64 i = 0; i < times; i++) exec(st, body);
@@ -365,6 +378,7 @@ void VM::exec(State& st, i32 ni) {
         Coll& scratch = lent_.item;
         times = (i64)evr(st, kd(n, 1), scratch).size();
       }
+      charge(times, n.span, "(repeat ...)");
       i32 body = kd(n, 0);
       if (nd(body).flags & STEADY_MOVE) return move_many(st, body, times);
       for (i64 i = 0; i < times; i++) exec(st, body);
@@ -435,6 +449,7 @@ void VM::exec(State& st, i32 ni) {
           error("(while ...) ran more than " + str(P.limits.max_repeat) +
                     " passes without a decision",
                 n.span);
+        charge(1, n.span, "(while ...)");  // nested loops could otherwise run 10^12 passes
         for (int i = 1; i < n.nkids; i++) exec(st, kd(n, i));
       }
       return;
@@ -684,7 +699,7 @@ State VM::new_game(uint64_t rng, bool record, const EngineLimits& limits) {
   for (i64 p = 0; p < P.nplayers; p++) st.team_of.push_back(p);
   st.rng = rng;
   st.recording = record;
-  OpenBudget budget(*this, limits.max_work);
+  OpenBudget budget(*this, limits, st);
   Frame root{F_ROOT};
   root.f[S_CUR] = 0;
   root.f[S_QUEUED] = -1;
@@ -698,7 +713,8 @@ State VM::new_game(uint64_t rng, bool record, const EngineLimits& limits) {
   size_t first = 0;
   // the statements that draw nothing, run once, their work charged again (unless it
   // passes this budget: then they run, to fail where the Python engine fails)
-  if (!record && setup_prefix_ && setup_prefix_work_ <= limits.max_work) {
+  if (!record && setup_prefix_ && setup_prefix_work_ <= limits.max_work &&
+      setup_prefix_work_ <= limits.max_game_work) {
     st = *setup_prefix_;
     st.rng = rng;
     budget_.left -= setup_prefix_work_;
@@ -723,6 +739,10 @@ State VM::new_game(uint64_t rng, bool record, const EngineLimits& limits) {
   } catch (const RuleErr& err) {
     if (!record) setup_probed_ = true;  // no prefix: every game runs its setup whole
     fail(st, err);
+    return st;
+  } catch (const std::bad_alloc&) {
+    if (!record) setup_probed_ = true;
+    fail(st, out_of_memory());
     return st;
   }
   Frame seq{F_SEQ};
@@ -773,19 +793,26 @@ void VM::apply(State& st, size_t index, const EngineLimits& limits) {
   st.mover = -1;
   st.decisions++;
   st.steps = 0;
-  OpenBudget budget(*this, limits.max_work);
-  if (choice >= 0 && nd(choice).p[2]) {
-    keep_pick(st, mover, choice, option);  // unseen and unrun until its block is done
-  } else {
-    try {
-      run_option(st, option);
-    } catch (const RuleErr& err) {
-      fail(st, err);
-      return;
+  {
+    // the budget is closed before the cut-off below, whose scores are not the game's
+    // work (gamemaster.py: apply)
+    OpenBudget budget(*this, limits, st);
+    if (choice >= 0 && nd(choice).p[2]) {
+      keep_pick(st, mover, choice, option);  // unseen and unrun until its block is done
+    } else {
+      try {
+        run_option(st, option);
+      } catch (const RuleErr& err) {
+        fail(st, err);
+        return;
+      } catch (const std::bad_alloc&) {
+        fail(st, out_of_memory());
+        return;
+      }
     }
+    recycle(std::move(options));
+    advance(st, limits);
   }
-  recycle(std::move(options));
-  advance(st, limits);
   if (st.status == RUNNING && st.decisions >= limits.max_decisions) cutoff(st, "decisions");
 }
 
@@ -794,6 +821,7 @@ void VM::advance(State& st, const EngineLimits& limits) {
   try {
     run_flow(st, limits);
     if (st.pending >= 0 && st.status == RUNNING) {
+      check_game_work(st, limits);
       auto found = fresh_options();
       list_options(st, st.pending, *found);
       if (found->empty())
@@ -804,7 +832,17 @@ void VM::advance(State& st, const EngineLimits& limits) {
     }
   } catch (const RuleErr& err) {
     fail(st, err);
+  } catch (const std::bad_alloc&) {
+    fail(st, out_of_memory());
   }
+}
+
+void VM::check_game_work(const State& st, const EngineLimits& limits) const {
+  // work.py: check_game_work -- the steps' work, counted as they run, checked here
+  if (st.work > limits.max_game_work)
+    error("the game's work passes its budget of " + str(limits.max_game_work) +
+              " units before this decision (--max-game-work)",
+          nd(st.pending).span);
 }
 
 void VM::run_flow(State& st, const EngineLimits& limits) {
@@ -822,6 +860,7 @@ void VM::run_flow(State& st, const EngineLimits& limits) {
         }
         frame.f[0] = i + 1;
         st.steps++;
+        st.work++;
         if (st.steps > max_steps) {
           cutoff(st, "steps");
           return;
@@ -832,6 +871,7 @@ void VM::run_flow(State& st, const EngineLimits& limits) {
       case F_STAGE:
         stage_pass(st, top);
         st.steps++;
+        st.work++;
         if (st.steps > max_steps) {
           cutoff(st, "steps");
           return;
@@ -865,6 +905,7 @@ void VM::run_flow(State& st, const EngineLimits& limits) {
           continue;
         }
         st.steps++;
+        st.work++;
         if (st.steps > max_steps) {
           cutoff(st, "steps");
           return;
@@ -997,6 +1038,14 @@ std::vector<std::vector<i64>> VM::current_scores(State& st) {
     for (const auto& s : P.scoring) keys.push_back(ev(st, s.second));
     return keys;
   });
+}
+
+RuleErr out_of_memory() {
+  // work.py: OUT_OF_MEMORY -- what the budgets did not stop (the machine's memory is
+  // smaller than what they allow) fails the game, not the program
+  return RuleErr{"the game ran out of memory: a smaller --max-work or --max-game-work "
+                 "stops it sooner",
+                 -1};
 }
 
 void VM::fail(State& st, const RuleErr& err) {

@@ -23,6 +23,9 @@ inline i64 pymod(i64 a, i64 m) {
 inline void bind_scalar(State& st, i64 slot, i64 v) { bind_scalar(st.regs[slot], v); }
 
 // a (repeat N ...)'s count: none for a negative N, a rule error past the limit
+// the rule error of a game whose allocation failed (vm_exec.cpp)
+RuleErr out_of_memory();
+
 inline i64 repeat_count(i64 count, i32 span, const Limits& lim) {
   if (count > lim.max_repeat)
     throw RuleErr{"(repeat " + str(count) + " ...) repeats more than " + str(lim.max_repeat) +

@@ -276,6 +276,7 @@ void VM::expand(Lister& L, i32 ni, State* st, size_t applied, const Cont* k) {
       st = materialize(L, st, applied);
       std::vector<Val> items;
       elements(*st, coll, items);
+      charge_passes(n, items.size());  // as the statement's (all ...)
       Cont every{Cont::EVERY, k, ni, 0, 0, 0, &items};
       proceed(L, st, applied, &every);
       return;
@@ -308,6 +309,7 @@ void VM::expand(Lister& L, i32 ni, State* st, size_t applied, const Cont* k) {
       } else {
         st = materialize(L, st, applied);
         times = repeat_count(ev(*st, kd(n, 0)), n.span, P.limits);
+        charge(times, n.span, "(repeat ...)");
       }
       Cont rep{Cont::REPEAT, k, body, 0, 0, times, nullptr};
       proceed(L, st, applied, &rep);

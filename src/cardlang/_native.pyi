@@ -28,6 +28,7 @@ class State:
     current_seat: int
     decisions: int
     turns: int
+    work: int
     nplayers: int
     pending: int
     rng: int
@@ -44,12 +45,24 @@ class State:
 class Program:
     def __init__(self, ir: dict[str, Any]) -> None: ...
     def new_game(
-        self, rng: int, record: bool, max_decisions: int, max_steps: int, max_work: int
+        self,
+        rng: int,
+        record: bool,
+        max_decisions: int,
+        max_steps: int,
+        max_work: int,
+        max_game_work: int,
     ) -> State: ...
     def option_count(self, st: State) -> int: ...
     def options_of(self, st: State) -> Options: ...
     def apply(
-        self, st: State, index: int, max_decisions: int, max_steps: int, max_work: int
+        self,
+        st: State,
+        index: int,
+        max_decisions: int,
+        max_steps: int,
+        max_work: int,
+        max_game_work: int,
     ) -> None: ...
     def scores(self, st: State) -> list[tuple[int, ...]] | None: ...
     def current_scores(self, st: State) -> list[tuple[int, ...]]: ...
@@ -98,6 +111,7 @@ class Program:
         max_decisions: int,
         max_steps: int,
         max_work: int,
+        max_game_work: int,
     ) -> int: ...
     def play_batch(
         self,
@@ -107,6 +121,7 @@ class Program:
         max_decisions: int,
         max_steps: int,
         max_work: int,
+        max_game_work: int,
     ) -> list[tuple[str, str, list[tuple[int, ...]] | None, int, int, list[int]]]: ...
     def dominion_bot(self, rules: list[Any], play: list[str]) -> NativeAgent: ...
     def deal_plan(

@@ -19,7 +19,7 @@ from typing import Any
 
 from cardlang.compiler.stmt_base import StmtCompilerBase, with_locals
 from cardlang.engine.control import MAX_OPTIONS, Emit, Expander, Steps, too_many_options
-from cardlang.engine.runtime import charge_passes, repeat_count
+from cardlang.engine.runtime import charge_passes, charge_work, repeat_count
 from cardlang.engine.state import Gamestate
 from cardlang.language import ast
 from cardlang.language import types as T
@@ -183,6 +183,7 @@ class ChoicesMixin(StmtCompilerBase):
         def repeat(st: Gamestate, steps: Steps, applied: int, emit: Emit) -> None:
             st, applied = _materialize(st, steps, applied)
             times = repeat_count(count(st), node.span)
+            charge_work(st, times, node.span, "(repeat ...)")
 
             def go(i: int, st: Gamestate, steps: Steps, applied: int) -> None:
                 if i == times:
@@ -263,9 +264,13 @@ class ChoicesMixin(StmtCompilerBase):
 
             return fork
 
+        charged_all = not isinstance(node.collection, ast.AllOfKind)
+
         def every(st: Gamestate, steps: Steps, applied: int, emit: Emit) -> None:
             st, applied = _materialize(st, steps, applied)
             elements = tuple(items(st))
+            if charged_all:  # one unit per element, as the statement's (all ...)
+                charge_passes(st, elements, node.span, "(all ...)")
 
             def go(i: int, st: Gamestate, steps: Steps, applied: int) -> None:
                 if i == len(elements):

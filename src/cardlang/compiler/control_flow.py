@@ -33,7 +33,7 @@ from cardlang.engine.control import (
     WhileNode,
 )
 from cardlang.engine.frames import F_CUR, F_QUEUED, F_TEAM
-from cardlang.engine.runtime import MAX_REPEAT, Fn, repeat_count
+from cardlang.engine.runtime import MAX_REPEAT, Fn, charge_work, repeat_count
 from cardlang.engine.state import (
     Gamestate,
     cycle_size,
@@ -220,6 +220,8 @@ class ControlFlowMixin(StmtCompilerBase):
                     raise RuleError(
                         f"(while ...) ran more than {MAX_REPEAT} passes without a decision", span
                     )
+                # a pass is work: nested loops could otherwise run 10^12 passes
+                charge_work(st, 1, span, "(while ...)")
                 body(st)
 
         return while_loop
@@ -248,10 +250,16 @@ class ControlFlowMixin(StmtCompilerBase):
         items = self.x.cards(n.collection)
         slot = self.checked.slots[id(n)]
         body = self.action(n.body)
+        span = n.span
+        # one unit per element, as an aggregate's (not over all players or teams)
+        charged = not isinstance(n.collection, ast.AllOfKind)
 
         def for_each(st: Gamestate) -> None:
             regs = st.regs
-            for e in tuple(items(st)):
+            elements = tuple(items(st))
+            if charged:
+                charge_work(st, len(elements), span, "(all ...)")
+            for e in elements:
                 regs[slot] = e
                 body(st)
 
@@ -270,7 +278,7 @@ class ControlFlowMixin(StmtCompilerBase):
 
     def a_Repeat(self, n: ast.Repeat) -> Action:
         if isinstance(n.body, ast.Move):
-            loop = self._move_code(n.body, self.x.src(n.count))
+            loop = self._move_code(n.body, self.x.src(n.count), n)
             if loop is not None:
                 return loop
         count = self.x.value(n.count)
@@ -278,7 +286,9 @@ class ControlFlowMixin(StmtCompilerBase):
         span = n.span
 
         def repeat(st: Gamestate) -> None:
-            for _ in range(repeat_count(count(st), span)):
+            times = repeat_count(count(st), span)
+            charge_work(st, times, span, "(repeat ...)")  # its passes, before the first
+            for _ in range(times):
                 body(st)
 
         return repeat
@@ -290,16 +300,19 @@ class ControlFlowMixin(StmtCompilerBase):
         if isinstance(inner, ast.Move):
             end = self._end_of_location(inner.card)
             if end is not None:
-                loop = self._move_code(inner, f"len(st.zones.get({end[0]}, ()))")
+                loop = self._move_code(inner, f"len(st.zones.get({end[0]}, ()))", n)
                 if loop is not None:
                     return loop
         body = self.action(n.body)
         source_collection = ast.repeat_all_source(inner)
         assert source_collection is not None, "the checker guarantees a source collection"
         source = self.x.cards(source_collection)
+        span = n.span
 
         def repeat_all(st: Gamestate) -> None:
-            for _ in range(len(source(st))):
+            times = len(source(st))
+            charge_work(st, times, span, "(repeat ...)")
+            for _ in range(times):
                 body(st)
 
         return repeat_all

@@ -32,6 +32,7 @@ from cardlang.engine.state import GAME_OWNER
 from cardlang.errors import RuleError
 from cardlang.language import ast
 from cardlang.language import types as T
+from cardlang.language.ast.scalars import written_operands
 from cardlang.language.checker import CheckedGame
 
 
@@ -48,14 +49,21 @@ _COSTLY = (
     ast.CardAtt,
     ast.CardAt,
     ast.Size,
-    ast.Sum,
     ast.Score,
-    ast.SetOp,
-    ast.TopN,
 )
 # (the forms that charge the work budget, engine/work.py, are here too: the native engine
 # charges them once per evaluation, hoisted or not)
 _UNSAFE = (
+    ast.Sort,
+    ast.SetOp,
+    ast.Partition,
+    ast.RunEnd,
+    ast.Sum,
+    ast.Total,
+    ast.ScoreExtreme,
+    ast.Contains,
+    ast.TopN,
+    ast.Connects,
     ast.Random,
     ast.Tuples,
     ast.Runs,
@@ -306,10 +314,14 @@ class ExprCompiler:
 
     def c_TopN(self, n: ast.TopN) -> str:
         fn = "_top_n" if n.end == "top" else "_bottom_n"
-        return f"{fn}({self.cards_src(n.collection)}, {self.src(n.count)})"
+        cards, count = self.cards_src(n.collection), self.src(n.count)
+        return f"{fn}(st, {cards}, {count}, {self.const(n.span)})"
 
     def c_MaxMin(self, n: ast.MaxMin) -> str:
-        return f"_best(st, {self.cards_src(n.collection)}, {self.src(n.points)}, {n.mode == 'max'})"
+        return (
+            f"_best(st, {self.cards_src(n.collection)}, {self.src(n.points)}, {n.mode == 'max'}, "
+            f"{self.const(n.span)})"
+        )
 
     def c_Actual(self, n: ast.Actual) -> str:
         return self.src(n.card)  # cards are ids: a reference is the card itself
@@ -359,12 +371,14 @@ class ExprCompiler:
         return f"_gather(({items},))"
 
     def c_SetOp(self, n: ast.SetOp) -> str:
+        # one unit per card of the parts, once all are evaluated (runtime.py: _joined)
+        charge = f"{self.const(n.span)}, {f'({n.op} ...)'!r}"
         if n.op == "union" and len(n.parts) == 1 and self.type_of(n.parts[0]) == T.CARDSS:
-            part = n.parts[0]
-            if _distinct_locations(part, self.checked):
-                return f"_flatten({self.cards_src(part)})"
-            return f"ops.union({self.cards_src(part)})"
-        return f"ops.{n.op}({self._parts(n.parts)})"
+            part = f"_joined(st, {self.cards_src(n.parts[0])}, {charge})"
+            if _distinct_locations(n.parts[0], self.checked):
+                return f"_flatten({part})"
+            return f"ops.union({part})"
+        return f"ops.{n.op}(_joined(st, {self._parts(n.parts)}, {charge}))"
 
     def passes_src(self, n: ast.Filter | ast.Aggregate | ast.ForEach, what: str) -> str:
         """The collection ``n`` loops over, its elements charged to the work budget (one
@@ -415,13 +429,13 @@ class ExprCompiler:
 
     def c_Sort(self, n: ast.Sort) -> str:
         return (
-            f"ops.sort_by_score({self.cards_src(n.collection)}, _scorer(st, {self.src(n.points)}))"
+            f"_sort(st, {self.cards_src(n.collection)}, {self.src(n.points)}, {self.const(n.span)})"
         )
 
     def c_RunEnd(self, n: ast.RunEnd) -> str:
         return (
-            f"ops.run_at_end({self.cards_src(n.collection)}, _scorer(st, {self.src(n.points)}),"
-            f" {self.src(n.count)}, {n.end!r})"
+            f"_run_at_end(st, {self.cards_src(n.collection)}, {self.src(n.points)},"
+            f" {self.src(n.count)}, {n.end!r}, {self.const(n.span)})"
         )
 
     def c_Runs(self, n: ast.Runs) -> str:
@@ -440,7 +454,10 @@ class ExprCompiler:
         return f"_subsets(st, {self.cards_src(n.collection)}, {self.const(n.span)})"
 
     def c_Partition(self, n: ast.Partition) -> str:
-        return f"ops.partition(_flatten({self._parts(n.parts)}), st.cards, {self.src(n.key)})"
+        return (
+            f"_partition(st, _flatten({self._parts(n.parts)}), {self.src(n.key)}, "
+            f"{self.const(n.span)})"
+        )
 
     def unrolled(self, n: ast.Aggregate | ast.ForEach, body: Callable[[], Any]) -> list[Any] | None:
         """The body once per seat, for an aggregate over all players when their number is
@@ -477,7 +494,10 @@ class ExprCompiler:
         items = self.passes_src(n, f"({n.quantifier} ...)")
         var = self._bind_local(n)
         if self.type_of(n) == T.CARDSS:
-            return f"[{self.cards_src(n.body)} for {var} in {items}]"
+            if isinstance(n.collection, ast.AllOfKind):  # free, as its passes are
+                return f"[{self.cards_src(n.body)} for {var} in {items}]"
+            group = f"_group(st, {self.cards_src(n.body)}, {self.const(n.span)})"
+            return f"[{group} for {var} in {items}]"
         quantifier = "any" if n.quantifier == "any" else "all"
         return self._hoisted(
             n.body, lambda: f"{quantifier}({self.src(n.body)} for {var} in {items})"
@@ -492,6 +512,11 @@ class ExprCompiler:
         return f"_random(st, {low}, {self.src(n.high)}, {self.const(n.span)})"
 
     def c_Arith(self, n: ast.Arith) -> str:
+        operands = written_operands(n)
+        if len(operands) > 2:  # (+ A B C ...): the exact result of the whole form, checked
+            fn = "_add_all" if n.op == "+" else "_mul_all"
+            values = ", ".join(self.src(o) for o in operands)
+            return f"{fn}(({values}), {self.const(n.span)})"
         a, b = self.src(n.left), self.src(n.right)
         if n.op in ("+", "-", "*"):  # checked 64-bit (runtime.py)
             fn = {"+": "_add", "-": "_sub", "*": "_mul"}[n.op]
@@ -508,7 +533,7 @@ class ExprCompiler:
     def c_ScoreExtreme(self, n: ast.ScoreExtreme) -> str:
         return (
             f"_score_extreme(st, {self.cards_src(n.collection)}, {self.src(n.points)}, "
-            f"{n.mode == 'max'})"
+            f"{n.mode == 'max'}, {self.const(n.span)})"
         )
 
     def c_PlayerId(self, n: ast.PlayerId) -> str:
@@ -575,19 +600,33 @@ class ExprCompiler:
 
     def c_Connects(self, n: ast.Connects) -> str:
         # the collection, then X, then Y: the order the native engine evaluates them in
-        edges = self._routes(n.collection, n.source, n.target)
+        edges = self._routes(n, n.source, n.target)
         return f"ops.connected({edges}, {self.src(n.x)}, {self.src(n.y)})"
 
     def c_LongestPath(self, n: ast.LongestPath) -> str:
-        edges = self._routes(n.collection, n.source, n.target, n.length)
+        edges = self._routes(n, n.source, n.target, n.length)
         return f"_longest_trail(st, {edges}, {self.const(n.span)})"
 
-    def _routes(self, collection: ast.Node, *attributes: ast.NameLiteral) -> str:
+    def _routes(self, n: ast.Connects | ast.LongestPath, *attributes: ast.NameLiteral) -> str:
         names = ", ".join(repr(a.value) for a in attributes)
-        return f"ops.routes({self.cards_src(collection)}, st.cards, {names})"
+        what = "(connects ...)" if isinstance(n, ast.Connects) else "(longest-path ...)"
+        cards = f"_reads(st, {self.cards_src(n.collection)}, {self.const(n.span)}, {what!r})"
+        return f"ops.routes({cards}, st.cards, {names})"
 
     def c_Contains(self, n: ast.Contains) -> str:
-        return f"{self.src(n.value)} in {self.src(n.items)}"
+        if isinstance(self._inlined(n.items), ast.Attr | ast.StrList):  # written in the file
+            return f"{self.src(n.value)} in {self.src(n.items)}"
+        return f"_contains(st, {self.src(n.value)}, {self.src(n.items)}, {self.const(n.span)})"
+
+    def _inlined(self, node: ast.Node) -> ast.Node:
+        """The expression a declared name stands for where it is used (as the IR inlines
+        it: compiler/ir.py e_Variable), else the node itself."""
+        while isinstance(node, ast.Variable):
+            declare = self.checked.declares.get(id(node))
+            if declare is None or self.checked.declare_slots.get(id(declare)) is not None:
+                break
+            node = declare.value
+        return node
 
     def c_Others(self, n: ast.Others) -> str:
         return f"_others(st, {self.src(n.player)})"

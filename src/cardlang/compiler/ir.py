@@ -44,6 +44,7 @@ from cardlang.engine.runtime import MAX_RANGE, MAX_REPEAT
 from cardlang.errors import Span
 from cardlang.language import ast
 from cardlang.language import types as T
+from cardlang.language.ast.scalars import written_operands
 from cardlang.language.checker import (
     MAX_CARDS,
     CheckedGame,
@@ -90,7 +91,7 @@ OPS = (
     "AGGREGATE",  # p0 0 any, 1 all; p1 slot; kids collection, body
     "RANGE",  # kids low, high
     "RANDOM",  # kids low, high (low a literal 0 when not written)
-    "ARITH",  # p0 op (ARITH_OPS); kids left, right
+    "ARITH",  # p0 op (ARITH_OPS); kids left, right (+ and *: all the operands of the form)
     "UNARY",  # p0 0 tri, 1 fib; kids operand
     "SCOREEXT",  # p0 1 max; kids collection, points
     "SIZE",  # kids collection
@@ -492,7 +493,9 @@ class _Lowering:
         return self._node("RANDOM", n, kids=[low, self.expr(n.high)])
 
     def e_Arith(self, n: ast.Arith) -> int:
-        kids = [self.expr(n.left), self.expr(n.right)]
+        # (+ A B C ...) and (* ...) as one node of all the operands (the exact result of
+        # the whole form is checked: vm_eval.cpp O_ARITH)
+        kids = [self.expr(o) for o in written_operands(n)]
         return self._node("ARITH", n, p0=ARITH_OPS.index(n.op), kids=kids)
 
     def e_UnaryInt(self, n: ast.UnaryInt) -> int:

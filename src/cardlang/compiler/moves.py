@@ -15,7 +15,7 @@ from typing import Any
 
 from cardlang.compiler.stmt_base import StmtCompilerBase
 from cardlang.engine.control import Action
-from cardlang.engine.runtime import Fn
+from cardlang.engine.runtime import Fn, charge_work, reference_room
 from cardlang.engine.state import Gamestate, shuffle_in_place
 from cardlang.errors import RuleError
 from cardlang.language import ast
@@ -67,12 +67,15 @@ class MovesMixin(StmtCompilerBase):
             return self.x.raw_src(node.collection), node.position
         return None
 
-    def _move_code(self, n: ast.Move, count_src: str | None = None) -> Action | None:
+    def _move_code(
+        self, n: ast.Move, count_src: str | None = None, repeat: ast.Node | None = None
+    ) -> Action | None:
         """Generated code for (move (top|bottom LOC) (top|bottom LOC)), the common move, done
         once or, with ``count_src``, that many times (dealing, gathering).
 
         A repeated move looks both locations up once, before the loop, when moving cards
-        cannot change their keys (no card, location size or owner-of-card in them).
+        cannot change their keys (no card, location size or owner-of-card in them).  Its
+        passes are charged to the work budget at ``repeat``, the (repeat ...) form.
         """
         source, dest = self._end_of_location(n.card), self._end_of_location(n.dest)
         if source is None or dest is None:
@@ -105,16 +108,25 @@ class MovesMixin(StmtCompilerBase):
         elif _stable_key(source[0]) and _stable_key(dest[0]):
             lines += [
                 f"    count = repeat_count({count_src}, SPAN)",
+                "    _charge(st, count, REPEAT_SPAN, '(repeat ...)')",
                 "    if count <= 0:",
                 "        return",
             ]
             lines += _indent(source_lookup + dest_lookup, 1) + ["    for _ in range(count):"]
             lines += _indent(take + put, 2)
         else:
-            lines += [f"    for _ in range(repeat_count({count_src}, SPAN)):"]
+            lines += [
+                f"    count = repeat_count({count_src}, SPAN)",
+                "    _charge(st, count, REPEAT_SPAN, '(repeat ...)')",
+                "    for _ in range(count):",
+            ]
             lines += _indent(one_move, 2)
         return self.x.define(  # type: ignore[no-any-return]
-            "moves", lines, MESSAGE=self._move_message(n), SPAN=n.span
+            "moves",
+            lines,
+            MESSAGE=self._move_message(n),
+            SPAN=n.span,
+            REPEAT_SPAN=(repeat or n).span,
         )
 
     def _move_message(self, n: ast.Move) -> str:
@@ -188,6 +200,7 @@ class MovesMixin(StmtCompilerBase):
             dz = st.zones.get(dk)
             if dz is None:
                 dz = st.zones[dk] = []
+            reference_room(st, dz, span)
             place(st, dz, c)
             if st.log is not None:  # a remembered card is shown to everyone
                 st.log.append(("remember", c, dk))
@@ -205,6 +218,7 @@ class MovesMixin(StmtCompilerBase):
             if c is None:
                 raise RuleError("forget from an empty mem location", span)
             z = st.zones[key(st)]
+            charge_work(st, len(z), span, "(forget ...)")  # the search below
             # remove the reference at that position: search from the top
             for i in range(len(z) - 1, -1, -1):
                 if z[i] == c:
@@ -215,10 +229,12 @@ class MovesMixin(StmtCompilerBase):
 
     def a_Shuffle(self, n: ast.Shuffle) -> Action:
         key = self.x.location_key(n.location)
+        span = n.span
 
         def shuffle(st: Gamestate) -> None:
             z = st.zones.get(key(st))
             if z:
+                charge_work(st, len(z), span, "(shuffle ...)")
                 shuffle_in_place(st, z)
                 if st.log is not None:  # with the new order, for knowledge.py
                     st.log.append(("shuffle", key(st), tuple(z)))

@@ -90,8 +90,14 @@ class StmtCompiler(ControlFlowMixin, MovesMixin, BoardMixin, ChoicesMixin):
             slot = self.checked.slots[id(node)]
             consts[f"_anchor{n}"] = None  # keeps the loop variable's name unique
             body = self._lines(node.body, depth + 1, consts) or [f"{pad}    pass"]
+            charge = []
+            if not isinstance(node.collection, ast.AllOfKind):  # one unit per element
+                consts[f"SPAN{n}"] = node.span
+                charge = [f"{pad}_charge(st, len(items{n}), SPAN{n}, '(all ...)')"]
             return [
-                f"{pad}for e{n} in tuple({self.x.cards_src(node.collection)}):",
+                f"{pad}items{n} = tuple({self.x.cards_src(node.collection)})",
+                *charge,
+                f"{pad}for e{n} in items{n}:",
                 f"{pad}    regs[{slot}] = e{n}",
                 *body,
             ]
@@ -128,7 +134,12 @@ class StmtCompiler(ControlFlowMixin, MovesMixin, BoardMixin, ChoicesMixin):
             sp = f"SPAN{n}"
             consts[sp] = node.span
             body = self._lines(node.body, depth + 1, consts) or [f"{pad}    pass"]
-            return [f"{pad}for _ in range(repeat_count({src(node.count)}, {sp})):", *body]
+            return [
+                f"{pad}times{n} = repeat_count({src(node.count)}, {sp})",
+                f"{pad}_charge(st, times{n}, {sp}, '(repeat ...)')",  # its passes, first
+                f"{pad}for _ in range(times{n}):",
+                *body,
+            ]
         return self._lines_by_closure(node, pad, consts)
 
     def _lines_by_closure(self, node: ast.Node, pad: str, consts: dict[str, Any]) -> list[str]:

@@ -62,7 +62,9 @@ class StmtCompilerBase:
         """(top|bottom LOCATION): its key's source and position (moves.py)."""
         raise NotImplementedError
 
-    def _move_code(self, n: ast.Move, count_src: str | None = None) -> Action | None:
+    def _move_code(
+        self, n: ast.Move, count_src: str | None = None, repeat: ast.Node | None = None
+    ) -> Action | None:
         """A generated function for the common move, once or repeated (moves.py)."""
         raise NotImplementedError
 

@@ -64,7 +64,13 @@ from cardlang.engine.state import (
     cycle_size,
     set_current,
 )
-from cardlang.engine.work import DEFAULT_MAX_WORK, WorkBudget
+from cardlang.engine.work import (
+    DEFAULT_MAX_GAME_WORK,
+    DEFAULT_MAX_WORK,
+    OUT_OF_MEMORY,
+    WorkBudget,
+    check_game_work,
+)
 from cardlang.errors import AgentError, RuleError, SourceFile, UsageError
 
 
@@ -107,12 +113,15 @@ class Limits:
     ``max_decisions``: decisions in one game.  ``max_steps``: steps (actions, stage passes)
     in a row without a decision, which catches flows that loop for ever.  ``max_work``:
     the work of expressions from one decision to the next (engine/work.py); unlike the
-    others, going past it is a rule error, at the expression that did.
+    others, going past it is a rule error, at the expression that did.  ``max_game_work``:
+    the work of a whole game, its steps included (a rule error too, at the expression or
+    the decision that passes it).
     """
 
     max_decisions: int = 5_000
     max_steps: int = 200_000
     max_work: int = DEFAULT_MAX_WORK
+    max_game_work: int = DEFAULT_MAX_GAME_WORK
 
 
 @dataclass(frozen=True)
@@ -157,13 +166,13 @@ class Gamemaster(Generic[G]):
         # frames.py: [ROOT, None, current, queued, started, outer, is_team, player, counted]
         st.stack.append([ROOT, None, 0, None, True, -1, False, 0, False])
         st.stage_idx = 0
-        st.budget = WorkBudget(self.limits.max_work)
+        st.budget = self._budget(st)
         try:
             for action in game.setup_actions:
                 action(st)
             st.stack.append([SEQ, game.program, 0])  # [SEQ, seq, next]
             self.advance(st)
-        except (RuleError, RecursionError) as err:
+        except (RuleError, RecursionError, MemoryError) as err:
             self._fail(st, err)
         finally:
             st.budget = None
@@ -201,7 +210,7 @@ class Gamemaster(Generic[G]):
         st.mover = -1
         st.decisions += 1
         st.steps = 0
-        st.budget = WorkBudget(self.limits.max_work)
+        st.budget = self._budget(st)
         try:
             self._play(st, choice_node, mover, option)
         finally:
@@ -209,6 +218,9 @@ class Gamemaster(Generic[G]):
         # A game that ends right after its last allowed decision is complete, not cut off.
         if st.status == RUNNING and st.decisions >= self.limits.max_decisions:
             self._cutoff(st, "decisions")
+
+    def _budget(self, st: Gamestate) -> WorkBudget:
+        return WorkBudget(self.limits.max_work, self.limits.max_game_work, st)
 
     def _play(self, st: Gamestate, choice_node: Any, mover: int, option: Option) -> None:
         """apply's option played (or kept, if secret), and the game advanced."""
@@ -220,7 +232,7 @@ class Gamemaster(Generic[G]):
         else:
             try:
                 run_option(st, option)
-            except (RuleError, RecursionError) as err:
+            except (RuleError, RecursionError, MemoryError) as err:
                 self._fail(st, err)
                 return
         self.advance(st)
@@ -237,6 +249,7 @@ class Gamemaster(Generic[G]):
         try:
             self._run_flow(st)
             if st.pending is not None and st.status == RUNNING:
+                check_game_work(st, self.limits.max_game_work)
                 options = st.options = list_options(st.pending, st)
                 if not options:
                     raise RuleError(
@@ -244,7 +257,7 @@ class Gamemaster(Generic[G]):
                         "choice is ruled out",
                         st.pending.span,
                     )
-        except (RuleError, RecursionError) as err:
+        except (RuleError, RecursionError, MemoryError) as err:
             self._fail(st, err)
 
     def _run_flow(self, st: Gamestate) -> None:
@@ -261,6 +274,7 @@ class Gamemaster(Generic[G]):
                     continue
                 frame[F_SEQ_NEXT] = i + 1
                 st.steps += 1
+                st.work += 1
                 if st.steps > max_steps:
                     self._cutoff(st, "steps")
                     return
@@ -268,6 +282,7 @@ class Gamemaster(Generic[G]):
             elif kind == STAGE:
                 self._stage_pass(st, frame)
                 st.steps += 1
+                st.work += 1
                 if st.steps > max_steps:
                     self._cutoff(st, "steps")
                     return
@@ -291,6 +306,7 @@ class Gamemaster(Generic[G]):
                     stack.pop()
                     continue
                 st.steps += 1
+                st.work += 1
                 if st.steps > max_steps:
                     self._cutoff(st, "steps")
                     return
@@ -398,9 +414,11 @@ class Gamemaster(Generic[G]):
             set_current(root, saved_cur)
             st.stage_idx = saved_idx
 
-    def _fail(self, st: Gamestate, err: RuleError | RecursionError) -> None:
+    def _fail(self, st: Gamestate, err: RuleError | RecursionError | MemoryError) -> None:
         if isinstance(err, RecursionError):  # a safety net: the language bounds its nesting
             err = RuleError("the game nests calls or loops too deeply for Python's stack")
+        elif isinstance(err, MemoryError):  # what the budgets allow did not fit
+            err = RuleError(OUT_OF_MEMORY)
         err.turn = st.turns
         err.seed = st.seed
         err.source = self.game.source

@@ -400,6 +400,11 @@ class NativeState:
         return self.raw.turns  # type: ignore[no-any-return]
 
     @property
+    def work(self) -> int:
+        """The game's work so far, its steps included (Gamestate.work)."""
+        return self.raw.work  # type: ignore[no-any-return]
+
+    @property
     def nplayers(self) -> int:
         return self.raw.nplayers  # type: ignore[no-any-return]
 
@@ -509,7 +514,12 @@ class NativeMaster:
         self.game = game
         self.limits = limits or Limits()
         # for each call
-        self._limits = (self.limits.max_decisions, self.limits.max_steps, self.limits.max_work)
+        self._limits = (
+            self.limits.max_decisions,
+            self.limits.max_steps,
+            self.limits.max_work,
+            self.limits.max_game_work,
+        )
         self.ir = game.ir
         self.program = game.native_program()
         self._choices: dict[int, NativeChoice] = {}
@@ -661,9 +671,9 @@ class NativeMaster:
         return self.program.ismcts()
 
     @property
-    def engine_limits(self) -> tuple[int, int, int]:
-        """(max decisions, max steps, max work): the limits every call that plays on is
-        given."""
+    def engine_limits(self) -> tuple[int, int, int, int]:
+        """(max decisions, max steps, max work, max game work): the limits every call
+        that plays on is given."""
         return self._limits
 
     def _set_move_key_names(self, card_slots: frozenset[int]) -> None:

@@ -28,7 +28,6 @@ from cardlang.engine.state import (
     previous_player,
     rand_below,
 )
-from cardlang.engine.work import over_budget
 from cardlang.errors import I64_MAX, I64_MIN, RuleError, overflow
 from cardlang.language import ast
 from cardlang.language.ast_facts import MAX_CARDS
@@ -55,15 +54,18 @@ def _nth(z: Sequence[Any], i: int, span: ast.Span) -> Any:
     return z[i] if i < len(z) else None
 
 
-def _top_n(z: Sequence[Any], n: int) -> Sequence[Any]:
+def _top_n(st: Gamestate, z: Sequence[Any], n: int, span: ast.Span) -> Sequence[Any]:
+    _charge(st, min(n, len(z)), span, "(top ...)")  # the cards copied
     return z[-n:] if n > 0 and z else EMPTY
 
 
-def _bottom_n(z: Sequence[Any], n: int) -> Sequence[Any]:
+def _bottom_n(st: Gamestate, z: Sequence[Any], n: int, span: ast.Span) -> Sequence[Any]:
+    _charge(st, min(n, len(z)), span, "(bottom ...)")
     return z[:n] if n > 0 and z else EMPTY
 
 
-def _best(st: Gamestate, cards: Sequence[int], pm: PointMap, want_max: bool) -> Any:
+def _best(st: Gamestate, cards: Sequence[int], pm: PointMap, want_max: bool, span: ast.Span) -> Any:
+    _charge(st, len(cards), span, "(max ...)" if want_max else "(min ...)")
     if not cards:
         return None
     table = st.cards
@@ -75,6 +77,7 @@ def _best(st: Gamestate, cards: Sequence[int], pm: PointMap, want_max: bool) -> 
 
 
 def _sum(st: Gamestate, cards: Sequence[int], pm: PointMap, span: ast.Span) -> int:
+    _charge(st, len(cards), span, "(sum ...)")
     table = st.cards
     return _checked_sum(sum(pm.score(table[c]) for c in cards), "(sum ...)", span)
 
@@ -187,6 +190,40 @@ def charge_passes(st: Gamestate, items: Sequence[Any], span: ast.Span, what: str
 
 
 _passes = charge_passes  # the generated code's name
+charge_work = _charge  # the statements' name (compiler/control_flow.py, moves.py)
+
+
+def _reads(st: Gamestate, items: Sequence[Any], span: ast.Span, what: str) -> Sequence[Any]:
+    """``items``, after one unit per element is charged: what an operation that reads a
+    whole collection (sort, a set operation, sum ...) costs, charged before it reads it."""
+    _charge(st, len(items), span, what)
+    return items
+
+
+def _joined(st: Gamestate, groups: Sequence[Sequence[Any]], span: ast.Span, what: str) -> Any:
+    """``groups``, after one unit per card in them is charged (union, intersect,
+    disjunction: charged once every part is evaluated, before they are combined)."""
+    _charge(st, sum(map(len, groups)), span, what)
+    return groups
+
+
+def _group(st: Gamestate, group: Sequence[Any], span: ast.Span) -> Sequence[Any]:
+    """One group of (all COLL 'V CARDS), after one unit per card in it is charged (the
+    native engine copies each group: this bounds its memory)."""
+    _charge(st, len(group), span, "(all ...)")
+    return group
+
+
+def reference_room(st: Gamestate, zone: list[int], span: ast.Span) -> None:
+    """(remember ...) into ``zone``: one unit, and no more references in a location than
+    a game may hold cards (MAX_CARDS): references are part of the game's size too."""
+    if len(zone) >= MAX_CARDS:
+        raise RuleError(
+            f"this location holds {len(zone)} references: no more may be remembered "
+            f"(a location holds at most {MAX_CARDS}, as many as a game may hold cards)",
+            span,
+        )
+    _charge(st, 1, span, "(remember ...)")
 
 
 def _tuples(st: Gamestate, cards: Sequence[int], score: ops.Score, n: int, span: ast.Span) -> Any:
@@ -202,10 +239,10 @@ def _runs(
 def _longest_trail(st: Gamestate, edges: Sequence[ops.Route], span: ast.Span) -> int:
     budget = st.budget
     try:
-        best, taken = ops.search_trails(edges, None if budget is None else budget.left)
+        best, taken = ops.search_trails(edges, None if budget is None else budget.room())
     except ops.TooMuchWork:
         assert budget is not None
-        raise over_budget(budget.limit, span, "(longest-path ...)") from None
+        raise budget.passed(span, "(longest-path ...)") from None
     _charge(st, taken, span, "(longest-path ...)")
     if not I64_MIN <= best <= I64_MAX:
         raise overflow("(longest-path ...)", span)
@@ -247,6 +284,25 @@ def _mul(x: int, y: int, span: ast.Span) -> int:
     return _in_range(x * y, "*", x, y, span)
 
 
+def _add_all(values: tuple[int, ...], span: ast.Span) -> int:
+    """(+ A B C ...): the exact sum, checked once (a partial sum may leave the range)."""
+    return _checked_sum(sum(values), _written("+", values), span)
+
+
+def _mul_all(values: tuple[int, ...], span: ast.Span) -> int:
+    """(* A B C ...): the exact product, checked once."""
+    product = 1
+    for v in values:
+        product *= v
+        if abs(product) > 2**63 and 0 not in values:  # it only grows: stop early
+            break
+    return _checked_sum(product, _written("*", values), span)
+
+
+def _written(op: str, values: tuple[int, ...]) -> str:
+    return f"({op} {' '.join(map(str, values))})"
+
+
 def checked_increment(old: int, sign: int, amount: int, span: ast.Span) -> int:
     """(inc ...) and (dec ...): the new value, checked (the exact sum: -MIN is not
     formed on its own)."""
@@ -262,6 +318,32 @@ def _checked_sum(value: int, what: str, span: ast.Span) -> int:
     raise overflow(what, span)
 
 
+def _contains(st: Gamestate, value: Any, items: Sequence[Any], span: ast.Span) -> bool:
+    _charge(st, len(items), span, "(contains ...)")
+    return value in items
+
+
+def _sort(st: Gamestate, cards: Sequence[int], pm: PointMap, span: ast.Span) -> list[int]:
+    _charge(st, len(cards), span, "(sort ...)")
+    return ops.sort_by_score(cards, _scorer(st, pm))
+
+
+def _run_at_end(
+    st: Gamestate, cards: Sequence[int], pm: PointMap, n: int, end: str, span: ast.Span
+) -> list[int]:
+    """(run top|bottom N ...): it sorts every prefix of at least N cards, so it is
+    charged the cards of all of them (native: O_RUNEND)."""
+    shortest, longest = max(n, 1), len(cards)
+    if longest >= shortest:
+        _charge(st, (longest * (longest + 1) - (shortest - 1) * shortest) // 2, span, "(run ...)")
+    return ops.run_at_end(cards, _scorer(st, pm), n, end)
+
+
+def _partition(st: Gamestate, cards: list[int], key: str, span: ast.Span) -> list[list[int]]:
+    _charge(st, len(cards), span, "(partition ...)")
+    return ops.partition(cards, st.cards, key)
+
+
 def _same_card(a: Any, b: Any) -> bool:
     return a is not None and a == b
 
@@ -272,9 +354,12 @@ def _power(base: int, exp: int, span: ast.Span) -> int:
     return _in_range(base**exp, "^", base, exp, span)
 
 
-def _score_extreme(st: Gamestate, cards: Sequence[int], pm: PointMap, want_max: bool) -> int:
+def _score_extreme(
+    st: Gamestate, cards: Sequence[int], pm: PointMap, want_max: bool, span: ast.Span
+) -> int:
     """Highest (lowest) score in a collection; -1 (2147483647) when it is empty, as in
     CardStock."""
+    _charge(st, len(cards), span, "(scoremax ...)" if want_max else "(scoremin ...)")
     if not cards:
         return -1 if want_max else 2147483647
     table = st.cards
@@ -369,6 +454,7 @@ def _attr(st: Gamestate, card: Any, key: str, default: Any, span: ast.Span) -> A
 
 
 def _total(st: Gamestate, cards: Sequence[int], key: str, span: ast.Span) -> int:
+    _charge(st, len(cards), span, "(total ...)")
     attrs = st.cards
     return _checked_sum(sum(attrs[c].get(key, 0) for c in cards), f"(total {key} ...)", span)
 

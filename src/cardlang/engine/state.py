@@ -100,6 +100,7 @@ class Gamestate:
         "mover",
         "decisions",
         "steps",
+        "work",
         "budget",
         "turns",
         # outcome
@@ -137,6 +138,7 @@ class Gamestate:
     mover: int  # the seat that makes the pending decision, -1 when none
     decisions: int
     steps: int  # steps since the last decision (bounded by Limits.max_steps)
+    work: int  # the game's work so far, its steps included (bounded by Limits.max_game_work)
     budget: WorkBudget | None  # the running new_game's or apply's work budget (work.py)
     turns: int
     # ------------------------------------------------------------ outcome
@@ -181,6 +183,7 @@ class Gamestate:
         self.mover = -1
         self.decisions = 0
         self.steps = 0
+        self.work = 0
         self.budget = None
         self.turns = 0
         # outcome
@@ -220,6 +223,7 @@ class Gamestate:
         c.mover = self.mover
         c.decisions = self.decisions
         c.steps = self.steps
+        c.work = self.work
         c.budget = self.budget  # shared: a copy made while the engine runs charges it too
         c.turns = self.turns
         # outcome

@@ -35,6 +35,18 @@ class Arith(Node):
     extra: tuple[Node, ...] = ()
 
 
+def written_operands(n: Arith) -> list[Node]:
+    """The operands of the form as written: the parser folds ``(+ A B C)`` into
+    ``(+ (+ A B) C)``, each fold spanning the whole form, and the engines check the
+    exact result of the whole form, not of each fold (docs/language.md, "Integers")."""
+    operands = [n.right]
+    while isinstance(n.left, Arith) and n.left.op == n.op and n.left.span == n.span:
+        n = n.left
+        operands.append(n.right)
+    operands.append(n.left)
+    return operands[::-1]
+
+
 @dataclass(frozen=True, slots=True)
 class UnaryInt(Node):
     """``(tri N)`` (triangular number) or ``(fib N)`` (Fibonacci number)."""
