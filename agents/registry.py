@@ -55,13 +55,33 @@ def make_agent(spec: str, seed: int) -> Any:
     return agent_maker(spec)(seed)
 
 
+def check_ready(specs: Iterable[str], game: Any) -> None:
+    """Refuse, before any game is played, an agent of ``specs`` that cannot play
+    ``game`` at all: each is made once, and its optional ``ready_for(game)`` raises a
+    UsageError (the neural agent: a model file that cannot load, or a model of another
+    game), which would otherwise fail every game of a batch one by one."""
+    for spec in dict.fromkeys(specs):
+        _ready(spec, make_agent(spec, 0), game)
+
+
+def _ready(spec: str, agent: Any, game: Any) -> None:
+    """``agent.ready_for(game)`` where a built-in has it: a user's class is asked
+    nothing outside its games (where its failures are its own)."""
+    ready = getattr(agent, "ready_for", None)
+    if ready is not None and not parse_spec(spec).is_plugin:
+        ready(game)
+
+
 def agent_warnings(specs: Iterable[str], game: Any) -> list[str]:
     """What the agents of ``specs`` say a person should know before they play ``game``
     (an agent's optional ``warnings_for(game)``: a bot made for another game, decisions
-    it has no rule for), each once."""
+    it has no rule for), each once; an agent that cannot play it at all is refused
+    first, as ``check_ready`` refuses it."""
     said: list[str] = []
     for spec in dict.fromkeys(specs):
-        check = getattr(make_agent(spec, 0), "warnings_for", None)
+        agent = make_agent(spec, 0)
+        _ready(spec, agent, game)
+        check = getattr(agent, "warnings_for", None)
         for line in check(game) if check is not None else ():
             if line not in said:
                 said.append(line)

@@ -99,6 +99,13 @@ class NeuralAgent:
             raise UsageError(f"neural: policy must be one of {', '.join(POLICIES)}, not {policy!r}")
         if not Path(model).exists():
             raise UsageError(f"neural: no model at {model}")
+        if device != "auto":  # a name torch cannot use fails here, not in every game
+            from cardlang.agents.neural.network import checked_device
+
+            try:
+                checked_device(device)
+            except UsageError as err:
+                raise UsageError(f"neural: {err}") from None
         self.path = model
         self.iterations = iterations
         self.temperature = temperature
@@ -124,6 +131,12 @@ class NeuralAgent:
             # the agent (a searching agent's is not, so it has no such method)
             self.probabilities = self._policy_probabilities
 
+    def ready_for(self, game: Game) -> None:
+        """Load the model and check it against ``game`` now: a file that is not a usable
+        model, or a model of another game, is a usage error before the first game is
+        played rather than a failure of every game (registry.check_ready)."""
+        self._prepare(game)
+
     def _prepare(self, game: Game) -> NeuralSearch:
         if self._search is not None and self._checked == id(game):
             return self._search
@@ -133,7 +146,7 @@ class NeuralAgent:
         if self.threads > 0:
             torch.set_num_threads(self.threads)
         model = cached_model(self.path, self.device)
-        check_game(model.game, game, self.other_game, self.path)
+        check_game(model.game, game, self.other_game, self.path, model.config)
         info = model.info.get("solo_value", {})
         solo = SoloValue(int(info.get("best", 1)), int(info.get("cap", 100)))
         self._search = NeuralSearch(

@@ -25,14 +25,22 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
-from cardlang.agents.neural.network import NetConfig, batch_tensors, make_net, pick_device
+from cardlang.agents.neural.network import (
+    SIZE_RANGES,
+    NetConfig,
+    batch_tensors,
+    make_net,
+    pick_device,
+    shown_value,
+    weight_shapes,
+)
 from torch import nn
 
 from cardlang.errors import UsageError
@@ -222,31 +230,126 @@ _PARTS = {"config": dict, "game": dict, "names": list, "state_dict": dict}
 
 def _malformed(data: Mapping[str, Any]) -> str | None:
     """What is wrong with a checkpoint's data (None: nothing): a missing or mistyped
-    part, settings of another version, weights that fail their checksum or are not
-    finite.  Files saved before the checksum have none to check."""
+    part, settings of another version or out of range, a name table or weights that do
+    not fit the settings, weights that fail their checksum or are not finite.  Every
+    part is checked before any of it is used: the file is untrusted, and torch would
+    build a network of any size it describes.  Files saved before the checksum have
+    none to check."""
     for part, kind in _PARTS.items():
         if not isinstance(data.get(part), kind):
             return f"its {part!r} is missing or not a {kind.__name__}"
+    problem = _info_problem(data.get("info", {}))
+    if problem:
+        return problem
+    config, problem = _settings(data)
+    if config is None:
+        return problem
+    problem = _names_problem(data["names"], config) or _weights_problem(data, config)
+    return problem
+
+
+def _settings(data: Mapping[str, Any]) -> tuple[NetConfig | None, str | None]:
+    """The checkpoint's network settings, checked in type and range (``NetConfig``
+    refuses what is out of range), and its game's; else None and what is wrong."""
+    try:
+        config = NetConfig(**data["config"])
+    except TypeError as err:
+        return None, f"its config settings are not this version's ({err})"
+    except UsageError as err:  # a value of the wrong type or out of range
+        return None, f"its {err}"
+    try:
+        GameIdentity(**data["game"])
+    except TypeError as err:
+        return None, f"its game settings are not this version's ({err})"
+    problem = _identity_problem(data["game"])
+    return (None, problem) if problem else (config, None)
+
+
+def _info_problem(info: object) -> str | None:
+    """What is wrong with the parts of a checkpoint's ``info`` that play reads (None:
+    nothing): the solo value's lengths (the agent divides by them) and the tokens'
+    odds of hidden cards."""
+    if not isinstance(info, dict):
+        return "its 'info' is not a dict"
+    solo = info.get("solo_value", {})
+    if not isinstance(solo, dict) or not all(
+        type(solo.get(key, 1)) is int and 1 <= solo.get(key, 1) <= 10**9 for key in ("best", "cap")
+    ):
+        return f"its info's solo_value is not two lengths from 1 up ({shown_value(solo)})"
+    counts = info.get("expected_counts")
+    if counts is not None and not isinstance(counts, str):
+        return f"its info's expected_counts is not a name ({shown_value(counts)})"
+    return None
+
+
+def _identity_problem(game: Mapping[str, Any]) -> str | None:
+    """What is wrong with the types of the game a checkpoint names (None: nothing)."""
+    for key in ("name", "sha256"):
+        if not isinstance(game.get(key), str):
+            return f"its game's {key} is not text"
+    params = game.get("params", {})
+    if not isinstance(params, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in params.items()
+    ):
+        return "its game's params are not names and values"
+    nplayers = game.get("nplayers", 2)
+    if type(nplayers) is not int or not 1 <= nplayers <= SIZE_RANGES["seats"][1]:
+        return f"its game's nplayers is not a number of players ({shown_value(nplayers)})"
+    return None
+
+
+def _names_problem(names: list[Any], config: NetConfig) -> str | None:
+    """What is wrong with a checkpoint's name table (None: nothing): ``names[0]`` is the
+    unknown name, and the table holds at most ``config.names`` rows."""
+    if not all(isinstance(n, str) for n in names):
+        return "its name table holds something other than names"
+    if not 1 <= len(names) <= config.names:
+        return f"its name table has {len(names):,} names; its settings allow 1 to {config.names:,}"
+    return None
+
+
+def _weights_problem(data: Mapping[str, Any], config: NetConfig) -> str | None:
+    """What is wrong with a checkpoint's weights (None: nothing): a tensor missing, left
+    over, of another shape or type than the settings' network has, a checksum that fails,
+    a value that is not finite."""
     state = data["state_dict"]
     if not all(isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in state.items()):
         return "its weights are not named tensors"
-    makers: tuple[tuple[str, Callable[..., object]], ...] = (
-        ("config", NetConfig),
-        ("game", GameIdentity),
-    )
-    for part, make in makers:
-        try:
-            make(**data[part])
-        except TypeError as err:
-            return f"its {part} settings are not this version's ({err})"
-    if not all(isinstance(n, str) for n in data["names"]):
-        return "its name table holds something other than names"
+    try:
+        expected = weight_shapes(config)  # a network too large is refused here
+    except UsageError as err:
+        return str(err)
+    problem = _fit_problem(state, expected)
+    if problem:
+        return problem
     saved = data.get("weights_sha256")
     if saved is not None and saved != weights_checksum(state):
         return "its weights do not match their checksum (the file is corrupt)"
     for name, tensor in state.items():
         if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
             return f"its weights hold NaN or infinite values ({name}): a run that diverged"
+    return None
+
+
+def _fit_problem(
+    state: Mapping[str, torch.Tensor], expected: Mapping[str, tuple[tuple[int, ...], torch.dtype]]
+) -> str | None:
+    """The first tensor of ``state`` that the network's ``expected`` shapes and types do
+    not have, or lack (None: they fit): said before any weight is copied."""
+    missing = sorted(set(expected) - set(state))
+    extra = sorted(set(state) - set(expected))
+    if missing or extra:
+        what = (
+            f"{missing[0]} is missing" if missing else f"{shown_value(extra[0])} is not one of them"
+        )
+        return f"its weights do not fit its network settings: {what}"
+    for name, (shape, dtype) in expected.items():
+        tensor = state[name]
+        if tuple(tensor.shape) != shape or tensor.dtype != dtype:
+            return (
+                f"its weights do not fit its network settings: {name} is {tensor.dtype} "
+                f"{tuple(tensor.shape)}, the settings make it {dtype} {shape}"
+            )
     return None
 
 
@@ -260,7 +363,8 @@ def load_model(
     """The model saved at ``path``; with ``game``, checked to be the game it learnt."""
     data = read_checkpoint(path)
     if game is not None:
-        check_game(GameIdentity(**data["game"]), game, other_game, path)
+        config = NetConfig(**data["config"])
+        check_game(GameIdentity(**data["game"]), game, other_game, path, config)
     return model_from_payload(data, path, device)
 
 
@@ -285,7 +389,19 @@ def load_weights(net: nn.Module, state_dict: Mapping[str, torch.Tensor], path: A
         raise UsageError(f"{path}: its weights do not fit its network settings: {detail}") from None
 
 
-def check_game(identity: GameIdentity, game: Game, other_game: bool, path: str | Path) -> None:
+def check_game(
+    identity: GameIdentity,
+    game: Game,
+    other_game: bool,
+    path: str | Path,
+    config: NetConfig | None = None,
+) -> None:
+    """A UsageError unless the model can play ``game``: the same number of players (and
+    a value per seat: ``config.seats``), and the rules it learnt unless ``other_game``."""
+    if config is not None and config.seats != game.nplayers:
+        raise UsageError(
+            f"model {path} values {config.seats} seat(s); this game has {game.nplayers}"
+        )
     if game.nplayers != identity.nplayers:
         raise UsageError(
             f"model {path} was trained for {identity.nplayers} player(s); this game has "

@@ -37,6 +37,7 @@ from dataclasses import asdict, dataclass
 import torch
 from torch import nn
 
+from cardlang.errors import UsageError
 from cardlang.information.tokens import BUCKETS, CONTINUOUS, KINDS, SITUATION, Batch
 
 from .kernels import distinct_rows, max_winners
@@ -57,20 +58,79 @@ class NetConfig:
     body: str = "transformer"  # or "deepsets" (a checkpoint without it: a transformer)
     phi_layers: int = 1  # deepsets: the layers of the per-token MLP
 
+    def __post_init__(self) -> None:
+        problem = config_problem(self)
+        if problem is not None:
+            raise UsageError(f"network settings: {problem}")
+
     def to_dict(self) -> dict[str, int | bool | str]:
         return asdict(self)
 
 
 BODIES = ("transformer", "deepsets")
 
+#: The range of each whole-number setting.  A checkpoint is untrusted input and
+#: ``cardlang train`` takes these from the command line: a value out of range is refused
+#: before any layer is built, since torch would allocate first (a million layers, a table
+#: of 10^10 names) and fail, if at all, deep inside.  Far above any model trained here.
+SIZE_RANGES: dict[str, tuple[int, int]] = {
+    "names": (2, 1 << 22),  # the unknown name and at least one more
+    "width": (1, 4096),
+    "heads": (1, 64),
+    "layers": (1, 64),
+    "feedforward": (1, 65536),
+    "hidden": (1, 65536),
+    "seats": (1, 256),
+    "phi_layers": (0, 64),
+}
+#: The most weights a network may have (800 MB as float32): checked on a network built
+#: without memory (torch's "meta" device) before the real one is made.
+MAX_PARAMETERS = 200_000_000
+
+
+def config_problem(config: NetConfig) -> str | None:
+    """What is wrong with ``config``'s values (None: nothing): a type or a range, or a
+    width the transformer's heads do not divide."""
+    for name, (low, high) in SIZE_RANGES.items():
+        value = getattr(config, name)
+        if type(value) is not int:  # bool is an int to Python, not a size here
+            return f"{name} must be a whole number, not {shown_value(value)}"
+        if not low <= value <= high:
+            return f"{name} must be from {low} to {high:,}, not {value:,}"
+    if type(config.solo) is not bool:
+        return f"solo must be true or false, not {shown_value(config.solo)}"
+    if config.body not in BODIES:
+        return f"body must be one of {', '.join(BODIES)}, not {shown_value(config.body)}"
+    if config.body == "transformer" and config.width % config.heads:
+        return f"width {config.width} is not a multiple of heads {config.heads}"
+    return None
+
+
+def shown_value(value: object, most: int = 40) -> str:
+    """A value in a message, cut short: it may come from a hostile file."""
+    text = repr(value)
+    return text if len(text) <= most else text[: most - 3] + "..."
+
+
+def weight_shapes(config: NetConfig) -> dict[str, tuple[tuple[int, ...], torch.dtype]]:
+    """The shape and type of each tensor of ``config``'s network, found without
+    allocating it (built on the meta device); a UsageError if it holds more than
+    ``MAX_PARAMETERS`` weights."""
+    with torch.device("meta"):
+        net = _BODY_CLASSES[config.body](config)
+    count = sum(p.numel() for p in net.parameters())
+    if count > MAX_PARAMETERS:
+        raise UsageError(
+            f"network settings: {count:,} weights, more than the {MAX_PARAMETERS:,} allowed "
+            "(lower names, width, layers, feedforward or hidden)"
+        )
+    return {name: (tuple(t.shape), t.dtype) for name, t in net.state_dict().items()}
+
 
 def make_net(config: NetConfig) -> nn.Module:
-    """The network ``config.body`` names."""
-    if config.body == "transformer":
-        return SetTransformerNet(config)
-    if config.body == "deepsets":
-        return DeepSetsNet(config)
-    raise ValueError(f"no network body named {config.body!r} (choose from {', '.join(BODIES)})")
+    """The network ``config.body`` names, its size checked before it is allocated."""
+    weight_shapes(config)
+    return _BODY_CLASSES[config.body](config)
 
 
 def mlp(inputs: int, hidden: int, outputs: int, layers: int = 2) -> nn.Sequential:
@@ -302,6 +362,12 @@ class DeepSetsNet(nn.Module):
         return _heads(self, summary, actions, action_mask)
 
 
+_BODY_CLASSES: dict[str, type[nn.Module]] = {
+    "transformer": SetTransformerNet,
+    "deepsets": DeepSetsNet,
+}
+
+
 class _DistinctActions:
     """The legal actions of a batch ([b, a] slots), each distinct one once: ``rows`` their
     name rows, ``inverse[i]`` the distinct action of the legal slot ``legal[i]``."""
@@ -349,7 +415,37 @@ def batch_tensors(batch: Batch, device: torch.device | str = "cpu") -> dict[str,
 
 
 def pick_device(requested: str = "auto") -> torch.device:
-    """``auto``: a GPU when one is present, else the CPU."""
+    """``auto``: a GPU when one is present, else the CPU; else the device named, which
+    must be one this machine has (``checked_device``)."""
     if requested == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(requested)
+    return checked_device(requested)
+
+
+#: The kinds of device a network may run on, and whether this machine has one of each.
+DEVICE_KINDS = ("cpu", "cuda", "mps")
+
+
+def checked_device(name: object) -> torch.device:
+    """The torch device ``name`` names (``cpu``, ``cuda``, ``cuda:1``, ``mps``), or a
+    UsageError: a name torch cannot parse, another kind of device, or one this machine
+    lacks (torch would fail at the first tensor moved there, or never look)."""
+    try:
+        device = torch.device(name) if isinstance(name, str) else None
+    except (RuntimeError, TypeError, ValueError):
+        device = None
+    if device is None or device.type not in DEVICE_KINDS:
+        raise UsageError(
+            f"device {shown_value(name)}: expected auto, cpu, cuda, cuda:N (a GPU's index) or mps"
+        )
+    if device.type == "cuda":
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if count == 0:
+            raise UsageError(f"device {name}: this machine has no CUDA GPU torch can use")
+        if device.index is not None and device.index >= count:
+            raise UsageError(
+                f"device {name}: this machine has {count} CUDA GPU(s), 0 to {count - 1}"
+            )
+    if device.type == "mps" and not torch.backends.mps.is_available():
+        raise UsageError(f"device {name}: MPS (Apple's GPU) is not available here")
+    return device

@@ -8,7 +8,6 @@ every seat's standing).  Nothing here plays a game; measures are pure functions 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -71,36 +70,58 @@ class GameRecord:
 
 
 def load_batch(store: RunStore, batch_id: int) -> list[GameRecord]:
-    """Every finished game of a batch, in batch order, with its decisions."""
-    conn = store.conn
-    games = conn.execute(
+    """Every finished game of a batch, in batch order, with its decisions; every value
+    read is checked (runs/rows.py): the records file is the user's, untrusted."""
+    store.check_batch(batch_id)
+    games = store.conn.execute(
         "SELECT id, idx, seed, agents, end_reason, turns, team_of FROM games "
         "WHERE batch_id = ? AND status = 'done' ORDER BY idx",
         (batch_id,),
     ).fetchall()
-    out = []
-    for game_id, idx, seed, agents, end_reason, turns, team_of in games:
-        results = conn.execute(
-            "SELECT score, rank, credit FROM results WHERE game_id = ? ORDER BY seat",
-            (game_id,),
-        ).fetchall()
-        out.append(
-            GameRecord(
-                id=game_id,
-                batch=batch_id,
-                index=idx,
-                seed=seed,
-                agents=tuple(json.loads(agents)),
-                end_reason=end_reason,
-                turns=turns or 0,
-                scores=tuple(r[0] for r in results),
-                ranks=tuple(r[1] for r in results),
-                credits=tuple(float(r[2]) for r in results),
-                decisions=_decisions(store, game_id),
-                team_of=_teams(team_of),
-            )
-        )
-    return out
+    return [_game_record(store, batch_id, row) for row in games]
+
+
+def _game_record(store: RunStore, batch_id: int, row: tuple[Any, ...]) -> GameRecord:
+    """One finished game of ``load_batch``, from its games row and its results rows."""
+    from cardlang.runs.rows import AGENTS, SEATS, RowCheck
+    from cardlang.runs.store import END_REASONS
+
+    game_id, idx, seed, agents, end_reason, turns, team_of = row
+    check = RowCheck(store.path, "games", game_id)
+    results = store.conn.execute(
+        "SELECT score, rank, credit FROM results WHERE game_id = ? ORDER BY seat", (game_id,)
+    ).fetchall()
+    scores, ranks, credits = _seat_results(store, game_id, results)
+    return GameRecord(
+        id=game_id,
+        batch=batch_id,
+        index=check.integer("idx", idx),
+        seed=check.integer("seed", seed),
+        agents=tuple(check.json("agents", agents, AGENTS)),
+        end_reason=check.text("end_reason", end_reason, END_REASONS),
+        turns=check.optional_integer("turns", turns) or 0,
+        scores=scores,
+        ranks=ranks,
+        credits=credits,
+        decisions=_decisions(store, game_id),
+        team_of=_teams(tuple(check.optional_json("team_of", team_of, SEATS) or ())),
+    )
+
+
+def _seat_results(
+    store: RunStore, game_id: int, results: list[tuple[Any, ...]]
+) -> tuple[tuple[int | None, ...], tuple[int | None, ...], tuple[float, ...]]:
+    """Each seat's score, rank and credit from its results row, checked."""
+    from cardlang.runs.rows import RowCheck
+    from cardlang.runs.store import MAX_SEATS
+
+    scores, ranks, credits = [], [], []
+    for seat, (score, rank, credit) in enumerate(results):
+        check = RowCheck(store.path, "results", f"(game {game_id}, seat {seat})")
+        scores.append(check.optional_integer("score", score, -(2**63)))
+        ranks.append(check.optional_integer("rank", rank, 1, MAX_SEATS))
+        credits.append(check.real("credit", credit, 0.0))
+    return tuple(scores), tuple(ranks), tuple(credits)
 
 
 def _decisions(store: RunStore, game_id: int) -> tuple[DecisionRecord, ...]:
@@ -124,7 +145,6 @@ def _tuple_or_none(values: list[Any] | None) -> tuple[Any, ...] | None:
     return tuple(values) if values is not None else None
 
 
-def _teams(text: str | None) -> tuple[int, ...]:
+def _teams(teams: tuple[int, ...]) -> tuple[int, ...]:
     """The stored team of each seat; () when every seat plays for itself."""
-    teams = tuple(json.loads(text)) if text else ()
     return teams if len(set(teams)) < len(teams) else ()

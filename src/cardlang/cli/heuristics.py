@@ -27,10 +27,12 @@ from cardlang.cli.options import (
     engine_of,
     engine_option,
     limit_options,
+    limits_of,
     output_dir,
     param_option,
     positive,
     seed_option,
+    workers_count,
 )
 from cardlang.errors import UsageError
 from cardlang.language.params import parse_param_args
@@ -65,7 +67,9 @@ def add_parser(sub: SubParsers) -> None:
         metavar="FILE",
         help=f"the records file games are kept in and reused from ({RECORDS_RULE})",
     )
-    p.add_argument("--workers", type=positive, default=None, help="workers (default: every core)")
+    p.add_argument(
+        "--workers", type=workers_count, default=None, help="workers (default: every core)"
+    )
     p.add_argument(
         "--backend",
         choices=("serial", "process", "ray"),
@@ -96,13 +100,12 @@ def add_parser(sub: SubParsers) -> None:
 def cmd_heuristics(args: argparse.Namespace) -> int:
     from cardlang.agents import make_agent
     from cardlang.analysis.experiment import Plan
-    from cardlang.engine.gamemaster import Limits
 
     variants = _variants(args)
     make_agent(args.ai, 0)  # a bad agent spec fails now, before any game is played
     backend, workers = backend_choice(args)  # the same rules as simulate's
     plan = Plan(
-        limits=Limits(args.max_decisions, args.max_steps, args.max_work),
+        limits=limits_of(args),
         games=args.games,
         seed=args.seed,
         ai=args.ai,

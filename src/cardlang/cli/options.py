@@ -29,6 +29,7 @@ __all__ = [
     "engine_option",
     "use_engine",
     "limit_options",
+    "limits_of",
     "param_option",
     "output_dir",
     "output_file",
@@ -81,6 +82,34 @@ def positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
     return value
+
+
+#: The most worker processes a command starts: far more than a machine has cores; a
+#: larger number is a typo that would fork until the machine gives out.
+MAX_WORKERS = 1024
+
+
+def workers_count(text: str) -> int:
+    """--workers: a whole number from 1 to ``MAX_WORKERS``."""
+    value = positive(text)
+    if value > MAX_WORKERS:
+        raise argparse.ArgumentTypeError(f"expected at most {MAX_WORKERS} workers, got {value:,}")
+    return value
+
+
+def positive_up_to(most: int, what: str) -> Any:
+    """The type of an option that is a whole number from 1 to ``most`` (``what`` names
+    its unit in the message): sizes that are allocated up front (lanes, buffers, batches)
+    fail with the usage rather than deep inside, out of memory."""
+
+    def parse(text: str) -> int:
+        value = positive(text)
+        if value > most:
+            raise argparse.ArgumentTypeError(f"expected at most {most:,} {what}, got {value:,}")
+        return value
+
+    parse.__name__ = what.replace(" ", "_")  # argparse names the type in some messages
+    return parse
 
 
 def whole(text: str) -> int:
@@ -258,8 +287,8 @@ def fresh_seed(given: int | None) -> int:
 
 
 def limit_options(p: argparse.ArgumentParser) -> None:
-    """--max-decisions, --max-steps and --max-work: when a game is cut off or fails for
-    its work (the engine's Limits)."""
+    """--max-decisions, --max-steps, --max-work and --max-game-work: when a game is cut
+    off or fails for its work (the engine's Limits; ``limits_of`` makes them)."""
     from cardlang.engine.gamemaster import Limits
 
     p.add_argument(
@@ -278,8 +307,29 @@ def limit_options(p: argparse.ArgumentParser) -> None:
         "--max-work",
         type=positive,
         default=Limits.max_work,
-        help="fail a game whose expressions do more than this much work from one decision "
-        f"to the next: elements looped over, groups built, routes searched ({Limits.max_work:,})",
+        help="fail a game that does more than this much work from one decision to the next: "
+        "elements looped over or read, loop passes, groups built, routes searched "
+        f"({Limits.max_work:,})",
+    )
+    p.add_argument(
+        "--max-game-work",
+        type=positive,
+        default=Limits.max_game_work,
+        help="fail a game whose work in all, its steps included, passes this "
+        f"({Limits.max_game_work:,})",
+    )
+
+
+def limits_of(args: argparse.Namespace) -> Any:
+    """The engine's Limits that ``limit_options`` read (--max-decisions, --max-steps,
+    --max-work, --max-game-work)."""
+    from cardlang.engine.gamemaster import Limits
+
+    return Limits(
+        args.max_decisions,
+        args.max_steps,
+        args.max_work,
+        getattr(args, "max_game_work", Limits.max_game_work),
     )
 
 
@@ -297,7 +347,7 @@ def backend_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--workers",
-        type=positive,
+        type=workers_count,
         default=None,
         metavar="K",
         help="worker processes (process: every core; ray: every CPU of the cluster); "

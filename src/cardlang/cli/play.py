@@ -24,6 +24,7 @@ from cardlang.cli.options import (
     engine_option,
     fresh_seed,
     limit_options,
+    limits_of,
     load_game_and_text,
     param_option,
     seed_option,
@@ -77,7 +78,6 @@ def person_game_options(p: argparse.ArgumentParser, *, advice: str) -> None:
 def cmd_play(args: argparse.Namespace) -> int:
     from cardlang.agents import make_agent
     from cardlang.agents.registry import agent_warnings
-    from cardlang.engine.gamemaster import Limits
     from cardlang.interactive import Abandoned, PersonSeat, Session
     from cardlang.interactive.session import PERSON, Seating, default_advisor
     from cardlang.interactive.table import seat_view, table_of
@@ -101,7 +101,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     make_agent(args.advisor, seed=0)  # a bad advisor spec is a usage error now, not at "?"
     for line in agent_warnings(others, game):
         print(f"warning: {line}", file=sys.stderr)
-    master = game.master(Limits(args.max_decisions, args.max_steps, args.max_work))
+    master = game.master(limits_of(args))
     session = Session(master, args.seed, advisor=args.advisor)
     front = TerminalFront()
     story = TerminalStory(session, args.seat, front.say)

@@ -28,6 +28,7 @@ from cardlang.cli.options import (
     engine_of,
     engine_option,
     limit_options,
+    limits_of,
     param_option,
     positive,
     seed_option,
@@ -74,24 +75,23 @@ def add_parser(sub: SubParsers) -> None:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from cardlang.agents import make_agent
-    from cardlang.agents.registry import agent_warnings
+    from cardlang.agents.registry import agent_warnings, check_ready
     from cardlang.compiler.load import load_game
-    from cardlang.engine.gamemaster import Limits
     from cardlang.runs.simulate import BatchInterrupted, parse_agent_specs
 
     params = parse_param_args(args.param)
     game = load_game(args.file, params=params, **engine_of(args))
     specs = parse_agent_specs(args.agents, game.nplayers)
-    for spec in set(specs):
-        make_agent(spec, 0)  # fail fast on a bad agent name, before any game is played
+    # a bad agent name, or a model that cannot load or learnt another game, is a usage
+    # error now, before any game is played (else every game would fail on it alone)
+    check_ready(specs, game)
     for line in agent_warnings(specs, game):  # a bot that cannot play what it is given
         print(f"warning: {line}", file=sys.stderr)
     batch = {
         "games": args.games,
         "seed": args.seed,
         "agent_specs": specs,
-        "limits": Limits(args.max_decisions, args.max_steps, args.max_work),
+        "limits": limits_of(args),
         "rotate_seats": args.rotate_seats,
         "params": params,
     }

@@ -30,6 +30,7 @@ from cardlang.cli.options import (
     engine_option,
     fraction,
     limit_options,
+    limits_of,
     load_game_and_text,
     non_negative,
     output_file,
@@ -149,7 +150,6 @@ def add_parser(sub: SubParsers) -> None:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    from cardlang.engine.gamemaster import Limits
     from cardlang.solve import opponent_model
     from cardlang.solve.policy_file import policy_document, save_policy
 
@@ -160,7 +160,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     game, text = load_game_and_text(args.file, args.param, **engine_of(args))
     if not 0 <= args.seat < game.nplayers:
         raise UsageError(f"--seat {args.seat}: the game has seats 0 to {game.nplayers - 1}")
-    master = game.master(Limits(args.max_decisions, args.max_steps, args.max_work))
+    master = game.master(limits_of(args))
     keys = state_keys_of(args, game)
     say = _reporter(args)
     clock = time.perf_counter()

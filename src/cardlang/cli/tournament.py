@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,16 +25,19 @@ from cardlang.cli.options import (
     engine_of,
     engine_option,
     limit_options,
+    limits_of,
     non_negative,
     output_file,
     param_option,
     positive,
     seed_option,
     whole,
+    workers_count,
 )
 from cardlang.errors import UsageError
 
 if TYPE_CHECKING:
+    from cardlang.engine.game import Game
     from cardlang.runs.tournament import TournamentResult
 
 __all__ = ["add_parser", "cmd_tournament"]
@@ -47,7 +51,8 @@ def add_parser(sub: SubParsers) -> None:
         description="Every pairing of the agents (every P-subset for a P-player game), "
         "seats rotated, N games each; each agent runs in a worker process of its own, an "
         "agent from a file sees only its view as plain data. An agent that crashes, runs "
-        "out of time or memory or answers illegal moves forfeits the game.",
+        "out of time or memory, answers illegal moves or breaks the protocol of its channel "
+        "forfeits the game.",
     )
     p.add_argument("file", metavar="FILE")
     p.add_argument(
@@ -56,10 +61,10 @@ def add_parser(sub: SubParsers) -> None:
         help="the agents, comma separated (built-in names, bot files, path/to/file.py:Class), "
         "parameters after colons: random,ismcts:iterations=200,my.py:MyAgent",
     )
-    p.add_argument("--games", type=positive, default=10, help="games per pairing (10)")
+    p.add_argument("--games", type=_games, default=10, help="games per pairing (10)")
     seed_option(p)
     p.add_argument(
-        "--workers", type=positive, default=1, metavar="K", help="games played at once (1)"
+        "--workers", type=workers_count, default=1, metavar="K", help="games played at once (1)"
     )
     p.add_argument("--db", metavar="FILE", help="record the games here; the same command resumes")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -87,17 +92,19 @@ def add_parser(sub: SubParsers) -> None:
     )
     p.add_argument(
         "--memory-limit",
-        type=whole,
+        type=_megabytes,
         default=2048,
         metavar="MB",
-        help="memory an agent's worker may take beyond its start-up, in MB; 0: no limit (2048)",
+        help="memory an agent's worker may take beyond its start-up, in MB, from 1 to "
+        f"{MAX_MEMORY_MB:,}; 'none': no limit (2048)",
     )
     p.add_argument(
         "--illegal-retries",
-        type=whole,
+        type=_retries,
         default=0,
         metavar="K",
-        help="illegal answers refused and asked again before the agent forfeits (0)",
+        help=f"illegal answers refused and asked again before the agent forfeits, 0 to "
+        f"{MAX_RETRIES} (0)",
     )
     p.add_argument(
         "--init-time-limit",
@@ -108,6 +115,7 @@ def add_parser(sub: SubParsers) -> None:
     )
     p.add_argument(
         "--secret",
+        type=_secret,
         metavar="HEX",
         help="the key the games' and the agents' seeds are derived under (32+ hex digits); "
         "default: a fresh one, kept in the records (--db) and printed with the results. "
@@ -130,16 +138,95 @@ def add_parser(sub: SubParsers) -> None:
     limit_options(p)
 
 
+#: Bounds of the sandbox's options.  Each is far past any real use; a larger value is a
+#: typo or an attack on the tournament itself (a billion retries let one agent stall
+#: every game; a day per decision is no limit at all).
+MAX_SECONDS = 86_400.0
+MAX_MEMORY_MB = 1 << 20  # 1 TiB
+MAX_RETRIES = 100
+#: Hex digits of a --secret: 512 bits is four times what the seeds need; the check of
+#: its digits (runs/tournament.py) would otherwise read a number of any length.
+MAX_SECRET_DIGITS = 128
+#: Games of one pairing, and of a whole tournament: its plan is made in memory before
+#: the first game.
+MAX_GAMES_PER_PAIRING = 1_000_000
+MAX_TOURNAMENT_GAMES = 10_000_000
+
+
 def _seconds(text: str) -> float:
+    """A time limit: seconds > 0, at most a day."""
     value = non_negative(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {value}")
+    if not 0 < value <= MAX_SECONDS:
+        raise argparse.ArgumentTypeError(
+            f"expected a number of seconds > 0 and at most {MAX_SECONDS:g}, got {value:g}"
+        )
     return value
+
+
+def _games(text: str) -> int:
+    """--games: per pairing, 1 to ``MAX_GAMES_PER_PAIRING``."""
+    value = positive(text)
+    if value > MAX_GAMES_PER_PAIRING:
+        raise argparse.ArgumentTypeError(
+            f"expected at most {MAX_GAMES_PER_PAIRING:,} games per pairing, got {value:,}"
+        )
+    return value
+
+
+def _megabytes(text: str) -> int:
+    """--memory-limit: MB from 1 to ``MAX_MEMORY_MB``, or ``none`` (0 inside: no limit).
+    0 is refused: it read as "no memory" and meant "no limit"."""
+    if text.strip().lower() == "none":
+        return 0
+    value = whole(text)
+    if not 1 <= value <= MAX_MEMORY_MB:
+        raise argparse.ArgumentTypeError(
+            f"expected MB from 1 to {MAX_MEMORY_MB:,} (or 'none' for no limit), got {value:,}"
+        )
+    return value
+
+
+def _retries(text: str) -> int:
+    """--illegal-retries: 0 to ``MAX_RETRIES``."""
+    value = whole(text)
+    if value > MAX_RETRIES:
+        raise argparse.ArgumentTypeError(f"expected at most {MAX_RETRIES} retries, got {value:,}")
+    return value
+
+
+def _secret(text: str) -> str:
+    """--secret: its length bounded here; its digits are checked with the records'."""
+    if len(text.strip()) > MAX_SECRET_DIGITS:
+        raise argparse.ArgumentTypeError(
+            f"expected at most {MAX_SECRET_DIGITS} hex digits, got {len(text.strip()):,}"
+        )
+    return text
+
+
+def _check_size(agents: int, players: int, games: int) -> None:
+    """Refuse a tournament of more than ``MAX_TOURNAMENT_GAMES`` games (every
+    ``players``-subset of the agents, ``games`` each): its plan is made before it starts."""
+    total = math.comb(agents, players) * games if agents >= players else 0
+    if total > MAX_TOURNAMENT_GAMES:
+        raise UsageError(
+            f"{agents} agents in groups of {players}, --games {games} each: {total:,} games, "
+            f"more than the {MAX_TOURNAMENT_GAMES:,} a tournament may plan"
+        )
+
+
+def _check_builtin_agents(agents: list[str], game: Game) -> None:
+    """A built-in agent that cannot play the game at all (a neural model that cannot
+    load, or learnt another game) is a usage error before the first game, not a forfeit
+    of each of its games.  Agents from files are not made here: their code runs only in
+    their jailed workers."""
+    from cardlang.agents.registry import check_ready
+    from cardlang.runs.sandbox import is_sandboxed
+
+    check_ready([spec for spec in agents if not is_sandboxed(spec)], game)
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
     from cardlang.compiler.load import load_game
-    from cardlang.engine.gamemaster import Limits
     from cardlang.language.params import parse_param_args
     from cardlang.runs.progress import games_bar
     from cardlang.runs.sandbox import SandboxLimits, harden_parent
@@ -156,6 +243,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         init_time_limit=args.init_time_limit,
         jail=not args.no_jail,
     )
+    _check_size(len(agents), game.nplayers, args.games)
+    _check_builtin_agents(agents, game)
     harden_parent()
     store = RunStore.open(args.db) if args.db else None
     total = len(seatings(agents, game.nplayers, args.games)) if len(agents) >= game.nplayers else 0
@@ -167,7 +256,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
                 games=args.games,
                 seed=args.seed,
                 sandbox=sandbox,
-                limits=Limits(args.max_decisions, args.max_steps, args.max_work),
+                limits=limits_of(args),
                 store=store,
                 params=params,
                 workers=args.workers,
@@ -217,6 +306,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 def _print_result(r: TournamentResult, by: str = "rating") -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     console = Console()
     counts = r.counts()
@@ -258,13 +348,13 @@ def _print_result(r: TournamentResult, by: str = "rating") -> None:
         score = "-" if row["score"] is None else f"{row['score']:.1%}"
         table.add_row(
             letters[spec],
-            spec,
+            Text(spec),  # plain text: no rich markup in a spec or an agent's words
             f"{row['rating']:.0f}",
             f"{row['ci_low']:.0f} - {row['ci_high']:.0f}",
             str(row["games"]),
             score,
             payoff,
-            lost,
+            Text(lost),
         )
     console.print(table)
     cross = r.cross_table()
@@ -285,8 +375,8 @@ def _print_result(r: TournamentResult, by: str = "rating") -> None:
 
 
 def _print_details(r: TournamentResult) -> None:
-    """--debug: the whole recorded text (a crash's traceback) of each agent's first
-    forfeit of each kind."""
+    """--debug: the whole recorded text (a crash's traceback among the agent's words,
+    made safe to print) of each agent's first forfeit of each kind."""
     for spec, kinds in r.forfeit_details().items():
         for kind, text in kinds.items():
             print(f"--- {spec}: first forfeit ({kind}) ---\n{text}")

@@ -24,9 +24,11 @@ from cardlang.cli.options import (
     param_option,
     positive,
     positive_float,
+    positive_up_to,
     record_given,
     seed_option,
     whole,
+    workers_count,
 )
 from cardlang.errors import UsageError
 from cardlang.language.params import parse_param_args, parse_param_draws
@@ -95,12 +97,15 @@ def add_parser(sub: SubParsers) -> None:
         "run learns is the same, a kill loses the rounds since the last checkpoint",
     )
     g.add_argument(
-        "--envs", type=positive, default=128, help="games played in lockstep, all lanes (128)"
+        "--envs",
+        type=positive_up_to(MAX_LANES, "games in lockstep"),
+        default=128,
+        help="games played in lockstep, all lanes (128)",
     )
     g.add_argument("--updates", type=positive, default=10, help="PPO updates per round (10)")
     g.add_argument(
         "--horizon",
-        type=positive,
+        type=positive_up_to(MAX_STEPS_HELD, "steps"),
         default=64,
         help="steps per game and update (64); a round's --horizon x --updates steps per game "
         "should exceed --max-decisions, or self-play games cut at the round's end are lost",
@@ -164,10 +169,15 @@ def add_parser(sub: SubParsers) -> None:
     g.add_argument(
         "--snapshot-every", type=positive, default=10, help="updates between snapshots (10)"
     )
-    g.add_argument("--snapshots", type=positive, default=8, help="snapshots kept (8)")
+    g.add_argument(
+        "--snapshots",
+        type=positive_up_to(10_000, "snapshots"),
+        default=8,
+        help="snapshots kept (8)",
+    )
     g.add_argument(
         "--actors",
-        type=positive,
+        type=workers_count,
         default=None,
         metavar="K",
         help="self-play actors, each stepping its share of --envs while the learner "
@@ -238,7 +248,10 @@ def add_parser(sub: SubParsers) -> None:
         help="search iterations per move (16; 0: raw policy)",
     )
     g.add_argument(
-        "--determinizations", type=positive, default=2, help="worlds evaluated per expansion (2)"
+        "--determinizations",
+        type=positive_up_to(1024, "worlds"),
+        default=2,
+        help="worlds evaluated per expansion (2)",
     )
     g.add_argument(
         "--temperature", type=non_negative, default=1.0, help="move choice temperature (1)"
@@ -257,7 +270,7 @@ def add_parser(sub: SubParsers) -> None:
     )
     g.add_argument(
         "--considered",
-        type=positive,
+        type=positive_up_to(1024, "moves"),
         default=8,
         help="--policy gumbel: the moves its root considers, sampled (8)",
     )
@@ -279,12 +292,15 @@ def add_parser(sub: SubParsers) -> None:
     )
     g.add_argument(
         "--batch-size",
-        type=positive,
+        type=positive_up_to(MAX_STEPS_HELD, "samples"),
         default=None,
         help="samples per gradient step (ppo 256, search 128)",
     )
     g.add_argument(
-        "--buffer", type=positive, default=50_000, help="search: replay buffer, samples (50000)"
+        "--buffer",
+        type=positive_up_to(MAX_STEPS_HELD * 100, "samples"),
+        default=50_000,
+        help="search: replay buffer, samples (50000)",
     )
     g.add_argument(
         "--lr", type=non_negative, default=None, help="learning rate (ppo 0.0003, search 0.001)"
@@ -320,7 +336,12 @@ def add_parser(sub: SubParsers) -> None:
     g.add_argument("--layers", type=positive, default=2, help="transformer layers (2)")
     g.add_argument("--feedforward", type=positive, default=128, help="feed-forward width (128)")
     g.add_argument("--hidden", type=positive, default=128, help="heads' MLP width (128)")
-    g.add_argument("--device", default="auto", help="auto (a GPU when present), cpu, cuda")
+    g.add_argument(
+        "--device",
+        type=_device,
+        default="auto",
+        help="auto (a GPU when present), cpu, cuda, cuda:N or mps: one this machine has",
+    )
     g = p.add_argument_group("evaluation")
     g.add_argument(
         "--evaluate-every", type=whole, default=5, help="rounds between evaluations (5; 0: never)"
@@ -334,6 +355,40 @@ def add_parser(sub: SubParsers) -> None:
     )
     backend_options(p)
     record_given(p)  # a resumed run refuses changed settings (run_folder.py)
+
+
+#: Bounds of what training allocates up front: games stepped in lockstep, and steps or
+#: samples held at once (a batch, a horizon; a replay buffer up to 100 times as many).
+MAX_LANES = 65_536
+MAX_STEPS_HELD = 1_000_000
+
+
+def _device(text: str) -> str:
+    """--device: ``auto``, or a device torch parses and this machine has (a name it
+    cannot use is refused here, not trained past on the CPU)."""
+    if text == "auto":
+        return text
+    try:
+        from cardlang.agents.neural.network import checked_device
+    except ImportError:  # no torch: cmd_train says how to install it
+        return text
+    try:
+        checked_device(text)
+    except UsageError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+    return text
+
+
+def _check_network(args: argparse.Namespace, body: str) -> None:
+    """The network options' values and the size of the network they make, checked before
+    any set-up (torch would allocate a network of any size first)."""
+    from cardlang.agents.neural.network import NetConfig, weight_shapes
+
+    sizes = {name: getattr(args, name) for name in ("width", "heads", "layers", "feedforward")}
+    try:
+        weight_shapes(NetConfig(**sizes, hidden=args.hidden, body=body))
+    except UsageError as err:
+        raise UsageError(f"--width, --heads, --layers, --feedforward, --hidden: {err}") from None
 
 
 #: Options whose setting has another name in TrainConfig.
@@ -354,6 +409,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     if args.width % args.heads:
         raise UsageError(f"--width {args.width} must be a multiple of --heads {args.heads}")
+    _check_network(args, args.body or ("deepsets" if args.algorithm == "ppo" else "transformer"))
     backend, workers = backend_choice(args)
     if args.backend is None and args.workers is None:
         backend = "process"  # self-play is the slow part: use every core by default

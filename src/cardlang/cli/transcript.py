@@ -14,7 +14,6 @@ May import: anything in cardlang (the command line sits above everything).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TYPE_CHECKING
 
@@ -24,6 +23,7 @@ from cardlang.cli.options import (
     engine_of,
     engine_option,
     limit_options,
+    limits_of,
     param_option,
     positive,
     seed_option,
@@ -70,8 +70,8 @@ def add_parser(sub: SubParsers) -> None:
 
 def cmd_transcript(args: argparse.Namespace) -> int:
     from cardlang.agents import make_agent
+    from cardlang.agents.registry import check_ready
     from cardlang.compiler.load import load_game
-    from cardlang.engine.gamemaster import Limits
     from cardlang.runs.planned import agent_seeds
     from cardlang.runs.runner import play_game
     from cardlang.runs.simulate import parse_agent_specs
@@ -86,9 +86,10 @@ def cmd_transcript(args: argparse.Namespace) -> int:
     seed = 0 if args.seed is None else args.seed
     game = load_game(args.file, params=parse_param_args(args.param), **engine_of(args))
     specs = parse_agent_specs(args.agents, game.nplayers)
+    check_ready(specs, game)  # a model that cannot load: a usage error, not a failed game
     seeds = agent_seeds(seed, len(specs))
     agents = [make_agent(spec, s) for spec, s in zip(specs, seeds, strict=True)]
-    limits = Limits(args.max_decisions, args.max_steps, args.max_work)
+    limits = limits_of(args)
     master = game.master(limits)
     if not _wants_story(args, game.nplayers):
         result, st = play_game(master, agents, seed, record=True, names=specs)
@@ -196,6 +197,6 @@ def _print_listing(store: RunStore) -> None:
     print(f"{'id':>6} {'batch':>5} {'#':>5} {'seed':>20}  {'end':<17} {'dec':>5}  agents: scores")
     for gid, batch, idx, seed, status, end, decisions, agents, scores, _ in rows:
         end = end or status
-        agents_text = ",".join(json.loads(agents))
+        agents_text = ",".join(agents)
         tail = f"{agents_text}: {scores}" if scores else agents_text
         print(f"{gid:>6} {batch:>5} {idx:>5} {seed:>20}  {end:<17} {decisions or 0:>5}  {tail}")

@@ -189,6 +189,7 @@ class Session:
             max_decisions=self.master.limits.max_decisions,
             max_steps=self.master.limits.max_steps,
             max_work=self.master.limits.max_work,
+            max_game_work=self.master.limits.max_game_work,
         )
         result = self.master.result(self.st)
         with RunStore.open(db) as store:

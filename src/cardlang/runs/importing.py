@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from cardlang.engine.protocol import Engine
-from cardlang.errors import CardlangError
+from cardlang.errors import I64_MAX, CardlangError
 from cardlang.information.vocabulary import Vocabulary, option_key
 from cardlang.inputs import regular_file
 from cardlang.runs.runner import Decision
@@ -130,6 +130,8 @@ def _whole(value: Any, path: Path, line: int, what: str) -> int:
         raise LogImportError(f"{path}:{line}: {what} {value!r} is not a whole number") from None
     if n < 0:
         raise LogImportError(f"{path}:{line}: {what} {n} is negative")
+    if n > I64_MAX:  # the records' integers are 64-bit: SQLite could not store it
+        raise LogImportError(f"{path}:{line}: {what} {n} is more than {I64_MAX}")
     return n
 
 
@@ -206,6 +208,7 @@ def import_log(
         max_decisions=master.limits.max_decisions,
         max_steps=master.limits.max_steps,
         max_work=master.limits.max_work,
+        max_game_work=master.limits.max_game_work,
     )
     with RunStore.open(db) as store:
         batch_id, _ = store.plan(

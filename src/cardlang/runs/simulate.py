@@ -194,6 +194,7 @@ def batch_spec(
         max_decisions=limits.max_decisions,
         max_steps=limits.max_steps,
         max_work=limits.max_work,
+        max_game_work=limits.max_game_work,
     )
 
 

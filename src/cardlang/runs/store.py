@@ -38,17 +38,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cardlang.engine.gamemaster import Limits
-from cardlang.engine.state import COMPLETED, FAILED
-from cardlang.engine.work import DEFAULT_MAX_WORK
-from cardlang.errors import UsageError
+from cardlang.engine.state import COMPLETED, CUTOFF, FAILED
+from cardlang.engine.work import DEFAULT_MAX_GAME_WORK, DEFAULT_MAX_WORK
+from cardlang.errors import I64_MIN, UsageError
 from cardlang.inputs import regular_file
+from cardlang.runs.rows import AGENTS, NAMES, NUMBERS, PARAMS, SEATS, RowCheck
 
 if TYPE_CHECKING:
     from cardlang.engine.gamemaster import GameResult
     from cardlang.runs.runner import Decision
 
 APPLICATION = "cardlang-runs"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -66,7 +67,8 @@ CREATE TABLE IF NOT EXISTS batches (
     max_decisions INTEGER NOT NULL,
     max_steps INTEGER NOT NULL,
     created TEXT NOT NULL,
-    max_work INTEGER
+    max_work INTEGER,
+    max_game_work INTEGER
 );
 CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY,
@@ -120,7 +122,8 @@ CREATE TABLE IF NOT EXISTS results (
 #: ``decisions`` (NULL in games recorded before: they were never estimated); version 3
 #: adds a search's move distribution (``policy``, the neural agent's training target);
 #: version 4 the batch's work budget (``max_work``; NULL in batches made before: they
-#: ran with none, and replay with the default).
+#: ran with none, and replay with the default); version 5 the game's whole work budget
+#: (``max_game_work``; NULL in batches made before, which replay with the default).
 _MIGRATIONS: dict[int, tuple[str, ...]] = {
     1: (
         "ALTER TABLE decisions ADD COLUMN value REAL",
@@ -129,6 +132,7 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
     ),
     2: ("ALTER TABLE decisions ADD COLUMN policy TEXT",),
     3: ("ALTER TABLE batches ADD COLUMN max_work INTEGER",),
+    4: ("ALTER TABLE batches ADD COLUMN max_game_work INTEGER",),
 }
 _DECISION_COLUMNS = (
     "game_id, idx, seat, situation, action_key, option_index, options, illegal, "
@@ -136,6 +140,15 @@ _DECISION_COLUMNS = (
 )
 
 _PAGE = 1000  # planned games read at a time, so a huge batch is never held in memory
+
+#: What the records hold of a game, checked as each row is read (rows.py): the states
+#: of a game row, and how a played game ended ("forfeit": a tournament's agent forfeited).
+STATUSES = ("planned", "done")
+END_REASONS = (COMPLETED, FAILED, f"{CUTOFF}:decisions", f"{CUTOFF}:steps", "forfeit")
+#: The most seats a recorded game may have, and the most options of a decision: far
+#: beyond any game, and small enough that no reader is asked to make absurd lists.
+MAX_SEATS = 1024
+MAX_OPTIONS = 10**9
 
 
 def now() -> str:
@@ -168,6 +181,7 @@ class BatchSpec:
     max_decisions: int
     max_steps: int
     max_work: int = DEFAULT_MAX_WORK
+    max_game_work: int = DEFAULT_MAX_GAME_WORK
 
     def key(self, sized: bool = True) -> str:
         """The batch's identity as a hash.  ``sized=False``: without its number of games,
@@ -180,6 +194,8 @@ class BatchSpec:
             identity["extensible"] = True
         if self.max_work == DEFAULT_MAX_WORK:  # a batch made before there was one
             del identity["max_work"]
+        if self.max_game_work == DEFAULT_MAX_GAME_WORK:  # likewise
+            del identity["max_game_work"]
         identity["agents"] = list(self.agents)
         text = json.dumps(identity, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
@@ -237,6 +253,7 @@ class Outcome:
 
 
 _AGENT_KIND = re.compile(r"agent P(\d+): ")
+_SCORE = re.compile(r"-|-?\d{1,19}")  # a seat's score in the listing, or none
 
 
 @dataclass(frozen=True)
@@ -257,13 +274,14 @@ class StoredGame:
     max_decisions: int
     max_steps: int
     max_work: int = DEFAULT_MAX_WORK
+    max_game_work: int = DEFAULT_MAX_GAME_WORK
     error_kind: str | None = None  # why it failed, if it did (Outcome.error_kind)
     error: str | None = None  # the error as rendered
 
     @property
     def limits(self) -> Limits:
         """The limits its batch was played under: a replay uses the same."""
-        return Limits(self.max_decisions, self.max_steps, self.max_work)
+        return Limits(self.max_decisions, self.max_steps, self.max_work, self.max_game_work)
 
 
 class RunStore:
@@ -314,7 +332,7 @@ class RunStore:
                 f"{self.path} is an SQLite database but not cardlang's records "
                 "(no cardlang meta table); choose another file"
             )
-        version = int(meta.get("schema_version", "0"))
+        version = self._schema_version(meta)
         if version in _MIGRATIONS:
             self._migrate(version)
         elif version != SCHEMA_VERSION:
@@ -350,7 +368,7 @@ class RunStore:
         upgraded the file."""
         try:
             with self.transaction() as conn:
-                version = int(self._meta().get("schema_version", "0"))
+                version = self._schema_version(self._meta())
                 while version in _MIGRATIONS:
                     for statement in _MIGRATIONS[version]:
                         conn.execute(statement)
@@ -366,6 +384,17 @@ class RunStore:
 
     def _meta(self) -> dict[str, str]:
         return {k: v for k, v in self.conn.execute("SELECT key, value FROM meta")}
+
+    def _schema_version(self, meta: dict[str, Any]) -> int:
+        """The meta table's schema version, as a number (0 where it names none)."""
+        text = meta.get("schema_version", "0")
+        if not (isinstance(text, str) and text.isascii() and text.isdigit() and len(text) < 6):
+            raise self._check("meta", "'schema_version'").fail("value", text, "a version number")
+        return int(text)
+
+    def _check(self, table: str, row: object) -> RowCheck:
+        """The checks of a row of ``table`` read from this file (rows.py)."""
+        return RowCheck(self.path, table, row)
 
     def close(self) -> None:
         self.conn.close()
@@ -388,6 +417,19 @@ class RunStore:
             raise
         self.conn.execute("COMMIT")
 
+    @contextmanager
+    def _snapshot(self) -> Iterator[None]:
+        """Reads that see one state of the file (one read transaction), unless a
+        transaction is open already."""
+        if self.conn.in_transaction:
+            yield
+            return
+        self.conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self.conn.execute("COMMIT")
+
     # ------------------------------------------------------------ batches
     def plan(
         self,
@@ -407,7 +449,9 @@ class RunStore:
         with self.transaction() as conn:
             row = conn.execute("SELECT id, games FROM batches WHERE key = ?", (key,)).fetchone()
             if row is not None:
-                batch_id, held = int(row[0]), int(row[1])
+                check = self._check("batches", f"with key {key[:12]}...")
+                batch_id = check.integer("id", row[0], 1)
+                held = check.integer("games", row[1], 0)
                 if extensible and spec.games > held:
                     more = itertools.islice(enumerate(planner()), held, spec.games)
                     conn.executemany(
@@ -421,7 +465,7 @@ class RunStore:
             cur = conn.execute(
                 "INSERT INTO batches (key, game_path, game_file, game_sha256, params, "
                 "root_seed, games, agents, rotate_seats, max_decisions, max_steps, created, "
-                "max_work) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "max_work, max_game_work) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     key,
                     spec.game_path,
@@ -436,6 +480,7 @@ class RunStore:
                     spec.max_steps,
                     now(),
                     spec.max_work,
+                    spec.max_game_work,
                 ),
             )
             batch_id = int(cur.lastrowid or 0)
@@ -455,7 +500,14 @@ class RunStore:
         row = self.conn.execute(
             "SELECT value FROM meta WHERE key = ?", (_secret_key(batch_id),)
         ).fetchone()
-        return None if row is None else str(row[0])
+        if row is None:
+            return None
+        secret = self._check("meta", repr(_secret_key(batch_id))).text("value", row[0])
+        if not 32 <= len(secret) <= 128 or not all(c in "0123456789abcdef" for c in secret):
+            raise self._check("meta", repr(_secret_key(batch_id))).fail(
+                "value", secret, "a tournament secret (32 to 128 lowercase hex digits)"
+            )
+        return secret
 
     def count(self, batch_id: int, status: str) -> int:
         """How many of the batch's games are 'planned' or 'done'."""
@@ -467,11 +519,46 @@ class RunStore:
     def batch_games(self, batch_id: int) -> int:
         """How many games the batch holds, planned or played."""
         row = self.conn.execute("SELECT games FROM batches WHERE id = ?", (batch_id,)).fetchone()
-        return int(row[0]) if row is not None else 0
+        return self._check("batches", batch_id).integer("games", row[0]) if row is not None else 0
+
+    def check_batch(self, batch_id: int) -> None:
+        """Refuse a batch whose games cannot all be counted: a game row of a status that
+        is neither planned nor done, a done game without its results, or fewer or more
+        game rows than the batch holds.  Without this, a resumed batch would skip such a
+        game for ever and report itself interrupted."""
+        odd = self.conn.execute(
+            "SELECT id, status FROM games WHERE batch_id = ? AND "
+            "(status IS NULL OR status NOT IN (?, ?)) ORDER BY idx LIMIT 1",
+            (batch_id, *STATUSES),
+        ).fetchone()
+        if odd is not None:
+            raise self._check("games", odd[0]).fail("status", odd[1], "planned or done")
+        bare = self.conn.execute(
+            "SELECT id FROM games g WHERE batch_id = ? AND status = 'done' AND NOT EXISTS "
+            "(SELECT 1 FROM results r WHERE r.game_id = g.id) ORDER BY idx LIMIT 1",
+            (batch_id,),
+        ).fetchone()
+        if bare is not None:
+            raise UsageError(
+                f"{self.path}: table games, row {bare[0]}: the game is done but table "
+                "results holds no row of it; the records are damaged"
+            )
+        with self._snapshot():  # another process may extend the batch meanwhile
+            rows = self.conn.execute(
+                "SELECT count(*) FROM games WHERE batch_id = ?", (batch_id,)
+            ).fetchone()[0]
+            held = self.batch_games(batch_id)
+        if rows != held:
+            raise UsageError(
+                f"{self.path}: table batches, row {batch_id}: column games says {held:,} "
+                f"games, but table games holds {rows:,} of the batch; the records are damaged"
+            )
 
     def pending(self, batch_id: int) -> Iterator[PlannedGame]:
         """The batch's games still to play, in order, read a page at a time (the caller
-        writes between pages, so no cursor stays open across writes)."""
+        writes between pages, so no cursor stays open across writes).  A batch whose
+        games cannot all be counted is refused first (``check_batch``)."""
+        self.check_batch(batch_id)
         last = -1
         while True:
             rows = self.conn.execute(
@@ -481,37 +568,71 @@ class RunStore:
             ).fetchall()
             if not rows:
                 return
-            for game_id, idx, seed, agents in rows:
-                yield PlannedGame(game_id, idx, seed, tuple(json.loads(agents)))
+            for row in rows:
+                yield self._planned(row)
             last = rows[-1][1]
 
+    def _planned(self, row: Sequence[Any]) -> PlannedGame:
+        """A planned game from its (id, idx, seed, agents) row, checked."""
+        check = self._check("games", row[0])
+        return PlannedGame(
+            check.integer("id", row[0], 1),
+            check.integer("idx", row[1]),
+            check.integer("seed", row[2]),
+            tuple(check.json("agents", row[3], AGENTS)),
+        )
+
     def finished(self, batch_id: int) -> Iterator[tuple[tuple[str, ...], Outcome]]:
-        """The batch's finished games in order: each seat's agent, and the outcome."""
+        """The batch's finished games in order: each seat's agent, and the outcome (a
+        batch whose games cannot all be counted is refused first: ``check_batch``)."""
+        self.check_batch(batch_id)
         rows = self.conn.execute(
             "SELECT g.id, g.agents, g.end_reason, g.decisions, g.turns, g.team_of, "
-            "g.error_kind, g.error, r.credit, r.rank, r.score FROM games g JOIN results r "
+            "g.error_kind, g.error, r.credit, r.rank, r.score, r.seat FROM games g "
+            "JOIN results r "
             "ON r.game_id = g.id WHERE g.batch_id = ? AND g.status = 'done' "
             "ORDER BY g.idx, r.seat",
             (batch_id,),
         )
         for _, group in itertools.groupby(rows, key=lambda r: r[0]):
-            seats = list(group)
-            first = seats[0]
-            completed = first[2] == COMPLETED
-            yield (
-                tuple(json.loads(first[1])),
-                Outcome(
-                    end_reason=first[2],
-                    decisions=first[3],
-                    turns=first[4],
-                    credits=tuple(float(r[8]) for r in seats),
-                    winners=tuple(s for s, r in enumerate(seats) if completed and r[9] == 1),
-                    team_of=tuple(json.loads(first[5])) if first[5] else (),
-                    error_kind=first[6],
-                    error_text=first[7],
-                    scores=tuple(r[10] for r in seats),
-                ),
-            )
+            yield self._finished(list(group))
+
+    def _finished(self, seats: list[Sequence[Any]]) -> tuple[tuple[str, ...], Outcome]:
+        """A finished game's agents and outcome from its rows (one per seat), checked:
+        one results row per agent, every value of the type and range it is written with."""
+        first = seats[0]
+        check = self._check("games", first[0])
+        agents = tuple(check.json("agents", first[1], AGENTS))
+        if len(seats) != len(agents):
+            raise check.fail("agents", first[1], f"{len(seats)} agents, one per results row")
+        end_reason = check.text("end_reason", first[2], END_REASONS)
+        credits, ranks, scores = self._seat_results(first[0], seats)
+        completed = end_reason == COMPLETED
+        return agents, Outcome(
+            end_reason=end_reason,
+            decisions=check.integer("decisions", first[3]),
+            turns=check.integer("turns", first[4]),
+            credits=credits,
+            winners=tuple(s for s, rank in enumerate(ranks) if completed and rank == 1),
+            team_of=tuple(check.optional_json("team_of", first[5], SEATS) or ()),
+            error_kind=check.optional_text("error_kind", first[6]),
+            error_text=check.optional_text("error", first[7]),
+            scores=scores,
+        )
+
+    def _seat_results(
+        self, game_id: object, seats: list[Sequence[Any]]
+    ) -> tuple[tuple[float, ...], tuple[int | None, ...], tuple[int | None, ...]]:
+        """Each seat's credit, rank and score from a game's results rows (columns 8 to
+        11 of ``finished``'s query: credit, rank, score, seat), seats 0, 1, ... in order."""
+        credits, ranks, scores = [], [], []
+        for expected, row in enumerate(seats):
+            check = self._check("results", f"(game {game_id}, seat {row[11]!r})")
+            check.integer("seat", row[11], expected, expected)
+            credits.append(check.real("credit", row[8], 0.0))
+            ranks.append(check.optional_integer("rank", row[9], 1, MAX_SEATS))
+            scores.append(check.optional_integer("score", row[10], I64_MIN))
+        return tuple(credits), tuple(ranks), tuple(scores)
 
     # ------------------------------------------------------------ games
     def save(
@@ -574,33 +695,45 @@ class RunStore:
         row = self.conn.execute(
             "SELECT g.id, g.batch_id, g.idx, g.seed, g.agents, g.status, g.end_reason, "
             "b.game_path, b.game_file, b.game_sha256, b.params, b.max_decisions, b.max_steps, "
-            "g.error_kind, g.error, b.max_work FROM games g JOIN batches b ON b.id = g.batch_id "
-            "WHERE g.id = ?",
+            "g.error_kind, g.error, b.max_work, b.max_game_work "
+            "FROM games g JOIN batches b ON b.id = g.batch_id WHERE g.id = ?",
             (game_id,),
         ).fetchone()
         if row is None:
             last = self.conn.execute("SELECT max(id) FROM games").fetchone()[0]
             known = f"its games are 1-{last}" if last else "it holds no games"
             raise UsageError(f"no game {game_id} in {self.path} ({known})")
-        gid, batch_id, idx, seed, agents, status, end_reason, path, file, sha = row[:10]
-        params, md, ms, error_kind, error, mw = row[10:]
+        return self._stored(row)
+
+    def _stored(self, row: Sequence[Any]) -> StoredGame:
+        """A ``game`` row (a game with its batch's settings), every column checked."""
+        game = self._check("games", row[0])
+        batch = self._check("batches", row[1])
+        status = game.text("status", row[5], STATUSES)
+        # a planned game has not ended: whatever its end_reason holds is not read
+        end_reason = None if status == "planned" else game.text("end_reason", row[6], END_REASONS)
         return StoredGame(
-            id=gid,
-            batch_id=batch_id,
-            idx=idx,
-            seed=seed,
-            agents=tuple(json.loads(agents)),
+            id=game.integer("id", row[0], 1),
+            batch_id=batch.integer("id", row[1], 1),
+            idx=game.integer("idx", row[2]),
+            seed=game.integer("seed", row[3]),
+            agents=tuple(game.json("agents", row[4], AGENTS)),
             status=status,
             end_reason=end_reason,
-            game_path=path,
-            game_file=file,
-            game_sha256=sha,
-            params=json.loads(params),
-            max_decisions=md,
-            max_steps=ms,
-            max_work=DEFAULT_MAX_WORK if mw is None else mw,
-            error_kind=error_kind,
-            error=error,
+            game_path=batch.text("game_path", row[7]),
+            game_file=batch.text("game_file", row[8]),
+            game_sha256=batch.text("game_sha256", row[9]),
+            params=batch.json("params", row[10], PARAMS),
+            max_decisions=batch.integer("max_decisions", row[11], 1),
+            max_steps=batch.integer("max_steps", row[12], 1),
+            max_work=DEFAULT_MAX_WORK if row[15] is None else batch.integer("max_work", row[15], 1),
+            max_game_work=(
+                DEFAULT_MAX_GAME_WORK
+                if row[16] is None
+                else batch.integer("max_game_work", row[16], 1)
+            ),
+            error_kind=game.optional_text("error_kind", row[13]),
+            error=game.optional_text("error", row[14]),
         )
 
     def done_games(self, game_sha256: str | None = None) -> list[int]:
@@ -614,30 +747,113 @@ class RunStore:
         return [row[0] for row in self.conn.execute(sql + " ORDER BY g.id", args)]
 
     def choices(self, game_id: int) -> list[tuple[int, int, int]]:
-        """A game's moves in order: (seat, option index, number of options)."""
-        return self.conn.execute(
-            "SELECT seat, option_index, options FROM decisions WHERE game_id = ? ORDER BY idx",
+        """A game's moves in order: (seat, option index, number of options), checked."""
+        rows = self.conn.execute(
+            "SELECT idx, seat, option_index, options FROM decisions WHERE game_id = ? ORDER BY idx",
             (game_id,),
         ).fetchall()
+        out = []
+        for expected, (idx, seat, index, options) in enumerate(rows):
+            check = self._decision_check(game_id, expected, idx)
+            out.append(self._choice(check, seat, index, options))
+        return out
+
+    def _decision_check(self, game_id: int, expected: int, idx: object) -> RowCheck:
+        """The checks of a game's decision row ``expected`` (0, 1, ... in order): a
+        decision missing from the middle would replay another game."""
+        check = self._check("decisions", f"(game {game_id}, idx {idx!r})")
+        check.integer("idx", idx, expected, expected)
+        return check
+
+    @staticmethod
+    def _choice(
+        check: RowCheck, seat: object, index: object, options: object
+    ) -> tuple[int, int, int]:
+        """(seat, option index, options) of a decision row, each in its range."""
+        count = check.integer("options", options, 1, MAX_OPTIONS)
+        return (
+            check.integer("seat", seat, 0, MAX_SEATS - 1),
+            check.integer("option_index", index, 0, count - 1),
+            count,
+        )
 
     def decisions(self, game_id: int) -> list[dict[str, Any]]:
-        """A game's decisions in order, as dicts (see ``read_decisions``)."""
+        """A game's decisions in order, as dicts (see ``read_decisions``), checked."""
         cursor = self.conn.execute(
             f"SELECT {_DECISION_COLUMNS} FROM decisions WHERE game_id = ? ORDER BY idx",
             (game_id,),
         )
         names = [column[0] for column in cursor.description]
-        return [_decision_dict(dict(zip(names, row, strict=True))) for row in cursor]
+        out = []
+        for expected, row in enumerate(cursor):
+            values = dict(zip(names, row, strict=True))
+            out.append(
+                self._decision(self._decision_check(game_id, expected, values["idx"]), values)
+            )
+        return out
+
+    def _decision(self, check: RowCheck, row: dict[str, Any]) -> dict[str, Any]:
+        """A stored decision with every column checked and its JSON columns decoded
+        (None stays None)."""
+        seat, index, options = self._choice(check, row["seat"], row["option_index"], row["options"])
+        keys = check.optional_json("illegal_keys", row["illegal_keys"], NAMES) or []
+        return dict(
+            row,
+            seat=seat,
+            situation=check.text("situation", row["situation"]),
+            action_key=check.text("action_key", row["action_key"]),
+            option_index=index,
+            options=options,
+            illegal=check.integer("illegal", row["illegal"], len(keys), len(keys)),
+            illegal_keys=keys,
+            seconds=check.real("seconds", row["seconds"], 0.0),
+            value=check.optional_real("value", row["value"]),
+            option_values=check.optional_json("option_values", row["option_values"], NUMBERS),
+            standings=check.optional_json("standings", row["standings"], NUMBERS),
+            policy=check.optional_json("policy", row["policy"], NUMBERS),
+        )
 
     def listing(self) -> list[tuple[Any, ...]]:
-        """One row per game for ``cardlang transcript --db FILE``: id, batch, index in
-        batch, seed, status, end reason, decisions, agents, scores."""
-        return self.conn.execute(
+        """One row per game for ``cardlang transcript --db FILE``, checked: id, batch,
+        index in batch, seed, status, end reason, decisions, agents (a list), scores (text:
+        one per seat, '-' for none), game path."""
+        rows = self.conn.execute(
             "SELECT g.id, g.batch_id, g.idx, g.seed, g.status, g.end_reason, g.decisions, "
             "g.agents, (SELECT group_concat(coalesce(r.score, '-'), ' ') FROM "
             "(SELECT score FROM results WHERE game_id = g.id ORDER BY seat) r), b.game_path "
             "FROM games g JOIN batches b ON b.id = g.batch_id ORDER BY g.id"
         ).fetchall()
+        return [self._listed(row) for row in rows]
+
+    @staticmethod
+    def _scores_text(check: RowCheck, text: object) -> str:
+        """The listing's scores (the query joins each seat's score or '-' by spaces):
+        only numbers and dashes reach the terminal."""
+        if text is None:
+            return ""
+        if not isinstance(text, str) or not all(_SCORE.fullmatch(part) for part in text.split(" ")):
+            raise RowCheck(check.path, "results", f"(game {check.row})").fail(
+                "score", text, "a whole number or null"
+            )
+        return text
+
+    def _listed(self, row: Sequence[Any]) -> tuple[Any, ...]:
+        """A ``listing`` row, checked."""
+        check = self._check("games", row[0])
+        status = check.text("status", row[4], STATUSES)
+        end_reason = None if status == "planned" else check.text("end_reason", row[5], END_REASONS)
+        return (
+            check.integer("id", row[0], 1),
+            check.integer("batch_id", row[1], 1),
+            check.integer("idx", row[2]),
+            check.integer("seed", row[3]),
+            status,
+            end_reason,
+            check.optional_integer("decisions", row[6]),
+            check.json("agents", row[7], AGENTS),
+            self._scores_text(check, row[8]),
+            self._check("batches", row[1]).text("game_path", row[9]),
+        )
 
 
 def _decision_row(game_id: int, idx: int, d: Decision) -> tuple[Any, ...]:
@@ -658,14 +874,6 @@ def _decision_row(game_id: int, idx: int, d: Decision) -> tuple[Any, ...]:
         json.dumps(standings) if standings else None,
         json.dumps([_finite(p) for p in policy]) if policy is not None else None,
     )
-
-
-def _decision_dict(row: dict[str, Any]) -> dict[str, Any]:
-    """A stored decision with its JSON columns decoded (None stays None)."""
-    row["illegal_keys"] = json.loads(row["illegal_keys"]) if row["illegal_keys"] else []
-    for column in ("option_values", "standings", "policy"):
-        row[column] = json.loads(row[column]) if row[column] is not None else None
-    return row
 
 
 def read_decisions(db: str | Path | RunStore, game_id: int) -> list[dict[str, Any]]:

@@ -43,7 +43,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import itertools
-import json
 import math
 import secrets
 import threading
@@ -59,8 +58,9 @@ from cardlang.agents.base import AgentError
 from cardlang.engine.game import Game
 from cardlang.engine.gamemaster import GameResult, Limits
 from cardlang.engine.protocol import Engine
-from cardlang.errors import RuleError, UsageError
+from cardlang.errors import I64_MAX, RuleError, UsageError
 from cardlang.runs.jail import JailUnavailable, find_jail
+from cardlang.runs.rows import AGENTS, RowCheck
 from cardlang.runs.runner import Decision, play_game
 from cardlang.runs.sandbox import (
     FORFEIT_REASONS,
@@ -69,12 +69,14 @@ from cardlang.runs.sandbox import (
     AgentWorker,
     RemoteAgent,
     SandboxLimits,
+    agent_words,
+    forfeit_summary,
     is_sandboxed,
     plugin_parts,
 )
 from cardlang.runs.simulate import batch_spec
 from cardlang.runs.statistics import mean_interval
-from cardlang.runs.store import PlannedGame, RunStore, StoredGame, now
+from cardlang.runs.store import END_REASONS, PlannedGame, RunStore, StoredGame, now
 
 __all__ = [
     "FORFEIT",
@@ -100,7 +102,7 @@ class ForfeitError(RuleError):
     reason and the seat, its text the detail."""
 
     def __init__(self, forfeit: AgentForfeit, spec: str) -> None:
-        super().__init__(forfeit.detail)
+        super().__init__(forfeit.text())
         self.reason = forfeit.reason
         self.seat = forfeit.seat
         self.spec = spec
@@ -194,32 +196,48 @@ class RatedGame:
 
 
 def _stored_games(store: RunStore, batch_id: int) -> list[RatedGame]:
+    """The batch's finished games as the ratings read them, every value checked: the
+    records are the user's file, and a resumed tournament rates what they say."""
     rows = store.conn.execute(
         "SELECT g.id, g.idx, g.agents, g.end_reason, g.error_kind, g.error, r.rank, r.score "
         "FROM games g JOIN results r ON r.game_id = g.id "
         "WHERE g.batch_id = ? AND g.status = 'done' ORDER BY g.idx, r.seat",
         (batch_id,),
     )
-    out = []
-    for _, group in itertools.groupby(rows, key=lambda r: r[0]):
-        seats = list(group)
-        _, idx, agents, end_reason, kind, error, _, _ = seats[0]
-        forfeit = None
-        if end_reason == FORFEIT and kind and kind.startswith(FORFEIT + ":"):
-            _, reason, seat = kind.split(":")
-            forfeit = (int(seat), reason)
-        out.append(
-            RatedGame(
-                idx,
-                tuple(json.loads(agents)),
-                end_reason,
-                tuple(r[6] for r in seats),
-                forfeit,
-                error,
-                tuple(r[7] for r in seats),
-            )
-        )
-    return out
+    return [
+        _rated_game(store, list(seats)) for _, seats in itertools.groupby(rows, key=lambda r: r[0])
+    ]
+
+
+def _rated_game(store: RunStore, seats: list[Any]) -> RatedGame:
+    """One game's rows (one per seat, joined with its results) as a ``RatedGame``."""
+    game = RowCheck(store.path, "games", seats[0][0])
+    results = RowCheck(store.path, "results", f"of game {seats[0][0]}")
+    _, idx, agents, end_reason, kind, error, _, _ = seats[0]
+    end_reason = game.text("end_reason", end_reason, END_REASONS)
+    forfeit = None
+    if end_reason == FORFEIT:
+        forfeit = _forfeit_of(game, game.optional_text("error_kind", kind), len(seats))
+    return RatedGame(
+        game.integer("idx", idx),
+        tuple(game.json("agents", agents, AGENTS)),
+        end_reason,
+        tuple(results.optional_integer("rank", r[6], 1, len(seats)) for r in seats),
+        forfeit,
+        game.optional_text("error", error),
+        tuple(results.optional_integer("score", r[7], -I64_MAX - 1) for r in seats),
+    )
+
+
+def _forfeit_of(game: RowCheck, kind: str | None, seats: int) -> tuple[int, str]:
+    """(seat, reason) from a forfeit's ``error_kind``, ``forfeit:REASON:SEAT``."""
+    parts = (kind or "").split(":")
+    expected = f"forfeit:REASON:SEAT with a reason of {', '.join(FORFEIT_REASONS)}"
+    if len(parts) != 3 or parts[0] != FORFEIT or parts[1] not in FORFEIT_REASONS:
+        raise game.fail("error_kind", kind, expected)
+    if not parts[2].isdigit() or not parts[2].isascii() or int(parts[2]) >= seats:
+        raise game.fail("error_kind", kind, f"{expected} and a seat below {seats}")
+    return int(parts[2]), parts[1]
 
 
 def bradley_terry(
@@ -346,18 +364,19 @@ class TournamentResult:
 
     def forfeit_details(self) -> dict[str, dict[str, str]]:
         """Per agent and reason, the whole recorded text of its first forfeit of that
-        kind (a crash's traceback, for --debug)."""
+        kind (a crash's traceback among the agent's words, for --debug), safe to print
+        (``agent_words``: whatever the records hold)."""
         out: dict[str, dict[str, str]] = {a: {} for a in self.agents}
         for g in self.records:
             if g.forfeit is not None:
                 seat, reason = g.forfeit
-                out[g.agents[seat]].setdefault(reason, g.error or "")
+                out[g.agents[seat]].setdefault(reason, agent_words(g.error or "", 20000))
         return out
 
     def forfeit_messages(self) -> dict[str, dict[str, str]]:
-        """Per agent and reason, the first message of its first forfeit of that kind:
-        a crash's exception line (``AttributeError: ...``), a timeout's limit, an
-        illegal answer's refusal."""
+        """Per agent and reason, one line of its first forfeit of that kind: what the
+        tournament saw, and the last line of the agent's words quoted (``its agent
+        failed, saying "AttributeError: ..."``)."""
         return {
             a: {reason: forfeit_message(text) for reason, text in sorted(kinds.items())}
             for a, kinds in self.forfeit_details().items()
@@ -408,15 +427,9 @@ class TournamentResult:
 
 
 def forfeit_message(text: str) -> str:
-    """The line that says why, from a forfeit's recorded text (``P1 (spec) forfeits
-    (crash): DETAIL``): a traceback's last line (the exception), else the first line."""
-    marker = text.find(" forfeits (")
-    body = text[text.index("): ", marker) + 3 :] if marker >= 0 and "): " in text else text
-    lines = [line.strip() for line in body.splitlines() if line.strip()]
-    if not lines:
-        return ""
-    message = lines[-1] if any(line.startswith("Traceback") for line in lines) else lines[0]
-    return message if len(message) <= 300 else message[:297] + "..."
+    """One line from a forfeit's recorded text (``P1 (spec) forfeits (crash): ...``):
+    ``sandbox.forfeit_summary``."""
+    return forfeit_summary(text)
 
 
 # ---------------------------------------------------------------- playing
@@ -479,7 +492,7 @@ class RecordedForfeit(RuleError):
         return self._kind
 
     def render(self) -> str:
-        return self.message
+        return agent_words(self.message, 20000)  # the records may hold anything
 
 
 def recorded_forfeit(stored: StoredGame, nplayers: int, decisions: int, turns: int) -> GameResult:
@@ -559,7 +572,7 @@ def check_agents(
         try:
             probe.ensure()
         except AgentForfeit as failed:
-            why = forfeit_message(failed.detail)
+            why = failed.summary()
             raise UsageError(f"cannot create agent {spec}: {why}") from None
         finally:
             probe.stop()
