@@ -200,10 +200,93 @@ def test_references_are_bounded_like_cards() -> None:
     )
     end, _, error = _alike(text, max_work=10**12, max_game_work=10**12)
     assert end == "failed"
-    assert "this location holds 100000 references: no more may be remembered" in error
+    # the game's 6 cards count too: 99,994 references fill it
+    assert "the game holds 6 cards and 99994 references: no more may be remembered" in error
     # a remember is one unit, as is each pass of the while: 30,000 of each
     end, _, error = _alike(text, max_work=60_000)
     assert end == "failed" and "(while ...) passes the work budget of 60000 units" in error
+
+
+#: a flow whose ``count`` passes each remember the top card of STOCK twice, in one of 100
+#: indexed mem locations of the current player and of the game: no location holds more
+#: than a few thousand references
+_SPREAD = """(set (game sto I) 0)
+  (while (< (game sto I) {count})
+    (do ((set (game sto I) (+ (game sto I) 1))
+         (remember (top (game vloc STOCK)) (top ((current player) mem SEEN (% (game sto I) 100))))
+         (remember (top (game vloc STOCK)) (top (game mem SEEN (% (game sto I) 100)))))))"""
+_NO_LIMIT = {"max_work": 10**12, "max_game_work": 10**12}
+
+
+def test_references_in_many_locations_count_toward_the_games_size() -> None:
+    text = game_text(f"(do ({_SPREAD.format(count=100_000)}))")
+    end, _, error = _alike(text, **_NO_LIMIT)
+    assert end == "failed"
+    assert (
+        "the game holds 6 cards and 99994 references: no more may be remembered (a game "
+        "holds at most 100000 cards and references together)" in error
+    )
+    assert "test.rcy:7:10:" in error  # the first remember's position, on both engines
+
+
+def test_a_forget_gives_its_room_back() -> None:
+    # 99,994 references and 6 cards fill the game; a forget makes room for one more
+    flow = f"""(do ({_SPREAD.format(count=49_997)}
+  (forget (top (game mem SEEN 0)))
+  (remember (top (game vloc STOCK)) (top (game mem SEEN 7)))
+  (set (game sto N) (size (game mem SEEN 7)))))"""
+    assert _alike(game_text(flow, scoring=SCORED), **_NO_LIMIT) == ("completed", (501, 501), None)
+    # but not for two
+    again = "(remember (top (game vloc STOCK)) (top (game mem SEEN 7)))"
+    flow = flow.replace(again, again + again)
+    end, _, error = _alike(game_text(flow, scoring=SCORED), **_NO_LIMIT)
+    assert end == "failed" and "the game holds 6 cards and 99994 references" in error
+
+
+def test_a_creation_counts_the_references_held() -> None:
+    text = """(game
+ (card-kind COIN (VALUE 1))
+ (setup (create players 2) (create deck (game vloc STOCK) (deck (RANK (A, B)))))
+ (do ((repeat 60000 (remember (top (game vloc STOCK)) (top (game mem SEEN))))
+      (create cards (game vloc BANK) COIN (* 40000 (+ (game sto N) 1)))))
+ (scoring max 0))"""
+    end, _, error = _alike(text, **_NO_LIMIT)
+    assert end == "failed"
+    assert (
+        "this creates 40000 cards and the game holds 2 cards and 60000 references: more than "
+        "a game may hold (100000 cards, references included)" in error
+    )
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_reference_count_survives_clones_and_transfers(engine: str) -> None:
+    """A game that remembers 30,000 references a turn fails in its fourth: the same way
+    when every decision is played on a clone of a state sent to another copy of the game
+    (the count travels with the state; lost, the game would never fail)."""
+    from cardlang.engine.transfer import receive_state, send_state
+
+    text = game_text(
+        """(stage player (end (== 1 0))
+   (repeat 30000 (remember (top (game vloc STOCK)) (top ((current player) mem S))))
+   (choice ((turn pass))))"""
+    )
+    game, twin = load_text(text), load_text(text)
+    master = game.master(Limits(**_NO_LIMIT), engine=engine)
+    direct = master.new_game(1)
+    while not direct.is_over:
+        master.apply(direct, 0)
+    st, there = master.new_game(1), master
+    for _ in range(10):  # (it fails at its third decision)
+        if st.is_over:
+            break
+        there, st = receive_state(twin, master.limits, send_state(there, st))
+        st = st.clone()
+        there.apply(st, 0)
+    expected, got = master.result(direct), there.result(st)
+    assert expected.decisions == got.decisions == 3
+    # the seed is not sent: the error's text up to its "(turn T, seed S)"
+    assert str(got.error).split(" (turn")[0] == str(expected.error).split(" (turn")[0]
+    assert "the game holds 6 cards and 99994 references" in str(got.error)
 
 
 # ---------------------------------------------------------------- a whole game

@@ -303,6 +303,7 @@ struct State {
   std::vector<uint8_t> zone_made; // a zone is made on first write
   std::vector<i32> zone_order;    // the keys of the made zones, in the order made
   std::vector<i32> card_zone;
+  i64 refs = 0;  // references in all mem zones: +1 at each remember, -1 at each forget
   std::vector<i32> card_type;
   Storages ints;    // integer storages
   Storages strs;    // string storages: a string

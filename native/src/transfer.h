@@ -178,6 +178,7 @@ inline std::string save_state(const State& st) {
   w.put(st.zone_made);
   w.put(st.zone_order);
   w.put(st.card_zone);
+  w.put(st.refs);
   w.put(st.card_type);
   put_storages(w, st.ints);
   put_storages(w, st.strs);
@@ -240,6 +241,7 @@ inline State load_state(const std::string& bytes, const Program& P) {
   r.get(st.zone_made);
   r.get(st.zone_order);
   r.get(st.card_zone);
+  st.refs = r.get<i64>();
   r.get(st.card_type);
   get_storages(r, st.ints);
   get_storages(r, st.strs);
@@ -299,7 +301,7 @@ inline State load_state(const std::string& bytes, const Program& P) {
   st.atomic_call_depth = r.get<i64>();
   if (!r.done()) throw std::runtime_error("a transferred state has bytes left over");
   bool sane = st.zone_made.size() == st.zones.size() && st.zones.size() <= P.keys.size() &&
-              st.card_zone.size() == st.card_type.size() &&
+              st.card_zone.size() == st.card_type.size() && st.refs >= 0 &&
               st.regs.size() == (size_t)P.n_registers && st.nplayers == P.nplayers &&
               st.stage_idx >= 0 && st.stage_idx < (i32)std::max<size_t>(st.stack.size(), 1) &&
               st.pending < (i32)P.nodes.size() && st.status >= RUNNING && st.status <= CUTOFF;

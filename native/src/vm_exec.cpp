@@ -109,15 +109,18 @@ void VM::remember(State& st, const Node& n, i32) {
   if (c == NO_CARD) error("remember of a card in an empty location", n.span);
   i32 dk = loc_key(st, kd(n, 1));
   Coll& dz = st.zone_for_write(dk);
-  // runtime.py: reference_room -- references are part of the game's size too
-  if ((i64)dz.size() >= P.limits.max_cards)
-    error("this location holds " + str((i64)dz.size()) +
-              " references: no more may be remembered (a location holds at most " +
-              str(P.limits.max_cards) + ", as many as a game may hold cards)",
+  // runtime.py: reference_room -- a reference costs memory as a card does, and a game may
+  // have many mem locations, so the bound is the game's: cards and references together
+  i64 held = (i64)st.card_type.size();
+  if (held + st.refs >= P.limits.max_cards)
+    error("the game holds " + str(held) + " cards and " + str(st.refs) +
+              " references: no more may be remembered (a game holds at most " +
+              str(P.limits.max_cards) + " cards and references together)",
           n.span);
   charge(1, n.span, "(remember ...)");
   i64 at;
   place(st, n, dz, c, at);
+  st.refs++;
   if (st.recording) {
     Event e{E_REMEMBER};
     e.a = c;
@@ -156,12 +159,18 @@ void VM::set_value(State& st, const Node& n) {
 }
 
 // runtime.card_room: a creation that would make the game hold more than max_cards cards
+// and references together
 static void card_room(const State& st, i64 made, i32 span, const Limits& lim) {
   i64 held = (i64)st.card_type.size();
-  if (made > lim.max_cards - held)
-    throw RuleErr{"this creates " + str(made) + " cards and the game holds " + str(held) +
-                      ": more than a game may hold (" + str(lim.max_cards) + " cards)",
+  if (made > lim.max_cards - held - st.refs) {
+    // runtime._held: references are named only when the game holds some
+    std::string holds = st.refs ? str(held) + " cards and " + str(st.refs) + " references"
+                                : str(held);
+    throw RuleErr{"this creates " + str(made) + " cards and the game holds " + holds +
+                      ": more than a game may hold (" + str(lim.max_cards) + " cards" +
+                      (st.refs ? ", references included)" : ")"),
                   span};
+  }
 }
 
 // compiler/board.py a_CreateCards
@@ -321,6 +330,7 @@ void VM::exec(State& st, i32 ni) {
       for (size_t i = z.size(); i-- > 0;)
         if (z[i] == c) {
           z.erase(z.begin() + i);
+          st.refs--;
           return;
         }
       return;

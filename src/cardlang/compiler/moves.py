@@ -200,8 +200,9 @@ class MovesMixin(StmtCompilerBase):
             dz = st.zones.get(dk)
             if dz is None:
                 dz = st.zones[dk] = []
-            reference_room(st, dz, span)
+            reference_room(st, span)
             place(st, dz, c)
+            st.refs += 1
             if st.log is not None:  # a remembered card is shown to everyone
                 st.log.append(("remember", c, dk))
 
@@ -223,6 +224,7 @@ class MovesMixin(StmtCompilerBase):
             for i in range(len(z) - 1, -1, -1):
                 if z[i] == c:
                     del z[i]
+                    st.refs -= 1
                     return
 
         return forget

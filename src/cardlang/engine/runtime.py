@@ -214,13 +214,15 @@ def _group(st: Gamestate, group: Sequence[Any], span: ast.Span) -> Sequence[Any]
     return group
 
 
-def reference_room(st: Gamestate, zone: list[int], span: ast.Span) -> None:
-    """(remember ...) into ``zone``: one unit, and no more references in a location than
-    a game may hold cards (MAX_CARDS): references are part of the game's size too."""
-    if len(zone) >= MAX_CARDS:
+def reference_room(st: Gamestate, span: ast.Span) -> None:
+    """(remember ...): one unit, and refused when the game already holds MAX_CARDS cards
+    and references together: a reference costs memory as a card does, and a game may
+    have many mem locations (per player, per team, indexed), so no bound per location
+    bounds the game.  The caller counts the reference in ``st.refs`` once it is placed."""
+    if len(st.cards) + st.refs >= MAX_CARDS:
         raise RuleError(
-            f"this location holds {len(zone)} references: no more may be remembered "
-            f"(a location holds at most {MAX_CARDS}, as many as a game may hold cards)",
+            f"the game holds {len(st.cards)} cards and {st.refs} references: no more may be "
+            f"remembered (a game holds at most {MAX_CARDS} cards and references together)",
             span,
         )
     _charge(st, 1, span, "(remember ...)")
@@ -426,14 +428,23 @@ def _range(low: int, high: int, span: ast.Span) -> range:
 
 
 def card_room(st: Gamestate, made: int, span: ast.Span) -> None:
-    """Refuse a creation that would make the game hold more than MAX_CARDS cards (the
-    bound on a game's size, which the checker applies to what it can count)."""
-    if len(st.cards) + made > MAX_CARDS:
+    """Refuse a creation that would make the game hold more than MAX_CARDS cards and
+    references together (the bound on a game's size, which the checker applies to the
+    cards it can count)."""
+    if len(st.cards) + st.refs + made > MAX_CARDS:
         raise RuleError(
-            f"this creates {made} cards and the game holds {len(st.cards)}: more than "
-            f"a game may hold ({MAX_CARDS} cards)",
+            f"this creates {made} cards and the game holds {_held(st)}: more than a game "
+            f"may hold ({MAX_CARDS} cards{', references included' if st.refs else ''})",
             span,
         )
+
+
+def _held(st: Gamestate) -> str:
+    """What the game holds, in card_room's message: its references named when it has any
+    (the message of a game without them is the one it always was)."""
+    if not st.refs:
+        return str(len(st.cards))
+    return f"{len(st.cards)} cards and {st.refs} references"
 
 
 def repeat_count(count: int, span: ast.Span) -> int:

@@ -11,7 +11,9 @@ Layout (the slots, by role)
   ``-2 - t`` for team t; kind is one of "vloc", "iloc", "hloc", "mem".  Zones are made on
   first write; reading a missing zone sees it empty.  ``card_zone[c]``: the key of the
   real location holding card c (mem zones hold references only and are not tracked
-  here).  ``cards[c]``: card c's attributes.  ``ints``, ``strs``, ``points``: storages
+  here).  ``refs``: how many references the mem zones hold together (kept as they change,
+  not summed: the game's size counts them with its cards, runtime.reference_room).
+  ``cards[c]``: card c's attributes.  ``ints``, ``strs``, ``points``: storages
   keyed by ``(owner, name)``.  ``regs``: variable registers (the checker gives every
   binding site its own slot).  ``nplayers``, ``teams``, ``team_of``: the seats and teams.
 - chance: ``rng``: the state of a SplitMix64 generator, one integer, so cloning is free;
@@ -81,6 +83,7 @@ class Gamestate:
         # board
         "zones",
         "card_zone",
+        "refs",
         "cards",
         "ints",
         "strs",
@@ -119,6 +122,7 @@ class Gamestate:
     # ------------------------------------------------------------ board
     zones: dict[tuple[int, str, str], list[int]]
     card_zone: list[tuple[int, str, str]]
+    refs: int  # references in all mem zones: +1 at each remember, -1 at each forget
     cards: list[dict[str, Any]]  # a deck card: names; a kind card: also numbers, lists
     ints: dict[tuple[int, str], int]
     strs: dict[tuple[int, str], str]
@@ -164,6 +168,7 @@ class Gamestate:
         # board
         self.zones = {}
         self.card_zone = []
+        self.refs = 0
         self.cards = []
         self.ints = {}
         self.strs = {}
@@ -204,6 +209,7 @@ class Gamestate:
         # board
         c.zones = {k: v[:] for k, v in self.zones.items()}
         c.card_zone = self.card_zone[:]
+        c.refs = self.refs
         c.cards = self.cards[:]  # attribute dicts are immutable and shared
         c.ints = self.ints.copy()
         c.strs = self.strs.copy()
