@@ -412,6 +412,15 @@ def test_absurd_arguments_are_refused_with_the_usage(args: tuple[str, ...]) -> N
     assert "usage:" in result.stderr and "error: argument --" in result.stderr
 
 
+def test_a_recorded_batch_too_large_to_plan_is_refused_before_the_records_are_made(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "runs.sqlite"
+    result = run_main("simulate", KUHN, "--games", str(10**12), "--db", str(db), *PY)
+    _usage_error(result, "at most 10,000,000 games")
+    assert not db.exists()
+
+
 def _parsed(*args: str) -> argparse.Namespace:
     return build_parser().parse_args(["tournament", KUHN, "--agents", "a,b", *args])
 

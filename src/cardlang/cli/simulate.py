@@ -33,6 +33,7 @@ from cardlang.cli.options import (
     positive,
     seed_option,
 )
+from cardlang.errors import UsageError
 from cardlang.language.params import parse_param_args
 
 if TYPE_CHECKING:  # imported when used: `cardlang check` loads none of it
@@ -74,6 +75,11 @@ def add_parser(sub: SubParsers) -> None:
     backend_options(sim)
 
 
+#: The most games a batch recorded with --db may have: every one is planned as a row of
+#: the records before the first is played (a tournament's limit too).
+MAX_RECORDED_GAMES = 10_000_000
+
+
 def cmd_simulate(args: argparse.Namespace) -> int:
     from cardlang.agents.registry import agent_warnings, check_ready
     from cardlang.compiler.load import load_game
@@ -85,6 +91,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     # a bad agent name, or a model that cannot load or learnt another game, is a usage
     # error now, before any game is played (else every game would fail on it alone)
     check_ready(specs, game)
+    if (args.db or args.keep) and args.games > MAX_RECORDED_GAMES:  # planned as rows
+        raise UsageError(
+            f"--games {args.games:,} with records kept: a recorded batch holds at most "
+            f"{MAX_RECORDED_GAMES:,} games (each is planned as a row before the first is played)"
+        )
     for line in agent_warnings(specs, game):  # a bot that cannot play what it is given
         print(f"warning: {line}", file=sys.stderr)
     batch = {
