@@ -89,14 +89,6 @@ def positive(text: str) -> int:
 MAX_WORKERS = 1024
 
 
-def workers_count(text: str) -> int:
-    """--workers: a whole number from 1 to ``MAX_WORKERS``."""
-    value = positive(text)
-    if value > MAX_WORKERS:
-        raise argparse.ArgumentTypeError(f"expected at most {MAX_WORKERS} workers, got {value:,}")
-    return value
-
-
 def positive_up_to(most: int, what: str) -> Any:
     """The type of an option that is a whole number from 1 to ``most`` (``what`` names
     its unit in the message): sizes that are allocated up front (lanes, buffers, batches)
@@ -110,6 +102,10 @@ def positive_up_to(most: int, what: str) -> Any:
 
     parse.__name__ = what.replace(" ", "_")  # argparse names the type in some messages
     return parse
+
+
+#: --workers: a whole number from 1 to ``MAX_WORKERS``.
+workers_count = positive_up_to(MAX_WORKERS, "workers")
 
 
 def whole(text: str) -> int:

@@ -29,7 +29,7 @@ from cardlang.cli.options import (
     non_negative,
     output_file,
     param_option,
-    positive,
+    positive_up_to,
     seed_option,
     whole,
     workers_count,
@@ -61,7 +61,12 @@ def add_parser(sub: SubParsers) -> None:
         help="the agents, comma separated (built-in names, bot files, path/to/file.py:Class), "
         "parameters after colons: random,ismcts:iterations=200,my.py:MyAgent",
     )
-    p.add_argument("--games", type=_games, default=10, help="games per pairing (10)")
+    p.add_argument(
+        "--games",
+        type=positive_up_to(MAX_GAMES_PER_PAIRING, "games per pairing"),
+        default=10,
+        help="games per pairing (10)",
+    )
     seed_option(p)
     p.add_argument(
         "--workers", type=workers_count, default=1, metavar="K", help="games played at once (1)"
@@ -159,16 +164,6 @@ def _seconds(text: str) -> float:
     if not 0 < value <= MAX_SECONDS:
         raise argparse.ArgumentTypeError(
             f"expected a number of seconds > 0 and at most {MAX_SECONDS:g}, got {value:g}"
-        )
-    return value
-
-
-def _games(text: str) -> int:
-    """--games: per pairing, 1 to ``MAX_GAMES_PER_PAIRING``."""
-    value = positive(text)
-    if value > MAX_GAMES_PER_PAIRING:
-        raise argparse.ArgumentTypeError(
-            f"expected at most {MAX_GAMES_PER_PAIRING:,} games per pairing, got {value:,}"
         )
     return value
 
