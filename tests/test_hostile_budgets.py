@@ -327,6 +327,66 @@ def test_the_default_game_budget_is_far_above_a_real_game() -> None:
     assert st.work * 100 < DEFAULT_MAX_GAME_WORK
 
 
+# ---------------------------------------------------------------- an option's loops
+
+
+def _option(body: str) -> str:
+    """A game whose one choice's option is ``body``, run until N is positive."""
+    return game_text(
+        f"(stage player (end (> (game sto N) 0))\n   (choice ({body})))", scoring=SCORED
+    )
+
+
+def _lets(depth: int, inner: str) -> str:
+    for i in range(depth):
+        inner = f"(let (+ 1 0) 'X{i} {inner})"
+    return inner
+
+
+@pytest.mark.parametrize(
+    ("body", "passes"),
+    [
+        ("(repeat 30000 (inc (game sto N) 1))", 30000),  # natively: the C++ stack overflowed
+        ("(repeat 101 (inc (game sto N) 1))", 101),
+        ("(repeat (+ 29999 1) (inc (game sto N) 1))", 30000),
+        ("(all (range 1 .. 30000) 'V (inc (game sto N) 1))", 30000),
+        ("(repeat 10 (all (range 1 .. 10) 'V (inc (game sto N) 1)))", 110),
+    ],
+)
+def test_an_options_loops_are_bounded_the_same_on_both_engines(body: str, passes: int) -> None:
+    end, _, error = _alike(_option(body))
+    assert end == "failed"
+    assert f"would make this option's loops run {passes} passes" in error
+    assert "an option of a choice runs at most 100" in error and "test.rcy:5:" in error
+
+
+@pytest.mark.parametrize(
+    ("body", "value"),
+    [
+        ("(repeat 100 (inc (game sto N) 1))", 100),
+        ("(repeat 10 (all (range 1 .. 9) 'V (inc (game sto N) 1)))", 90),
+        # the deepest option the bound allows: Python's stack holds it too (RECURSION_FLOOR)
+        pytest.param(
+            f"(all (range 1 .. 100) 'V {_lets(55, '(inc (game sto N) 1)')})",
+            100,
+            id="55-lets-in-each-of-100-passes",
+        ),
+    ],
+)
+def test_an_option_within_the_bound_plays_alike(body: str, value: int) -> None:
+    end, scores, error = _alike(_option(body))
+    assert (end, error) == ("completed", None) and scores == (value, value)
+
+
+def test_a_literal_repeat_in_an_option_is_charged_and_counted() -> None:
+    """A literal count is listed pass by pass like any count: charged, and refused past
+    MAX_REPEAT (a hundred million passes once ran in one decision, charged nothing)."""
+    end, _, error = _alike(_option("(repeat 100000000 (inc (game sto N) 1))"))
+    assert end == "failed" and "repeats more than 1000000 times" in error
+    end, _, error = _alike(_option("(repeat 90 (inc (game sto N) 1))"), max_work=50)
+    assert end == "failed" and "(repeat ...) passes the work budget of 50 units" in error
+
+
 # ---------------------------------------------------------------- the overflow rule
 
 

@@ -80,6 +80,8 @@ void load_ir(nb::dict ir, Program& P) {
   P.limits.max_range = nb::cast<i64>(lim["max_range"]);
   P.limits.max_repeat = nb::cast<i64>(lim["max_repeat"]);
   if (lim.contains("max_cards")) P.limits.max_cards = nb::cast<i64>(lim["max_cards"]);
+  if (lim.contains("max_option_passes"))
+    P.limits.max_option_passes = nb::cast<i64>(lim["max_option_passes"]);
   P.prepare();
 }
 

@@ -166,7 +166,8 @@ struct Procedure {
 
 struct Limits {
   i64 max_options = 20000, max_call_depth = 200, max_range = 1000000,
-      max_repeat = 1000000, max_subset_cards = 16, max_cards = 100000;
+      max_repeat = 1000000, max_subset_cards = 16, max_cards = 100000,
+      max_option_passes = 100;  // engine/runtime.py: MAX_OPTION_PASSES
 };
 
 struct Program {

@@ -321,6 +321,7 @@ class VM {
   void list_guarded(Lister& L, State& st, const Node& n, i32 ni, const Coll& items);
   void keep_option(Lister& L);
   void proceed(Lister& L, State* st, size_t applied, const Cont* k);
+  void open_passes(Lister& L, i64 times, i32 span, const char* what);
   State* materialize(Lister& L, State* st, size_t& applied);
   // ------------------------------------------------------------ the fast paths
   // Program::find_hot_paths marks the commonest expressions (Hot, in program.h); these

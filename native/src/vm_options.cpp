@@ -75,6 +75,7 @@ struct VM::Lister {
   }
   int branch = 0;  // the condact being expanded
   i32 choice_span;
+  i64 open_passes = 0;  // the loop passes on the option's path (VM::open_passes)
   std::vector<std::unique_ptr<State>> clones;
 };
 
@@ -202,6 +203,20 @@ void VM::list_guarded(Lister& L, State& st, const Node& n, i32 ni, const Coll& i
   }
 }
 
+// a loop of `times` passes in an option: every pass stays on the stack until the option
+// is complete (the rest of the option is listed inside it), so the option's loops
+// together run at most max_option_passes (engine/runtime.py: option_passes); the caller
+// takes them off again when its listing returns
+void VM::open_passes(Lister& L, i64 times, i32 span, const char* what) {
+  i64 total = L.open_passes + times;
+  if (total > P.limits.max_option_passes)
+    throw RuleErr{std::string(what) + " would make this option's loops run " + str(total) +
+                      " passes: an option of a choice runs at most " +
+                      str(P.limits.max_option_passes),
+                  span};
+  L.open_passes = total;
+}
+
 static bool repeats_with_decision(const Node& n) {
   return (n.flags & HAS_DECISION) && (n.op == O_REPEAT || (n.op == O_FOREACH && n.p[0] == 1));
 }
@@ -277,8 +292,10 @@ void VM::expand(Lister& L, i32 ni, State* st, size_t applied, const Cont* k) {
       std::vector<Val> items;
       elements(*st, coll, items);
       charge_passes(n, items.size());  // as the statement's (all ...)
+      open_passes(L, (i64)items.size(), n.span, "(all ...)");
       Cont every{Cont::EVERY, k, ni, 0, 0, 0, &items};
       proceed(L, st, applied, &every);
+      L.open_passes -= (i64)items.size();
       return;
     }
     case O_LET: {
@@ -303,16 +320,19 @@ void VM::expand(Lister& L, i32 ni, State* st, size_t applied, const Cont* k) {
     }
     case O_REPEAT: {
       i32 body = kd(n, 1);
-      i64 times;
-      if (n.p[0]) {  // a literal count: the body that many times, in sequence
-        times = std::max<i64>(nd(kd(n, 0)).p[0], 0);
+      i64 count;
+      if (n.p[0]) {  // a literal count: no state to read it from
+        count = nd(kd(n, 0)).p[0];
       } else {
         st = materialize(L, st, applied);
-        times = repeat_count(ev(*st, kd(n, 0)), n.span, P.limits);
-        charge(times, n.span, "(repeat ...)");
+        count = ev(*st, kd(n, 0));
       }
+      i64 times = repeat_count(count, n.span, P.limits);
+      charge(times, n.span, "(repeat ...)");
+      open_passes(L, times, n.span, "(repeat ...)");
       Cont rep{Cont::REPEAT, k, body, 0, 0, times, nullptr};
       proceed(L, st, applied, &rep);
+      L.open_passes -= times;
       return;
     }
     default:  // an action (entered when it reaches a decision)

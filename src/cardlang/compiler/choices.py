@@ -19,7 +19,7 @@ from typing import Any
 
 from cardlang.compiler.stmt_base import StmtCompilerBase, with_locals
 from cardlang.engine.control import MAX_OPTIONS, Emit, Expander, Steps, too_many_options
-from cardlang.engine.runtime import charge_passes, charge_work, repeat_count
+from cardlang.engine.runtime import charge_passes, charge_work, option_passes, repeat_count
 from cardlang.engine.state import Gamestate
 from cardlang.language import ast
 from cardlang.language import types as T
@@ -175,13 +175,15 @@ class ChoicesMixin(StmtCompilerBase):
         return _fixed(((self.action(node), node),))
 
     def _expand_repeat(self, node: ast.Repeat) -> Expander:
-        if isinstance(node.count, ast.IntLiteral):
-            return _sequence([self.expander(node.body)] * node.count.value)
+        # a literal count too is listed pass by pass (not as its steps in one go), so
+        # that it is charged and bounded like any count, as natively
+        literal = isinstance(node.count, ast.IntLiteral)
         count = self.x.value(node.count)
         body = self.expander(node.body)
 
         def repeat(st: Gamestate, steps: Steps, applied: int, emit: Emit) -> None:
-            st, applied = _materialize(st, steps, applied)
+            if not literal:
+                st, applied = _materialize(st, steps, applied)
             times = repeat_count(count(st), node.span)
             charge_work(st, times, node.span, "(repeat ...)")
 
@@ -191,7 +193,8 @@ class ChoicesMixin(StmtCompilerBase):
                 else:
                     body(st, steps, applied, lambda s, t, a: go(i + 1, s, t, a))
 
-            go(0, st, steps, applied)
+            with option_passes(times, node.span, "(repeat ...)"):
+                go(0, st, steps, applied)
 
         return repeat
 
@@ -280,7 +283,8 @@ class ChoicesMixin(StmtCompilerBase):
                 bound = steps + ((None, (slot, elements[i], var)),)
                 body(st, bound, applied + 1, lambda s, t, a: go(i + 1, s, t, a))
 
-            go(0, st, steps, applied)
+            with option_passes(len(elements), node.span, "(all ...)"):
+                go(0, st, steps, applied)
 
         return every
 

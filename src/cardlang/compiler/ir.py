@@ -40,7 +40,7 @@ from typing import Any
 
 from cardlang.compiler.choices import is_pure
 from cardlang.engine.control import MAX_CALL_DEPTH, MAX_OPTIONS
-from cardlang.engine.runtime import MAX_RANGE, MAX_REPEAT
+from cardlang.engine.runtime import MAX_OPTION_PASSES, MAX_RANGE, MAX_REPEAT
 from cardlang.errors import Span
 from cardlang.language import ast
 from cardlang.language import types as T
@@ -242,6 +242,7 @@ class _Lowering:
             "max_call_depth": MAX_CALL_DEPTH,
             "max_range": MAX_RANGE,
             "max_repeat": MAX_REPEAT,
+            "max_option_passes": MAX_OPTION_PASSES,
             "max_cards": MAX_CARDS,
         }
         self._span_ids: dict[Span, int] = {}
@@ -595,14 +596,10 @@ class _Lowering:
         )
         if repeats and self._has_decision(node):
             return True
-        if isinstance(node, ast.Guarded | ast.ForEach | ast.Let):
-            return False
+        if isinstance(node, ast.Guarded | ast.ForEach | ast.Let | ast.Repeat):
+            return False  # a repeat's passes are listed one by one, its count a literal too
         if isinstance(node, ast.Do):
             return all(self._is_fixed(b) for b in node.body)
-        if isinstance(node, ast.Repeat):
-            if not isinstance(node.count, ast.IntLiteral):
-                return False
-            return node.count.value <= 0 or self._is_fixed(node.body)
         return True
 
     def _do(self, body: tuple[ast.Node, ...], span: Span) -> int:

@@ -18,6 +18,7 @@ that this module does not import game.py, which imports it for ``Game.master()``
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, cast
@@ -147,6 +148,23 @@ class GameResult:
         return self.completed and len(self.winners) > 1
 
 
+#: The interpreter's recursion limit the Python engine plays under, at least.  Listing a
+#: choice's options runs the rest of an option inside each of its loops' passes
+#: (compiler/choices.py); at the most passes an option may run (runtime.py:
+#: MAX_OPTION_PASSES) and the deepest forms a file may nest, that takes about 7,000
+#: frames, where Python's default gives 1,000 and the native engine's stack holds it:
+#: below this the engines would disagree.  Frames of Python functions do not use the C
+#: stack (3.11); C code that recurses (json, pickle) is still stopped before 8 MB.
+RECURSION_FLOOR = 10_000
+
+
+def _deep_enough_stack() -> None:
+    """Raise the recursion limit to RECURSION_FLOOR; never lower it (another part of
+    the program may need more: solve/process.py)."""
+    if sys.getrecursionlimit() < RECURSION_FLOOR:
+        sys.setrecursionlimit(RECURSION_FLOOR)
+
+
 class Gamemaster(Generic[G]):
     """Plays one compiled game under ``limits`` (see the module docstring)."""
 
@@ -155,6 +173,7 @@ class Gamemaster(Generic[G]):
     def __init__(self, game: G, limits: Limits | None = None) -> None:
         self.game = game
         self.limits = limits or Limits()
+        _deep_enough_stack()
 
     # ------------------------------------------------------------ the public API
     def new_game(self, seed: int, *, record: bool = False) -> Gamestate:

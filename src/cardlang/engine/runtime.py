@@ -11,6 +11,8 @@ reach.  Each helper is what one form needs when it cannot be inline code: it may
 from __future__ import annotations
 
 import builtins
+import contextlib
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
 from typing import Any
@@ -419,6 +421,42 @@ def _in_index_order(found: dict[int, tuple[int, str, str]]) -> tuple[Any, ...]:
 #: Gamemaster's limits; these bound what happens inside a single action).
 MAX_RANGE = 1_000_000
 MAX_REPEAT = 1_000_000
+#: The most loop passes one option of a choice may run, its loops (repeat, all) counted
+#: together (native/src/program.h: max_option_passes).  Listing an option runs its rest
+#: inside each pass, so every pass stays on the stack until the option is complete: this
+#: bounds how deep a listing goes on either engine (native: the C++ stack, which a long
+#: loop overflowed; Python: the interpreter's, which gave out at 200 to 400 passes, so
+#: the engines disagreed).  Our games and the CardStock corpus run at most 5.
+MAX_OPTION_PASSES = 100
+
+
+class _OptionPasses(threading.local):
+    """The loop passes open on the path of the option being listed (per thread: each
+    thread lists its own games)."""
+
+    open = 0
+
+
+_OPTION_PASSES = _OptionPasses()
+
+
+@contextlib.contextmanager
+def option_passes(times: int, span: ast.Span, what: str) -> Iterator[None]:
+    """A loop of ``times`` passes in a choice's option, for as long as its listing runs
+    (the passes and the rest of the option after them): a rule error where the option's
+    loops would pass MAX_OPTION_PASSES in all (native: VM::open_passes)."""
+    total = _OPTION_PASSES.open + times
+    if total > MAX_OPTION_PASSES:
+        raise RuleError(
+            f"{what} would make this option's loops run {total} passes: an option of a "
+            f"choice runs at most {MAX_OPTION_PASSES}",
+            span,
+        )
+    _OPTION_PASSES.open = total
+    try:
+        yield
+    finally:
+        _OPTION_PASSES.open -= times
 
 
 def _range(low: int, high: int, span: ast.Span) -> range:
