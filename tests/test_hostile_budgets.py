@@ -351,12 +351,19 @@ def _lets(depth: int, inner: str) -> str:
         ("(repeat (+ 29999 1) (inc (game sto N) 1))", 30000),
         ("(all (range 1 .. 30000) 'V (inc (game sto N) 1))", 30000),
         ("(repeat 10 (all (range 1 .. 10) 'V (inc (game sto N) 1)))", 110),
+        # a do of more than actions lists the rest of the option inside each part
+        ("(do (" + " ".join(["(let 1 'X (inc (game sto N) 'X))"] * 3000) + "))", 3000),
+        # the repeat's 40, then each pass's do its 2 parts: the 31st do makes 102
+        ("(repeat 40 (do ((let 1 'X (inc (game sto N) 'X)) (inc (game sto N) 1))))", 102),
     ],
 )
 def test_an_options_loops_are_bounded_the_same_on_both_engines(body: str, passes: int) -> None:
+    """Listing an option runs its rest inside each loop pass and each part of a do, so
+    an option goes at most MAX_OPTION_PASSES deep: a rule error at the form that would
+    pass it, the same on both engines (natively these once overflowed the C++ stack)."""
     end, _, error = _alike(_option(body))
     assert end == "failed"
-    assert f"would make this option's loops run {passes} passes" in error
+    assert f"would make this option run {passes} loop passes and sequence parts" in error
     assert "an option of a choice runs at most 100" in error and "test.rcy:5:" in error
 
 
@@ -365,6 +372,8 @@ def test_an_options_loops_are_bounded_the_same_on_both_engines(body: str, passes
     [
         ("(repeat 100 (inc (game sto N) 1))", 100),
         ("(repeat 10 (all (range 1 .. 9) 'V (inc (game sto N) 1)))", 90),
+        # a do of actions alone is its steps in one go on both engines: no depth
+        ("(do (" + " ".join(["(do ((inc (game sto N) 1)))"] * 20000) + "))", 20000),
         # the deepest option the bound allows: Python's stack holds it too (RECURSION_FLOOR)
         pytest.param(
             f"(all (range 1 .. 100) 'V {_lets(55, '(inc (game sto N) 1)')})",

@@ -322,6 +322,7 @@ class VM {
   void keep_option(Lister& L);
   void proceed(Lister& L, State* st, size_t applied, const Cont* k);
   void open_passes(Lister& L, i64 times, i32 span, const char* what);
+  void push_fixed(Lister& L, i32 ni);
   State* materialize(Lister& L, State* st, size_t& applied);
   // ------------------------------------------------------------ the fast paths
   // Program::find_hot_paths marks the commonest expressions (Hot, in program.h); these

@@ -203,15 +203,15 @@ void VM::list_guarded(Lister& L, State& st, const Node& n, i32 ni, const Coll& i
   }
 }
 
-// a loop of `times` passes in an option: every pass stays on the stack until the option
-// is complete (the rest of the option is listed inside it), so the option's loops
-// together run at most max_option_passes (engine/runtime.py: option_passes); the caller
-// takes them off again when its listing returns
+// a loop of `times` passes, or a do of `times` parts, in an option: each stays on the
+// stack until the option is complete (the rest of the option is listed inside it), so
+// an option runs at most max_option_passes of them in all (engine/runtime.py:
+// option_passes); the caller takes them off again when its listing returns
 void VM::open_passes(Lister& L, i64 times, i32 span, const char* what) {
   i64 total = L.open_passes + times;
   if (total > P.limits.max_option_passes)
-    throw RuleErr{std::string(what) + " would make this option's loops run " + str(total) +
-                      " passes: an option of a choice runs at most " +
+    throw RuleErr{std::string(what) + " would make this option run " + str(total) +
+                      " loop passes and sequence parts: an option of a choice runs at most " +
                       str(P.limits.max_option_passes),
                   span};
   L.open_passes = total;
@@ -219,6 +219,18 @@ void VM::open_passes(Lister& L, i64 times, i32 span, const char* what) {
 
 static bool repeats_with_decision(const Node& n) {
   return (n.flags & HAS_DECISION) && (n.op == O_REPEAT || (n.op == O_FOREACH && n.p[0] == 1));
+}
+
+// the steps of a FIXED statement (compiler/ir.py: _is_fixed), in order: a do's parts',
+// each other part one step (an action, or a statement entered after them), as the Python
+// engine's fixed_steps (compiler/choices.py); no recursion per part, only per do nested
+void VM::push_fixed(Lister& L, i32 ni) {
+  const Node& n = nd(ni);
+  if (n.op == O_DO && !repeats_with_decision(n)) {
+    for (int i = 0; i < n.nkids; i++) push_fixed(L, kd(n, i));
+    return;
+  }
+  L.steps.push_back(Step::action(ni));
 }
 
 void VM::expand(Lister& L, i32 ni, State* st, size_t applied, const Cont* k) {
@@ -314,8 +326,18 @@ void VM::expand(Lister& L, i32 ni, State* st, size_t applied, const Cont* k) {
         L.steps.pop((size_t)n.nkids);
         return;
       }
+      if (n.flags & FIXED) {  // actions alone, nested: their steps in one go, as Python's
+        size_t before = L.steps.size();
+        push_fixed(L, ni);
+        proceed(L, st, applied, k);
+        L.steps.pop(L.steps.size() - before);
+        return;
+      }
+      // each part lists the rest of the option inside itself: they count as passes
+      open_passes(L, n.nkids, n.span, "(do ...)");
       Cont seq{Cont::SEQ, k, ni, 0, 0, n.nkids, nullptr};
       proceed(L, st, applied, &seq);
+      L.open_passes -= n.nkids;
       return;
     }
     case O_REPEAT: {

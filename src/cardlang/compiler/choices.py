@@ -165,7 +165,7 @@ class ChoicesMixin(StmtCompilerBase):
 
             return let
         if isinstance(node, ast.Do):
-            return _sequence([self.expander(b) for b in node.body])
+            return _sequence([self.expander(b) for b in node.body], node.span)
         if isinstance(node, ast.Repeat):
             return self._expand_repeat(node)
         if self.has_decision(node):
@@ -326,7 +326,10 @@ def _materialize(st: Gamestate, steps: Steps, applied: int) -> tuple[Gamestate, 
     return clone, len(steps)
 
 
-def _sequence(parts: list[Expander]) -> Expander:
+def _sequence(parts: list[Expander], span: ast.Span) -> Expander:
+    """A ``do``'s parts in turn: fixed parts' steps in one go; else each part lists the
+    rest inside itself, so its parts count toward the option's depth as a loop's passes
+    do (``option_passes``; native: VM::expand's O_DO)."""
     fixed = [_fixed_steps(p) for p in parts]
     if all(f is not None for f in fixed):
         return _fixed(tuple(step for f in fixed for step in f))  # type: ignore[union-attr]
@@ -337,7 +340,11 @@ def _sequence(parts: list[Expander]) -> Expander:
             return
         parts[i](st, steps, applied, lambda s, t, a: run(i + 1, s, t, a, emit))
 
-    return lambda st, steps, applied, emit: run(0, st, steps, applied, emit)
+    def sequence(st: Gamestate, steps: Steps, applied: int, emit: Emit) -> None:
+        with option_passes(len(parts), span, "(do ...)"):
+            run(0, st, steps, applied, emit)
+
+    return sequence
 
 
 def is_pure(checked: CheckedGame, node: ast.Node) -> bool:

@@ -421,18 +421,19 @@ def _in_index_order(found: dict[int, tuple[int, str, str]]) -> tuple[Any, ...]:
 #: Gamemaster's limits; these bound what happens inside a single action).
 MAX_RANGE = 1_000_000
 MAX_REPEAT = 1_000_000
-#: The most loop passes one option of a choice may run, its loops (repeat, all) counted
-#: together (native/src/program.h: max_option_passes).  Listing an option runs its rest
-#: inside each pass, so every pass stays on the stack until the option is complete: this
-#: bounds how deep a listing goes on either engine (native: the C++ stack, which a long
-#: loop overflowed; Python: the interpreter's, which gave out at 200 to 400 passes, so
-#: the engines disagreed).  Our games and the CardStock corpus run at most 5.
+#: The most loop passes and sequence parts one option of a choice may run, counted
+#: together along the option (native/src/program.h: max_option_passes).  Listing an
+#: option runs its rest inside each pass of its loops (repeat, all) and each part of its
+#: sequences (a do of more than actions), so each stays on the stack until the option is
+#: complete: this bounds how deep a listing goes on either engine (natively a long loop
+#: overflowed the C++ stack; the Python engine's gave out at 200 to 400 passes, so the
+#: engines disagreed).  Our games and the CardStock corpus go at most 11 deep.
 MAX_OPTION_PASSES = 100
 
 
 class _OptionPasses(threading.local):
-    """The loop passes open on the path of the option being listed (per thread: each
-    thread lists its own games)."""
+    """The loop passes and sequence parts open on the path of the option being listed
+    (per thread: each thread lists its own games)."""
 
     open = 0
 
@@ -442,14 +443,15 @@ _OPTION_PASSES = _OptionPasses()
 
 @contextlib.contextmanager
 def option_passes(times: int, span: ast.Span, what: str) -> Iterator[None]:
-    """A loop of ``times`` passes in a choice's option, for as long as its listing runs
-    (the passes and the rest of the option after them): a rule error where the option's
-    loops would pass MAX_OPTION_PASSES in all (native: VM::open_passes)."""
+    """A loop of ``times`` passes, or a sequence of ``times`` parts, in a choice's
+    option, for as long as its listing runs (the passes and the rest of the option after
+    them): a rule error where the option would pass MAX_OPTION_PASSES in all (native:
+    VM::open_passes)."""
     total = _OPTION_PASSES.open + times
     if total > MAX_OPTION_PASSES:
         raise RuleError(
-            f"{what} would make this option's loops run {total} passes: an option of a "
-            f"choice runs at most {MAX_OPTION_PASSES}",
+            f"{what} would make this option run {total} loop passes and sequence parts: an "
+            f"option of a choice runs at most {MAX_OPTION_PASSES}",
             span,
         )
     _OPTION_PASSES.open = total
