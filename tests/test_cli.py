@@ -265,3 +265,24 @@ def test_hostile_arguments_are_messages_not_internal_errors(
     err = capsys.readouterr().err
     assert rc == code, err
     assert said in err and "internal error" not in err and "Traceback" not in err
+
+
+def test_running_out_of_memory_is_a_message_not_an_internal_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A MemoryError that reaches the top (a view, a search, a network too large for the
+    machine) is the machine's limit, not a bug of ours: said so, without a traceback."""
+    import importlib
+
+    cli = importlib.import_module("cardlang.cli.main")  # the module, not its main()
+
+    def exhausted(args: object) -> int:
+        raise MemoryError
+
+    monkeypatch.setitem(cli.COMMANDS, "check", exhausted)
+    rc = main(["check", str(GAMES / "kuhn_poker.rcy")])
+    err = capsys.readouterr().err
+    assert rc == 1 and "out of memory" in err
+    assert "internal error" not in err and "Traceback" not in err
+    with pytest.raises(MemoryError):  # --debug shows it as it is
+        main(["check", str(GAMES / "kuhn_poker.rcy"), "--debug"])

@@ -148,6 +148,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         name = f" {err.filename}" if err.filename else ""
         print_error(f"cannot use{name}: {err.strerror or err}")
         return EXIT_ERROR
+    except MemoryError:  # the machine, not a bug: what this run asked for did not fit
+        if debug:
+            raise
+        print_error(
+            "out of memory: this run asked for more than the machine could give (smaller "
+            "--max-work or --max-game-work, fewer --workers or a smaller model ask for less)"
+        )
+        return EXIT_ERROR
     except Exception as err:  # a bug of ours: short message unless --debug
         if debug:
             raise
