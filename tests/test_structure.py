@@ -112,11 +112,13 @@ def _game_text(body: str) -> str:
 
 
 def _generated_functions() -> list:  # type: ignore[type-arg]
-    """Every live function compiled from generated code (``<cardlang ...>`` sources)."""
+    """Every live function compiled from generated code (``<cardlang ...>`` sources).
+    ``type(o) is``, not ``isinstance``: the heap holds weak proxies (torch's, among
+    others), and ``isinstance`` of a proxy whose object is gone raises ReferenceError."""
     return [
         o
         for o in gc.get_objects()
-        if isinstance(o, types.FunctionType) and o.__code__.co_filename.startswith("<cardlang")
+        if type(o) is types.FunctionType and o.__code__.co_filename.startswith("<cardlang")
     ]
 
 
