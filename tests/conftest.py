@@ -10,8 +10,10 @@ session (``records_home``), never into the real home.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -202,3 +204,13 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
             yellow=True,
             bold=True,
         )
+
+
+@pytest.fixture
+def workdir() -> Iterator[Path]:
+    """A folder any user may write: the jail and tournament tests run some commands as an
+    ordinary user (setpriv), whose records and files go there."""
+    path = Path(tempfile.mkdtemp(prefix="cardlang-shared-"))
+    path.chmod(0o777)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)

@@ -21,7 +21,7 @@ import struct
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -70,15 +70,6 @@ def _user_jail_missing() -> str:
     if done.returncode != 0:
         return f"no jail for an ordinary user here: {done.stderr.strip()[-300:]}"
     return ""
-
-
-@pytest.fixture
-def workdir() -> Iterator[Path]:
-    """A folder any user may write (an ordinary user's tournament records there)."""
-    path = Path(tempfile.mkdtemp(prefix="cardlang-jail-policy-"))
-    path.chmod(0o777)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture(params=["root", "ordinary user"])

@@ -21,9 +21,7 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -186,15 +184,6 @@ def _workers_now() -> list[str]:
             if not _under_a_sibling(int(pid)):
                 found.append(text)
     return found
-
-
-@pytest.fixture
-def workdir() -> Iterator[Path]:
-    """A folder any user may write (an ordinary user's tournament records there)."""
-    path = Path(tempfile.mkdtemp(prefix="cardlang-attacks-"))
-    path.chmod(0o777)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 # ---------------------------------------------------------------- hidden cards

@@ -182,13 +182,15 @@ class RuleError(CardlangError):
         """A short key that groups errors of the same kind at the same place."""
         return f"{self.span.line}:{self.span.column}: {self.message.split(':')[0]}"
 
-    def render(self) -> str:
+    def render(self, *, with_seed: bool = True) -> str:
+        """The error with its place, turn and (``with_seed``) the seed that replays it:
+        a page a player sees is shown none, since the deal follows from it."""
         name = self.source.name if self.source else "<game>"
         where = f"{name}:{self.span.line}:{self.span.column}"
         context = []
         if self.turn is not None:
             context.append(f"turn {self.turn}")
-        if self.seed is not None:
+        if self.seed is not None and with_seed:
             context.append(f"seed {self.seed}")
         head = f"{where}: rule error: {self.message}"
         if context:
@@ -271,9 +273,10 @@ class AgentError(UsageError):
         where = f"agent P{self.seat}" if self.seat is not None else "agent"
         return f"{where}: {self.reason.split(':')[0]}"
 
-    def render(self, debug: bool = False) -> str:
+    def render(self, debug: bool = False, *, with_seed: bool = True) -> str:
         """One line naming the agent, its seat, what it did and where (the situation,
-        turn and seed that replay it); with ``debug``, the agent's traceback below."""
+        turn and, ``with_seed``, the seed that replay it); with ``debug``, the agent's
+        traceback below."""
         who = f"agent {self.agent!r}" if self.agent else "an agent"
         if self.seat is not None:
             who += f" (P{self.seat})"
@@ -282,7 +285,7 @@ class AgentError(UsageError):
             for name, value in (
                 ("situation", self.situation),
                 ("turn", self.turn),
-                ("seed", self.seed),
+                ("seed", self.seed if with_seed else None),
             )
             if value is not None
         ]

@@ -51,7 +51,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from cardlang.engine.protocol import Engine
-from cardlang.errors import AgentError
+from cardlang.errors import AgentError, RuleError
 from cardlang.interactive.session import (
     PERSON,
     Abandoned,
@@ -391,15 +391,12 @@ class WebGame:
 def _error_text(err: Exception, *, seedless: bool = False) -> str:
     """What a failed game's error says; ``seedless``: without the seed that rule and
     agent errors name (to replay the game), for the pages, since the deal follows
-    from it.  The game thread owns ``err``: its seed is put back at once."""
-    seed = getattr(err, "seed", None)
-    if seedless and seed is not None:
-        err.seed = None  # type: ignore[attr-defined]
-    try:
-        return err.render(False) if isinstance(err, AgentError) else str(err)
-    finally:
-        if seed is not None:
-            err.seed = seed  # type: ignore[attr-defined]
+    from it."""
+    if isinstance(err, AgentError):
+        return err.render(False, with_seed=not seedless)
+    if isinstance(err, RuleError):
+        return err.render(with_seed=not seedless)
+    return str(err)
 
 
 # ---------------------------------------------------------------- the application
