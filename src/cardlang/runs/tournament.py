@@ -110,7 +110,7 @@ class ForfeitError(RuleError):
     def kind(self) -> str:
         return f"{FORFEIT}:{self.reason}:{self.seat}"
 
-    def render(self) -> str:
+    def render(self, *, with_seed: bool = True) -> str:  # a forfeit names no seed
         return f"P{self.seat} ({self.spec}) forfeits ({self.reason}): {self.message}"
 
 
@@ -491,7 +491,7 @@ class RecordedForfeit(RuleError):
     def kind(self) -> str:
         return self._kind
 
-    def render(self) -> str:
+    def render(self, *, with_seed: bool = True) -> str:  # as recorded: no seed in it
         return agent_words(self.message, 20000)  # the records may hold anything
 
 
