@@ -55,6 +55,8 @@ if TYPE_CHECKING:
     from cardlang.engine.game import Game
 
 FORMAT = "cardlang-neural/1"
+#: ``info`` key: the names training fed the network (their embeddings were learnt).
+TRAINED_NAMES = "trained_names"
 MODEL_FILE = "model.pt"
 
 
@@ -131,8 +133,42 @@ class NeuralModel:
 
     def freeze(self) -> None:
         """Stop adding names: a name met from now on is the unknown name (play, not
-        training)."""
+        training); so is a name training never fed the network, where the model says
+        which it learnt (``info["trained_names"]``; older models: every name)."""
         self.table.frozen = True
+        trained = self.info.get(TRAINED_NAMES)
+        if trained is not None:
+            self.table.known = frozenset(self.table.id(n) for n in trained if n in self.table)
+        self._tokenizers.clear()
+
+    def trained_ids(self) -> np.ndarray | None:
+        """The ids of the names training fed the network, or None where the model does
+        not say (made before issue 54)."""
+        trained = self.info.get(TRAINED_NAMES)
+        if trained is None:
+            return None
+        return np.array([self.table.id(n) for n in trained if n in self.table], dtype=np.int64)
+
+    def learnt(self, ids: np.ndarray) -> None:
+        """Add the names of ``ids`` to those training fed the network."""
+        names = set(self.info.get(TRAINED_NAMES) or ())
+        names.update(self.table.names[i] for i in np.unique(ids).tolist() if i)
+        self.info[TRAINED_NAMES] = sorted(names)
+
+    def forget_untrained(self) -> int:
+        """Zero the embeddings of the names training never fed the network (they hold
+        their random initial values): a run that goes on from this model (``--init``)
+        starts a new card's name from nothing, not from noise.  How many were zeroed."""
+        trained = self.trained_ids()
+        if trained is None:
+            return 0
+        table = self.net.names.weight
+        keep = torch.zeros(table.shape[0], dtype=torch.bool)
+        keep[torch.from_numpy(trained)] = True
+        keep[0] = True
+        with torch.no_grad():
+            table[~keep] = 0.0
+        return int((~keep[: len(self.table)]).sum())
 
     @torch.no_grad()
     def evaluate(self, items: Sequence[ViewTokens]) -> tuple[list[np.ndarray], np.ndarray]:

@@ -100,7 +100,7 @@ struct BatchPlan {
 // n_actions, N = MAX_TOKEN_NAMES): a row's tokens are its first tok_count[i] rows (a row
 // that needs more than T writes T and says how many it needs: the caller grows the arrays
 // and asks again), its action tokens its first act_count[i].
-constexpr int MAX_TOKEN_NAMES = 16;  // tokens.py: MAX_NAMES
+constexpr int MAX_TOKEN_NAMES = 24;  // tokens.py: MAX_NAMES
 struct TokenOut {
   int32_t* names = nullptr;    // [n, T, N]
   int8_t* kinds = nullptr;     // [n, T]

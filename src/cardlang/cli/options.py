@@ -182,6 +182,14 @@ def fraction(text: str) -> float:
     return value
 
 
+def chance(text: str) -> float:
+    """A probability in [0, 1)."""
+    value = _number(text)
+    if not 0.0 <= value < 1.0:  # NaN too
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1), got {value}")
+    return value
+
+
 def load_game_and_text(
     path: str, params: list[str] | None, engine: str | None, agents_inside: bool = True
 ) -> tuple[Any, str]:

@@ -18,6 +18,7 @@ from cardlang.cli.options import (
     EXIT_OK,
     SubParsers,
     backend_options,
+    chance,
     engine_option,
     non_negative,
     output_dir,
@@ -238,6 +239,15 @@ def add_parser(sub: SubParsers) -> None:
         "played: in a game of hidden cards the value head cannot see the cards, the "
         "rollouts play on them (costs a game's rest per move; self and in-engine agent "
         "lanes, not past or average; 0: none)",
+    )
+    g.add_argument(
+        "--name-dropout",
+        type=chance,
+        default=0.0,
+        metavar="P",
+        help="each game reads each card kind without its name with chance P (0..1): the "
+        "network learns a card by what it does (its components and effects), and so "
+        "reads a card it has never met (0: off; 0.3 for models meant for new cards)",
     )
     g = p.add_argument_group("self-play with search (--algorithm search)")
     g.add_argument("--games", type=positive, default=16, help="self-play games per round (16)")

@@ -64,7 +64,7 @@ if TYPE_CHECKING:
     from cardlang.engine.game import Game
 
 #: Names a token sums (its own, its location's or storage's, its card's components).
-MAX_NAMES = 16
+MAX_NAMES = 24
 #: Discrete counts 0..12; 13 stands for 13 and more, 14 for a negative scalar.
 OVERFLOW_BUCKET = 13
 NEGATIVE_BUCKET = 14
@@ -82,13 +82,21 @@ UNKNOWN = 0  # the id of a name a frozen table lacks (and of padding)
 
 
 class NameTable:
-    """Names -> ids (1, 2, ...; 0 is the unknown name).  Grows until frozen or full."""
+    """Names -> ids (1, 2, ...; 0 is the unknown name).  Grows until frozen or full.
+
+    ``known``: the ids a network learnt (a trained model's, ``NeuralModel.freeze``); a
+    frozen table maps any other name to the unknown name too.  A name can have an id and
+    no learnt embedding: a card kind of the game file that training never dealt (a
+    kingdom card left out), a card met first at play.  Its embedding is the random one
+    it was made with, noise that would drown what the card's components say; the unknown
+    name's embedding is zero, so such a card reads as its components alone."""
 
     def __init__(self, names: Iterable[str] = (), capacity: int = 8192, frozen: bool = False):
         self.names: list[str] = ["<unknown>"]
         self._ids: dict[str, int] = {}
         self.capacity = capacity
         self.frozen = frozen
+        self.known: frozenset[int] | None = None
         for name in names:
             self._add(name)
 
@@ -100,6 +108,8 @@ class NameTable:
     def id(self, name: str) -> int:
         found = self._ids.get(name)
         if found is not None:
+            if self.frozen and self.known is not None and found not in self.known:
+                return UNKNOWN
             return found
         if self.frozen or len(self.names) >= self.capacity:
             return UNKNOWN
@@ -205,6 +215,7 @@ class Tokenizer:
         ]
         self.storages = [(owner, name, f"sto:{owner}:{name}") for owner, name in encoder.storages]
         self.card_attributes = self.vocabulary.card_type_attributes
+        self.card_effects = self.vocabulary.card_effects
         self._components: dict[str, list[int]] = {}
         self._zone_ids: dict[str, int] = {}
 
@@ -238,11 +249,14 @@ class Tokenizer:
         return found
 
     def components(self, card: str) -> list[int]:
-        """A card type's component ids (``comp:ATTR=VALUE``)."""
+        """A card type's component ids: its attributes (``comp:ATTR=VALUE``), then what
+        its hooks do (``eff:...``, language/effects.py)."""
         found = self._components.get(card)
         if found is None or (UNKNOWN in found and not self.table.frozen):
             attrs = self.card_attributes.get(card)
             names = card_components(attrs) if attrs is not None else [f"comp:TYPE={card}"]
+            # after the attributes, so that a token cut at MAX_NAMES keeps them
+            names.extend(self.card_effects.get(card, ()))
             found = self._components[card] = [self.table.id(n) for n in names]
         return found
 

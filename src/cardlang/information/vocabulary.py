@@ -64,6 +64,7 @@ from cardlang.language.checker import (
     statement_children,
     static_int,
 )
+from cardlang.language.effects import card_effects
 from cardlang.language.kinds import KIND_ATTRIBUTE, card_type
 from cardlang.language.label_text import labels_text
 from cardlang.language.statics import StaticNames, all_nodes, base_collection, may_hold
@@ -148,6 +149,8 @@ class Vocabulary:
         self.card_types: tuple[str, ...] = analysis.card_types
         #: each card type -> the attributes of one card of that type (read-only use)
         self.card_type_attributes: Mapping[str, Attributes] = dict(analysis.type_attrs)
+        # what each card kind's hooks do (language/effects.py): read once per game
+        self.card_effects: Mapping[str, tuple[str, ...]] = card_effects(game.checked)
         self.sites: tuple[Site, ...] = analysis.sites()
         self._site_at = {s.span.start_pos: s for s in self.sites}
         declared = list(game.situations)

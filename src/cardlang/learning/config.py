@@ -78,6 +78,7 @@ class TrainConfig:
     average_recent: bool = False  # its reservoir a window of recent decisions
     average_linear: bool = False  # its decisions weighted by their update's number
     rollouts: int = 0  # rollouts per move of every learnt decision (0: none; rollouts.py)
+    name_dropout: float = 0.0  # chance a game reads a card kind without its name (ppo.py)
     reward: str = "outcome"  # "outcome" (credits), "score" or "margin" (by score_scale)
     score_scale: float = 10.0  # --reward score: the score valued 1 (and -score_scale 0)
 

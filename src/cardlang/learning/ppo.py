@@ -49,6 +49,8 @@ from torch import nn
 from cardlang.agents.neural.model import UNIFORM_COUNTS, NeuralModel
 from cardlang.env.vector import HOLD, VectorEnv
 from cardlang.errors import UsageError, check_loss
+from cardlang.information.tokens import NameTable
+from cardlang.language.kinds import KIND_ATTRIBUTE
 from cardlang.learning.average import AveragePolicy
 from cardlang.learning.returns import credits_from
 from cardlang.learning.rollouts import Rollouts, Valued, pull_share
@@ -104,6 +106,10 @@ class PPOConfig:
     # (rollouts.py; 0: none, the sampled move's generalised advantage): the lanes' envs
     # need spare rows to fork into (Lane)
     rollouts: int = 0
+    # the chance that a game reads a card kind without its name (NameDropout): the
+    # network must then know the card by its components and effects, as it must a card
+    # it meets first at play
+    name_dropout: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -186,6 +192,9 @@ class Lane:
         # the snapshot playing the others (set at every game's start: the update's draw)
         self.learner = np.zeros(env.n, dtype=np.int64)
         self.opponent = np.zeros(env.n, dtype=np.int64)
+        # per row, each name id as its game reads it: itself, or 0 where NameDropout
+        # dropped it (None: no dropout)
+        self.names_kept: np.ndarray | None = None
 
     def learns(self) -> np.ndarray:
         """Per row: is the decision now the current policy's to learn from?"""
@@ -268,6 +277,9 @@ class PPOTrainer:
         self.magnet: nn.Module | None = None
         if config.magnet:
             self.refresh_magnet()
+        self.name_dropout = (
+            NameDropout(model.table, config.name_dropout, seed) if config.name_dropout else None
+        )
         for lane in self.lanes:
             lane.env.reset()
             self._draw_rows(lane, range(lane.env.n))
@@ -309,6 +321,8 @@ class PPOTrainer:
         return self._frozen[k]
 
     def _draw_rows(self, lane: Lane, rows: Any) -> None:
+        if self.name_dropout is not None:
+            self.name_dropout.draw(lane, rows)
         if lane.kind not in (PAST, AVERAGE):
             return
         for i in rows:
@@ -365,6 +379,9 @@ class PPOTrainer:
         every row's move.  Idle spare rows (rollouts) are left out and held."""
         envs = [lane.env for lane in self.lanes]
         acting = [lane.acting() for lane in self.lanes]
+        if self.name_dropout is not None:  # before anything reads or keeps the tokens
+            for lane in self.lanes:
+                self.name_dropout.apply(lane)
         x = token_inputs(*envs)
         moving = np.concatenate(acting)
         if not moving.all():
@@ -540,6 +557,7 @@ class PPOTrainer:
         steps, self.finished = self.finished, []
         if not steps:
             return {}
+        self._note_trained(steps)
         c = self.config
         self._follow_schedules()
         self.net.train()
@@ -565,6 +583,15 @@ class PPOTrainer:
         if c.rollouts:  # the share of decisions whose every move was valued
             stats["forked"] = [float(np.mean([s.move_advantages is not None for s in steps]))]
         return {k: float(np.mean(v)) for k, v in stats.items()} | {"steps": float(len(steps))}
+
+    def _note_trained(self, steps: list[Step]) -> None:
+        """The model remembers which names it learnt from (NeuralModel.freeze reads any
+        other as the unknown name at play)."""
+        seen = np.zeros(len(self.model.table), dtype=np.bool_)
+        for step in steps:
+            seen[step.tokens[0]] = True
+            seen[step.actions] = True
+        self.model.learnt(np.flatnonzero(seen))
 
     def _follow_schedules(self) -> None:
         """The entropy weight and the optimiser's learning rate for this update (the
@@ -642,6 +669,7 @@ class PPOTrainer:
             "updates": self.updates,
             "update_opponent": self.update_opponent,
             "magnet": None if self.magnet is None else self.magnet.state_dict(),
+            "name_draws": None if self.name_dropout is None else self.name_dropout.state(),
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
@@ -657,6 +685,8 @@ class PPOTrainer:
             raise ValueError(f"update_opponent {self.update_opponent} names no snapshot")
         if self.magnet is not None and state.get("magnet") is not None:
             self.magnet.load_state_dict(state["magnet"])
+        if self.name_dropout is not None and state.get("name_draws") is not None:
+            self.name_dropout.load_state(state["name_draws"])
         if self.average is not None and state.get("average") is not None:
             self.average.load_state(state["average"])
 
@@ -773,3 +803,63 @@ def token_inputs(*envs: VectorEnv) -> dict[str, torch.Tensor]:
 def win_rate(results: list[Any], seat: int) -> float:
     """The mean credit of ``seat`` over results (a win 1, a shared win its share)."""
     return float(np.mean([r.credits[seat] for r in results])) if results else math.nan
+
+
+class NameDropout:
+    """Card kinds read without their names, a game at a time (``PPOConfig.name_dropout``).
+
+    A card's tokens sum its name (``comp:KIND=SMITHY``, and the storages named after
+    it, ``sto:P+0:SMITHY``) with its components and effects.  A network that always
+    sees the name can rely on it and never learn what the components mean; then a card
+    it has not met, whose name it does not know, is a blank.  Here each game, as it
+    starts in a row, draws for every card kind whether the row's tokens name it: a
+    dropped name becomes the unknown name (0) in every token and action of that game,
+    before the network reads them and before the learner keeps them, so the moves
+    played and the moves learnt see the same tokens.  Games of a deck without kinds
+    (a card is its attributes) have nothing to drop."""
+
+    def __init__(self, table: NameTable, chance: float, seed: int) -> None:
+        self.chance = chance
+        self.rng = np.random.default_rng([seed, 54])
+        self.kinds = _kind_names(table.names)
+        self.width = table.capacity
+
+    def draw(self, lane: Lane, rows: Any) -> None:
+        """New games in ``rows``: each kind's name dropped with the chance."""
+        if lane.names_kept is None:
+            lane.names_kept = np.tile(np.arange(self.width, dtype=np.int32), (lane.env.n, 1))
+        for i in rows:
+            kept = lane.names_kept[i]
+            kept[:] = np.arange(self.width, dtype=np.int32)
+            dropped = self.rng.random(len(self.kinds)) < self.chance
+            for ids in (ids for ids, drop in zip(self.kinds, dropped, strict=True) if drop):
+                kept[ids] = 0
+
+    def apply(self, lane: Lane) -> None:
+        """The dropped names of each row's game removed from its tokens (in place)."""
+        env, kept = lane.env, lane.names_kept
+        if kept is None:
+            return
+        rows = np.arange(env.n)[:, None, None]
+        t, a = int(env.token_count.max()), int(env.action_count.max())
+        env.token_names[:, :t] = kept[rows, env.token_names[:, :t]]
+        env.action_names[:, :a] = kept[rows, env.action_names[:, :a]]
+
+    def state(self) -> dict[str, Any]:
+        return self.rng.bit_generator.state
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        self.rng.bit_generator.state = state
+
+
+def _kind_names(names: Sequence[str]) -> list[np.ndarray]:
+    """Per card kind, the ids of the names that name it: ``comp:KIND=K`` and the
+    integer storages named after it (``sto:OWNER:K``, Dominion's count of K owned)."""
+    prefix = f"comp:{KIND_ATTRIBUTE}="
+    kinds = {n[len(prefix) :]: [i] for i, n in enumerate(names) if n.startswith(prefix)}
+    for i, name in enumerate(names):
+        if name.startswith("sto:"):
+            kind = name.rpartition(":")[2]
+            if kind in kinds:
+                kinds[kind].append(i)
+    return [np.array(ids, dtype=np.int64) for ids in kinds.values()]

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from cardlang.agents.neural.model import (
+    TRAINED_NAMES,
     GameIdentity,
     NeuralModel,
     atomic_save,
@@ -94,10 +95,23 @@ class RunFolder:
         """A trained model of this game file to go on from (``--init``): its weights, names
         and sizes (which replace the run's), and what it came from (the model card tells
         the lineage)."""
-        model = load_model(path, self.game, device=device)
+        try:
+            model = load_model(path, self.game, device=device)
+        except UsageError:  # another game file: a variant, new cards read by what they do
+            model = load_model(path, self.game, device=device, other_game=True)
+            self.report(
+                f"--init {path} learnt another game file ('{model.game.name}'): cards it "
+                "never met start from their components and effects"
+            )
         for name in NET_SIZES:
             setattr(self.config, name, getattr(model.config, name))
+        zeroed = model.forget_untrained()
+        trained = model.info.get(TRAINED_NAMES)
         model.info = {**self._solo_info(), "init": {"model": str(path), "info": dict(model.info)}}
+        if trained is not None:  # what it learnt stays learnt
+            model.info[TRAINED_NAMES] = trained
+        if zeroed:
+            self.report(f"--init: {zeroed} names it never learnt start from zero")
         return model
 
     # ------------------------------------------------------------ open and resume

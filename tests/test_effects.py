@@ -1,0 +1,158 @@
+"""Effect features: what a card kind's hooks do, read once per game (language/effects.py),
+carried by the tokens of both tokenizers, and what a model does with names it never
+learnt (issue 54, part 1)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers import with_kingdom_cards
+
+from cardlang.compiler.load import load_game
+from cardlang.information.tokens import NameTable, Tokenizer
+from cardlang.language.effects import card_effects
+
+ROOT = Path(__file__).resolve().parent.parent
+DOMINION = ROOT / "games" / "dominion.rcy"
+
+#: Witch's body under two other names, and a curser that gives the choice (the issue's)
+TWINS = """
+(card-kind HAG (COST 5) (TYPES (ACTION, ATTACK))
+  (on PLAY
+      (call DRAW 'ME 2)
+      (call ATTACK 'ME)
+      (all (others 'ME) 'V
+           ((and (== ('V sto UNAFFECTED) 0) (> (size 'CURSE-PILE) 0))
+            (call GAIN 'V (top 'CURSE-PILE) ('V vloc DISCARD))))))
+(card-kind CRONE (COST 3) (TYPES (ACTION, ATTACK))
+  (on PLAY
+      (call DRAW 'ME 2)
+      (call ATTACK 'ME)
+      (all (others 'ME) 'V
+           ((and (== ('V sto UNAFFECTED) 0) (> (size 'CURSE-PILE) 0))
+            (call GAIN 'V (top 'CURSE-PILE) ('V vloc DISCARD))))))
+"""
+
+
+def _dominion_with(extra: str, *names: str):  # type: ignore[no-untyped-def]
+    text = DOMINION.read_text()
+    anchor = "(card-kind CELLAR"
+    text = with_kingdom_cards(text.replace(anchor, extra + "\n " + anchor, 1), *names)
+    return load_game(text=text, name="dominion-new.rcy")
+
+
+@pytest.fixture(scope="module")
+def dominion():  # type: ignore[no-untyped-def]
+    return load_game(DOMINION)
+
+
+def test_the_base_cards_read_as_what_they_do(dominion) -> None:  # type: ignore[no-untyped-def]
+    effects = card_effects(dominion.checked)
+    assert set(effects["SMITHY"]) == {"eff:PLAY:SELF:DRAW=3"}
+    assert set(effects["LABORATORY"]) == {"eff:PLAY:SELF:DRAW=2", "eff:PLAY:SELF:ACTIONS+1"}
+    assert "eff:PLAY:OTHERS:DRAW=1" in effects["COUNCIL-ROOM"]  # what it gives the others
+    assert "eff:PLAY:OTHERS:MOVE:HAND>DISCARD~" in effects["MILITIA"]  # the victim chooses
+    assert "eff:PLAY:SELF:TRASH=CHOSEN~" in effects["CHAPEL"]
+    assert "eff:PLAY:SELF:DRAW=1*" in effects["LIBRARY"]  # drawn in a loop
+    assert "eff:PLAY:SELF:LOOK-TOP=2" in effects["SENTRY"]  # (repeat 2 ...) counts
+    assert "eff:REACT:SELF:CHOOSE?" in effects["MOAT"]  # hooks other than PLAY
+    assert effects["COPPER"] == () and effects["GARDENS"] == ()  # no hooks, no effects
+    # every bookkeeping storage is the rules' own business, never an effect
+    assert not any("PICKING" in e or "LEFT" in e for es in effects.values() for e in es)
+
+
+def test_two_kinds_with_the_same_body_have_the_same_effects() -> None:
+    game = _dominion_with(TWINS, "HAG", "CRONE")
+    effects = card_effects(game.checked)
+    assert effects["HAG"] == effects["CRONE"] == effects["WITCH"]
+
+
+def test_witch_without_its_name_reads_as_an_attack_that_curses_the_others(dominion) -> None:  # type: ignore[no-untyped-def]
+    table = NameTable()
+    tokenizer = Tokenizer(dominion, table)
+    names = {table.names[i] for i in tokenizer.components("WITCH")}
+    names.discard("comp:KIND=WITCH")
+    assert {"comp:TYPES=ATTACK", "eff:PLAY:OTHERS:GAIN=CURSE?", "eff:PLAY:SELF:DRAW=2"} <= names
+    # a card's attributes come first: a token cut at MAX_NAMES keeps them
+    listed = [table.names[i] for i in tokenizer.components("SENTRY")]
+    first_effect = next(k for k, n in enumerate(listed) if n.startswith("eff:"))
+    assert all(n.startswith("comp:") for n in listed[:first_effect])
+
+
+def test_a_frozen_table_reads_names_never_learnt_as_unknown() -> None:
+    table = NameTable(["comp:KIND=SMITHY", "comp:KIND=WITCH"])
+    table.frozen = True
+    assert table.id("comp:KIND=WITCH") == 2
+    table.known = frozenset({1})  # only Smithy's name was learnt
+    assert table.id("comp:KIND=SMITHY") == 1
+    assert table.id("comp:KIND=WITCH") == 0
+    assert table.id("comp:KIND=BAZAAR") == 0  # met first at play
+
+
+torch = pytest.importorskip("torch")
+
+
+def test_name_dropout_drops_a_kind_everywhere_in_a_game_and_keeps_the_rest() -> None:
+    from cardlang.learning.ppo import NameDropout
+
+    names = ["comp:KIND=SMITHY", "comp:COST=4", "sto:P+0:SMITHY", "comp:KIND=WITCH"]
+    table = NameTable(names, capacity=16)
+    dropout = NameDropout(table, 0.5, seed=3)
+    assert [sorted(ids.tolist()) for ids in dropout.kinds] == [[1, 3], [4]]
+
+    class Env:
+        n = 64
+        token_count = np.full(64, 2)
+        action_count = np.full(64, 1)
+        token_names = np.tile(np.array([[[1, 2, 3], [4, 2, 0]]], dtype=np.int32), (64, 1, 1))
+        action_names = np.tile(np.array([[[4, 1, 0]]], dtype=np.int32), (64, 1, 1))
+
+    class FakeLane:
+        env = Env()
+        names_kept = None
+
+    lane = FakeLane()
+    dropout.draw(lane, range(64))  # type: ignore[arg-type]
+    dropout.apply(lane)  # type: ignore[arg-type]
+    tokens, actions = Env.token_names, Env.action_names
+    assert (tokens[:, :, 1] == 2).all() and (tokens[:, 0, 1] == 2).all()  # COST kept
+    smithy_gone = tokens[:, 0, 0] == 0
+    assert (tokens[smithy_gone, 0, 2] == 0).all()  # its storage goes with its name
+    assert (actions[smithy_gone, 0, 1] == 0).all()  # and in the actions too
+    witch_gone = tokens[:, 1, 0] == 0
+    assert (actions[witch_gone, 0, 0] == 0).all()
+    # each kind about half the games, independently
+    assert 16 < smithy_gone.sum() < 48 and 16 < witch_gone.sum() < 48
+    assert 0 < (smithy_gone & witch_gone).sum() < smithy_gone.sum()
+
+
+def test_a_model_forgets_the_noise_of_names_it_never_learnt(dominion, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from cardlang.agents.neural.model import TRAINED_NAMES, NeuralModel, load_model
+    from cardlang.agents.neural.network import NetConfig
+
+    model = NeuralModel(NetConfig(names=64, width=8, body="deepsets"), _identity(dominion))
+    tokenizer = model.tokenizer(dominion)
+    smithy, witch = tokenizer.components("SMITHY"), tokenizer.components("WITCH")
+    model.learnt(np.array(smithy))  # training fed it Smithy's names only
+    assert "comp:KIND=SMITHY" in model.info[TRAINED_NAMES]
+    assert "comp:KIND=WITCH" not in model.info[TRAINED_NAMES]
+    model.save(tmp_path / "m")
+    played = load_model(tmp_path / "m")
+    played.freeze()
+    read = played.tokenizer(dominion).components("WITCH")
+    assert played.table.names.index("comp:KIND=WITCH") not in read  # the unknown name
+    assert played.table.names.index("comp:COST=5") not in read  # never learnt either
+    assert played.tokenizer(dominion).components("SMITHY") == smithy
+    # a run that goes on from it starts those names from zero, not from noise
+    again = load_model(tmp_path / "m")
+    assert again.forget_untrained() == len(again.table) - len(set(smithy)) - 1
+    weights = again.net.names.weight
+    assert weights[witch[0]].abs().sum() == 0 and weights[smithy[0]].abs().sum() > 0
+
+
+def _identity(game):  # type: ignore[no-untyped-def]
+    from cardlang.agents.neural.model import GameIdentity
+
+    return GameIdentity.of(game)
