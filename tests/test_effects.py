@@ -156,3 +156,33 @@ def _identity(game):  # type: ignore[no-untyped-def]
     from cardlang.agents.neural.model import GameIdentity
 
     return GameIdentity.of(game)
+
+
+# ---------------------------------------------------------------- --always CARD
+
+
+def test_always_draws_kingdoms_that_hold_the_card(dominion) -> None:  # type: ignore[no-untyped-def]
+    from cardlang.language.params import always_draws
+
+    params = {"EXCLUDE": "witch,library"}
+    drawn = always_draws(dominion.checked.game, ["smithy"], params, 16, seed=5)
+    kingdoms = [k.split(",") for k in drawn["KINGDOM"]]
+    assert len(kingdoms) == 16 and len({tuple(k) for k in kingdoms}) > 8
+    for kingdom in kingdoms:
+        assert len(kingdom) == len(set(kingdom)) == 10 and kingdom[0] == "SMITHY"
+        assert "WITCH" not in kingdom and "LIBRARY" not in kingdom
+    assert always_draws(dominion.checked.game, ["SMITHY"], params, 16, seed=5) == drawn
+    for kingdom in drawn["KINGDOM"]:  # each a kingdom the game accepts
+        load_game(DOMINION, params={"KINGDOM": kingdom})
+
+
+def test_always_names_a_card_no_parameter_deals(dominion) -> None:  # type: ignore[no-untyped-def]
+    from cardlang.errors import UsageError
+    from cardlang.language.params import always_draws
+
+    with pytest.raises(UsageError, match="did you mean 'SMITHY'"):
+        always_draws(dominion.checked.game, ["SMITY"], {}, 4, seed=0)
+    many = "cellar,chapel,moat,harbinger,merchant,vassal,village,workshop,bureaucrat,gardens"
+    excluded = {"EXCLUDE": many + ",militia,moneylender,poacher,remodel,smithy,throne-room,mine"}
+    with pytest.raises(UsageError, match="left to draw"):
+        always_draws(dominion.checked.game, ["WITCH"], excluded, 4, seed=0)

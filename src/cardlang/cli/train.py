@@ -71,6 +71,23 @@ def add_parser(sub: SubParsers) -> None:
         "combination); each gets an equal share of the games. The evaluation plays the "
         "game of --param",
     )
+    p.add_argument(
+        "--always",
+        metavar="CARD[,CARD...]",
+        type=lambda text: [c.strip().upper() for c in text.split(",") if c.strip()],
+        default=[],
+        help="--algorithm ppo: every training game deals these cards (a designer's new "
+        "card, to adapt a model to it from --init): the games are --always-games draws of "
+        "the parameter that deals cards (Dominion's kingdom), each holding them, the "
+        "rest drawn with --seed",
+    )
+    p.add_argument(
+        "--always-games",
+        type=positive,
+        default=16,
+        metavar="K",
+        help="--always: how many drawn kingdoms share the games (16)",
+    )
     engine_option(p)
     seed_option(p)
     g = p.add_argument_group("length")
@@ -435,6 +452,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise UsageError("--param-draw: only --algorithm ppo trains on drawn parameters")
     if args.rollouts and not ppo:
         raise UsageError("--rollouts: only --algorithm ppo values moves by rollouts")
+    if args.always and not ppo:
+        raise UsageError("--always: only --algorithm ppo trains on drawn kingdoms")
     # every setting named as its option is read from it; the rest are worked out here
     same = {f.name: getattr(args, f.name) for f in fields(TrainConfig) if hasattr(args, f.name)}
     config = TrainConfig(

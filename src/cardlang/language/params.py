@@ -14,8 +14,9 @@ values a declaration allows.  Imports ``cardlang.errors`` and the AST.
 from __future__ import annotations
 
 import dataclasses
+import random
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from cardlang.errors import I64_MAX, UsageError, did_you_mean
@@ -246,3 +247,52 @@ def _name(declare: ast.Declare, text: str) -> str:
             f"parameter {declare.var}: {text!r} is not a name (letters, digits and hyphens)"
         )
     return value
+
+
+def always_draws(
+    game: ast.Game, cards: Sequence[str], params: Mapping[str, str], count: int, seed: int
+) -> dict[str, list[str]]:
+    """``--always CARD``: ``count`` alternatives of the parameter that deals a game's
+    cards (Dominion's KINGDOM), each holding ``cards`` and names drawn with ``seed`` from
+    the rest of those the parameter may name, as many as it names in all; names listed
+    in a list parameter set in ``params`` (EXCLUDE) are left out.  The parameter is the
+    one whose ``(parameter-values ...)`` chooses several of a list that holds the cards."""
+    wanted = tuple(c.upper() for c in cards)
+    declared = {d.var: d for d in game.declares}
+    known: set[str] = set()
+    for rule in game.parameter_values:
+        for choice in _literal_choices(rule, declared):
+            known.update(choice.names)
+            size = choice.counts.stop - 1  # a set of a fixed size deals cards (KINGDOM's
+            fixed = len(choice.counts) == 1  # ten; EXCLUDE's 1 to 16 leaves them out)
+            if fixed and size > len(wanted) and all(c in choice.names for c in wanted):
+                left_out = {n for v in params.values() for n in v.upper().split(",")}
+                pool = sorted(set(choice.names) - set(wanted) - left_out)
+                return {rule.var: _draw_sets(rule.var, wanted, pool, size, count, seed)}
+    missing = [c for c in wanted if c not in known]
+    if not missing:
+        raise UsageError(f"--always {','.join(wanted)}: no parameter deals these cards together")
+    hint = did_you_mean(missing[0], sorted(known))
+    raise UsageError(
+        f"--always: no parameter of this game deals {missing[0]}" + (f" ({hint})" if hint else "")
+    )
+
+
+def _draw_sets(
+    var: str, wanted: tuple[str, ...], pool: list[str], size: int, count: int, seed: int
+) -> list[str]:
+    """``count`` sets of ``size`` names: ``wanted`` and the rest drawn from ``pool``."""
+    if len(pool) < size - len(wanted):
+        raise UsageError(
+            f"--always: {var} names {size}, and only {len(pool)} are left to draw beside "
+            + ", ".join(wanted)
+        )
+    rng = random.Random(seed)
+    return [",".join(wanted + tuple(rng.sample(pool, size - len(wanted)))) for _ in range(count)]
+
+
+def _literal_choices(
+    rule: ast.ParameterValues, declared: Mapping[str, ast.Declare]
+) -> list[NameChoice]:
+    choices = name_choices(rule, declared)
+    return [] if isinstance(choices, str) else choices

@@ -14,6 +14,10 @@ class TrainConfig:
     params: dict[str, str] = field(default_factory=dict)
     # parameters whose alternatives share the training games (ppo; --param-draw)
     param_draws: dict[str, list[str]] = field(default_factory=dict)
+    # cards every training game deals (--always): the games are ``always_games`` drawn
+    # alternatives of the parameter that deals cards, each holding them (params.py)
+    always: list[str] = field(default_factory=list)
+    always_games: int = 16
     algorithm: str = "search"  # "ppo" (ppo_run.py) or "search" (loop.py); old checkpoints: search
     seed: int = 0
     rounds: int = 20

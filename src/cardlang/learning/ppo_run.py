@@ -48,7 +48,7 @@ from cardlang.agents.neural.model import (
 )
 from cardlang.compiler.load import load_game
 from cardlang.errors import UsageError
-from cardlang.language.params import param_variants
+from cardlang.language.params import always_draws, param_variants
 from cardlang.learning.actors import (
     ActorError,
     ActorGroup,
@@ -142,10 +142,14 @@ class PPORun(RunFolder):
         """The games trained on: the run's, or one per combination of ``--param-draw``'s
         alternatives (each checked as the run's game is)."""
         c = self.config
-        if not c.param_draws:
+        draws = c.param_draws
+        if c.always:
+            drawn = always_draws(self.game.checked.game, c.always, c.params, c.always_games, c.seed)
+            draws = draws | drawn
+        if not draws:
             return [self.game]
         games = []
-        for params in param_variants(c.params, c.param_draws):
+        for params in param_variants(c.params, draws):
             try:
                 game = load_game(c.game, params=params, engine=c.engine)
             except UsageError as err:
