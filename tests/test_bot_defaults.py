@@ -64,11 +64,16 @@ def tinker_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+def _rule_lines(said: list[str]) -> list[str]:
+    """The warnings about decisions (not about the cards a bot never buys)."""
+    return [line for line in said if "never buys" not in line]
+
+
 def test_the_bots_name_the_decisions_they_have_no_rule_for(tinker_file: Path) -> None:
     game = load_game(tinker_file, params={"KINGDOM": KINGDOM})
-    said = agent_warnings(["bmu", "bmu", "bigmoney"], game)
+    said = _rule_lines(agent_warnings(["bmu", "bmu", "bigmoney"], game))
     assert len(said) == 2 and all("no rule for TINKER-TRASH" in line for line in said)
-    assert agent_warnings(["bmu"], load_game(GAMES / "dominion.rcy")) == []
+    assert _rule_lines(agent_warnings(["bmu"], load_game(GAMES / "dominion.rcy"))) == []
     other = agent_warnings(["bigmoney", "random"], load_game(GAMES / "hearts.rcy"))
     assert other and "plays Dominion" in other[0] and "hearts" in other[0]
 
@@ -129,7 +134,7 @@ def test_a_bot_file_gives_a_situation_its_own_rule(tinker_file: Path, engine: st
     game = load_game(tinker_file, params={"KINGDOM": KINGDOM})
     bot = DominionBot.from_toml(TINKER_RULED, "t.toml")
     assert bot.situations["TINKER-TRASH"][0].card == "ESTATE"  # type: ignore[index]
-    assert bot.warnings_for(game) == []
+    assert _rule_lines(bot.warnings_for(game)) == []
     assert bot.native_agent(game.master(engine=engine)) is None
     trashed: list[str] = []
     for seed in range(4):
@@ -158,3 +163,54 @@ def test_a_bot_file_is_told_what_it_names_in_vain(tmp_path: Path) -> None:
     assert not any("Supply lacks" in line for line in bot.warnings_for(drawn))
     witch = make_agent("double-witch", 0).warnings_for(load_game(GAMES / "dominion.rcy"))
     assert any("names WITCH" in line for line in witch), witch
+
+
+FIRST_GAME = "CELLAR, MARKET, MERCHANT, MILITIA, MINE, MOAT, REMODEL, SMITHY, VILLAGE, WORKSHOP"
+
+
+def _never_buys(said: list[str]) -> list[str]:
+    return [line for line in said if "never buys" in line]
+
+
+def test_the_bots_say_which_kingdom_cards_they_never_buy(tinker_file: Path) -> None:
+    """Issue 54, item 4: each bot names the kingdom cards no buy rule of its names (their
+    worth goes unmeasured), never a basic card it leaves alone (bigmoney buys no Duchy:
+    no news), and a bot that buys the designer's card does not name it."""
+    game = load_game(GAMES / "dominion.rcy")  # the First Game kingdom
+    said = _never_buys(agent_warnings(["bmu", "smithy", "bigmoney"], game))
+    assert said == [
+        f"bot bmu never buys {FIRST_GAME} (no buy rule names them): what those cards are "
+        "worth is not measured by this bot",
+        f"bot smithy never buys {FIRST_GAME.replace(' SMITHY,', '')} (no buy rule names "
+        "them): what those cards are worth is not measured by this bot",
+        f"bot bigmoney never buys {FIRST_GAME} (no buy rule names them): what those cards "
+        "are worth is not measured by this bot",
+    ]
+    for basic in ("COPPER", "CURSE", "ESTATE", "DUCHY", "PROVINCE", "GOLD"):
+        assert all(basic not in line for line in said)
+    tinker = load_game(tinker_file, params={"KINGDOM": KINGDOM})
+    bot = DominionBot.from_toml(TINKER_BOT, "tinkerer.toml")
+    (line,) = _never_buys(bot.warnings_for(tinker))
+    assert "TINKER" not in line and "CELLAR, FESTIVAL, MARKET" in line
+
+
+def test_on_a_drawn_kingdom_the_bots_name_the_cards_it_is_drawn_from() -> None:
+    """kingdom=RANDOM: every card of the randomizer deck a game may meet, those left out
+    by exclude= not; the Supply of one deal is not held against the bot."""
+    drawn = load_game(GAMES / "dominion.rcy", params={"KINGDOM": "RANDOM", "EXCLUDE": "CHAPEL"})
+    (line,) = _never_buys(make_agent("double-witch", 0).warnings_for(drawn))
+    assert line.startswith("bot double-witch never buys ARTISAN, BANDIT, BUREAUCRAT, CELLAR, ")
+    assert "each game draws its kingdom from a deck that holds them" in line
+    assert "WITCH," not in line.replace("DOUBLE-WITCH", "") and "CHAPEL" not in line
+    assert line.count(", ") == 26 - 2 - 1  # the 26 kingdom cards, less Chapel and Witch
+
+
+def test_simulate_says_what_the_bots_never_buy_before_it_plays() -> None:
+    done = run_cli("simulate", "games/dominion.rcy", "--agents", "bmu,smithy",
+                   "--games", "2", "--quiet")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert lines[0].startswith(f"warning: bot bmu never buys {FIRST_GAME} (no buy rule")
+    assert lines[1].startswith("warning: bot smithy never buys CELLAR, MARKET, MERCHANT, MILITIA")
+    assert "SMITHY" not in lines[1].partition("(")[0].replace("bot smithy", "")
+    assert "games" in done.stdout  # the summary follows

@@ -173,11 +173,14 @@ def test_a_trace_that_does_not_fit_the_decision_is_the_agents_error(
 
 def _make_version_1(db: Path) -> None:
     """Turn a records file into what schema version 1 wrote (no trace columns, no work
-    budgets)."""
+    budgets, no counts per card type)."""
     conn = sqlite3.connect(db)
     try:
         for column in ("value", "option_values", "standings", "policy"):
             conn.execute(f"ALTER TABLE decisions DROP COLUMN {column}")
+        conn.execute("ALTER TABLE games DROP COLUMN cards_counted")
+        conn.execute("DROP TABLE card_picks")
+        conn.execute("DROP TABLE card_owned")
         conn.execute("ALTER TABLE batches DROP COLUMN max_work")
         conn.execute("ALTER TABLE batches DROP COLUMN max_game_work")
         conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
@@ -197,7 +200,7 @@ def test_a_version_1_file_is_upgraded_in_place(
     summary = _simulate(capsys, *args, "--games", "3")  # resumes the batch: all recorded
     assert summary["records"]["from_db"] == 3
     with RunStore.open(db, create=False) as store:
-        assert store._meta()["schema_version"] == str(SCHEMA_VERSION) == "5"
+        assert store._meta()["schema_version"] == str(SCHEMA_VERSION) == "6"
         old = store.decisions(1)
     assert [(d["seat"], d["option_index"]) for d in old] == before
     assert all(d["value"] is None and d["option_values"] is None for d in old)

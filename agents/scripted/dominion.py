@@ -460,7 +460,8 @@ class DominionBot:
 
     def warnings_for(self, game: Any) -> list[str]:
         """What a designer should know before measuring ``game`` with this bot: that it
-        is not Dominion to the bot, and the decisions it has no rule for."""
+        is not Dominion to the bot, the decisions it has no rule for, and the kingdom
+        cards it never buys (their worth goes unmeasured)."""
         name = f"bot {self.name}"
         if not plays_dominion(game):
             return [
@@ -468,6 +469,9 @@ class DominionBot:
                 "neither: it will decline or give up its least valuable card at every "
                 "decision"
             ]
+        return self._situation_warnings(game, name) + self._card_warnings(game, name)
+
+    def _situation_warnings(self, game: Any, name: str) -> list[str]:
         said: list[str] = []
         unmet = sorted(set(game.situations) - set(self.HANDLERS) - set(self.situations))
         if unmet:
@@ -479,14 +483,33 @@ class DominionBot:
         unknown = sorted(set(self.situations) - set(game.situations))
         if unknown:
             said.append(f"{name} has rules for {', '.join(unknown)}, which {game.name} never asks")
-        kingdom = kingdom_of(game)
+        return said
+
+    def _card_warnings(self, game: Any, name: str) -> list[str]:
+        said: list[str] = []
+        deals = _first_deals(game)
+        kingdom = _same_supply(deals)  # empty: drawn per game, so nothing is missing
         missing = sorted(self.named_cards() - kingdom) if kingdom else []
         if missing:
             said.append(
                 f"{name} names {', '.join(missing)}, which this game's Supply lacks: "
                 "those rules never apply"
             )
+        unbought = sorted(_kingdom_cards(deals) - self.bought_cards())
+        if unbought:
+            drawn = "" if kingdom else "; each game draws its kingdom from a deck that holds them"
+            said.append(
+                f"{name} never buys {', '.join(unbought)} (no buy rule names them{drawn}): "
+                "what those cards are worth is not measured by this bot"
+            )
         return said
+
+    def bought_cards(self) -> set[str]:
+        """The cards it may buy: those its Buy-phase rule names (its own rule for
+        BUY-PHASE where the file gives one, else the buy rules)."""
+        own = self.situations.get("BUY-PHASE")
+        rules = own if isinstance(own, tuple) else self.buy_rules
+        return {r.card for r in rules}
 
     def named_cards(self) -> set[str]:
         """Every card its rules name (buy, play and the situations' card lists)."""
@@ -628,16 +651,40 @@ def _first_by(rules: Sequence[BuyRule], view: PlayerView, facts: Facts) -> int |
     return None
 
 
+#: Dominion's basic cards, in the Supply of every game whatever its kingdom: a bot that
+#: never buys one tells a designer nothing (a designer's new card is a kingdom card).
+BASIC_CARDS = frozenset(
+    {"COPPER", "SILVER", "GOLD", "PLATINUM", "POTION", "ESTATE", "DUCHY", "PROVINCE",
+     "COLONY", "CURSE"}
+)  # fmt: skip
+
+
 def kingdom_of(game: Any) -> frozenset[str]:
     """The cards of ``game``'s Supply when every deal has the same one (empty when the
     kingdom is drawn per game, or the game has no Supply): what a bot's named cards are
     checked against."""
+    return _same_supply(_first_deals(game))
+
+
+def kingdom_cards(game: Any) -> frozenset[str]:
+    """The kingdom cards ``game`` may deal (``BASIC_CARDS`` left out): its Supply's,
+    and for a kingdom drawn per game every card of the deck it is drawn from."""
+    return _kingdom_cards(_first_deals(game))
+
+
+def _first_deals(game: Any) -> list[Any]:
+    """Two deals of ``game`` (seeds 0 and 1) at their first decision, on the Python
+    engine; none where its setup fails (a warning's check: nothing to warn about)."""
     try:
         master = game.master(engine="python")
-        supplies = [_supply(master.new_game(seed)) for seed in (0, 1)]
-    except Exception:  # noqa: BLE001 - a warning's check: no Supply to compare, no warning
-        return frozenset()
-    return supplies[0] if supplies[0] == supplies[1] else frozenset()
+        return [master.new_game(seed) for seed in (0, 1)]
+    except Exception:  # noqa: BLE001 - a warning's check: no deal, no warning
+        return []
+
+
+def _same_supply(deals: list[Any]) -> frozenset[str]:
+    supplies = [_supply(st) for st in deals]
+    return supplies[0] if len(supplies) == 2 and supplies[0] == supplies[1] else frozenset()
 
 
 def _supply(st: Any) -> frozenset[str]:
@@ -646,6 +693,22 @@ def _supply(st: Any) -> frozenset[str]:
         for (owner, _kind, name), cards in st.zones.items()
         if owner == -1 and name.startswith("SUPPLY") and cards
     )
+
+
+def _kingdom_cards(deals: list[Any]) -> frozenset[str]:
+    """The kinds of the cards in the game's own locations of one deal (its Supply, and a
+    drawn kingdom's randomizer deck, whose cards are real cards set apart), but the
+    basic cards."""
+    if not deals:
+        return frozenset()
+    st = deals[0]
+    kinds = {
+        st.cards[card].get("KIND")
+        for (owner, _kind, _name), cards in st.zones.items()
+        if owner == -1
+        for card in cards
+    }
+    return frozenset(str(k) for k in kinds if k is not None) - BASIC_CARDS
 
 
 def _parse_rules(rules: Any, where: str, what: str) -> tuple[BuyRule, ...]:

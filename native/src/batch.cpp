@@ -141,6 +141,7 @@ void VectorBatch::start(i32 i) {
     row.seed = seed_sequence_child(root_, (uint64_t)(row.episode * size() + i)) >> 1;
     row.episode++;
     row.st = vm_.new_game(row.seed, false, limits_);
+    row.st.tallying = plan_.cards;  // no decision is taken before the first
     if (plan_.learner >= 0) {
       for (size_t seat = 0; seat < row.agents.size(); seat++)
         if (row.agents[seat]) row.agents[seat]->start_game(agent_seed(row.seed, seat));

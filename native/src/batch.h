@@ -93,6 +93,7 @@ struct BatchPlan {
   std::vector<int> ranking_signs;  // engine/gamemaster.py: ranking_signs
   bool score_reward = false;       // reward="score" (else "outcome")
   double score_sign = 1.0;         // -1 where the lowest score wins
+  bool cards = false;              // count the picks per card type (engine/tally.py)
   TokenPlan tokens;
 };
 

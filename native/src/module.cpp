@@ -6,6 +6,7 @@
 // the Python engine's values (location keys as (owner, kind, name) tuples, cards as ids,
 // None for no card).
 // cardlang/engine/native.py wraps these into the engine protocol.
+#include <algorithm>
 #include <cmath>
 
 #include <nanobind/nanobind.h>
@@ -456,6 +457,100 @@ class NativeProgram {
     return new DominionBot(P, std::move(buy), std::move(order));
   }
 
+  // ------------------------------------------------------------ counts per card type
+  // engine/tally.py: card_counts -- (picks, owned), each sorted and flat (CardCounts's
+  // cells: 5 a pick row, 3 an owned row), or None for a state made without counting.
+  // Counts are kept by card type and told by its text (card_type): two types that read
+  // alike are one (same_type).
+  nb::object card_counts(const State& st) {
+    if (!st.tallying) return nb::none();
+    struct Row {
+      i32 seat, situation, type;  // type: the first card type of its text
+      i64 count, first;
+    };
+    std::vector<Row> rows;
+    for (const PickTally& t : st.tally)
+      rows.push_back({t.seat, t.situation, same_type(t.card_type), t.count, t.first_turn});
+    std::sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+      if (a.seat != b.seat) return a.seat < b.seat;
+      if (a.situation != b.situation) return P.strings[a.situation] < P.strings[b.situation];
+      return type_texts_[a.type] < type_texts_[b.type];
+    });
+    nb::list cells;
+    for (size_t i = 0; i < rows.size();) {
+      Row r = rows[i++];
+      for (; i < rows.size() && rows[i].seat == r.seat && rows[i].situation == r.situation &&
+             rows[i].type == r.type; i++) {
+        r.count += rows[i].count;
+        r.first = std::min(r.first, rows[i].first);
+      }
+      for (nb::object cell : {nb::cast(r.seat), string_object(r.situation), type_object(r.type),
+                              nb::cast(r.count), nb::cast(r.first)})
+        cells.append(cell);
+    }
+    return nb::make_tuple(nb::tuple(cells), owned_cards(st));
+  }
+
+  // engine/tally.py: owned_cards -- per seat and card type (by its text), sorted, the
+  // cards in the seat's locations (memory locations hold references only: left out)
+  nb::tuple owned_cards(const State& st) {
+    know_types();
+    const size_t types = P.card_types.size();
+    std::vector<i64>& by_type = owned_scratch_;
+    by_type.assign((size_t)st.nplayers * types, 0);
+    for (i32 k : st.zone_order) {
+      const ZoneKey& z = P.keys[k];
+      if (z.owner < 0 || z.owner >= st.nplayers || z.kind == 3) continue;
+      i64* seat = by_type.data() + (size_t)z.owner * types;
+      for (i64 card : st.zones[k]) seat[type_same_[(size_t)st.card_type[card]]]++;
+    }
+    nb::list out;
+    for (i32 seat = 0; seat < st.nplayers; seat++)
+      for (i32 type : types_by_text_) {
+        i64 n = by_type[(size_t)seat * types + (size_t)type];
+        if (n) {
+          out.append(seat);
+          out.append(type_object(type));
+          out.append(n);
+        }
+      }
+    return nb::tuple(out);
+  }
+
+  // the first card type whose text is the text of ``type``
+  i32 same_type(i32 type) {
+    know_types();
+    return type_same_[(size_t)type];
+  }
+  // the tables of card types by text, grown as the game makes types (named decks')
+  void know_types() {
+    if (type_texts_.size() < P.card_types.size()) {
+      std::unordered_map<std::string, i32> first;
+      for (size_t t = 0; t < type_texts_.size(); t++) first.emplace(type_texts_[t], type_same_[t]);
+      while (type_texts_.size() < P.card_types.size()) {
+        i32 t = (i32)type_texts_.size();
+        type_texts_.push_back(P.card_type_text(P.card_types[(size_t)t]));
+        type_same_.push_back(first.emplace(type_texts_.back(), t).first->second);
+      }
+      types_by_text_.clear();
+      for (size_t t = 0; t < type_same_.size(); t++)
+        if (type_same_[t] == (i32)t) types_by_text_.push_back((i32)t);
+      std::sort(types_by_text_.begin(), types_by_text_.end(),
+                [&](i32 a, i32 b) { return type_texts_[a] < type_texts_[b]; });
+    }
+  }
+  nb::object type_object(i32 type) {
+    if (type_objects_.size() < type_texts_.size()) type_objects_.resize(type_texts_.size());
+    nb::object& found = type_objects_[(size_t)type];
+    if (!found.is_valid()) found = nb::str(type_texts_[(size_t)type].c_str());
+    return found;
+  }
+  std::vector<std::string> type_texts_;  // per card type, its text (card_type)
+  std::vector<i32> type_same_;           // per card type, the first of its text
+  std::vector<i32> types_by_text_;       // the first types of each text, by text
+  std::vector<nb::object> type_objects_;
+  std::vector<i64> owned_scratch_;
+
   // ------------------------------------------------------------ single reads
   // (what a view asks for one at a time: no table is converted whole)
   i32 find_string(const std::string& s) const {
@@ -647,6 +742,7 @@ class NativeProgram {
     for (nb::handle sign : nb::cast<nb::list>(d["ranking_signs"])) plan.ranking_signs.push_back(nb::cast<int>(sign));
     plan.score_reward = nb::cast<bool>(d["score_reward"]);
     plan.score_sign = nb::cast<double>(d["score_sign"]);
+    plan.cards = d.contains("cards") && nb::cast<bool>(d["cards"]);
     for (const ObsSeat& s : plan.seats)
       if ((i32)s.ends.size() != (i32)plan.key_index.size()) throw nb::value_error("one end list per situation");
     if (d.contains("tokens") && !d["tokens"].is_none()) plan.tokens = token_plan(nb::cast<nb::dict>(d["tokens"]), plan);
@@ -703,11 +799,11 @@ class NativeProgram {
   // Python between them (runs/planned.py: play_batch).  Game i starts from seeds[i] and
   // is played by seat_sets[which[i]], each agent first given its seat's seed
   // (runs/planned.py: agent_seeds).  Per game: (status, end reason, scores or None,
-  // decisions, turns, team of each seat); a failed game's error is left for the caller
-  // to find by playing it again.
+  // decisions, turns, team of each seat, its card_counts with ``tally``, else None); a
+  // failed game's error is left for the caller to find by playing it again.
   nb::list play_batch(std::vector<uint64_t> seeds, nb::list seat_sets, std::vector<i64> which,
-                      i64 max_decisions, i64 max_steps, i64 max_work,
-                   i64 max_game_work) {
+                      bool tally, i64 max_decisions, i64 max_steps, i64 max_work,
+                      i64 max_game_work) {
     std::vector<std::vector<NativeAgent*>> sets;
     for (nb::handle set : seat_sets) {
       std::vector<NativeAgent*> agents;
@@ -725,9 +821,10 @@ class NativeProgram {
       State st = vm.new_game(seeds[g], false, limits);
       if ((size_t)st.nplayers != seats.size() && st.status == RUNNING)
         throw nb::value_error("one agent per seat");
+      st.tallying = tally;  // no decision is taken before the first
       vm.play(st, seats, INT64_MAX, limits);
       out.append(nb::make_tuple(STATUS_NAMES[st.status], nb::str(st.end_reason.c_str()), scores(st),
-                                st.decisions, st.turns, nb::cast(st.team_of)));
+                                st.decisions, st.turns, nb::cast(st.team_of), card_counts(st)));
     }
     return out;
   }
@@ -921,6 +1018,9 @@ NB_MODULE(_native, m) {
       .def_prop_ro("log_size", [](const State& st) { return st.log.size(); })
       .def_prop_ro("n_cards", [](const State& st) { return st.card_type.size(); })
       .def_prop_ro("recording", [](const State& st) { return st.recording; })
+      .def_prop_rw(
+          "tallying", [](const State& st) { return st.tallying; },
+          [](State& st, bool on) { st.tallying = on; })
       .def_prop_ro("team_of", [](const State& st) { return st.team_of; })
       .def_prop_ro("teams", [](const State& st) { return st.teams; })
       .def_prop_ro("options_listed", [](const State& st) { return (bool)st.options; })
@@ -1053,6 +1153,7 @@ NB_MODULE(_native, m) {
       .def("options_of", &NativeProgram::options_of)
       .def("apply", &NativeProgram::apply)
       .def("play_batch", &NativeProgram::play_batch)
+      .def("card_counts", &NativeProgram::card_counts)
       .def("vector_batch", &NativeProgram::vector_batch, nb::rv_policy::take_ownership,
            nb::keep_alive<0, 1>())
       .def_prop_ro("shared_guard_expressions",

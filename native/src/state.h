@@ -267,6 +267,14 @@ struct Pick {
   }
 };
 
+// One count of engine/tally.py: the options a seat chose in a situation that bind a card
+// of one type, and the game's turn at the first (situation: a string; card_type: the
+// program's; a game's counts are few, so a list searched from the start).
+struct PickTally {
+  i32 seat, situation, card_type;
+  i64 count, first_turn;
+};
+
 struct RuleErr {
   std::string message;
   i32 span;  // -1 when it has none
@@ -334,6 +342,8 @@ struct State {
   // record
   bool recording = false;
   std::vector<Event> log;
+  bool tallying = false;  // count the picks per card type (engine/tally.py)
+  std::vector<PickTally> tally;
   // (indexed OWNER KIND NAME) as last found: zones are never removed, so the answer holds
   // while no zone is made (engine/state.py: indexed)
   struct Indexed {

@@ -174,6 +174,12 @@ class VM {
   // per seat, the (end-reason ...) conditions then the (score-part ...) values
   std::vector<std::vector<i64>> ending_values(State& st);
   std::string option_label(const State& st, OptionRef option) const;
+  // engine/tally.py: count_pick -- the option, about to be played by the mover, counted
+  // into st.tally (a state made to count: st.tallying)
+  void tally_pick(State& st, i32 choice, i32 mover, OptionRef option) const;
+  // engine/tally.py: option_card -- the first card the option binds, or the top card of
+  // the first bound location that holds one; NO_CARD for neither
+  i64 option_card(const State& st, OptionRef option) const;
   // play on while the mover's agent is native (not null), up to ``limit`` decisions in
   // all; how many decisions were taken
   i64 play(State& st, const std::vector<NativeAgent*>& seats, i64 limit,

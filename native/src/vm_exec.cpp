@@ -798,6 +798,7 @@ void VM::apply(State& st, size_t index, const EngineLimits& limits) {
     e.label = option_label(st, option);
     st.log.push_back(std::move(e));
   }
+  if (st.tallying && choice >= 0) tally_pick(st, choice, mover, option);  // before it runs
   st.pending = -1;
   st.options.reset();
   st.mover = -1;
@@ -826,6 +827,33 @@ void VM::apply(State& st, size_t index, const EngineLimits& limits) {
   if (st.status == RUNNING && st.decisions >= limits.max_decisions) cutoff(st, "decisions");
 }
 
+
+void VM::tally_pick(State& st, i32 choice, i32 mover, OptionRef option) const {
+  i64 card = option_card(st, option);
+  if (card == NO_CARD) return;
+  i32 situation = (i32)nd(choice).p[0], type = st.card_type[(size_t)card];
+  for (PickTally& t : st.tally)
+    if (t.seat == mover && t.situation == situation && t.card_type == type) {
+      t.count++;
+      return;
+    }
+  if (st.tally.empty()) st.tally.reserve(32);  // a game's counts are few: grown once
+  st.tally.push_back(PickTally{mover, situation, type, 1, st.turns});
+}
+
+i64 VM::option_card(const State& st, OptionRef option) const {
+  for (const Step& s : option) {
+    if (s.slot < 0 || s.held >= 0 || s.is_none) continue;  // an action, or no scalar
+    int type = P.slot_types[s.slot];
+    if (type == T_LOC || type == T_MEMLOC) {
+      const Coll& z = st.zone((i32)s.i);
+      if (!z.empty()) return z.back();
+    } else if (type == T_CARD && s.i >= 0) {
+      return s.i;
+    }
+  }
+  return NO_CARD;
+}
 
 void VM::advance(State& st, const EngineLimits& limits) {
   try {

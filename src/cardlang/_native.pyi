@@ -20,6 +20,9 @@ def max_winners(
     winner: np.ndarray,
 ) -> None: ...
 
+# engine/tally.py: CardCounts's cells (flat: 5 a pick row, 3 an owned row)
+CardCountRows = tuple[tuple[int | str, ...], tuple[int | str, ...]]
+
 class State:
     status: str
     over: bool
@@ -36,6 +39,7 @@ class State:
     n_cards: int
     memory_bytes: int
     recording: bool
+    tallying: bool  # count the picks per card type (engine/tally.py)
     team_of: list[int]
     teams: list[list[int]]
     options_listed: bool
@@ -118,11 +122,15 @@ class Program:
         seeds: list[int],
         seat_sets: list[list[NativeAgent]],
         which: list[int],
+        tally: bool,
         max_decisions: int,
         max_steps: int,
         max_work: int,
         max_game_work: int,
-    ) -> list[tuple[str, str, list[tuple[int, ...]] | None, int, int, list[int]]]: ...
+    ) -> list[
+        tuple[str, str, list[tuple[int, ...]] | None, int, int, list[int], CardCountRows | None]
+    ]: ...
+    def card_counts(self, st: State) -> CardCountRows | None: ...
     def dominion_bot(self, rules: list[Any], play: list[str]) -> NativeAgent: ...
     def deal_plan(
         self,

@@ -103,6 +103,7 @@ def cmd_heuristics(args: argparse.Namespace) -> int:
 
     variants = _variants(args)
     make_agent(args.ai, 0)  # a bad agent spec fails now, before any game is played
+    _warn_of_the_ai(args.ai, [game for _, game, _ in variants])
     backend, workers = backend_choice(args)  # the same rules as simulate's
     plan = Plan(
         limits=limits_of(args),
@@ -136,6 +137,16 @@ def cmd_heuristics(args: argparse.Namespace) -> int:
             for error in result.errors:
                 print(f"  {error}", file=sys.stderr)
     return EXIT_OK
+
+
+def _warn_of_the_ai(spec: str, games: list[Game]) -> None:
+    """What the AI says a designer should know before it plays (a bot's decisions
+    without a rule, the kingdom cards it never buys), each line once, as simulate does."""
+    from cardlang.agents.registry import agent_warnings
+
+    said = dict.fromkeys(line for game in games for line in agent_warnings([spec], game))
+    for line in said:
+        print(f"warning: {line}", file=sys.stderr)
 
 
 def _variants(args: argparse.Namespace) -> list[tuple[str, Game, dict[str, str]]]:

@@ -66,7 +66,17 @@ def add_parser(sub: SubParsers) -> None:
         action="store_true",
         help="rotate the agents through the seats from game to game (default: fixed seats)",
     )
-    sim.add_argument("--json", action="store_true", help="print one JSON object")
+    sim.add_argument(
+        "--json",
+        action="store_true",
+        help='print one JSON object (with each agent\'s figures per card: "cards")',
+    )
+    sim.add_argument(
+        "--cards",
+        action="store_true",
+        help="also show each agent's buys, plays and win share per card it bought "
+        "(games with a BUY-PHASE, as Dominion's)",
+    )
     sim.add_argument("--quiet", action="store_true", help="no progress bar")
     param_option(sim)
     engine_option(sim)
@@ -105,6 +115,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         "limits": limits_of(args),
         "rotate_seats": args.rotate_seats,
         "params": params,
+        "cards": args.json or args.cards,  # counted where they are shown (and recorded)
     }
     batch["backend"], batch["workers"] = backend_choice(args)
     store = _open_records(args)
@@ -121,6 +132,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         print(json.dumps(summary.to_json(), indent=2))
     else:
         _print_summary(summary)
+        if args.cards:
+            _print_cards(summary)
     if summary.stored:
         print(
             f"cardlang: batch {summary.batch_id} of {summary.db} resumed: "
@@ -307,6 +320,47 @@ def _print_strength(console: Console, s: BatchSummary) -> None:
             _score_text(scores[spec]) if spec in scores else "-",
         )
     console.print(table)
+
+
+def _print_cards(s: BatchSummary) -> None:
+    """Per agent, each card it bought or played: buys and plays per game, the share of
+    its games it bought the card in, and its win share with and without it (95%)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    totals = s.cards.to_json() if s.cards is not None else {}
+    if "buys_in" not in totals:
+        console.print("no buys to show: this game has no BUY-PHASE (--json has its picks)")
+        return
+    for spec, figures in totals["by_agent"].items():
+        table = Table(
+            title=f"{spec}: per card, over {figures['seats']} seats of completed games",
+            caption="win share: its seats that bought the card, and the others, with 95% "
+            "Wilson intervals; plays: cards chosen to be played (Treasures not)",
+            caption_justify="left",
+            title_justify="left",
+        )
+        for name in ("card", "buys/game", "plays/game", "bought in", "won, bought",
+                     "won, not"):  # fmt: skip
+            table.add_column(name, justify="left" if name == "card" else "right")
+        rows = sorted(figures["cards"].items(), key=lambda item: -item[1]["buys_per_game"])
+        for card, row in rows:
+            table.add_row(
+                card,
+                f"{row['buys_per_game']:.2f}",
+                f"{row['plays_per_game']:.2f}",
+                f"{row['bought_share']:.0%}",
+                _share_text(row["win_share_bought"]),
+                _share_text(row["win_share_not_bought"]),
+            )
+        console.print(table)
+
+
+def _share_text(row: dict[str, float]) -> str:
+    if not row["seats"]:
+        return "-"
+    return f"{row['share']:.0%} ({100 * row['ci_low']:.0f}-{100 * row['ci_high']:.0f})"
 
 
 def _score_text(row: dict[str, float]) -> str:

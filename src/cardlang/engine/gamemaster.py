@@ -65,6 +65,7 @@ from cardlang.engine.state import (
     cycle_size,
     set_current,
 )
+from cardlang.engine.tally import CardCounts, card_counts, count_pick
 from cardlang.engine.work import (
     DEFAULT_MAX_GAME_WORK,
     DEFAULT_MAX_WORK,
@@ -98,6 +99,10 @@ class Rules(Protocol):
     def table_score(self) -> Fn | None: ...  # (table-score ...), for people
     @property
     def ending(self) -> tuple[Fn, ...]: ...  # (end-reason ...), then (score-part ...)
+    @property
+    def card_slots(self) -> frozenset[int]: ...  # the registers that hold a card
+    @property
+    def location_slots(self) -> frozenset[int]: ...  # the registers that hold a location
 
     def describe_option(self, st: Gamestate, option: Option) -> str: ...
 
@@ -138,6 +143,7 @@ class GameResult:
     team_of: tuple[int, ...] = ()
     error: RuleError | AgentError | None = None  # why a failed game failed
     tiebreak_scores: tuple[tuple[int, ...], ...] = ()  # per seat, the tie-break values
+    cards: CardCounts | None = None  # the seats' picks and cards (tally.py), when counted
 
     @property
     def completed(self) -> bool:
@@ -176,12 +182,16 @@ class Gamemaster(Generic[G]):
         _deep_enough_stack()
 
     # ------------------------------------------------------------ the public API
-    def new_game(self, seed: int, *, record: bool = False) -> Gamestate:
-        """A new game: setup done, advanced to the first decision (or to its end)."""
+    def new_game(self, seed: int, *, record: bool = False, tally: bool = False) -> Gamestate:
+        """A new game: setup done, advanced to the first decision (or to its end).
+        ``record`` keeps the event log; ``tally`` counts the seats' picks per card type
+        (tally.py), which ``result`` reports."""
         game = self.game
         st = Gamestate(game.nplayers, game.n_registers, seed)
         if record:
             st.log = []
+        if tally:
+            st.tally = {}
         # frames.py: [ROOT, None, current, queued, started, outer, is_team, player, counted]
         st.stack.append([ROOT, None, 0, None, True, -1, False, 0, False])
         st.stage_idx = 0
@@ -224,6 +234,11 @@ class Gamemaster(Generic[G]):
             label = self.game.describe_option(st, option)
             situation = choice_node.situation if choice_node is not None else "CHOICE"
             st.log.append(("decision", mover, label, st.turns, situation))
+        if st.tally is not None and choice_node is not None:  # before the option runs
+            game = self.game
+            count_pick(
+                st, choice_node.situation, mover, option, game.card_slots, game.location_slots
+            )
         st.pending = None
         st.options = None
         st.mover = -1
@@ -257,7 +272,7 @@ class Gamemaster(Generic[G]):
         self.advance(st)
 
     def result(self, st: Gamestate) -> GameResult:
-        return game_result(self.game, st)
+        return game_result(self.game, st, card_counts(st))
 
     def ranking_keys(self, keys: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
         return ranking_keys(self.game, keys)
@@ -460,8 +475,9 @@ class Gamemaster(Generic[G]):
             st.scores = None
 
 
-def game_result(rules: Rules, st: Any) -> GameResult:
-    """A finished game's result, from its state (either engine's: they read alike)."""
+def game_result(rules: Rules, st: Any, cards: CardCounts | None = None) -> GameResult:
+    """A finished game's result, from its state (either engine's: they read alike), with
+    the counts its engine made of it (``cards``: None where none were asked for)."""
     if not st.is_over:
         raise UsageError("the game is not over yet")
     return result_of(
@@ -474,6 +490,7 @@ def game_result(rules: Rules, st: Any) -> GameResult:
         turns=st.turns,
         team_of=tuple(st.team_of),
         error=st.error,
+        cards=cards,
     )
 
 
@@ -488,9 +505,11 @@ def result_of(
     turns: int,
     team_of: tuple[int, ...],
     error: RuleError | AgentError | None = None,
+    cards: CardCounts | None = None,
 ) -> GameResult:
     """A finished game's result from what its state says of it (``keys``: per seat, the
-    score and the tie-break values; None where no score was reached)."""
+    score and the tie-break values; None where no score was reached; ``cards``: the
+    engine's counts, where asked for)."""
     # plain loops: a batch of the native engine makes one of these per game
     n = len(team_of)
     if keys is None:
@@ -516,6 +535,7 @@ def result_of(
         turns=turns,
         team_of=team_of,
         error=error,
+        cards=cards,
     )
 
 

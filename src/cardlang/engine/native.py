@@ -28,6 +28,7 @@ from cardlang.engine.gamemaster import GameResult, Limits, game_result, ranking_
 from cardlang.engine.lazy_options import LazyOptions
 from cardlang.engine.points import PointMap
 from cardlang.engine.state import FAILED
+from cardlang.engine.tally import CardCounts
 from cardlang.errors import RuleError, Span, UsageError, did_you_mean
 from cardlang.language.kinds import card_type
 
@@ -528,8 +529,9 @@ class NativeMaster:
         self._key_names: tuple[int, frozenset[int]] | None = None  # move_keys' names
 
     # ------------------------------------------------------------ the protocol
-    def new_game(self, seed: int, *, record: bool = False) -> NativeState:
+    def new_game(self, seed: int, *, record: bool = False, tally: bool = False) -> NativeState:
         raw = self.program.new_game(seed & ((1 << 64) - 1), record, *self._limits)
+        raw.tallying = tally  # no decision is taken before the first
         return NativeState(raw, self, seed)
 
     def legal_options(self, st: NativeState) -> Sequence[Any]:
@@ -572,22 +574,28 @@ class NativeMaster:
         return NativeState(raw, self, seed)
 
     def play_batch(
-        self, seeds: Sequence[int], seat_sets: Sequence[Sequence[Any]], which: Sequence[int]
+        self,
+        seeds: Sequence[int],
+        seat_sets: Sequence[Sequence[Any]],
+        which: Sequence[int],
+        tally: bool = False,
     ) -> list[GameResult | None]:
         """Whole games played inside the engine, one call for all: game i from
         ``seeds[i]`` by the native agents ``seat_sets[which[i]]``, each agent first made
         the one a fresh agent seeded as runs/planned.py ``agent_seeds`` says would be
-        (``start_game``).  None for a game that failed: its rule error is the caller's
-        to find, by playing it again the usual way."""
+        (``start_game``); with ``tally``, each result with its card counts.  None for a
+        game that failed: its rule error is the caller's to find, by playing it again
+        the usual way."""
         mask = (1 << 64) - 1
         rows = self.program.play_batch(
             [seed & mask for seed in seeds],
             [list(s) for s in seat_sets],
             list(which),
+            tally,
             *self._limits,
         )
         results: list[GameResult | None] = []
-        for seed, (status, end_reason, keys, decisions, turns, team_of) in zip(
+        for seed, (status, end_reason, keys, decisions, turns, team_of, cards) in zip(
             seeds, rows, strict=True
         ):
             if status == FAILED:
@@ -603,6 +611,7 @@ class NativeMaster:
                     decisions=decisions,
                     turns=turns,
                     team_of=tuple(team_of),
+                    cards=None if cards is None else CardCounts(*cards),  # flat, as made
                 )
             )
         return results
@@ -613,7 +622,8 @@ class NativeMaster:
         return self.program.play(st.raw, list(seats), limit, *self._limits)  # type: ignore[no-any-return]
 
     def result(self, st: NativeState) -> GameResult:
-        return game_result(self.game, st)
+        cards = self.program.card_counts(st.raw)
+        return game_result(self.game, st, None if cards is None else CardCounts(*cards))
 
     def current_scores(self, st: NativeState) -> list[tuple[int, ...]]:
         return self._scores(self.program.current_scores, st)  # type: ignore[no-any-return]

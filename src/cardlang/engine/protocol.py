@@ -13,7 +13,9 @@ probe:
 
 | call                         | what it does                                              |
 | ---------------------------- | --------------------------------------------------------- |
-| ``new_game(seed, record=)``  | a new state: setup run, advanced to the first decision     |
+| ``new_game(seed, record=,``  | a new state: setup run, advanced to the first decision     |
+| ``tally=)``                  | (``tally``: its picks counted per card type, tally.py:    |
+|                              | ``result`` reports them as ``GameResult.cards``)           |
 | ``legal_options(st)``        | the pending decision's options, in a fixed order; the     |
 |                              | state is not changed                                       |
 | ``apply(st, choice)``        | play one option (index or option), advance to the next    |
@@ -58,7 +60,7 @@ class Engine(Protocol):
     limits: Limits
     traits: EngineTraits  # its name and what it offers beyond this protocol (engines.py)
 
-    def new_game(self, seed: int, *, record: bool = False) -> Any: ...
+    def new_game(self, seed: int, *, record: bool = False, tally: bool = False) -> Any: ...
 
     def legal_options(self, st: Any) -> Sequence[Any]: ...
 

@@ -23,7 +23,9 @@ Layout (the slots, by role)
   ``options``, ``mover``: the decision waiting, if any; ``decisions``, ``steps``,
   ``turns``: counters.
 - outcome: ``status``, ``end_reason``, ``error``, ``scores``.
-- record: ``log``: the event log, when the game is recorded.
+- record: ``log``: the event log, when the game is recorded; ``tally``: per (seat,
+  situation, card type) the options chosen and the turn of the first (tally.py), when the
+  game is made to count them (else None).
 - caches: derived from the rest, never needed to play: ``indexed`` (copied by
   ``clone()``), and what the seats know of the hidden cards, which
   cardlang.information.knowledge keeps here (``tracker``, ``attached``; not copied).
@@ -113,6 +115,7 @@ class Gamestate:
         "scores",
         # record
         "log",
+        "tally",
         # caches
         "indexed",
         "tracker",
@@ -152,6 +155,7 @@ class Gamestate:
     scores: list[tuple[int, ...]] | None  # per seat (score, tie-breaks...), once over
     # ------------------------------------------------------------ record
     log: list[tuple[Any, ...]] | None  # events, when a transcript is being recorded
+    tally: dict[tuple[int, str, str], tuple[int, int]] | None  # picks counted (tally.py)
     # ------------------------------------------------------------ caches
     # (indexed OWNER KIND NAME) -> (number of zones when found, the locations): zones are
     # never removed, so the answer holds while no zone is added
@@ -198,6 +202,7 @@ class Gamestate:
         self.scores = None
         # record
         self.log = None
+        self.tally = None
         # caches
         self.indexed = {}
         self.tracker = None
@@ -239,6 +244,7 @@ class Gamestate:
         c.scores = self.scores
         # record
         c.log = None if self.log is None else self.log[:]
+        c.tally = None if self.tally is None else self.tally.copy()  # values are tuples
         # caches (what the seats know is derived from the log, or belongs to this state)
         c.indexed = self.indexed.copy()
         c.tracker = None

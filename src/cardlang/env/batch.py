@@ -66,6 +66,7 @@ def plan_for(env: VectorEnv) -> dict[str, Any]:
         "ranking_signs": ranking_signs(env.game),
         "score_reward": env.reward == "score",
         "score_sign": env._sign,
+        "cards": env.cards,
     }
 
 

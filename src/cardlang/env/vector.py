@@ -53,7 +53,11 @@ rows ``info["_final_obs"]`` marks, the finished game's last observation for the 
 seat (the learning seat; with all seats the seat that moved last): the situation-free
 part of the layout (``Encoder.common_blocks``: current seat, storages, locations) of the
 final position, zeros after it; there is no decision, so no mask.  ``info["results"]``
-maps each row that finished a game in this step to its ``GameResult``.
+maps each row that finished a game in this step to its ``GameResult``; with ``cards=True``
+its ``cards`` holds the game's counts per card type (engine/tally.py: every seat's picks
+per situation with the turn of the first, and the cards it owned at the end), counted
+inside the engine on either path (``runs.cards.seat_cards`` reads a seat's buys, plays,
+first buy and copies owned from them).
 
 Seeds.  Game ``j`` of a run seeded ``S`` has the seed of game ``j`` of
 ``cardlang simulate --seed S`` (``runs.simulate.game_seeds``: numpy's SeedSequence child
@@ -304,6 +308,7 @@ class VectorEnv:
         reward: str = "outcome",
         batch: bool | None = None,
         tokens: NameTable | None = None,
+        cards: bool = False,
     ) -> None:
         game = load(game, params)
         if n < 1:
@@ -320,6 +325,7 @@ class VectorEnv:
         self.master = game.master(Limits(max_decisions=max_decisions), engine=engine)
         self.engine: str = self.master.traits.name
         self.reward = reward
+        self.cards = cards  # each result with its card counts
         self._sign = -1.0 if game.scoring_mode == "min" else 1.0
         self.encoder = Encoder.of(game)
         self.vocabulary = Vocabulary.of(game)
@@ -551,9 +557,9 @@ class VectorEnv:
             seed = game_seed(self._root, row.episode * self.n + i)
             row.episode += 1
             if self.learner is None:
-                row.st = self.master.new_game(seed)
+                row.st = self.master.new_game(seed, tally=self.cards)
             else:
-                row.st = self.master.new_game(seed, record=self._record)
+                row.st = self.master.new_game(seed, record=self._record, tally=self.cards)
                 self._seat_opponents(row, seed)
                 self._play_opponents(row)
             if not row.st.is_over:

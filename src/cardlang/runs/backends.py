@@ -138,9 +138,16 @@ class Backend(Protocol):
     workers."""
 
     def play(
-        self, master: Engine, todo: Iterable[PlannedGame], *, record: bool, games: int
+        self,
+        master: Engine,
+        todo: Iterable[PlannedGame],
+        *,
+        record: bool,
+        games: int,
+        cards: bool = False,
     ) -> Generator[Played, None, None]:
-        """``games``: how many ``todo`` holds (for sizing chunks)."""
+        """``games``: how many ``todo`` holds (for sizing chunks); ``record`` keeps each
+        game's decisions, ``cards`` its card counts (``GameResult.cards``)."""
         ...
 
 
@@ -148,11 +155,17 @@ class SerialBackend:
     """One game after the other in this process: the fastest for one core."""
 
     def play(
-        self, master: Engine, todo: Iterable[PlannedGame], *, record: bool, games: int
+        self,
+        master: Engine,
+        todo: Iterable[PlannedGame],
+        *,
+        record: bool,
+        games: int,
+        cards: bool = False,
     ) -> Generator[Played, None, None]:
         from cardlang.runs.planned import play_planned_games
 
-        yield from play_planned_games(master, todo, record)
+        yield from play_planned_games(master, todo, record, cards)
 
 
 # ---------------------------------------------------------------- what workers get
@@ -200,14 +213,16 @@ class Chunk(NamedTuple):
     traceback: str = ""
 
 
-def play_chunk(master: Engine, chunk: Iterable[PlannedGame], record: bool) -> Chunk:
+def play_chunk(
+    master: Engine, chunk: Iterable[PlannedGame], record: bool, cards: bool = False
+) -> Chunk:
     """Play a chunk's games in order; an exception ends the chunk after the games played
     before it, which still count (as in a serial run)."""
     from cardlang.runs.planned import play_planned_games
 
     played: list[Played] = []
     try:
-        for done in play_planned_games(master, chunk, record):
+        for done in play_planned_games(master, chunk, record, cards):
             played.append(done)
     except Exception as err:
         return Chunk(played, err, traceback.format_exc())
@@ -285,9 +300,9 @@ def exit_with_parent() -> None:
     threading.Thread(target=watch, name="cardlang-exit-with-parent", daemon=True).start()
 
 
-def _play_pool_chunk(chunk: list[PlannedGame], record: bool) -> Chunk:
+def _play_pool_chunk(chunk: list[PlannedGame], record: bool, cards: bool) -> Chunk:
     assert _WORKER_MASTER is not None, "the pool's initializer compiles the game"
-    return play_chunk(_WORKER_MASTER, chunk, record)
+    return play_chunk(_WORKER_MASTER, chunk, record, cards)
 
 
 def pool_context() -> multiprocessing.context.BaseContext:
@@ -320,7 +335,13 @@ class ProcessBackend:
         self.workers = workers
 
     def play(
-        self, master: Engine, todo: Iterable[PlannedGame], *, record: bool, games: int
+        self,
+        master: Engine,
+        todo: Iterable[PlannedGame],
+        *,
+        record: bool,
+        games: int,
+        cards: bool = False,
     ) -> Generator[Played, None, None]:
         if games <= 0:
             return
@@ -336,7 +357,7 @@ class ProcessBackend:
         try:
             yield from _in_order(
                 _chunks(todo, size),
-                lambda chunk: pool.submit(_play_pool_chunk, chunk, record),
+                lambda chunk: pool.submit(_play_pool_chunk, chunk, record, cards),
                 _pool_result,
                 WINDOW_PER_WORKER * workers,
                 inflight,
@@ -384,13 +405,13 @@ def import_ray() -> Any:
 _RAY_MASTERS: dict[str, Gamemaster] = {}
 
 
-def _ray_chunk(payload: GamePayload, chunk: list[PlannedGame], record: bool) -> Chunk:
+def _ray_chunk(payload: GamePayload, chunk: list[PlannedGame], record: bool, cards: bool) -> Chunk:
     """A Ray task: play a chunk with the game compiled once per worker process."""
     master = _RAY_MASTERS.get(payload.key)
     if master is None:
         _RAY_MASTERS.clear()  # one game at a time: a worker serves one batch after another
         master = _RAY_MASTERS[payload.key] = payload.master()
-    return play_chunk(master, chunk, record)
+    return play_chunk(master, chunk, record, cards)
 
 
 class RayBackend:
@@ -400,7 +421,13 @@ class RayBackend:
         self.workers = workers
 
     def play(
-        self, master: Engine, todo: Iterable[PlannedGame], *, record: bool, games: int
+        self,
+        master: Engine,
+        todo: Iterable[PlannedGame],
+        *,
+        record: bool,
+        games: int,
+        cards: bool = False,
     ) -> Generator[Played, None, None]:
         if games <= 0:
             return
@@ -414,7 +441,7 @@ class RayBackend:
         try:
             yield from _in_order(
                 _chunks(todo, chunk_size(games, workers)),
-                lambda chunk: task.remote(payload, chunk, record),
+                lambda chunk: task.remote(payload, chunk, record, cards),
                 ray.get,
                 WINDOW_PER_WORKER * workers,
                 inflight,

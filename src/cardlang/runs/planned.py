@@ -58,9 +58,10 @@ BATCH_GAMES = (4, 256)
 
 
 def play_planned_games(
-    master: Engine, todo: Iterable[PlannedGame], record: bool
+    master: Engine, todo: Iterable[PlannedGame], record: bool, cards: bool = False
 ) -> Iterator[Played]:
-    """Play planned games in order, each exactly as ``play_planned`` would.
+    """Play planned games in order, each exactly as ``play_planned`` would (``cards``:
+    each result with its card counts).
 
     Where nothing is recorded and every seat's agent runs inside the native engine (a
     ``native_agent`` twin: the random agent, the Dominion bots), games go to the engine
@@ -70,7 +71,7 @@ def play_planned_games(
     """
     if record or not master.traits.batch_stepping:
         for planned in todo:
-            yield play_planned(master, planned, record)
+            yield play_planned(master, planned, record, cards)
         return
     seats = _NativeSeatSets(master)
     batch: list[tuple[PlannedGame, int]] = []
@@ -84,11 +85,11 @@ def play_planned_games(
             return
         start = time.perf_counter()
         seeds, weights = [p.seed for p, _ in games], [w for _, w in games]
-        results = master.play_batch(seeds, seats.sets, weights)  # type: ignore[attr-defined]
+        results = master.play_batch(seeds, seats.sets, weights, cards)  # type: ignore[attr-defined]
         size = _next_batch_size(size, len(games), time.perf_counter() - start)
         for (planned, _), result in zip(games, results, strict=True):
             if result is None:  # failed: played again for its rule error
-                yield play_planned(master, planned, False)
+                yield play_planned(master, planned, False, cards)
             else:
                 yield Played(planned, result, None, "", "")
 
@@ -96,7 +97,7 @@ def play_planned_games(
         which = seats.index(planned.agents)
         if which is None:
             yield from flush()
-            yield play_planned(master, planned, False)
+            yield play_planned(master, planned, False, cards)
             continue
         batch.append((planned, which))
         if len(batch) >= size:
@@ -147,9 +148,10 @@ class _NativeSeatSets:
         return len(self.sets) - 1
 
 
-def play_planned(master: Engine, planned: PlannedGame, record: bool) -> Played:
+def play_planned(master: Engine, planned: PlannedGame, record: bool, cards: bool = False) -> Played:
     """Play one game of a batch with fresh agents (seeded from the game's seed), in
-    whatever process the backend runs it; with ``record``, keep its decisions.  An
+    whatever process the backend runs it; with ``record``, keep its decisions, with
+    ``cards`` its card counts (engine/tally.py).  An
     agent's failure (``AgentError``: an exception, an illegal answer, a constructor that
     raised) fails that game, the error in its result, and the batch goes on."""
     seeds = agent_seeds(planned.seed, len(planned.agents))
@@ -162,13 +164,14 @@ def play_planned(master: Engine, planned: PlannedGame, record: bool) -> Played:
         st = master.new_game(planned.seed)
         result = failed_by_agent(master, st, err)
         return Played(planned, result, [] if record else None, started, now() if record else "")
+    names, errors = planned.agents, "fail"
     if not record:
-        result = play_game(master, agents, planned.seed, names=planned.agents, agent_errors="fail")[
-            0
-        ]
+        result = play_game(
+            master, agents, planned.seed, names=names, agent_errors=errors, tally=cards
+        )[0]
         return Played(planned, result, None, "", "")
     trace: list[Decision] = []
     result, _ = play_game(
-        master, agents, planned.seed, trace=trace, names=planned.agents, agent_errors="fail"
+        master, agents, planned.seed, trace=trace, names=names, agent_errors=errors, tally=cards
     )
     return Played(planned, result, trace, started, now())

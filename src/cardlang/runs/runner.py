@@ -57,6 +57,7 @@ def play_game(
     trace: list[Decision] | None = None,
     names: Sequence[str] | None = None,
     agent_errors: str = "raise",
+    tally: bool = False,
 ) -> tuple[GameResult, EngineState]:
     """Play one game from ``seed``, one agent per seat.
 
@@ -65,13 +66,14 @@ def play_game(
     ``Decision`` per move; ``names`` name the agents in error messages (default: their
     ``name`` attribute or class).  An agent's failure (``AgentError``: an exception, an
     illegal answer) is raised, or with ``agent_errors="fail"`` ends the game as failed,
-    the error in its result, as a rule error does (what a batch wants).
+    the error in its result, as a rule error does (what a batch wants).  ``tally``
+    counts each seat's picks and cards per card type into the result (``cards``).
     """
     labels = list(names) if names is not None else [agent_label(a) for a in agents]
     # an agent that determinizes or reads what it knows of hidden cards needs the event
     # log the knowledge tracker replays (cardlang.information.knowledge)
     record = record or any(capabilities_of(a).knowledge for a in agents)
-    st = master.new_game(seed, record=record)
+    st = master.new_game(seed, record=record, tally=tally)
     observer = None if trace is None else _Recorder(master, trace).observe
     try:
         play_out(master, st, agents, labels, observer=observer)

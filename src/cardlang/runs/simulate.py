@@ -29,6 +29,7 @@ from cardlang.engine.game import Game
 from cardlang.engine.gamemaster import GameResult, Limits
 from cardlang.engine.native import native_game_seeds
 from cardlang.runs.backends import open_backend
+from cardlang.runs.cards import CardTotals, buys_and_plays
 from cardlang.runs.planned import agent_seeds
 from cardlang.runs.runner import play_game
 from cardlang.runs.statistics import BatchSummary
@@ -115,6 +116,7 @@ def run_batch(
     on_resume: Callable[[int], None] | None = None,
     backend: str = "serial",
     workers: int | None = 1,
+    cards: bool = False,
 ) -> BatchSummary:
     """Play ``games`` games.  Seats take the agents in the order given; with
     ``rotate_seats`` game i shifts them by i places, so each agent sits in every seat.
@@ -130,6 +132,10 @@ def run_batch(
     back in index order and are counted, written and passed to ``on_game`` here, so the
     summary and the records are the same for every backend and number of workers.
 
+    ``cards`` counts each seat's picks and cards per card type (engine/tally.py) into each
+    result and the summary's per-card figures (``BatchSummary.cards``, runs/cards.py); a
+    recorded batch counts them always, for its records.
+
     Ctrl-C (a KeyboardInterrupt, here or in ``on_game``) stops the batch: the workers are
     stopped and ``BatchInterrupted`` is raised, carrying the summary of the games
     finished so far (recorded, with a ``store``).
@@ -139,6 +145,9 @@ def run_batch(
     summary = BatchSummary(game.source.name, list(agent_specs), wins=[0.0] * game.nplayers)
     summary.rotate_seats = rotate_seats
     summary.planned = games
+    tally = cards or store is not None
+    if tally:
+        summary.cards = CardTotals(buys_and_plays(game.situations))
     if store is None:
         todo: Iterator[PlannedGame] = (
             PlannedGame(-1, i, game_seed, seat_agents(agent_specs, i, rotate_seats))
@@ -150,7 +159,9 @@ def run_batch(
         if on_resume is not None:
             on_resume(summary.stored)
     start = time.perf_counter()
-    played = engine.play(master, todo, record=store is not None, games=games - summary.stored)
+    played = engine.play(
+        master, todo, record=store is not None, games=games - summary.stored, cards=tally
+    )
     stopped: KeyboardInterrupt | None = None
     try:
         for done in played:

@@ -15,7 +15,6 @@ errors.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +23,8 @@ import numpy as np
 
 from cardlang.engine.gamemaster import GameResult
 from cardlang.engine.state import FAILED
+from cardlang.runs.cards import CardTotals
+from cardlang.runs.intervals import Z95, mean_interval, wilson_interval
 from cardlang.runs.store import Outcome
 
 __all__ = ["Z95", "BatchSummary", "mean_interval", "wilson_interval"]
@@ -62,6 +63,9 @@ class BatchSummary:
     error_texts: dict[str, str] = field(default_factory=dict)
     # failed games per agent spec whose agent failed them (an AgentError)
     agent_failures: dict[str, int] = field(default_factory=dict)
+    # per-card figures of the completed games whose picks were counted (runs/cards.py);
+    # None: the batch counts none
+    cards: CardTotals | None = None
 
     def add(self, result: GameResult, seat_agents: Sequence[str] | None = None) -> None:
         """Count one game; ``seat_agents`` names the agent of each seat (default: the
@@ -84,6 +88,8 @@ class BatchSummary:
                 self.wins[seat] += credit
             self._count_agents(result.credits, seat_agents)
             self._count_scores(result.scores, seat_agents)
+            if self.cards is not None and result.cards is not None:
+                self.cards.add(result.cards, seat_agents, result.credits)
             if len({_team(result, w) for w in result.winners}) > 1:
                 self.ties += 1
         elif result.end_reason == FAILED:
@@ -234,6 +240,7 @@ class BatchSummary:
             "games_per_second": round(self.games_per_second, 3),
             "errors": self.errors,
             **({"records": self.records_json()} if self.db is not None else {}),
+            **({"cards": self.cards.to_json()} if self.cards is not None else {}),
         }
 
     def records_json(self) -> dict[str, Any]:
@@ -244,47 +251,6 @@ class BatchSummary:
             "from_db": self.stored,
             "played": self.games - self.stored,
         }
-
-
-#: The normal quantile of a two-sided 95% interval.
-Z95 = 1.959963984540054
-
-
-def mean_interval(n: float, total: float, squares: float, z: float = Z95) -> dict[str, float]:
-    """The mean of ``n`` values from their sum and sum of squares, with the normal
-    interval mean +- z sd / sqrt(n) (the sample's sd; a single value has a zero-width
-    interval, there being nothing to estimate its spread from)."""
-    if n <= 0:
-        return {"mean": 0.0, "ci_low": 0.0, "ci_high": 0.0, "seats": 0}
-    mean = total / n
-    variance = max(0.0, (squares - n * mean * mean) / (n - 1)) if n > 1 else 0.0
-    half = z * math.sqrt(variance / n)
-    return {
-        "mean": round(mean, 6),
-        "ci_low": round(mean - half, 6),
-        "ci_high": round(mean + half, 6),
-        "seats": int(n),
-    }
-
-
-def wilson_interval(successes: float, trials: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of a proportion: (0, 1) without trials.
-
-    Chosen over the normal (Wald) interval because it stays inside [0, 1] and keeps its
-    coverage near 0 and 1 and for few games (a strong agent's share is near 1), and over
-    a bootstrap because it is exact arithmetic from two counts: deterministic, free, and
-    the same for games read back from the records as for games played now.
-    ``successes`` may be fractional (shared wins): a credit in [0, 1] with mean p has a
-    variance of at most p(1 - p), the variance of a win-or-lose game, so the interval is
-    conservative (if anything too wide) when ties split the credit.
-    """
-    if trials <= 0:
-        return 0.0, 1.0
-    p = successes / trials
-    z2 = z * z
-    centre = (p + z2 / (2 * trials)) / (1 + z2 / trials)
-    half = z / (1 + z2 / trials) * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials))
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def _team(result: Outcome, seat: int) -> int:

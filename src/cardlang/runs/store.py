@@ -24,6 +24,7 @@ engine's ``GameResult`` and the runner's ``Decision`` are types here).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -39,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from cardlang.engine.gamemaster import Limits
 from cardlang.engine.state import COMPLETED, CUTOFF, FAILED
+from cardlang.engine.tally import CardCounts
 from cardlang.engine.work import DEFAULT_MAX_GAME_WORK, DEFAULT_MAX_WORK
 from cardlang.errors import I64_MIN, UsageError
 from cardlang.inputs import regular_file
@@ -49,7 +51,7 @@ if TYPE_CHECKING:
     from cardlang.runs.runner import Decision
 
 APPLICATION = "cardlang-runs"
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -85,6 +87,7 @@ CREATE TABLE IF NOT EXISTS games (
     team_of TEXT,
     error_kind TEXT,
     error TEXT,
+    cards_counted INTEGER,
     UNIQUE (batch_id, idx)
 );
 CREATE INDEX IF NOT EXISTS games_by_status ON games (batch_id, status, idx);
@@ -116,6 +119,28 @@ CREATE TABLE IF NOT EXISTS results (
     PRIMARY KEY (game_id, seat)
 ) WITHOUT ROWID;
 """
+#: Each game's counts per card type (engine/tally.py), written where its batch counted
+#: them (``games.cards_counted`` 1): every seat's picks per situation and card type with
+#: the game's turn of the first, and the cards each seat owned at the end.
+_CARD_TABLES = (
+    """CREATE TABLE IF NOT EXISTS card_picks (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seat INTEGER NOT NULL,
+    situation TEXT NOT NULL,
+    card TEXT NOT NULL,
+    picks INTEGER NOT NULL,
+    first_turn INTEGER NOT NULL,
+    PRIMARY KEY (game_id, seat, situation, card)
+) WITHOUT ROWID""",
+    """CREATE TABLE IF NOT EXISTS card_owned (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seat INTEGER NOT NULL,
+    card TEXT NOT NULL,
+    cards INTEGER NOT NULL,
+    PRIMARY KEY (game_id, seat, card)
+) WITHOUT ROWID""",
+)
+_SCHEMA += ";\n".join(_CARD_TABLES) + ";\n"
 
 #: Schema changes that an older file is brought through, in order: version -> statements
 #: that make it the next version.  Version 2 adds the search agents' traces to
@@ -123,7 +148,9 @@ CREATE TABLE IF NOT EXISTS results (
 #: adds a search's move distribution (``policy``, the neural agent's training target);
 #: version 4 the batch's work budget (``max_work``; NULL in batches made before: they
 #: ran with none, and replay with the default); version 5 the game's whole work budget
-#: (``max_game_work``; NULL in batches made before, which replay with the default).
+#: (``max_game_work``; NULL in batches made before, which replay with the default);
+#: version 6 the counts per card type (``card_picks``, ``card_owned`` and
+#: ``games.cards_counted``; NULL in games played before: none were counted).
 _MIGRATIONS: dict[int, tuple[str, ...]] = {
     1: (
         "ALTER TABLE decisions ADD COLUMN value REAL",
@@ -133,11 +160,18 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
     2: ("ALTER TABLE decisions ADD COLUMN policy TEXT",),
     3: ("ALTER TABLE batches ADD COLUMN max_work INTEGER",),
     4: ("ALTER TABLE batches ADD COLUMN max_game_work INTEGER",),
+    5: ("ALTER TABLE games ADD COLUMN cards_counted INTEGER", *_CARD_TABLES),
 }
 _DECISION_COLUMNS = (
     "game_id, idx, seat, situation, action_key, option_index, options, illegal, "
     "illegal_keys, seconds, value, option_values, standings, policy"
 )
+
+#: The columns of the card tables after game_id, as ``_cards`` reads them.
+_CARD_COLUMNS = {
+    "card_picks": ("seat", "situation", "card", "picks", "first_turn"),
+    "card_owned": ("seat", "card", "cards"),
+}
 
 _PAGE = 1000  # planned games read at a time, so a huge batch is never held in memory
 
@@ -224,6 +258,7 @@ class Outcome:
     error_kind: str | None = None
     error_text: str | None = None  # the rule or agent error as rendered (several lines)
     scores: tuple[int | None, ...] = ()  # per seat (None: a failed game has none)
+    cards: CardCounts | None = None  # the seats' picks and cards, where they were counted
 
     @property
     def completed(self) -> bool:
@@ -249,6 +284,7 @@ class Outcome:
             error_kind=error.kind() if error is not None else None,
             error_text=error.render() if error is not None else None,
             scores=result.scores,
+            cards=result.cards,
         )
 
 
@@ -588,14 +624,58 @@ class RunStore:
         self.check_batch(batch_id)
         rows = self.conn.execute(
             "SELECT g.id, g.agents, g.end_reason, g.decisions, g.turns, g.team_of, "
-            "g.error_kind, g.error, r.credit, r.rank, r.score, r.seat FROM games g "
-            "JOIN results r "
+            "g.error_kind, g.error, r.credit, r.rank, r.score, r.seat, g.cards_counted "
+            "FROM games g JOIN results r "
             "ON r.game_id = g.id WHERE g.batch_id = ? AND g.status = 'done' "
             "ORDER BY g.idx, r.seat",
             (batch_id,),
         )
-        for _, group in itertools.groupby(rows, key=lambda r: r[0]):
-            yield self._finished(list(group))
+        picks = self._card_rows(batch_id, "card_picks")
+        owned = self._card_rows(batch_id, "card_owned")
+        for game_id, group in itertools.groupby(rows, key=lambda r: r[0]):
+            seats = list(group)
+            agents, outcome = self._finished(seats)
+            if seats[0][12] is not None:  # its counts per card type were written
+                cards = self._cards(game_id, len(agents), picks.take(game_id), owned.take(game_id))
+                outcome = dataclasses.replace(outcome, cards=cards)
+            yield agents, outcome
+
+    def _card_rows(self, batch_id: int, table: str) -> _RowsByGame:
+        """The rows of ``table`` (card_picks or card_owned: ``_CARD_COLUMNS``) of the
+        batch's finished games, in the games' order."""
+        columns = ", ".join(f"c.{name}" for name in _CARD_COLUMNS[table])
+        rows = self.conn.cursor().execute(
+            f"SELECT c.game_id, {columns} FROM {table} c JOIN games g ON g.id = c.game_id "
+            "WHERE g.batch_id = ? AND g.status = 'done' ORDER BY g.idx",
+            (batch_id,),
+        )
+        return _RowsByGame(rows)
+
+    def _cards(
+        self, game_id: object, seats: int, picks: list[Sequence[Any]], owned: list[Sequence[Any]]
+    ) -> CardCounts:
+        """A game's counts per card type from its rows, each value checked."""
+        check = self._check("card_picks", f"(game {game_id})")
+        pick_rows = sorted(
+            (
+                check.integer("seat", row[1], 0, seats - 1),
+                check.text("situation", row[2]),
+                check.text("card", row[3]),
+                check.integer("picks", row[4], 1),
+                check.integer("first_turn", row[5]),
+            )
+            for row in picks
+        )
+        check = self._check("card_owned", f"(game {game_id})")
+        owned_rows = sorted(
+            (
+                check.integer("seat", row[1], 0, seats - 1),
+                check.text("card", row[2]),
+                check.integer("cards", row[3], 1),
+            )
+            for row in owned
+        )
+        return CardCounts.of(pick_rows, owned_rows)
 
     def _finished(self, seats: list[Sequence[Any]]) -> tuple[tuple[str, ...], Outcome]:
         """A finished game's agents and outcome from its rows (one per seat), checked:
@@ -653,8 +733,8 @@ class RunStore:
         with self.transaction() as conn:
             cur = conn.execute(
                 "UPDATE games SET status = 'done', started = ?, ended = ?, end_reason = ?, "
-                "decisions = ?, turns = ?, team_of = ?, error_kind = ?, error = ? "
-                "WHERE id = ? AND status = 'planned'",
+                "decisions = ?, turns = ?, team_of = ?, error_kind = ?, error = ?, "
+                "cards_counted = ? WHERE id = ? AND status = 'planned'",
                 (
                     started,
                     ended,
@@ -664,11 +744,14 @@ class RunStore:
                     json.dumps(list(result.team_of)) if result.team_of else None,
                     outcome.error_kind,
                     outcome.error_text,
+                    None if result.cards is None else 1,
                     game.id,
                 ),
             )
             if cur.rowcount == 0:
                 return False
+            if result.cards is not None:
+                _save_cards(conn, game.id, result.cards)
             conn.executemany(
                 f"INSERT INTO decisions ({_DECISION_COLUMNS}) VALUES ({', '.join('?' * 14)})",
                 (_decision_row(game.id, i, d) for i, d in enumerate(trace)),
@@ -854,6 +937,36 @@ class RunStore:
             self._scores_text(check, row[8]),
             self._check("batches", row[1]).text("game_path", row[9]),
         )
+
+
+class _RowsByGame:
+    """A query's rows grouped by game (its first column), taken game by game in the order
+    the query gives them: a game without rows takes none."""
+
+    def __init__(self, rows: Iterable[Sequence[Any]]) -> None:
+        self._groups = itertools.groupby(rows, key=lambda r: r[0])
+        self._next = next(self._groups, None)
+
+    def take(self, game_id: object) -> list[Sequence[Any]]:
+        if self._next is None or self._next[0] != game_id:
+            return []
+        rows = list(self._next[1])
+        self._next = next(self._groups, None)
+        return rows
+
+
+def _save_cards(conn: sqlite3.Connection, game_id: int, cards: CardCounts) -> None:
+    """A game's counts per card type (tables ``card_picks`` and ``card_owned``), in
+    place of any a planned game's row kept (one set back to planned by hand)."""
+    conn.execute("DELETE FROM card_picks WHERE game_id = ?", (game_id,))
+    conn.execute("DELETE FROM card_owned WHERE game_id = ?", (game_id,))
+    conn.executemany(
+        "INSERT INTO card_picks VALUES (?, ?, ?, ?, ?, ?)",
+        ((game_id, *row) for row in cards.picks),
+    )
+    conn.executemany(
+        "INSERT INTO card_owned VALUES (?, ?, ?, ?)", ((game_id, *row) for row in cards.owned)
+    )
 
 
 def _decision_row(game_id: int, idx: int, d: Decision) -> tuple[Any, ...]:
