@@ -82,6 +82,8 @@ BASE = {
     "play": ["{game}", "--no-record"],
     "tournament": ["{game}", "--games", "1", "--agents", "random,random"],
     "serve": ["{game}", "--port", "{port}"],  # a port in use: serve stops before serving
+    # a Dominion card (Kuhn poker has none) and a budget of about a second
+    "card-report": [str(ROOT / "games" / "dominion.rcy"), "SMITHY", "--minutes", "0.02"],
 }
 
 

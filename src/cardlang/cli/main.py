@@ -2,8 +2,8 @@
 
 Pipeline position: the top of cardlang.  ``main`` builds the parser from each command
 module's ``add_parser`` (check.py, simulate.py, transcript.py, describe.py,
-heuristics.py; the options they share are options.py's), runs the command's handler and
-turns what escapes it into a message and an exit code.
+heuristics.py, card_report.py, ...; the options they share are options.py's), runs the
+command's handler and turns what escapes it into a message and an exit code.
 
 Exit codes: 0 ok, 1 errors in a game file, a failed run or an agent's failure, 2 bad
 usage, 130 interrupted (Ctrl-C).  No Python traceback reaches the user unless
@@ -23,6 +23,7 @@ from typing import Any
 
 from cardlang import __version__
 from cardlang.cli import (
+    card_report,
     check,
     describe,
     fit_opponent,
@@ -62,6 +63,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "tournament": tournament.cmd_tournament,
     "play": play.cmd_play,
     "serve": serve.cmd_serve,
+    "card-report": card_report.cmd_card_report,
 }
 
 
@@ -89,7 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
             "  cardlang describe games/dominion.rcy --param kingdom=random\n"
             "  cardlang heuristics games/hearts.rcy --games 200 --plot report/\n"
             "  cardlang train games/kuhn_poker.rcy --out runs/kuhn --rounds 10\n"
-            "  cardlang solve games/kuhn_poker.rcy --seat 0 --opponent uniform --reward score\n\n"
+            "  cardlang solve games/kuhn_poker.rcy --seat 0 --opponent uniform --reward score\n"
+            "  cardlang card-report my-dominion.rcy BAZAAR --html report/\n\n"
             "Every command takes --engine native|python (the C++ engine, the default where it\n"
             "is built, or the Python one: the same games, logs and results). On the C++\n"
             "engine the random agent, the Dominion bots and ISMCTS/MCTS searches run inside\n"
@@ -102,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     commands = (check, simulate, transcript, describe, heuristics, train, solve, fit_opponent)
-    for module in (*commands, import_log, play, tournament, serve):
+    for module in (*commands, import_log, play, tournament, serve, card_report):
         module.add_parser(sub)
     return parser
 

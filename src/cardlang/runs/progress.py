@@ -29,6 +29,7 @@ def games_bar(
     if not (enabled and sys.stderr.isatty()):
         yield None
         return
+    from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
     with Progress(
@@ -37,6 +38,9 @@ def games_bar(
         TextColumn(f"{{task.completed}}/{{task.total}} {unit}"),
         TimeRemainingColumn(),
         transient=True,
+        # on stderr, the terminal the test above asked about: stdout may be a file
+        # (--json > out.json) that a bar would corrupt or, off a terminal, hide
+        console=Console(stderr=True),
     ) as progress:
         task = progress.add_task(description, total=total)
 

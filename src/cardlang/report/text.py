@@ -1,0 +1,94 @@
+"""The report in a terminal: one block per card, then what the run spent.
+
+Each card's block says in words where the card stands (peers.py's ``Placement.words``),
+then a table of its figures, each with its 95% interval and the games behind it, the
+tuned bot in words, the head-to-head matches against the official cards of its cost,
+the notes (a card never bought, an interval the budget left wide), and the neural
+sections as not measured.
+
+May import: cardlang.learning and everything below it (the report's layer).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from cardlang.report.plans import card_title
+from cardlang.report.sections import NOT_MEASURED, CardReport, Figure, Report
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+__all__ = ["print_report"]
+
+
+def print_report(console: Console, report: Report) -> None:
+    for card in report.cards:
+        _print_card(console, card)
+    console.print(
+        f"{report.file}: {report.games:,} games in {report.cpu_seconds:.1f} CPU-s "
+        f"({report.games_per_second:,.0f} games/s), budget {report.minutes:g} CPU-minutes; "
+        f"seed {report.seed}. Peers: {_peers_source(report)}."
+    )
+
+
+def _print_card(console: Console, card: CardReport) -> None:
+    from rich.table import Table
+
+    money = card.money
+    title = f"{card_title(card.card)} (${card.cost}, {', '.join(t.title() for t in card.types)})"
+    console.print(f"[bold]{title}[/bold]")
+    placed = money.placement.words() if money.placement else "not placed: never bought"
+    console.print(f"  {placed}")
+    table = Table(title="card plus money", title_justify="left", show_edge=False)
+    for column in ("figure", "value", "95% interval", "games"):
+        table.add_column(column, justify="left" if column == "figure" else "right")
+    rows = [
+        (f"win share against {money.opponent}, seats rotated", money.share, 3),
+        ("copies owned at the end of a game", money.copies, 2),
+        ("games in which it owned a copy", money.bought, 3),
+    ]
+    for label, figure, digits in rows:
+        interval = f"{figure.low:.{digits}f}-{figure.high:.{digits}f}"
+        table.add_row(label, f"{figure.value:.{digits}f}", interval, f"{figure.games:,}")
+    for duel in money.head_to_head:
+        label = f"win share against the {card_title(duel.peer)} bot"
+        share = duel.share
+        table.add_row(label, f"{share.value:.3f}", _interval(share), f"{share.games:,}")
+    console.print(table)
+    console.print(f"  bot: {money.plan.words()}")
+    console.print(_plans_table(card))
+    for note in money.notes:
+        console.print(f"  [yellow]note:[/yellow] {note}")
+    console.print(f"  win rate added (neural): {NOT_MEASURED}")
+    console.print(f"  {card.cpu_seconds:.1f} CPU-s for this card\n")
+
+
+def _plans_table(card: CardReport) -> Table:
+    from rich.table import Table
+
+    table = Table(
+        title="the search's best plans (screened, then refined on other seeds)",
+        title_justify="left",
+        show_edge=False,
+    )
+    for column in ("win share", "games", "plan"):
+        table.add_column(column, justify="left" if column == "plan" else "right")
+    for plan, share in card.money.tried:
+        table.add_row(f"{share.value:.3f}", f"{share.games:,}", plan.words())
+    return table
+
+
+def _interval(figure: Figure) -> str:
+    return f"{figure.low:.3f}-{figure.high:.3f}"
+
+
+def _peers_source(report: Report) -> str:
+    about = report.peers
+    if not about:
+        return "none shipped"
+    return (
+        f"{about.get('game', '?')} as of {about.get('date', '?')} "
+        f"(rules {str(about.get('rules_fingerprint', '?'))[:12]}, seed {about.get('seed', '?')})"
+    )

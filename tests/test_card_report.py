@@ -1,0 +1,288 @@
+"""``cardlang card-report``: a designer's report on new Dominion cards (issue 54, part 3).
+
+The command runs on a copy of games/dominion.rcy with four new kingdom cards: a clearly
+strong one (SUPERLAB: $2, +4 Cards +1 Action), a clearly weak one (DUD: $5, does
+nothing), one no bot can afford (CROWN: $30) and one with a decision of its own that no
+bot has a rule for (PICKER).  Every run has a small budget
+(--minutes) and a seed, so the tests are short and the same each time.  Then bad input
+(an unknown card, a file that fails check, a card that is no kingdom card, a file that is
+no Dominion), the HTML page, and the shipped peers (current for games/dominion.rcy).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import GAMES, needs_native_default
+from helpers import run_main, with_kingdom_cards
+
+from cardlang.report.budget import Budget
+from cardlang.report.money import StageSizes
+from cardlang.report.peers import Peer, Peers, place, shipped_peers
+from cardlang.report.plans import MoneyPlan, plans_for
+
+NEW_CARDS = """
+ (card-kind SUPERLAB (COST 2) (TYPES (ACTION))
+   (CARDS 4) (ACTIONS 1) (BUYS 0) (COINS 0) (TRASH 0) (VP 0)
+   (on PLAY (call DRAW 'ME 4) (inc ('ME sto ACTIONS))))
+ (card-kind DUD (COST 5) (TYPES (ACTION))
+   (CARDS 0) (ACTIONS 0) (BUYS 0) (COINS 0) (TRASH 0) (VP 0)
+   (on PLAY (inc ('ME sto COINS) 0)))
+ (card-kind CROWN (COST 30) (TYPES (ACTION))
+   (CARDS 0) (ACTIONS 0) (BUYS 0) (COINS 5) (TRASH 0) (VP 0)
+   (on PLAY (inc ('ME sto COINS) 5)))
+ (situation PICKER-CHOICE "Picker: +$2, or +2 Cards")
+ (card-kind PICKER (COST 4) (TYPES (ACTION))
+   (CARDS 0) (ACTIONS 0) (BUYS 0) (COINS 0) (TRASH 0) (VP 0)
+   (on PLAY (choice PICKER-CHOICE by 'ME
+                    ((label "+$2" (inc ('ME sto COINS) 2))
+                     (label "+2 Cards" (call DRAW 'ME 2))))))
+"""
+PROCEDURES = " ;; ------------------------------------------------------------ procedures"
+#: A budget that keeps a run to a second or two, and the seed every run uses.
+SMALL = ("--minutes", "0.05", "--seed", "3", "--quiet")
+
+native = needs_native_default()
+
+
+def dominion_with(
+    folder: Path, cards: str = NEW_CARDS, name: str = "my-dominion.rcy", listed: str = ""
+) -> Path:
+    """games/dominion.rcy with ``cards`` put before its procedures and listed as kingdom
+    cards, as README.md's "Your first new card" says (``listed``: one more name)."""
+    text = (GAMES / "dominion.rcy").read_text(encoding="utf-8")
+    assert PROCEDURES in text
+    text = text.replace(PROCEDURES, cards + "\n" + PROCEDURES, 1)
+    text = with_kingdom_cards(text, "SUPERLAB", "DUD", "CROWN", "PICKER", *filter(None, [listed]))
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def game_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return dominion_with(tmp_path_factory.mktemp("cards"))
+
+
+@pytest.fixture(scope="module")
+def strong_and_weak(game_file: Path) -> dict:  # type: ignore[type-arg]
+    done = run_main("card-report", str(game_file), "superlab", "DUD", "--json", *SMALL)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+@native
+def test_a_clearly_strong_card_ranks_above_a_clearly_weak_one(strong_and_weak: dict) -> None:  # type: ignore[type-arg]
+    strong, weak = (c["card_plus_money"] for c in strong_and_weak["cards"])
+    assert strong["share"]["low"] > weak["share"]["high"]
+    assert strong["share"]["value"] > 0.7 and weak["share"]["value"] < 0.5
+    assert strong["placement"]["rank"] == 1  # the strongest of the $2 cards
+    assert strong["placement"]["words"].startswith("stronger than every $2 card")
+    assert weak["placement"]["rank"] > 1
+
+
+@native
+def test_the_json_gives_every_figure_with_its_interval(strong_and_weak: dict) -> None:  # type: ignore[type-arg]
+    report = strong_and_weak
+    assert report["seed"] == 3 and report["minutes"] == 0.05
+    assert report["games"] > 0 and report["cpu_seconds"] > 0
+    assert report["peers"]["rules_fingerprint"]
+    card = report["cards"][0]
+    assert (card["card"], card["cost"], card["types"]) == ("SUPERLAB", 2, ["ACTION"])
+    money = card["card_plus_money"]
+    figures = [money["share"], money["copies_at_end"], money["bought"]]
+    figures += [d["share"] for d in money["head_to_head"]]
+    figures += [p["share"] for p in money["plans_tried"]]
+    figures += [c["share"] for c in money["share_by_copies"]]
+    for figure in figures:
+        assert set(figure) == {"value", "low", "high", "games"}
+        assert figure["low"] <= figure["value"] <= figure["high"] and figure["games"] > 0
+    assert money["opponent"] == "bmu" and money["never_bought"] is False
+    assert 'play = ["SUPERLAB"]' in money["bot"]["toml"]
+    assert {d["peer"] for d in money["head_to_head"]} == {"CELLAR", "CHAPEL", "MOAT"}
+    # the neural sections say plainly that they were not measured: no numbers
+    assert card["win_rate_added"] == {"measured": False, "note": card["win_rate_added"]["note"]}
+    assert "not measured" in card["win_rate_added"]["note"]
+
+
+@native
+def test_the_same_seed_gives_the_same_report(game_file: Path, strong_and_weak: dict) -> None:  # type: ignore[type-arg]
+    again = run_main("card-report", str(game_file), "SUPERLAB", "dud", "--json", *SMALL)
+    cards = json.loads(again.stdout)["cards"]
+    for card in [*cards, *strong_and_weak["cards"]]:
+        card.pop("cpu_seconds")
+    assert cards == strong_and_weak["cards"]
+
+
+@native
+def test_a_card_no_agent_buys_is_said_so_plainly(game_file: Path) -> None:
+    done = run_main("card-report", str(game_file), "CROWN", "--json", *SMALL)
+    assert done.returncode == 0, done.stderr
+    money = json.loads(done.stdout)["cards"][0]["card_plus_money"]
+    assert money["never_bought"] is True and money["placement"] is None
+    assert any("no agent ever bought Crown" in note for note in money["notes"])
+
+
+@native
+def test_a_decision_the_bot_has_no_rule_for_is_said(game_file: Path) -> None:
+    done = run_main("card-report", str(game_file), "PICKER", "--json", *SMALL)
+    assert done.returncode == 0, done.stderr
+    notes = json.loads(done.stdout)["cards"][0]["card_plus_money"]["notes"]
+    assert any("has no rule for PICKER-CHOICE" in note for note in notes), notes
+
+
+@native
+def test_the_terminal_report_and_the_html_page(game_file: Path, tmp_path: Path) -> None:
+    done = run_main("card-report", str(game_file), "SUPERLAB", "--html", str(tmp_path), *SMALL)
+    assert done.returncode == 0, done.stderr
+    assert "Superlab ($2, Action)" in done.stdout
+    assert "win share against bmu" in done.stdout
+    assert "win rate added (neural): not measured" in done.stdout
+    page = (tmp_path / "card-report.html").read_text(encoding="utf-8")
+    assert page.count("<svg") >= 3  # among its cost, among every card, by copies, ...
+    assert "Among the $2 cards" in page and "not measured" in page
+    assert 'play = ["SUPERLAB"]' in page
+
+
+def test_an_unknown_card_gets_a_did_you_mean(game_file: Path) -> None:
+    done = run_main("card-report", str(game_file), "SUPERLB", *SMALL)
+    assert done.returncode == 2
+    assert "has no card-kind 'SUPERLB': did you mean 'SUPERLAB'?" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_card_that_is_no_kingdom_card_is_refused(game_file: Path) -> None:
+    done = run_main("card-report", str(game_file), "copper", *SMALL)
+    assert done.returncode == 2
+    assert "COPPER is not in" in done.stderr and "'ALL-KINGDOM-CARDS" in done.stderr
+
+
+def test_a_file_that_fails_check_stops_with_its_diagnostics(tmp_path: Path) -> None:
+    broken = NEW_CARDS.replace("(call DRAW 'ME 4)", "(call DRWA 'ME 4)")
+    path = dominion_with(tmp_path, broken, "broken.rcy")
+    done = run_main("card-report", str(path), "SUPERLAB", *SMALL)
+    assert done.returncode == 1
+    assert "broken.rcy:" in done.stderr and "did you mean 'DRAW'?" in done.stderr
+    assert done.stdout == ""
+
+
+def test_a_game_that_is_no_dominion_is_refused() -> None:
+    done = run_main("card-report", str(GAMES / "kuhn_poker.rcy"), "KING", *SMALL)
+    assert done.returncode == 2 and "is not a Dominion game" in done.stderr
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "abc", "1e9"])
+def test_minutes_out_of_range_are_a_usage_error(game_file: Path, value: str) -> None:
+    done = run_main("card-report", str(game_file), "SUPERLAB", "--minutes", value)
+    assert done.returncode == 2 and "--minutes" in done.stderr
+
+
+# ---------------------------------------------------------------- the parts
+
+
+def test_a_plan_is_a_bot_file_that_buys_and_plays_the_card() -> None:
+    plan = MoneyPlan("COUNCIL-ROOM", "/11", "over-gold", 15, 4)
+    bot = plan.bot()
+    assert bot.play_order == ["COUNCIL-ROOM"]
+    rules = [(r.card, r.text) for r in bot.buy_rules]
+    assert rules[3] == (
+        "COUNCIL-ROOM",
+        "count(COUNCIL-ROOM) < treasures / 11 and left(PROVINCE) > 4",
+    )
+    assert rules[4] == ("GOLD", None) and rules[0] == ("PROVINCE", "money > 15")
+    assert plan.words() == (
+        "one per 11 Treasures, over Gold, Province when deck money > 15, "
+        "none once 4 Provinces are left"
+    )
+
+
+def test_the_grid_has_only_slots_that_change_what_is_bought() -> None:
+    assert {p.slot for p in plans_for("X", 2)} == {"over-gold", "over-silver", "under-silver"}
+    assert {p.slot for p in plans_for("X", 4)} == {"over-gold", "over-silver"}
+    assert {p.slot for p in plans_for("X", 6)} == {"over-gold"}
+    assert {p.slot for p in plans_for("X", 9)} == {"over-province", "over-gold"}
+
+
+def test_more_minutes_buy_more_games_and_narrower_intervals() -> None:
+    work = 3300.0
+    small, large = (Budget(m, 1).games("card_plus_money", work) for m in (1.0, 10.0))
+    assert large == pytest.approx(10 * small, rel=0.01)
+    assert Budget(10.0, 2).games("card_plus_money", work) == pytest.approx(large / 2, rel=0.01)
+    sizes = StageSizes.for_games(large, 72, 8)
+    assert sizes.games(72, 8) <= large  # the stages spend no more than the budget
+    tiny = StageSizes.for_games(10, 72, 8)  # the floors: still a meaningful match
+    assert tiny.final >= 100 and tiny.screen >= 8
+
+
+def _peer(card: str, cost: int, share: float, half: float = 0.01) -> Peer:
+    return Peer(card, cost, share, share - half, share + half, 1000, MoneyPlan(card))
+
+
+PEERS = Peers(
+    (
+        _peer("SMITHY", 4, 0.75),
+        _peer("MILITIA", 4, 0.70),
+        _peer("GARDENS", 4, 0.25),
+        _peer("WITCH", 5, 0.93),
+        _peer("LABORATORY", 5, 0.80),
+    )
+)
+
+
+def test_a_card_stronger_than_its_cost_reads_so() -> None:
+    placement = place("NEW", 4, 0.925, 0.915, 0.935, PEERS)
+    assert placement.rank == 1 and placement.of == 4
+    assert placement.words() == "stronger than every $4 card; about like Witch at $5"
+
+
+def test_a_card_among_its_cost_reads_its_rank_and_its_equals() -> None:
+    placement = place("NEW", 4, 0.71, 0.69, 0.73, PEERS)
+    assert placement.rank == 2
+    assert [p.card for p in placement.stronger_than] == ["GARDENS"]
+    assert [p.card for p in placement.weaker_than] == ["SMITHY"]
+    assert placement.words() == "2nd of 4 at $4, about like Militia; about like Militia at $4"
+    between = place("NEW", 4, 0.5, 0.49, 0.51, PEERS)
+    assert between.words() == (
+        "3rd of 4 at $4, between Militia (0.70) and Gardens (0.25); nearest: Militia at $4 (0.70)"
+    )
+    lonely = place("NEW", 7, 0.3, 0.29, 0.31, PEERS)
+    assert lonely.words() == "no official card costs $7; nearest: Gardens at $4 (0.25)"
+
+
+def test_the_shipped_peers_are_every_kingdom_card_of_the_current_rules() -> None:
+    from cardlang.language.fingerprint import rules_fingerprint
+
+    peers = shipped_peers()
+    text = (GAMES / "dominion.rcy").read_text(encoding="utf-8")
+    assert peers.about["rules_fingerprint"] == rules_fingerprint(text), (
+        "games/dominion.rcy's rules changed since the peers were measured: run "
+        "`nice python3 benchmarks/card_peers.py` (about 15 CPU-minutes) to measure them again"
+    )
+    assert len(peers.cards) == 26
+    for peer in peers.cards:
+        assert peer.low <= peer.share <= peer.high and peer.games > 10_000
+        assert peer.plan.card == peer.card
+
+
+def test_a_listed_card_without_its_card_kind_is_named(tmp_path: Path) -> None:
+    path = dominion_with(tmp_path, listed="VILLAG")
+    done = run_main("card-report", str(path), "VILLAG", *SMALL)
+    assert done.returncode == 2
+    assert "has no card-kind 'VILLAG' (its 'ALL-KINGDOM-CARDS names it)" in done.stderr
+    assert "did you mean 'VILLAGE'?" in done.stderr
+
+
+@native
+def test_a_card_whose_play_breaks_the_rules_stops_with_the_rule_error(tmp_path: Path) -> None:
+    # every play trashes the top card of the Curse pile, which runs out
+    broken = NEW_CARDS.replace(
+        "(on PLAY (inc ('ME sto COINS) 0))",
+        "(on PLAY (move (top 'CURSE-PILE) (top (game vloc TRASH))))",
+    )
+    path = dominion_with(tmp_path, broken)
+    done = run_main("card-report", str(path), "DUD", *SMALL)
+    assert done.returncode == 1, done.stderr
+    assert "the card cannot be judged" in done.stderr and "rule error" in done.stderr
+    assert "Traceback" not in done.stderr
