@@ -162,7 +162,9 @@ class NeuralModel:
         trained = self.trained_ids()
         if trained is None:
             return 0
-        table = self.net.names.weight
+        names = self.net.names
+        assert isinstance(names, nn.Embedding | nn.EmbeddingBag)  # both bodies' name table
+        table = names.weight
         keep = torch.zeros(table.shape[0], dtype=torch.bool)
         keep[torch.from_numpy(trained)] = True
         keep[0] = True

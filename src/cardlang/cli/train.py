@@ -44,7 +44,8 @@ def add_parser(sub: SubParsers) -> None:
         "checkpoint after every round. --algorithm ppo (the default): PPO over many games "
         "stepped inside the engine against an opponent pool; --algorithm search: self-play "
         "with search (AlphaZero). Run it again with the same --out to resume: the run keeps "
-        "its settings (only --rounds, --time-limit and the evaluation options may change).",
+        "its settings (only --rounds, --time-limit, --cpu-minutes and the evaluation options may "
+        "change).",
     )
     p.add_argument(
         "--algorithm",
@@ -103,6 +104,14 @@ def add_parser(sub: SubParsers) -> None:
         default=0.0,
         metavar="SECONDS",
         help="stop after the round in which this many seconds have passed (0: no limit)",
+    )
+    g.add_argument(
+        "--cpu-minutes",
+        type=positive_float,
+        default=None,
+        metavar="M",
+        help="a budget of CPU time (every process of the run, all sessions): no round "
+        "starts that the last round's CPU time says would pass it (none by default)",
     )
     g = p.add_argument_group("PPO (--algorithm ppo)")
     g.add_argument(
@@ -419,7 +428,12 @@ def _check_network(args: argparse.Namespace, body: str) -> None:
 
 
 #: Options whose setting has another name in TrainConfig.
-OPTION_FIELDS = {"file": "game", "param": "params", "param_draw": "param_draws"}
+OPTION_FIELDS = {
+    "file": "game",
+    "param": "params",
+    "param_draw": "param_draws",
+    "cpu_minutes": "cpu_limit",
+}
 
 
 def cmd_train(args: argparse.Namespace) -> int:
@@ -462,6 +476,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             "game": args.file,
             "params": parse_param_args(args.param),
             "param_draws": parse_param_draws(args.param_draw),
+            "cpu_limit": (args.cpu_minutes or 0.0) * 60,
             "noise": min(args.noise, 1.0),
             "batch_size": args.batch_size or (256 if ppo else 128),
             "lr": args.lr if args.lr is not None else (3e-4 if ppo else 1e-3),

@@ -22,6 +22,7 @@ class TrainConfig:
     seed: int = 0
     rounds: int = 20
     time_limit: float = 0.0  # seconds; 0: none (stops after the round that passes it)
+    cpu_limit: float = 0.0  # CPU seconds, all sessions; 0: none (no round would pass it)
     games: int = 16  # self-play games per round
     iterations: int = 16  # search per self-play decision (0: the raw policy)
     determinizations: int = 2

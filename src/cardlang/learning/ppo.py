@@ -846,7 +846,7 @@ class NameDropout:
         env.action_names[:, :a] = kept[rows, env.action_names[:, :a]]
 
     def state(self) -> dict[str, Any]:
-        return self.rng.bit_generator.state
+        return dict(self.rng.bit_generator.state)
 
     def load_state(self, state: dict[str, Any]) -> None:
         self.rng.bit_generator.state = state

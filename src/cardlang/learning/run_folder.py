@@ -168,16 +168,38 @@ class RunFolder:
 
     # ------------------------------------------------------------ the loop
     def _rounds(self) -> None:
-        """Rounds until ``rounds`` are done or the time limit has passed."""
+        """Rounds until ``rounds`` are done, the time limit has passed, or the next
+        round would pass the CPU budget (judged by the last round's CPU time)."""
         c = self.config
-        start = time.monotonic()
+        start, first = time.monotonic(), self.round
+        last_cpu = 0.0
         while self.round < c.rounds:
             if c.time_limit and time.monotonic() - start > c.time_limit:
                 self.report(f"time limit reached after round {self.round}")
                 break
+            if c.cpu_limit and self.cpu_seconds() + last_cpu > c.cpu_limit:
+                used = self.cpu_seconds() / 60
+                self.report(f"CPU budget reached after round {self.round} ({used:.1f} CPU-minutes)")
+                break
+            cpu0 = self.cpu_seconds()
             self._round(self.round + 1)
+            last_cpu = self.cpu_seconds() - cpu0
+            self._eta(start, first, last_cpu)
         self._flush()
         self.report(f"done: {self.round} rounds; model in {self.out / MODEL}")
+
+    def _eta(self, start: float, first: int, last_cpu: float) -> None:
+        """How long the rest should take: this session's mean round, times the rounds
+        left (by --rounds, or by the CPU budget where that ends the run sooner)."""
+        c = self.config
+        left = c.rounds - self.round
+        if c.cpu_limit and last_cpu > 0:
+            left = min(left, int(max(0.0, c.cpu_limit - self.cpu_seconds()) // last_cpu))
+        done = self.round - first
+        if left <= 0 or done <= 0:
+            return
+        seconds = (time.monotonic() - start) / done * left
+        self.report(f"  {left} round(s) to go, about {_duration(seconds)} left (ETA)")
 
     def _round(self, number: int) -> None:
         raise NotImplementedError
@@ -242,6 +264,7 @@ def _check_same_run(
 RESUME_SETTINGS = (
     "rounds",
     "time_limit",
+    "cpu_limit",
     "engine",
     "evaluate_every",
     "eval_games",
@@ -307,3 +330,10 @@ def remove_leftovers(out: Path, report: Report) -> None:
         p.unlink(missing_ok=True)
     if found:
         report(f"removed {len(found)} unfinished write(s) of an interrupted run in {out}")
+
+
+def _duration(seconds: float) -> str:
+    """``1 h 05 min``, ``12 min``, ``40 s``."""
+    if seconds >= 3600:
+        return f"{int(seconds // 3600)} h {int(seconds % 3600 // 60):02d} min"
+    return f"{int(seconds // 60)} min" if seconds >= 60 else f"{int(seconds)} s"

@@ -1,0 +1,133 @@
+"""What a card is worth to a trained policy: the policy against itself barred from the card.
+
+Pipeline position: learning, beside evaluate.py (torch).  ``barred_mirror`` plays games
+in lockstep inside the engine (``VectorEnv`` with every seat the caller's), both seats
+the model's greedy policy, reading the tokens the engine writes.  In each game one seat,
+rotated, is *barred*: it may never take an option that binds the card (buy it, gain it,
+play it), as if the card were not in the kingdom for it, while the other seat may.  The
+free seat's mean credit less one half is what the card adds to the policy's play: the
+"win rate added" of a designer's report (report/), with the figures the engine tallies
+per seat and card (buys, plays, the turn of the first buy, copies owned at the end).
+
+Against a bot the same policy wins most games with or without the card, so the card's
+worth would hide under that ceiling; against itself every game is close, and the
+difference is the card's.  A card that does nothing adds nothing; a card the policy
+misjudges (buys and should not) adds less than nothing, and the report shows it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from cardlang.agents.neural.model import NeuralModel
+from cardlang.env.vector import VectorEnv
+from cardlang.information.vocabulary import Vocabulary
+from cardlang.learning.ppo import token_inputs
+
+MAX_ROWS = 256  # lockstep games at once
+
+__all__ = ["BarredGame", "barred_keys", "barred_mirror"]
+
+
+@dataclass(frozen=True)
+class BarredGame:
+    """One game of ``barred_mirror``: which seat was barred, and its result."""
+
+    barred: int
+    result: Any  # GameResult (with the engine's per-card tallies where it keeps them)
+
+    @property
+    def free_credit(self) -> float:
+        """The free seats' credit, shared among them (two players: the free seat's)."""
+        free = [s for s in range(len(self.result.credits)) if s != self.barred]
+        return float(sum(self.result.credits[s] for s in free)) / len(free)
+
+
+def barred_keys(vocabulary: Vocabulary, card: str) -> list[np.ndarray]:
+    """Per situation id, a mask over its keys: those whose option binds ``card`` (a
+    card of that kind, ``C=WITCH``, or a pile whose top is one, ``PILE=SUPPLY:WITCH``)."""
+    bound = re.compile(rf"[=:]{re.escape(card)}(?=[,;\s]|$)")
+    return [
+        np.array([bool(bound.search(k)) for k in vocabulary.keys(s)] or [False])
+        for s in vocabulary.situations
+    ]
+
+
+def barred_mirror(
+    model: NeuralModel,
+    game: Any,
+    card: str,
+    games: int,
+    seed: int,
+    max_decisions: int = 600,
+) -> list[BarredGame]:
+    """``games`` games of ``game`` (a kingdom holding ``card``), the model's greedy
+    policy in every seat, seat ``i % players`` of row ``i`` barred from ``card``; each
+    row's first game counts (short games are not favoured), rows start again from
+    ``seed + 1``, ... where ``games`` exceeds the rows."""
+    model.freeze()  # names never learnt read as unknown, as at play
+    n = game.nplayers
+    rows = min(games, MAX_ROWS)
+    env = VectorEnv(game, rows, seats="all", max_decisions=max_decisions, tokens=model.table)
+    masks = barred_keys(env.vocabulary, card)
+    width = max(len(m) for m in masks)
+    lut = np.zeros((len(masks), width), dtype=np.bool_)
+    for s, m in enumerate(masks):
+        lut[s, : len(m)] = m
+    played: list[BarredGame] = []
+    try:
+        for round_ in range((games + rows - 1) // rows):
+            wanted = min(rows, games - len(played))
+            barred = np.arange(rows) % n
+            first = _play_round(model, env, lut, barred, wanted, seed + round_)
+            played.extend(BarredGame(int(barred[i]), first[i]) for i in range(wanted))
+    finally:
+        env.close()
+    return played
+
+
+def _play_round(
+    model: NeuralModel,
+    env: VectorEnv,
+    lut: np.ndarray,
+    barred: np.ndarray,
+    wanted: int,
+    seed: int,
+) -> dict[int, Any]:
+    """Every row's first game from ``reset(seed)``, greedy, the barred seats masked."""
+    env.reset(seed=seed)
+    first: dict[int, Any] = {}
+    net = model.net
+    net.eval()
+    while len(first) < wanted:
+        x = token_inputs(env)
+        with torch.no_grad():
+            logits, _ = net(**x)
+        a = logits.shape[1]
+        keys = env.action_key[:, :a]
+        situation = env.situation.astype(np.int64)
+        forbidden = lut[situation[:, None], np.clip(keys, 0, lut.shape[1] - 1)] & (keys >= 0)
+        forbidden &= (env.seat == barred)[:, None]
+        # never every legal move: a decision whose every option binds the card (a
+        # Throne Room holding two of it) is left to the policy
+        legal = x["action_mask"].numpy()
+        stuck = ~(legal & ~forbidden).any(axis=1)
+        forbidden[stuck] = False
+        logits = logits.masked_fill(torch.from_numpy(forbidden), float("-inf"))
+        picked = logits.argmax(dim=-1).numpy()
+        *_, info = env.step(env.action_key[np.arange(env.n), picked])
+        for i, result in info["results"].items():
+            if i < wanted:
+                first.setdefault(i, result)
+    return first
+
+
+def free_share(played: Sequence[BarredGame]) -> tuple[float, int]:
+    """The free seats' summed credit and the games."""
+    return sum(g.free_credit for g in played), len(played)
