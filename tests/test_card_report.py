@@ -42,7 +42,7 @@ NEW_CARDS = """
 """
 PROCEDURES = " ;; ------------------------------------------------------------ procedures"
 #: A budget that keeps a run to a second or two, and the seed every run uses.
-SMALL = ("--minutes", "0.05", "--seed", "3", "--quiet")
+SMALL = ("--minutes", "0.05", "--seed", "3", "--quiet", "--model", "none")
 
 native = needs_native_default()
 
@@ -286,3 +286,87 @@ def test_a_card_whose_play_breaks_the_rules_stops_with_the_rule_error(tmp_path: 
     assert done.returncode == 1, done.stderr
     assert "the card cannot be judged" in done.stderr and "rule error" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+# ---------------------------------------------------------------- the neural section
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An untrained small network of games/dominion.rcy that has learnt every name the
+    First Game kingdom shows (so that the new cards' names are the ones it never met)."""
+    pytest.importorskip("torch")
+    import numpy as np
+
+    from cardlang.agents.neural.model import GameIdentity, NeuralModel
+    from cardlang.agents.neural.network import NetConfig
+    from cardlang.compiler.load import load_game
+
+    game = load_game(GAMES / "dominion.rcy")
+    model = NeuralModel(
+        NetConfig(names=1024, width=8, hidden=16, body="deepsets"), GameIdentity.of(game)
+    )
+    tokenizer = model.tokenizer(game)
+    for card in game.kind_attributes:
+        tokenizer.components(card)
+    model.learnt(np.arange(1, len(model.table)))
+    folder = tmp_path_factory.mktemp("model")
+    model.save(folder)
+    return folder
+
+
+@native
+def test_the_neural_section_as_met(game_file: Path, tiny_model: Path, tmp_path: Path) -> None:
+    small = ("--minutes", "0.05", "--seed", "3", "--quiet", "--model", str(tiny_model))
+    done = run_main("card-report", str(game_file), "SUPERLAB", "--json", *small)
+    assert done.returncode == 0, done.stderr
+    neural = json.loads(done.stdout)["cards"][0]["win_rate_added"]
+    assert neural["measured"] and neural["adapted"] is None  # no time left to adapt
+    met = neural["as_met"]
+    added = met["win_rate_added"]
+    assert added["low"] <= added["value"] <= added["high"] and added["games"] >= 256
+    assert 0 <= met["buy_rate"]["value"] <= 1
+    assert any("no time to adapt" in note for note in neural["notes"])
+    page_run = run_main("card-report", str(game_file), "SUPERLAB", "--html", str(tmp_path), *small)
+    assert page_run.returncode == 0, page_run.stderr
+    assert "as met" in page_run.stdout
+    assert "win rate added" in (tmp_path / "card-report.html").read_text(encoding="utf-8")
+
+
+@native
+@pytest.mark.slow
+def test_the_neural_section_adapts_the_model(
+    game_file: Path, tiny_model: Path, tmp_path: Path
+) -> None:
+    keep = tmp_path / "kept"
+    done = run_main(
+        "card-report",
+        str(game_file),
+        "SUPERLAB",
+        "--json",
+        "--minutes",
+        "0.6",
+        "--seed",
+        "3",
+        "--quiet",
+        "--model",
+        str(tiny_model),
+        "--keep",
+        str(keep),
+    )
+    assert done.returncode == 0, done.stderr
+    neural = json.loads(done.stdout)["cards"][0]["win_rate_added"]
+    assert neural["adapted"] is not None and neural["adaptation"]["updates"] >= 4
+    assert (keep / "adapted-superlab" / "model.pt").is_file()
+    # the adapted model plays the designer's file as its own game (no other_game=1)
+    played = run_main(
+        "simulate",
+        str(game_file),
+        "--agents",
+        f"neural:model={keep / 'adapted-superlab'},bmu",
+        "--games",
+        "2",
+        "--param",
+        "kingdom=" + ",".join(neural["kingdoms"][0].split(",")),
+    )
+    assert played.returncode == 0, played.stderr

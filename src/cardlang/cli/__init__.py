@@ -5,9 +5,9 @@ cardlang`` runs) parses the command line and dispatches to one module per comman
 ``check``, ``simulate``, ``transcript``, ``describe``, ``heuristics``, ``train``,
 ``solve``, ``fit_opponent``, ``import_log``, ``tournament``, ``play``, ``serve`` and
 ``card_report``.  The options and helpers they share (``--param``, ``--seed``, the
-limits, the engine, the backend, exit codes, error lines) are in ``options``; ``records`` says where a user's
-records go by default (the one module that reads ``CARDLANG_HOME``).  Errors are printed
-as messages, never tracebacks (unless ``--debug``).
+limits, the engine, the backend, exit codes, error lines) are in ``options``;
+``records`` says where a user's records go by default (the one module that reads
+``CARDLANG_HOME``).  Errors are printed as messages, never tracebacks (unless ``--debug``).
 
 May import: anything in cardlang.  Nothing imports it.
 """

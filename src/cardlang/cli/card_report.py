@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from cardlang.cli.options import (
     EXIT_OK,
@@ -70,6 +71,19 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument(
         "--html", type=output_dir, metavar="DIR", help="write DIR/card-report.html, with plots"
     )
+    p.add_argument(
+        "--model",
+        metavar="DIR",
+        default=None,
+        help="the general model the neural section adapts to each card (models/"
+        "dominion-general); 'none': no neural section, the card-plus-money bot alone",
+    )
+    p.add_argument(
+        "--keep",
+        type=output_dir,
+        metavar="DIR",
+        help="keep each card's adapted model in DIR/adapted-CARD (neural:model=DIR/...)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     seed_option(p)
     engine_option(p)
@@ -79,14 +93,27 @@ def cmd_card_report(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from cardlang.report.build import report_cards
+    from cardlang.report.neural import DEFAULT_MODEL
     from cardlang.report.page import write_page
     from cardlang.report.peers import shipped_peers
     from cardlang.report.text import print_report
 
     if args.html is not None:  # before the minutes of play, not after
         args.html.mkdir(parents=True, exist_ok=True)
+    model: Path | None = DEFAULT_MODEL if args.model is None else Path(args.model)
+    if args.model is not None and args.model.lower() == "none":
+        model = None
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=True)
     report = report_cards(
-        args.file, args.cards, args.minutes, args.seed, args.engine, progress=not args.quiet
+        args.file,
+        args.cards,
+        args.minutes,
+        args.seed,
+        args.engine,
+        progress=not args.quiet,
+        model=model,
+        keep=args.keep,
     )
     if args.json:
         print(json.dumps(report.to_json(), indent=2))

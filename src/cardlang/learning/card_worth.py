@@ -29,6 +29,7 @@ from cardlang.agents.neural.model import NeuralModel
 from cardlang.env.vector import VectorEnv
 from cardlang.information.vocabulary import Vocabulary
 from cardlang.learning.ppo import token_inputs
+from cardlang.runs.cards import SeatCard, seat_cards
 
 MAX_ROWS = 256  # lockstep games at once
 
@@ -43,10 +44,21 @@ class BarredGame:
     result: Any  # GameResult (with the engine's per-card tallies where it keeps them)
 
     @property
+    def free_seats(self) -> list[int]:
+        return [s for s in range(len(self.result.credits)) if s != self.barred]
+
+    @property
     def free_credit(self) -> float:
         """The free seats' credit, shared among them (two players: the free seat's)."""
-        free = [s for s in range(len(self.result.credits)) if s != self.barred]
+        free = self.free_seats
         return float(sum(self.result.credits[s] for s in free)) / len(free)
+
+    def free_cards(self, card: str) -> list[SeatCard]:
+        """Each free seat's figures of ``card`` in this game (the engine's tallies)."""
+        counts = self.result.cards
+        if counts is None:
+            return []
+        return [seat_cards(counts, s).get(card, SeatCard()) for s in self.free_seats]
 
 
 def barred_keys(vocabulary: Vocabulary, card: str) -> list[np.ndarray]:
@@ -74,7 +86,9 @@ def barred_mirror(
     model.freeze()  # names never learnt read as unknown, as at play
     n = game.nplayers
     rows = min(games, MAX_ROWS)
-    env = VectorEnv(game, rows, seats="all", max_decisions=max_decisions, tokens=model.table)
+    env = VectorEnv(
+        game, rows, seats="all", max_decisions=max_decisions, tokens=model.table, cards=True
+    )
     masks = barred_keys(env.vocabulary, card)
     width = max(len(m) for m in masks)
     lut = np.zeros((len(masks), width), dtype=np.bool_)

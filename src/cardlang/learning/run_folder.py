@@ -103,6 +103,9 @@ class RunFolder:
                 f"--init {path} learnt another game file ('{model.game.name}'): cards it "
                 "never met start from their components and effects"
             )
+            # what this run saves is a model of this game file
+            c = self.config
+            model.game = GameIdentity.of(self.game, c.params | drawn_params(c.param_draws))
         for name in NET_SIZES:
             setattr(self.config, name, getattr(model.config, name))
         zeroed = model.forget_untrained()

@@ -15,9 +15,11 @@ May import: cardlang.learning and everything below it (the report's layer).
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from cardlang.agents.scripted.dominion import plays_dominion
@@ -35,6 +37,7 @@ from cardlang.report.money import (
     calibrate,
     tune,
 )
+from cardlang.report.neural import DEFAULT_MODEL, NeuralPlan, NeuralResult, neural_section
 from cardlang.report.peers import Peer, Peers, place, shipped_peers
 from cardlang.report.plans import card_title, plans_for
 from cardlang.report.sections import WIDE, CardReport, Figure, HeadToHead, MoneySection, Report
@@ -269,8 +272,12 @@ def report_cards(
     seed: int,
     engine: str | None,
     progress: bool = True,
+    model: Path | None = DEFAULT_MODEL,
+    keep: Path | None = None,
 ) -> Report:
-    """The report on each card of ``typed_cards`` in the file at ``path``."""
+    """The report on each card of ``typed_cards`` in the file at ``path``; ``model``:
+    the general model the neural section adapts (None: no neural section); ``keep``:
+    a folder that keeps each card's adapted model."""
     started = time.process_time()
     file = GameFile.read(path, engine)
     cards = list(dict.fromkeys(file.card(c) for c in typed_cards))
@@ -288,6 +295,12 @@ def report_cards(
             money = money_section(plan, peers, seed, budget, bar)
             seconds = planned + time.process_time() - card_started
             reports.append(CardReport(plan.card, plan.cost, plan.types, money, None, seconds))
+    for done in reports:
+        card_started = time.process_time()
+        done.win_rate_added, why = _neural(path, done.card, budget, seed, model, keep, progress)
+        done.cpu_seconds += time.process_time() - card_started
+        if why:
+            done.money.notes.append(why)
     return Report(
         file=path,
         rules_fingerprint=rules_fingerprint(file.text),
@@ -299,3 +312,28 @@ def report_cards(
         cpu_seconds=time.process_time() - started,
         games=sum(p.games + 2 * CALIBRATION_PAIRS for p in plans),
     )
+
+
+def _neural(
+    path: str,
+    card: str,
+    budget: Budget,
+    seed: int,
+    model: Path | None,
+    keep: Path | None,
+    progress: bool,
+) -> tuple[NeuralResult | None, str]:
+    """The card's neural section, or None and why it was not measured."""
+    if model is None:
+        return None, ""
+    try:
+        import torch  # noqa: F401 - the neural section needs it; the rest does not
+    except ImportError:
+        return None, 'the neural section needs torch: pip install -e ".[neural]"'
+
+    def say(line: str) -> None:
+        if progress:
+            print(line, file=sys.stderr, flush=True)
+
+    plan = NeuralPlan.of(budget.seconds_per_card("win_rate_added"), model)
+    return neural_section(path, card, plan, seed, say, keep), ""

@@ -15,6 +15,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from cardlang.report.neural import Play
 from cardlang.report.peers import Peer, Peers
 from cardlang.report.plans import card_title
 from cardlang.report.sections import NOT_MEASURED, CardReport, Figure, Report
@@ -86,9 +87,93 @@ def _card(card: CardReport, peers: Peers) -> str:
         "games in which the bot owned more copies differ in more than their copies.</p>",
         _plans_tried(card),
         "<h3>Win rate added (a neural agent with and without the card)</h3>",
-        f"<p class='absent'>{html.escape(NOT_MEASURED)}.</p>",
+        _neural(card),
     ]
     return "\n".join(parts)
+
+
+def _neural(card: CardReport) -> str:
+    """The neural section: its figures as met and adapted, and its two plots."""
+    neural = card.win_rate_added
+    if neural is None:
+        return f"<p class='absent'>{html.escape(NOT_MEASURED)}.</p>"
+    plays = [("as met", neural.met)] + ([("adapted", neural.adapted)] if neural.adapted else [])
+    rows = [
+        ("win rate added (the free seat's win share less 0.5)", lambda p: p.added, 3),
+        ("buy rate (games in which it bought a copy)", lambda p: p.bought, 3),
+        ("win share when bought", lambda p: p.won_bought, 3),
+        ("win share when not bought", lambda p: p.won_not, 3),
+        ("copies owned at the end", lambda p: p.copies, 2),
+        ("plays per game", lambda p: p.plays, 2),
+        ("turn of the first buy (game turns)", lambda p: p.first_buy, 1),
+    ]
+    head = "<tr><th>figure</th>" + "".join(f"<th>{n}</th>" for n, _ in plays) + "</tr>"
+    body = "".join(
+        f"<tr><td>{html.escape(label)}</td>"
+        + "".join(f"<td>{_neural_cell(pick(play), digits)}</td>" for _, play in plays)
+        + "</tr>"
+        for label, pick, digits in rows
+    )
+    headline = neural.headline
+    parts = [
+        "<p>The general model plays itself on random kingdoms that hold the card, one seat "
+        "barred from it (it may not buy, gain or play it), seats rotated: what the free seat "
+        "wins beyond one half is what the card adds. <em>As met</em>: the model as shipped, "
+        "which never learnt the card and reads it by its components and effects; "
+        f"<em>adapted</em>: after {neural.updates} PPO updates on kingdoms that always hold "
+        f"it ({neural.adapt_cpu_seconds:.0f} CPU-s).</p>",
+        f"<table>{head}{body}</table>",
+        *[f"<p class='note'>{html.escape(note)}</p>" for note in neural.notes],
+        "<div class='plots'>",
+        _chart_first_buys(card.card, headline),
+        _chart_neural_copies(headline),
+        "</div>",
+    ]
+    return "\n".join(parts)
+
+
+def _neural_cell(figure: Figure | None, digits: int) -> str:
+    if figure is None:
+        return "-"
+    return f"{figure.value:.{digits}f} ({figure.low:.{digits}f} - {figure.high:.{digits}f})"
+
+
+def _chart_first_buys(card: str, play: Play) -> str:
+    """The turn of the first buy, as the share of free seats that first bought it then."""
+    turns = play.first_buy_turns
+    if not turns:
+        return ""
+    seats = play.bought.games
+    top = max(turns.values()) / seats
+    bars = [
+        Bar(
+            f"turn {t}",
+            turns.get(t, 0) / seats,
+            turns.get(t, 0) / seats,
+            turns.get(t, 0) / seats,
+            note=f"{turns.get(t, 0):,} of {seats:,} seats",
+        )
+        for t in range(min(turns), max(turns) + 1)
+    ]
+    title = f"When {card_title(card)} is first bought (game turn)"
+    return bar_chart(bars, title, "share of seats", top=top * 1.1, reference=None)
+
+
+def _chart_neural_copies(play: Play) -> str:
+    last = max((n for n, _ in play.by_copies), default=0)
+    bars = [
+        Bar(
+            f"{n}{'+' if n == last and n > 0 else ''} owned",
+            f.value,
+            f.low,
+            f.high,
+            note=f"{f.games:,} seats",
+        )
+        for n, f in play.by_copies
+    ]
+    if not bars:
+        return ""
+    return bar_chart(bars, "Win share by copies owned (neural, free seat)", "win share")
 
 
 def _figures(card: CardReport) -> str:

@@ -36,8 +36,8 @@ __all__ = [
 
 #: What every output says of the neural sections while they are not measured.
 NOT_MEASURED = (
-    "not measured: the neural sections (a neural agent playing random kingdoms with and "
-    "without the card) are not part of this version of card-report"
+    "not measured: the neural section (a neural model against itself barred from the "
+    "card) was left out (--model none, or torch is not installed)"
 )
 #: An interval wider than this each side is called wide, and the report says why.
 WIDE = 0.02

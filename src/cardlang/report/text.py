@@ -11,8 +11,10 @@ May import: cardlang.learning and everything below it (the report's layer).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from cardlang.report.neural import NeuralResult, Play
 from cardlang.report.plans import card_title
 from cardlang.report.sections import NOT_MEASURED, CardReport, Figure, Report
 
@@ -61,8 +63,53 @@ def _print_card(console: Console, card: CardReport) -> None:
     console.print(_plans_table(card))
     for note in money.notes:
         console.print(f"  [yellow]note:[/yellow] {note}")
-    console.print(f"  win rate added (neural): {NOT_MEASURED}")
+    if card.win_rate_added is None:
+        console.print(f"  win rate added (neural): {NOT_MEASURED}")
+    else:
+        _print_neural(console, card.win_rate_added)
     console.print(f"  {card.cpu_seconds:.1f} CPU-s for this card\n")
+
+
+def _print_neural(console: Console, neural: NeuralResult) -> None:
+    """The model as met and as adapted, side by side, each figure with its interval."""
+    from rich.table import Table
+
+    table = Table(
+        title="win rate added: a neural model against itself barred from the card",
+        title_justify="left",
+        show_edge=False,
+    )
+    plays = [("as met", neural.met)] + ([("adapted", neural.adapted)] if neural.adapted else [])
+    table.add_column("figure (free seat)", justify="left")
+    for name, _ in plays:
+        table.add_column(name, justify="right")
+    rows: list[tuple[str, Callable[[Play], Figure | None], int]] = [
+        ("win rate added (win share - 0.5)", lambda p: p.added, 3),
+        ("buy rate (games it bought a copy)", lambda p: p.bought, 3),
+        ("win share when bought", lambda p: p.won_bought, 3),
+        ("win share when not bought", lambda p: p.won_not, 3),
+        ("copies owned at the end", lambda p: p.copies, 2),
+        ("plays per game", lambda p: p.plays, 2),
+        ("turn of the first buy (game turns)", lambda p: p.first_buy, 1),
+    ]
+    for label, pick, digits in rows:
+        cells = []
+        for _, play in plays:
+            figure = pick(play)
+            cells.append("-" if figure is None else _cell(figure, digits))
+        table.add_row(label, *cells)
+    console.print(table)
+    games = ", ".join(f"{name} {play.added.games:,} games" for name, play in plays)
+    console.print(
+        f"  model {neural.model}; adapted by {neural.updates} PPO updates "
+        f"({neural.adapt_cpu_seconds:.0f} CPU-s); {games} on {len(neural.kingdoms)} kingdoms"
+    )
+    for note in neural.notes:
+        console.print(f"  [yellow]note:[/yellow] {note}")
+
+
+def _cell(figure: Figure, digits: int) -> str:
+    return f"{figure.value:.{digits}f} ({figure.low:.{digits}f}-{figure.high:.{digits}f})"
 
 
 def _plans_table(card: CardReport) -> Table:

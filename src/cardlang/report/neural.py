@@ -1,0 +1,299 @@
+"""The report's neural section: a general model adapted to the card, and what the card adds.
+
+A card-plus-money bot (money.py) measures a card as Big Money uses it; a card that needs
+another card, or a choice the bot cannot make, is measured short.  Here a neural agent
+that plays whole kingdoms measures it:
+
+1. **As met.**  The shipped general model (``models/dominion-general``, trained on
+   random kingdoms with card names dropped at random, so that it reads a card by its
+   components and effects: language/effects.py) plays the card without having learnt
+   it (its name is the unknown name).
+2. **Adapted.**  A short PPO run from that model (``cardlang train --init MODEL
+   --always CARD``: every game a random kingdom that holds the card) teaches it to buy
+   and play the card as far as it is good.  Its length is the section's budget, as a
+   count of updates at a nominal speed, so that the same seed gives the same report on
+   any machine (and a CPU cap besides, so that a slow one keeps to the budget).
+3. **Win rate added.**  Each model plays itself on random kingdoms that hold the card,
+   one seat barred from the card (learning/card_worth.py): the free seat's win share
+   less one half is what the card adds; the free seats' buys, plays, first-buy turns
+   and copies owned (the engine's tallies) are the councilroom-style statistics.
+
+May import: cardlang.learning and everything below it (the report's layer).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cardlang.compiler.load import load_game
+from cardlang.errors import UsageError
+from cardlang.language.params import always_draws
+from cardlang.learning.evaluate import process_cpu_seconds
+from cardlang.report.sections import Figure
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "NeuralPlan",
+    "NeuralResult",
+    "Play",
+    "neural_section",
+]
+
+#: The general model a report adapts (next to games/, from the project's root).
+DEFAULT_MODEL = Path(__file__).resolve().parents[3] / "models" / "dominion-general"
+#: Nominal costs on the project's 2-core machine (2026-12, one torch thread): a PPO
+#: update of 128 lockstep rows and 64 steps, and a barred-mirror game.
+UPDATE_CPU_SECONDS = 5.0
+MIRROR_GAMES_PER_CPU_SECOND = 120.0
+#: The section's budget: adaptation first, then the two evaluations.
+ADAPT_SHARE = 0.75
+MET_SHARE = 0.08
+UPDATES_PER_ROUND = 4
+EVAL_KINGDOMS = 8  # kingdoms the evaluations draw (other seeds than training's)
+COPIES_SHOWN = 5  # win share by copies owned: 0, 1, 2, 3, 4 or more
+
+
+@dataclass(frozen=True)
+class NeuralPlan:
+    """One card's neural work, sized from its budget before any is done."""
+
+    model: Path
+    updates: int  # of the adaptation (0: none)
+    games_met: int  # barred-mirror games of the model as it came
+    games_adapted: int
+    cpu_cap: float  # CPU-seconds the adaptation may take at most
+
+    @classmethod
+    def of(cls, seconds: float, model: Path) -> NeuralPlan:
+        updates = int(seconds * ADAPT_SHARE / UPDATE_CPU_SECONDS)
+        updates -= updates % UPDATES_PER_ROUND
+        eval_seconds = seconds * (1 - ADAPT_SHARE)
+        met = _games(eval_seconds * MET_SHARE / (1 - ADAPT_SHARE))
+        adapted = _games(eval_seconds - eval_seconds * MET_SHARE / (1 - ADAPT_SHARE))
+        return cls(model, updates, met, adapted, seconds * ADAPT_SHARE * 1.2)
+
+
+def _games(seconds: float) -> int:
+    """Games in ``seconds``, a multiple of the kingdoms and of two seats, at least 32 each."""
+    per = max(32, int(seconds * MIRROR_GAMES_PER_CPU_SECOND / EVAL_KINGDOMS))
+    return (per - per % 2) * EVAL_KINGDOMS
+
+
+@dataclass
+class Play:
+    """A model's barred-mirror games: what the card added, and how the free seats used it."""
+
+    added: Figure  # the free seats' win share less one half
+    bought: Figure  # the share of free seats that bought it
+    won_bought: Figure | None  # the win share of free seats that bought it
+    won_not: Figure | None  # of those that did not
+    copies: Figure  # copies owned at the end, per free seat
+    buys: Figure  # buys per free seat
+    plays: Figure  # plays per free seat
+    first_buy: Figure | None  # the game turn of the first buy, where bought
+    first_buy_turns: dict[int, int]  # turn -> free seats whose first buy it was
+    by_copies: list[tuple[int, Figure]]  # win share by copies owned (the last: or more)
+
+    @property
+    def never_bought(self) -> bool:
+        return self.bought.value == 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        def fig(f: Figure | None) -> dict[str, Any] | None:
+            return None if f is None else f.to_json()
+
+        return {
+            "win_rate_added": fig(self.added),
+            "buy_rate": fig(self.bought),
+            "win_share_when_bought": fig(self.won_bought),
+            "win_share_when_not_bought": fig(self.won_not),
+            "copies_per_game": fig(self.copies),
+            "buys_per_game": fig(self.buys),
+            "plays_per_game": fig(self.plays),
+            "first_buy_turn": fig(self.first_buy),
+            "first_buy_turns": {str(k): v for k, v in sorted(self.first_buy_turns.items())},
+            "win_share_by_copies": [{"copies": n, "share": f.to_json()} for n, f in self.by_copies],
+        }
+
+
+@dataclass
+class NeuralResult:
+    """The neural section of one card: the model as met and as adapted."""
+
+    model: str
+    met: Play
+    adapted: Play | None  # None where the budget left no update
+    updates: int
+    adapt_cpu_seconds: float
+    kingdoms: list[str]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def headline(self) -> Play:
+        return self.adapted or self.met
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "as_met": self.met.to_json(),
+            "adapted": None if self.adapted is None else self.adapted.to_json(),
+            "adaptation": {
+                "updates": self.updates,
+                "cpu_seconds": round(self.adapt_cpu_seconds, 1),
+            },
+            "kingdoms": list(self.kingdoms),
+            "notes": list(self.notes),
+        }
+
+
+def neural_section(
+    path: str,
+    card: str,
+    plan: NeuralPlan,
+    seed: int,
+    say: Callable[[str], None] | None = None,
+    work: Path | None = None,
+) -> NeuralResult:
+    """The neural section of ``card`` in the game file at ``path`` (module docstring)."""
+    from cardlang.agents.neural.model import load_model, model_path
+
+    say = say or (lambda _: None)
+    if not model_path(plan.model).is_file():
+        raise UsageError(
+            f"card-report's neural section needs a general model at {plan.model} "
+            "(--model DIR; models/dominion-general ships with the project)"
+        )
+    base = load_game(path)
+    kingdoms = always_draws(base.ast, [card], {}, EVAL_KINGDOMS, seed + 7919)["KINGDOM"]
+    games = [load_game(path, params={"KINGDOM": k}) for k in kingdoms]
+    say(f"{card}: the general model as it meets the card")
+    met = _play(
+        load_model(plan.model, games[0], other_game=True), games, card, plan.games_met, seed
+    )
+    result = NeuralResult(str(plan.model), met, None, 0, 0.0, kingdoms)
+    if plan.updates:
+        with tempfile.TemporaryDirectory(prefix="card-report-") as scratch:
+            out = (work or Path(scratch)) / f"adapted-{card.lower()}"
+            cpu0 = process_cpu_seconds()
+            _adapt(path, card, plan, seed, out, say)
+            result.adapt_cpu_seconds = process_cpu_seconds() - cpu0
+            say(f"{card}: the adapted model")
+            adapted = load_model(out, games[0])
+            result.adapted = _play(adapted, games, card, plan.games_adapted, seed + 1)
+            result.updates = int(adapted.info.get("training", {}).get("updates", 0))
+    result.notes = _notes(card, result)
+    return result
+
+
+def _adapt(
+    path: str, card: str, plan: NeuralPlan, seed: int, out: Path, say: Callable[[str], None]
+) -> None:
+    """``cardlang train --init MODEL --always CARD`` for ``plan.updates`` updates."""
+    import torch
+
+    from cardlang.learning.config import TrainConfig
+    from cardlang.learning.ppo_run import PPORun
+
+    rounds = max(1, plan.updates // UPDATES_PER_ROUND)
+    config = TrainConfig(
+        game=path,
+        algorithm="ppo",
+        seed=seed,
+        rounds=rounds,
+        updates=UPDATES_PER_ROUND,
+        init=str(plan.model),
+        always=[card],
+        cpu_limit=plan.cpu_cap,
+        lr=3e-4,
+        entropy=0.01,
+        reward="margin",
+        score_scale=60.0,
+        max_decisions=600,
+        horizon=64,
+        epochs=2,
+        batch_size=256,
+        value_weight=0.5,
+        body="deepsets",
+        opponents="self@2,past@1,bmu@1",
+        evaluate_every=0,
+        backend="serial",
+        anneal_rounds=rounds,
+        name_dropout=0.0,
+    )
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # one process, one thread: what the nominal speed assumes
+    try:
+        PPORun.open(config, out, lambda line: say(f"{card}: {line.strip()}")).run()
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _play(model: Any, games: list[Any], card: str, total: int, seed: int) -> Play:
+    """Barred-mirror games of ``model`` on ``games`` (kingdoms holding ``card``)."""
+    from cardlang.learning.card_worth import barred_mirror
+
+    played = []
+    per = total // len(games)
+    for k, game in enumerate(games):
+        played.extend(barred_mirror(model, game, card, per, seed + 1000 * k))
+    return _figures(played, card)
+
+
+def _figures(played: list[Any], card: str) -> Play:
+    credits: list[float] = []
+    bought: list[bool] = []
+    won_bought: list[float] = []
+    won_not: list[float] = []
+    copies: list[float] = []
+    buys: list[float] = []
+    plays: list[float] = []
+    first: list[float] = []
+    by_copies: dict[int, list[float]] = {}
+    for game in played:
+        for seat, figures in zip(game.free_seats, game.free_cards(card), strict=True):
+            credit = float(game.result.credits[seat])
+            credits.append(credit)
+            bought.append(figures.buys > 0)
+            (won_bought if figures.buys > 0 else won_not).append(credit)
+            copies.append(float(figures.owned))
+            buys.append(float(figures.buys))
+            plays.append(float(figures.plays))
+            if figures.first_buy_turn is not None:
+                first.append(float(figures.first_buy_turn))
+            by_copies.setdefault(min(figures.owned, COPIES_SHOWN - 1), []).append(credit)
+    share = Figure.share(sum(credits), len(credits))
+    return Play(
+        added=Figure(share.value - 0.5, share.low - 0.5, share.high - 0.5, share.games),
+        bought=Figure.share(sum(bought), len(bought)),
+        won_bought=Figure.share(sum(won_bought), len(won_bought)) if won_bought else None,
+        won_not=Figure.share(sum(won_not), len(won_not)) if won_not else None,
+        copies=Figure.mean(copies),
+        buys=Figure.mean(buys),
+        plays=Figure.mean(plays),
+        first_buy=Figure.mean(first) if first else None,
+        first_buy_turns=dict(Counter(int(t) for t in first)),
+        by_copies=[(n, Figure.share(sum(c), len(c))) for n, c in sorted(by_copies.items())],
+    )
+
+
+def _notes(card: str, result: NeuralResult) -> list[str]:
+    notes = []
+    play = result.headline
+    if play.never_bought:
+        notes.append(
+            f"no agent ever bought {card}: the neural model, even adapted, never chose it "
+            "in a kingdom that holds it, so it adds nothing the model can find"
+        )
+    elif play.added.half_width > 0.03:
+        notes.append(
+            f"the win rate added has a wide interval (+-{play.added.half_width:.3f}, "
+            f"{play.added.games:,} games): a larger --minutes narrows it"
+        )
+    if result.adapted is None:
+        notes.append("the budget left no time to adapt the model: the figures are as met")
+    return notes
