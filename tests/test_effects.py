@@ -186,3 +186,40 @@ def test_always_names_a_card_no_parameter_deals(dominion) -> None:  # type: igno
     excluded = {"EXCLUDE": many + ",militia,moneylender,poacher,remodel,smithy,throne-room,mine"}
     with pytest.raises(UsageError, match="left to draw"):
         always_draws(dominion.checked.game, ["WITCH"], excluded, 4, seed=0)
+
+
+def test_the_card_bonus_pushes_the_new_card_and_fades(dominion) -> None:  # type: ignore[no-untyped-def]
+    from cardlang.agents.neural.model import GameIdentity, NeuralModel
+    from cardlang.agents.neural.network import NetConfig
+    from cardlang.env.vector import VectorEnv
+    from cardlang.learning.ppo import PPOConfig, PPOTrainer
+
+    game = load_game(DOMINION, params={"KINGDOM": "RANDOM"})
+    model = NeuralModel(NetConfig(names=2048, width=8, body="deepsets"), GameIdentity.of(game))
+    env = VectorEnv(game, 16, seats=0, opponents="bmu", tokens=model.table, seed=2)
+    config = PPOConfig(card_bonus=2.0, card_bonus_cards=("SILVER",), card_bonus_updates=4)
+    trainer = PPOTrainer(env, model, config, seed=1)
+    for _ in range(40):  # to the first buy phases
+        acting = [np.ones(env.n, dtype=np.bool_)]
+        bonus = trainer._card_bonus(acting, env.action_names.shape[1])
+        assert bonus is not None
+        keys = trainer.card_keys[0]
+        buying = [
+            i for i in range(env.n) if env.vocabulary.situations[env.situation[i]] == "BUY-PHASE"
+        ]
+        for i in buying:
+            silver = [
+                j
+                for j in range(int(env.action_count[i]))
+                if "SUPPLY:SILVER" in env.vocabulary.keys("BUY-PHASE")[env.action_key[i, j]]
+            ]
+            assert all(bonus[i, j] == 2.0 for j in silver)
+            assert bonus[i].sum() == 2.0 * len(silver)
+        if buying:
+            break
+        trainer._step_lanes()
+    assert buying and keys.any()
+    trainer.updates = 2  # half way: half the push
+    assert trainer._card_bonus(acting, env.action_names.shape[1]).max() == pytest.approx(1.0)
+    trainer.updates = 4  # gone
+    assert trainer._card_bonus(acting, env.action_names.shape[1]) is None

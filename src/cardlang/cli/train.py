@@ -83,6 +83,15 @@ def add_parser(sub: SubParsers) -> None:
         "rest drawn with --seed",
     )
     p.add_argument(
+        "--card-bonus",
+        type=non_negative,
+        default=0.0,
+        metavar="B",
+        help="--always: the policy tries the cards more while it learns them: B logits "
+        "added to every option that binds one (buy, gain, play), falling linearly to "
+        "none by the last round (0: off; 2 is a strong push)",
+    )
+    p.add_argument(
         "--always-games",
         type=positive,
         default=16,
@@ -477,6 +486,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             "params": parse_param_args(args.param),
             "param_draws": parse_param_draws(args.param_draw),
             "cpu_limit": (args.cpu_minutes or 0.0) * 60,
+            "card_bonus_rounds": args.rounds if args.card_bonus else 0.0,
             "noise": min(args.noise, 1.0),
             "batch_size": args.batch_size or (256 if ppo else 128),
             "lr": args.lr if args.lr is not None else (3e-4 if ppo else 1e-3),

@@ -49,10 +49,13 @@ integer out of that range, a string made at run time) has no index (``index`` ->
 from __future__ import annotations
 
 import itertools
+import re
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from cardlang.engine.protocol import EngineState
 from cardlang.engine.state import GAME_OWNER
@@ -206,6 +209,15 @@ class Vocabulary:
     def keys(self, situation: str) -> tuple[str, ...]:
         """The situation's action vocabulary: every key its options can have, in order."""
         return self._keys[situation]
+
+    def keys_binding(self, card: str) -> list[np.ndarray]:
+        """Per situation id, a mask over its keys: those whose option binds a card of
+        kind ``card`` (``C=WITCH``) or a pile whose top is one (``PILE=SUPPLY:WITCH``)."""
+        bound = re.compile(rf"[=:]{re.escape(card)}(?=[,;\s]|$)")
+        return [
+            np.array([bool(bound.search(k)) for k in self.keys(s)] or [False])
+            for s in self.situations
+        ]
 
     def index(self, situation: str, key: str) -> int | None:
         """A key's position in ``keys(situation)``; None for a key outside it."""

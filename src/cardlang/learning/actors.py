@@ -143,7 +143,13 @@ def ppo_config(config: TrainConfig) -> PPOConfig:
     names = {f.name for f in fields(PPOConfig)}
     same = {k: v for k, v in config.to_dict().items() if k in names}
     anneal = config.anneal_rounds * config.updates
-    return PPOConfig(**same, minibatch=config.batch_size, anneal_updates=anneal)
+    return PPOConfig(
+        **same,
+        minibatch=config.batch_size,
+        anneal_updates=anneal,
+        card_bonus_cards=tuple(config.always),
+        card_bonus_updates=int(config.card_bonus_rounds * config.updates),
+    )
 
 
 def actor_seed(seed: int, actor: int) -> int:

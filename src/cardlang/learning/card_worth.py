@@ -17,7 +17,6 @@ misjudges (buys and should not) adds less than nothing, and the report shows it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -62,13 +61,8 @@ class BarredGame:
 
 
 def barred_keys(vocabulary: Vocabulary, card: str) -> list[np.ndarray]:
-    """Per situation id, a mask over its keys: those whose option binds ``card`` (a
-    card of that kind, ``C=WITCH``, or a pile whose top is one, ``PILE=SUPPLY:WITCH``)."""
-    bound = re.compile(rf"[=:]{re.escape(card)}(?=[,;\s]|$)")
-    return [
-        np.array([bool(bound.search(k)) for k in vocabulary.keys(s)] or [False])
-        for s in vocabulary.situations
-    ]
+    """Per situation id, a mask over its keys: those whose option binds ``card``."""
+    return vocabulary.keys_binding(card)
 
 
 def barred_mirror(

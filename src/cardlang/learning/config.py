@@ -18,6 +18,10 @@ class TrainConfig:
     # alternatives of the parameter that deals cards, each holding them (params.py)
     always: list[str] = field(default_factory=list)
     always_games: int = 16
+    # the acting policy pushed towards those cards: logits added to their options,
+    # falling to none by round ``card_bonus_rounds`` (0: the run's --rounds) (ppo.py)
+    card_bonus: float = 0.0
+    card_bonus_rounds: float = 0.0
     algorithm: str = "search"  # "ppo" (ppo_run.py) or "search" (loop.py); old checkpoints: search
     seed: int = 0
     rounds: int = 20

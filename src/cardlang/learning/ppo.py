@@ -110,6 +110,14 @@ class PPOConfig:
     # network must then know the card by its components and effects, as it must a card
     # it meets first at play
     name_dropout: float = 0.0
+    # cards the acting policy is pushed towards (a designer's new card, --always): this
+    # many logits added to every option that binds one, falling linearly to none at
+    # update ``card_bonus_updates``.  A model that has never met a card rarely tries
+    # it, and PPO learns only from what it tries; the stored log-probabilities are the
+    # pushed policy's, so the ratio corrects what is learnt
+    card_bonus: float = 0.0
+    card_bonus_cards: tuple[str, ...] = ()
+    card_bonus_updates: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -280,6 +288,7 @@ class PPOTrainer:
         self.name_dropout = (
             NameDropout(model.table, config.name_dropout, seed) if config.name_dropout else None
         )
+        self.card_keys = [_card_keys(lane.env, config.card_bonus_cards) for lane in self.lanes]
         for lane in self.lanes:
             lane.env.reset()
             self._draw_rows(lane, range(lane.env.n))
@@ -399,6 +408,9 @@ class PPOTrainer:
                         self._past_logits(lane, part, lane.learns(), others)
                     else:
                         self._average_logits(part, lane.learns(), others)
+            bonus = self._card_bonus(acting, x["action_mask"].shape[1])
+            if bonus is not None:
+                logits = logits + torch.from_numpy(bonus[moving])
             logp = torch.log_softmax(logits, dim=-1)
             every = logp.exp()
             if not bool(torch.isfinite(every).all()):  # weights gone NaN: say so
@@ -428,6 +440,26 @@ class PPOTrainer:
             lane_moves = moves.rows(int(bounds[k]), int(bounds[k + 1])).spread(acting[k])
             ended += self._advance(lane, lane_moves, acting[k])
         return ended
+
+    def _card_bonus(self, acting: list[np.ndarray], width: int) -> np.ndarray | None:
+        """Per row of every lane (acting or not) and action slot, the logits added to the
+        options that bind a pushed card (``PPOConfig.card_bonus``), in the rows the
+        current policy moves in; None where nothing is pushed now."""
+        c = self.config
+        if not c.card_bonus or not c.card_bonus_cards:
+            return None
+        left = 1.0 - self.updates / c.card_bonus_updates if c.card_bonus_updates else 1.0
+        if left <= 0:
+            return None
+        parts = []
+        for lane, lut in zip(self.lanes, self.card_keys, strict=True):
+            env = lane.env
+            keys = env.action_key[:, :width]
+            situation = env.situation.astype(np.int64)[:, None]
+            binds = lut[situation, np.clip(keys, 0, lut.shape[1] - 1)] & (keys >= 0)
+            binds &= lane.learns()[:, None]
+            parts.append(binds.astype(np.float32) * (c.card_bonus * left))
+        return np.concatenate(parts)
 
     def _advance(self, lane: Lane, moves: _Moves, acting: np.ndarray) -> int:
         """Record the learner's decisions of ``lane``, play ``moves`` in the ``acting``
@@ -803,6 +835,17 @@ def token_inputs(*envs: VectorEnv) -> dict[str, torch.Tensor]:
 def win_rate(results: list[Any], seat: int) -> float:
     """The mean credit of ``seat`` over results (a win 1, a shared win its share)."""
     return float(np.mean([r.credits[seat] for r in results])) if results else math.nan
+
+
+def _card_keys(env: VectorEnv, cards: Sequence[str]) -> np.ndarray:
+    """[situations, keys]: whether a key's option binds one of ``cards``."""
+    vocabulary = env.vocabulary
+    width = max([len(vocabulary.keys(s)) for s in vocabulary.situations] + [1])
+    lut = np.zeros((max(len(vocabulary.situations), 1), width), dtype=np.bool_)
+    for card in cards:
+        for s, mask in enumerate(vocabulary.keys_binding(card)):
+            lut[s, : len(mask)] |= mask
+    return lut
 
 
 class NameDropout:

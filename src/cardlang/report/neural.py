@@ -54,6 +54,10 @@ MIRROR_GAMES_PER_CPU_SECOND = 120.0
 ADAPT_SHARE = 0.75
 MET_SHARE = 0.08
 UPDATES_PER_ROUND = 4
+#: The adaptation tries the card more at first (train --card-bonus): logits added to
+#: its options, falling to none over this share of the rounds.
+CARD_BONUS = 2.0
+BONUS_SHARE = 0.6
 EVAL_KINGDOMS = 8  # kingdoms the evaluations draw (other seeds than training's)
 COPIES_SHOWN = 5  # win share by copies owned: 0, 1, 2, 3, 4 or more
 
@@ -208,6 +212,8 @@ def _adapt(
         updates=UPDATES_PER_ROUND,
         init=str(plan.model),
         always=[card],
+        card_bonus=CARD_BONUS,
+        card_bonus_rounds=rounds * BONUS_SHARE,
         cpu_limit=plan.cpu_cap,
         lr=3e-4,
         entropy=0.01,
