@@ -38,6 +38,7 @@ from cardlang.report.sections import Figure
 
 __all__ = [
     "DEFAULT_MODEL",
+    "PLAY_ROWS",
     "NeuralPlan",
     "NeuralResult",
     "Play",
@@ -123,6 +124,18 @@ class Play:
             "first_buy_turns": {str(k): v for k, v in sorted(self.first_buy_turns.items())},
             "win_share_by_copies": [{"copies": n, "share": f.to_json()} for n, f in self.by_copies],
         }
+
+
+#: The rows a report shows of a ``Play``: label, figure, digits (text.py, page.py).
+PLAY_ROWS: tuple[tuple[str, Callable[[Play], Figure | None], int], ...] = (
+    ("win rate added (the free seat's win share less 0.5)", lambda p: p.added, 3),
+    ("buy rate (games in which it bought a copy)", lambda p: p.bought, 3),
+    ("win share when bought", lambda p: p.won_bought, 3),
+    ("win share when not bought", lambda p: p.won_not, 3),
+    ("copies owned at the end", lambda p: p.copies, 2),
+    ("plays per game", lambda p: p.plays, 2),
+    ("turn of the first buy (game turns)", lambda p: p.first_buy, 1),
+)
 
 
 @dataclass

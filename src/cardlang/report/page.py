@@ -15,7 +15,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from cardlang.report.neural import Play
+from cardlang.report.neural import PLAY_ROWS, Play
 from cardlang.report.peers import Peer, Peers
 from cardlang.report.plans import card_title
 from cardlang.report.sections import NOT_MEASURED, CardReport, Figure, Report
@@ -98,15 +98,7 @@ def _neural(card: CardReport) -> str:
     if neural is None:
         return f"<p class='absent'>{html.escape(NOT_MEASURED)}.</p>"
     plays = [("as met", neural.met)] + ([("adapted", neural.adapted)] if neural.adapted else [])
-    rows = [
-        ("win rate added (the free seat's win share less 0.5)", lambda p: p.added, 3),
-        ("buy rate (games in which it bought a copy)", lambda p: p.bought, 3),
-        ("win share when bought", lambda p: p.won_bought, 3),
-        ("win share when not bought", lambda p: p.won_not, 3),
-        ("copies owned at the end", lambda p: p.copies, 2),
-        ("plays per game", lambda p: p.plays, 2),
-        ("turn of the first buy (game turns)", lambda p: p.first_buy, 1),
-    ]
+    rows = PLAY_ROWS
     head = "<tr><th>figure</th>" + "".join(f"<th>{n}</th>" for n, _ in plays) + "</tr>"
     body = "".join(
         f"<tr><td>{html.escape(label)}</td>"

@@ -11,10 +11,9 @@ May import: cardlang.learning and everything below it (the report's layer).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from cardlang.report.neural import NeuralResult, Play
+from cardlang.report.neural import PLAY_ROWS, NeuralResult
 from cardlang.report.plans import card_title
 from cardlang.report.sections import NOT_MEASURED, CardReport, Figure, Report
 
@@ -83,15 +82,7 @@ def _print_neural(console: Console, neural: NeuralResult) -> None:
     table.add_column("figure (free seat)", justify="left")
     for name, _ in plays:
         table.add_column(name, justify="right")
-    rows: list[tuple[str, Callable[[Play], Figure | None], int]] = [
-        ("win rate added (win share - 0.5)", lambda p: p.added, 3),
-        ("buy rate (games it bought a copy)", lambda p: p.bought, 3),
-        ("win share when bought", lambda p: p.won_bought, 3),
-        ("win share when not bought", lambda p: p.won_not, 3),
-        ("copies owned at the end", lambda p: p.copies, 2),
-        ("plays per game", lambda p: p.plays, 2),
-        ("turn of the first buy (game turns)", lambda p: p.first_buy, 1),
-    ]
+    rows = PLAY_ROWS
     for label, pick, digits in rows:
         cells = []
         for _, play in plays:

@@ -1,0 +1,121 @@
+"""Is the card report right about known cards?  Each base card judged as new and as known.
+
+Issue 54's milestone "the report is right about known cards": each of the 26 base
+kingdom cards is treated as new (judged by a model that never met it, adapted within the
+report's budget, as ``cardlang card-report`` does) and as known (judged by the general
+model, which trained with it, as it comes); the rank correlation (Spearman) of the two
+strengths must be at least 0.8, and Chapel and Witch must be in the report's top five.
+
+A model that never met a card is a *fold* model: trained on random kingdoms without a
+fold of cards (``--param exclude=...``).  Every card of a fold is judged by its fold's
+model.  The strength is the report's headline figure, the win rate added (the model
+against itself barred from the card, learning/card_worth.py).
+
+    python benchmarks/card_rank.py --fold runs/foldA=witch,laboratory,... \\
+        --fold runs/foldB=chapel,smithy,... --known models/dominion-general \\
+        --minutes 8 --json benchmarks/results/2026-12-xx-card_rank.json
+
+Each card's figures are written to the JSON file as soon as they are measured, and a
+card already there is not measured again (a run stopped half way goes on).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+GAME = str(ROOT / "games" / "dominion.rcy")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("--fold", action="append", default=[], metavar="MODEL=CARD,CARD...")
+    p.add_argument("--known", required=True, metavar="MODEL", help="the general model")
+    p.add_argument(
+        "--minutes", type=float, default=8.0, help="CPU-minutes of neural work per card as new"
+    )
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", required=True, type=Path)
+    args = p.parse_args(argv)
+
+    import torch
+
+    from cardlang.report.neural import NeuralPlan, neural_section
+
+    torch.set_num_threads(1)
+    done = json.loads(args.json.read_text()) if args.json.is_file() else {"cards": {}}
+    done["settings"] = {"minutes": args.minutes, "seed": args.seed, "known": args.known}
+    for fold in args.fold:
+        model, _, cards = fold.partition("=")
+        for card in (c.strip().upper() for c in cards.split(",") if c.strip()):
+            if card in done["cards"]:
+                continue
+            started = time.process_time()
+            as_new = neural_section(
+                GAME, card, NeuralPlan.of(args.minutes * 60, Path(model)), args.seed
+            )
+            # as known: the general model as it comes, the same evaluation games
+            known = NeuralPlan.of(args.minutes * 60, Path(args.known))
+            known = NeuralPlan(known.model, 0, known.games_adapted, known.games_adapted, 0.0)
+            as_known = neural_section(GAME, card, known, args.seed)
+            done["cards"][card] = {
+                "fold_model": model,
+                "new": as_new.to_json(),
+                "known": as_known.to_json(),
+                "cpu_seconds": time.process_time() - started,
+            }
+            _summary(done)
+            args.json.write_text(json.dumps(done, indent=1))
+            print(_line(card, done["cards"][card]), flush=True)
+    _summary(done)
+    args.json.write_text(json.dumps(done, indent=1))
+    print(json.dumps(done["summary"], indent=1))
+    return 0
+
+
+def _strength(entry: dict, which: str) -> float:
+    part = entry[which]
+    play = part["adapted"] or part["as_met"]
+    return float(play["win_rate_added"]["value"])
+
+
+def _line(card: str, entry: dict) -> str:
+    return f"{card:14s} new {_strength(entry, 'new'):+.3f}  known {_strength(entry, 'known'):+.3f}"
+
+
+def spearman(a: list[float], b: list[float]) -> float:
+    """Spearman's rank correlation (ties share their mean rank)."""
+    import numpy as np
+
+    def ranks(values: list[float]) -> np.ndarray:
+        order = np.argsort(values, kind="stable")
+        r = np.empty(len(values))
+        r[order] = np.arange(len(values), dtype=float)
+        for v in set(values):  # ties: the mean of their ranks
+            tied = np.array(values) == v
+            r[tied] = r[tied].mean()
+        return r
+
+    ra, rb = ranks(a), ranks(b)
+    return float(np.corrcoef(ra, rb)[0, 1])
+
+
+def _summary(done: dict) -> None:
+    cards = sorted(done["cards"])
+    new = [_strength(done["cards"][c], "new") for c in cards]
+    known = [_strength(done["cards"][c], "known") for c in cards]
+    top = sorted(cards, key=lambda c: -_strength(done["cards"][c], "new"))[:5]
+    rho = spearman(new, known) if len(cards) > 2 else float("nan")
+    done["summary"] = {"cards": len(cards), "spearman": rho, "top_five_as_new": top}
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
