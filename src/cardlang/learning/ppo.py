@@ -111,8 +111,8 @@ class PPOConfig:
     # it meets first at play
     name_dropout: float = 0.0
     # cards the acting policy is pushed towards (a designer's new card, --always): this
-    # many logits added to every option that binds one, falling linearly to none at
-    # update ``card_bonus_updates``.  A model that has never met a card rarely tries
+    # many logits added to every option that binds one (log k less each where k do),
+    # falling linearly to none at update ``card_bonus_updates``.  A model that has never met a card rarely tries
     # it, and PPO learns only from what it tries; the stored log-probabilities are the
     # pushed policy's, so the ratio corrects what is learnt
     card_bonus: float = 0.0
@@ -456,10 +456,15 @@ class PPOTrainer:
             env = lane.env
             keys = env.action_key[:, :width]
             situation = env.situation.astype(np.int64)[:, None]
-            binds = lut[situation, np.clip(keys, 0, lut.shape[1] - 1)] & (keys >= 0)
+            legal = np.arange(width)[None, :] < env.action_count[:, None]
+            binds = lut[situation, np.clip(keys, 0, lut.shape[1] - 1)] & legal
             binds &= lane.learns()[:, None]
-            parts.append(binds.astype(np.float32) * (c.card_bonus * left))
-        return np.concatenate(parts)
+            # the push of the decision, not of each option: several pushed options (six
+            # new cards in a Buy phase) share it, log k less each, as one would have it
+            k = np.maximum(binds.sum(axis=1, keepdims=True), 1)
+            push = np.maximum(c.card_bonus * left - np.log(k), 0.0)  # never a pull
+            parts.append(binds * push.astype(np.float32))
+        return np.concatenate(parts).astype(np.float32)
 
     def _advance(self, lane: Lane, moves: _Moves, acting: np.ndarray) -> int:
         """Record the learner's decisions of ``lane``, play ``moves`` in the ``acting``
