@@ -720,6 +720,7 @@ def test_train_without_an_out_folder_is_a_usage_error() -> None:
         ("models/dominion-2p-search", {"PLAYERS": "2"}),
         ("models/dominion-random", {"KINGDOM": "random"}),
         ("models/dominion-scratch", {"PLAYERS": "2"}),
+        ("models/dominion-general", {"KINGDOM": "random"}),
         # the unseen-cards model on a kingdom of the cards it never met
         (
             "models/dominion-unseen",
