@@ -72,6 +72,9 @@ class RunFolder:
         self.round = 0
         self.metrics: list[dict[str, Any]] = []
         self.cpu_before = 0.0  # CPU seconds of earlier sessions of this run
+        # the process's CPU before this run began: a run made inside a longer process
+        # (card-report adapts a model per card) counts only its own
+        self.cpu_at_start = process_cpu_seconds()
 
     # ------------------------------------------------------------ the model
     def _model(self, device: str, checkpoint: dict[str, Any] | None) -> NeuralModel:
@@ -213,7 +216,7 @@ class RunFolder:
 
     # ------------------------------------------------------------ files
     def cpu_seconds(self) -> float:
-        return self.cpu_before + process_cpu_seconds()
+        return self.cpu_before + process_cpu_seconds() - self.cpu_at_start
 
     def _write(self, training: dict[str, Any]) -> None:
         """The model, then the checkpoint (the model with ``training``), both atomic;
