@@ -343,9 +343,10 @@ def test_the_neural_section_adapts_the_model(
         "card-report",
         str(game_file),
         "SUPERLAB",
+        "DUD",
         "--json",
         "--minutes",
-        "0.6",
+        "1.2",
         "--seed",
         "3",
         "--quiet",
@@ -356,6 +357,7 @@ def test_the_neural_section_adapts_the_model(
     )
     assert done.returncode == 0, done.stderr
     cards = json.loads(done.stdout)["cards"]
+    assert len(cards) == 2
     for card in cards:  # each card's run counts its own CPU, not the report's so far
         assert card["win_rate_added"]["adaptation"]["updates"] >= 4, card["card"]
     neural = cards[0]["win_rate_added"]
