@@ -92,7 +92,7 @@ def _axis(width: int, y_label: str, top: float) -> list[str]:
         parts.append(f'<line x1="{LEFT}" x2="{width}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e4e4e4"/>')
         parts.append(
             f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="11">'
-            f"{value:g}</text>"
+            f"{value:.2g}</text>"
         )
     middle = TOP + HEIGHT / 2
     parts.append(
