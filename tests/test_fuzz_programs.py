@@ -290,3 +290,20 @@ def test_generated_programs_play_alike_on_both_engines_long(
     text: str, seed: int, max_work: int, game_work: int
 ) -> None:
     _play_both(text, seed, max_work, game_work)
+
+
+def test_a_range_too_long_fails_where_the_game_evaluates_it() -> None:
+    """Found by the quick fuzz test (2026-12-02): the Python engine hoisted a loop's
+    invariant `(size (range ...))` out of an `all` and met its error before the one the
+    game evaluates first, which the native engine reports."""
+    text = """(game
+ (setup (create players 2)
+        (create deck (game vloc STOCK) (deck (RANK (TWO, THREE)) (SUIT (X, Y))))
+        (set (game sto A) (if (all (range (size (range 8 .. 1000000000)) .. (game sto A)) 'V
+                                   (>= 'V (size (range 9 .. 1000000000))))
+                              1 0)))
+ (stage player (end (>= (game sto TURNS) 2))
+   (do ((inc (game sto TURNS) 1)
+        (choice ((pass) (inc (game sto B) 1))))))
+ (scoring max (game sto B)))"""
+    _play_both(text, 0, 10_000_000, 10_000_000)

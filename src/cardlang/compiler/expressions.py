@@ -76,6 +76,7 @@ _UNSAFE = (
     ast.TeamRef,
     ast.Aggregate,
     ast.Filter,
+    ast.Range,  # fails past a million numbers: where the game evaluates it, not before
 )
 
 
