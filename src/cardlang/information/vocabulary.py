@@ -210,14 +210,18 @@ class Vocabulary:
         """The situation's action vocabulary: every key its options can have, in order."""
         return self._keys[situation]
 
-    def keys_binding(self, card: str) -> list[np.ndarray]:
-        """Per situation id, a mask over its keys: those whose option binds a card of
-        kind ``card`` (``C=WITCH``) or a pile whose top is one (``PILE=SUPPLY:WITCH``)."""
-        bound = re.compile(rf"[=:]{re.escape(card)}(?=[,;\s]|$)")
-        return [
-            np.array([bool(bound.search(k)) for k in self.keys(s)] or [False])
-            for s in self.situations
-        ]
+    def keys_binding(self, cards: Sequence[str]) -> np.ndarray:
+        """``[situation id, key index]``: whether the key's option binds a card of one
+        of the kinds ``cards`` (``C=WITCH``) or a pile whose top is one
+        (``PILE=SUPPLY:WITCH``); keys past a situation's last are False."""
+        width = max([len(self.keys(s)) for s in self.situations] + [1])
+        table = np.zeros((max(len(self.situations), 1), width), dtype=np.bool_)
+        for card in cards:
+            bound = re.compile(rf"[=:]{re.escape(card)}(?=[,;\s]|$)")
+            for s, situation in enumerate(self.situations):
+                for k, key in enumerate(self.keys(situation)):
+                    table[s, k] |= bool(bound.search(key))
+        return table
 
     def index(self, situation: str, key: str) -> int | None:
         """A key's position in ``keys(situation)``; None for a key outside it."""

@@ -17,7 +17,6 @@ misjudges (buys and should not) adds less than nothing, and the report shows it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,13 +25,12 @@ import torch
 
 from cardlang.agents.neural.model import NeuralModel
 from cardlang.env.vector import VectorEnv
-from cardlang.information.vocabulary import Vocabulary
 from cardlang.learning.ppo import token_inputs
 from cardlang.runs.cards import SeatCard, seat_cards
 
 MAX_ROWS = 256  # lockstep games at once
 
-__all__ = ["BarredGame", "barred_keys", "barred_mirror"]
+__all__ = ["BarredGame", "barred_mirror"]
 
 
 @dataclass(frozen=True)
@@ -60,11 +58,6 @@ class BarredGame:
         return [seat_cards(counts, s).get(card, SeatCard()) for s in self.free_seats]
 
 
-def barred_keys(vocabulary: Vocabulary, card: str) -> list[np.ndarray]:
-    """Per situation id, a mask over its keys: those whose option binds ``card``."""
-    return vocabulary.keys_binding(card)
-
-
 def barred_mirror(
     model: NeuralModel,
     game: Any,
@@ -83,11 +76,7 @@ def barred_mirror(
     env = VectorEnv(
         game, rows, seats="all", max_decisions=max_decisions, tokens=model.table, cards=True
     )
-    masks = barred_keys(env.vocabulary, card)
-    width = max(len(m) for m in masks)
-    lut = np.zeros((len(masks), width), dtype=np.bool_)
-    for s, m in enumerate(masks):
-        lut[s, : len(m)] = m
+    lut = env.vocabulary.keys_binding([card])
     played: list[BarredGame] = []
     try:
         for round_ in range((games + rows - 1) // rows):
@@ -134,8 +123,3 @@ def _play_round(
             if i < wanted:
                 first.setdefault(i, result)
     return first
-
-
-def free_share(played: Sequence[BarredGame]) -> tuple[float, int]:
-    """The free seats' summed credit and the games."""
-    return sum(g.free_credit for g in played), len(played)

@@ -112,9 +112,10 @@ class PPOConfig:
     name_dropout: float = 0.0
     # cards the acting policy is pushed towards (a designer's new card, --always): this
     # many logits added to every option that binds one (log k less each where k do),
-    # falling linearly to none at update ``card_bonus_updates``.  A model that has never met a card rarely tries
-    # it, and PPO learns only from what it tries; the stored log-probabilities are the
-    # pushed policy's, so the ratio corrects what is learnt
+    # falling linearly to none at update ``card_bonus_updates``.  A model that has
+    # never met a card rarely tries it, and PPO learns only from what it tries; the
+    # stored log-probabilities are the pushed policy's, so the ratio corrects what is
+    # learnt
     card_bonus: float = 0.0
     card_bonus_cards: tuple[str, ...] = ()
     card_bonus_updates: int = 0
@@ -288,7 +289,9 @@ class PPOTrainer:
         self.name_dropout = (
             NameDropout(model.table, config.name_dropout, seed) if config.name_dropout else None
         )
-        self.card_keys = [_card_keys(lane.env, config.card_bonus_cards) for lane in self.lanes]
+        self.card_keys = [
+            lane.env.vocabulary.keys_binding(config.card_bonus_cards) for lane in self.lanes
+        ]
         for lane in self.lanes:
             lane.env.reset()
             self._draw_rows(lane, range(lane.env.n))
@@ -840,17 +843,6 @@ def token_inputs(*envs: VectorEnv) -> dict[str, torch.Tensor]:
 def win_rate(results: list[Any], seat: int) -> float:
     """The mean credit of ``seat`` over results (a win 1, a shared win its share)."""
     return float(np.mean([r.credits[seat] for r in results])) if results else math.nan
-
-
-def _card_keys(env: VectorEnv, cards: Sequence[str]) -> np.ndarray:
-    """[situations, keys]: whether a key's option binds one of ``cards``."""
-    vocabulary = env.vocabulary
-    width = max([len(vocabulary.keys(s)) for s in vocabulary.situations] + [1])
-    lut = np.zeros((max(len(vocabulary.situations), 1), width), dtype=np.bool_)
-    for card in cards:
-        for s, mask in enumerate(vocabulary.keys_binding(card)):
-            lut[s, : len(mask)] |= mask
-    return lut
 
 
 class NameDropout:
