@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             # as known: the general model as it comes, the same evaluation games
             known = NeuralPlan.of(args.minutes * 60, Path(args.known))
-            known = NeuralPlan(known.model, 0, known.games_adapted, known.games_adapted, 0.0)
+            known = NeuralPlan(known.model, 0, known.seconds_adapted, known.seconds_adapted, 0.0)
             as_known = neural_section(GAME, card, known, args.seed)
             done["cards"][card] = {
                 "fold_model": model,

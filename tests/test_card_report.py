@@ -297,9 +297,9 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     First Game kingdom shows (so that the new cards' names are the ones it never met)."""
     pytest.importorskip("torch")
     import numpy as np
-
     from cardlang.agents.neural.model import GameIdentity, NeuralModel
     from cardlang.agents.neural.network import NetConfig
+
     from cardlang.compiler.load import load_game
 
     game = load_game(GAMES / "dominion.rcy")
@@ -324,13 +324,47 @@ def test_the_neural_section_as_met(game_file: Path, tiny_model: Path, tmp_path: 
     assert neural["measured"] and neural["adapted"] is None  # no time left to adapt
     met = neural["as_met"]
     added = met["win_rate_added"]
-    assert added["low"] <= added["value"] <= added["high"] and added["games"] >= 256
+    # a budget this small buys one sweep of the smallest size: 4 games a kingdom
+    assert added["low"] <= added["value"] <= added["high"] and added["games"] == 32
     assert 0 <= met["buy_rate"]["value"] <= 1
     assert any("no time to adapt" in note for note in neural["notes"])
+    assert any("wide interval" in note for note in neural["notes"])
     page_run = run_main("card-report", str(game_file), "SUPERLAB", "--html", str(tmp_path), *small)
     assert page_run.returncode == 0, page_run.stderr
     assert "as met" in page_run.stdout
     assert "win rate added" in (tmp_path / "card-report.html").read_text(encoding="utf-8")
+
+
+@native
+def test_the_evaluations_stop_on_the_work_counted_not_on_the_clock(tiny_model: Path) -> None:
+    """More seconds, more games, in whole sweeps over the kingdoms; what was played costs,
+    at the nominal speeds, no more than the budget and one sweep (a report keeps to its
+    --minutes on a card whose games run long)."""
+    from cardlang.learning import card_worth
+    from cardlang.report import neural
+
+    def played(seconds: float) -> tuple[int, float]:
+        costs: list[card_worth.MirrorCost] = []
+        real = card_worth.barred_mirror
+
+        def counting(*args: object, **kwargs: object) -> object:
+            costs.append(kwargs["cost"])  # type: ignore[arg-type]
+            return real(*args, **kwargs)  # type: ignore[arg-type]
+
+        card_worth.barred_mirror = counting  # type: ignore[assignment]
+        try:
+            plan = neural.NeuralPlan(tiny_model, 0, seconds, 0.0, 0.0)
+            result = neural.neural_section(str(GAMES / "dominion.rcy"), "SMITHY", plan, 5)
+        finally:
+            card_worth.barred_mirror = real  # type: ignore[assignment]
+        return result.met.added.games, neural._nominal_seconds(costs[0])
+
+    small_games, _ = played(0.5)
+    large_games, large_cost = played(3.0)
+    assert small_games % (2 * neural.EVAL_KINGDOMS) == 0 and large_games > small_games
+    sweep = neural._sweep_games(3.0 * neural.SWEEP_SHARE, neural.EVAL_KINGDOMS)
+    assert large_games % (sweep * neural.EVAL_KINGDOMS) == 0
+    assert large_cost <= 3.0 * (1 + neural.SWEEP_SHARE) + 1e-9 or large_games == sweep * 8
 
 
 @native

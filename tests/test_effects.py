@@ -191,6 +191,7 @@ def test_always_names_a_card_no_parameter_deals(dominion) -> None:  # type: igno
 def test_the_card_bonus_pushes_the_new_card_and_fades(dominion) -> None:  # type: ignore[no-untyped-def]
     from cardlang.agents.neural.model import GameIdentity, NeuralModel
     from cardlang.agents.neural.network import NetConfig
+
     from cardlang.env.vector import VectorEnv
     from cardlang.learning.ppo import PPOConfig, PPOTrainer
 

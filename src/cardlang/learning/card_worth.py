@@ -30,7 +30,7 @@ from cardlang.runs.cards import SeatCard, seat_cards
 
 MAX_ROWS = 256  # lockstep games at once
 
-__all__ = ["BarredGame", "barred_mirror"]
+__all__ = ["BarredGame", "MirrorCost", "barred_mirror"]
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,18 @@ class BarredGame:
         return [seat_cards(counts, s).get(card, SeatCard()) for s in self.free_seats]
 
 
+@dataclass
+class MirrorCost:
+    """What ``barred_mirror`` spent, in units that are the same on any machine: its
+    lockstep steps, and the rows the network read over them (a row whose game is over is
+    still read until the round's last game ends).  A caller that sizes games to a CPU
+    budget converts them at nominal speeds, so that the same seed plays the same games
+    everywhere."""
+
+    steps: int = 0
+    row_steps: int = 0
+
+
 def barred_mirror(
     model: NeuralModel,
     game: Any,
@@ -65,11 +77,13 @@ def barred_mirror(
     games: int,
     seed: int,
     max_decisions: int = 600,
+    cost: MirrorCost | None = None,
 ) -> list[BarredGame]:
     """``games`` games of ``game`` (a kingdom holding ``card``), the model's greedy
     policy in every seat, seat ``i % players`` of row ``i`` barred from ``card``; each
     row's first game counts (short games are not favoured), rows start again from
-    ``seed + 1``, ... where ``games`` exceeds the rows."""
+    ``seed + 1``, ... where ``games`` exceeds the rows.  ``cost``, where given, counts
+    the steps and the rows read."""
     model.freeze()  # names never learnt read as unknown, as at play
     n = game.nplayers
     rows = min(games, MAX_ROWS)
@@ -82,7 +96,7 @@ def barred_mirror(
         for round_ in range((games + rows - 1) // rows):
             wanted = min(rows, games - len(played))
             barred = np.arange(rows) % n
-            first = _play_round(model, env, lut, barred, wanted, seed + round_)
+            first = _play_round(model, env, lut, barred, wanted, seed + round_, cost)
             played.extend(BarredGame(int(barred[i]), first[i]) for i in range(wanted))
     finally:
         env.close()
@@ -96,6 +110,7 @@ def _play_round(
     barred: np.ndarray,
     wanted: int,
     seed: int,
+    cost: MirrorCost | None,
 ) -> dict[int, Any]:
     """Every row's first game from ``reset(seed)``, greedy, the barred seats masked."""
     env.reset(seed=seed)
@@ -104,6 +119,9 @@ def _play_round(
     net.eval()
     while len(first) < wanted:
         x = token_inputs(env)
+        if cost is not None:
+            cost.steps += 1
+            cost.row_steps += env.n
         with torch.no_grad():
             logits, _ = net(**x)
         a = logits.shape[1]

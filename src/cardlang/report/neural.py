@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import tempfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,10 +48,23 @@ __all__ = [
 
 #: The general model a report adapts (next to games/, from the project's root).
 DEFAULT_MODEL = Path(__file__).resolve().parents[3] / "models" / "dominion-general"
-#: Nominal costs on the project's 2-core machine (2026-12, one torch thread): a PPO
-#: update of 128 lockstep rows and 64 steps, and a barred-mirror game.
+#: Nominal costs on the project's 2-core machine (2026-12, one torch thread, the general
+#: model): a PPO update of 128 lockstep rows and 64 steps; a lockstep step of barred-mirror
+#: games and a row the network reads in it (learning/card_worth.py: MirrorCost; measured
+#: at 16, 64 and 256 rows: 1.3 ms a step and 35 us a row); and those games a CPU-second
+#: at a usual length (256 rows: 280).  The evaluations stop on steps and rows counted,
+#: not on time, so that the same seed plays the same games on any machine, and a card
+#: whose games run long (a curser) gets fewer of them.
 UPDATE_CPU_SECONDS = 5.0
-MIRROR_GAMES_PER_CPU_SECOND = 120.0
+STEP_CPU_SECONDS = 1.3e-3
+ROW_CPU_SECONDS = 35e-6
+MIRROR_GAMES_PER_CPU_SECOND = 250.0
+#: An evaluation plays sweeps over its kingdoms, each kingdom the same number of games,
+#: until another sweep would pass its budget: at least one sweep of this many games a
+#: kingdom, and sweeps of about this share of the budget (so an overrun is at most about
+#: one sweep where the nominal speed holds, and stops after one where it does not).
+MIN_SWEEP_GAMES = 4
+SWEEP_SHARE = 0.25
 #: The section's budget: adaptation first, then the two evaluations.
 ADAPT_SHARE = 0.75
 MET_SHARE = 0.08
@@ -69,24 +83,17 @@ class NeuralPlan:
 
     model: Path
     updates: int  # of the adaptation (0: none)
-    games_met: int  # barred-mirror games of the model as it came
-    games_adapted: int
+    seconds_met: float  # nominal CPU-seconds of barred-mirror games of the model as it came
+    seconds_adapted: float  # of the adapted model
     cpu_cap: float  # CPU-seconds the adaptation may take at most
 
     @classmethod
     def of(cls, seconds: float, model: Path) -> NeuralPlan:
         updates = int(seconds * ADAPT_SHARE / UPDATE_CPU_SECONDS)
         updates -= updates % UPDATES_PER_ROUND
-        eval_seconds = seconds * (1 - ADAPT_SHARE)
-        met = _games(eval_seconds * MET_SHARE / (1 - ADAPT_SHARE))
-        adapted = _games(eval_seconds - eval_seconds * MET_SHARE / (1 - ADAPT_SHARE))
+        met = seconds * MET_SHARE
+        adapted = seconds * (1 - ADAPT_SHARE) - met
         return cls(model, updates, met, adapted, seconds * ADAPT_SHARE * 1.2)
-
-
-def _games(seconds: float) -> int:
-    """Games in ``seconds``, a multiple of the kingdoms and of two seats, at least 32 each."""
-    per = max(32, int(seconds * MIRROR_GAMES_PER_CPU_SECOND / EVAL_KINGDOMS))
-    return (per - per % 2) * EVAL_KINGDOMS
 
 
 @dataclass
@@ -177,6 +184,33 @@ def neural_section(
     work: Path | None = None,
 ) -> NeuralResult:
     """The neural section of ``card`` in the game file at ``path`` (module docstring)."""
+    with _one_torch_thread():
+        return _neural_section(path, card, plan, seed, say, work)
+
+
+@contextmanager
+def _one_torch_thread() -> Iterator[None]:
+    """One torch thread while the section runs: what the nominal speeds assume, and what
+    keeps two reports (or a report and a test worker) on two cores from spinning
+    OpenMP threads against each other (measured: 5 s alone, 70 s with a second)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _neural_section(
+    path: str,
+    card: str,
+    plan: NeuralPlan,
+    seed: int,
+    say: Callable[[str], None] | None,
+    work: Path | None,
+) -> NeuralResult:
     from cardlang.agents.neural.model import load_model, model_path
 
     say = say or (lambda _: None)
@@ -190,7 +224,7 @@ def neural_section(
     games = [load_game(path, params={"KINGDOM": k}) for k in kingdoms]
     say(f"{card}: the general model as it meets the card")
     met = _play(
-        load_model(plan.model, games[0], other_game=True), games, card, plan.games_met, seed
+        load_model(plan.model, games[0], other_game=True), games, card, plan.seconds_met, seed
     )
     result = NeuralResult(str(plan.model), met, None, 0, 0.0, kingdoms)
     if plan.updates:
@@ -201,7 +235,7 @@ def neural_section(
             result.adapt_cpu_seconds = process_cpu_seconds() - cpu0
             say(f"{card}: the adapted model")
             adapted = load_model(out, games[0])
-            result.adapted = _play(adapted, games, card, plan.games_adapted, seed + 1)
+            result.adapted = _play(adapted, games, card, plan.seconds_adapted, seed + 1)
             result.updates = int(adapted.info.get("training", {}).get("updates", 0))
     result.notes = _notes(card, result)
     return result
@@ -211,8 +245,6 @@ def _adapt(
     path: str, card: str, plan: NeuralPlan, seed: int, out: Path, say: Callable[[str], None]
 ) -> None:
     """``cardlang train --init MODEL --always CARD`` for ``plan.updates`` updates."""
-    import torch
-
     from cardlang.learning.config import TrainConfig
     from cardlang.learning.ppo_run import PPORun
 
@@ -244,23 +276,37 @@ def _adapt(
         anneal_rounds=rounds,
         name_dropout=0.0,
     )
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # one process, one thread: what the nominal speed assumes
-    try:
-        PPORun.open(config, out, lambda line: say(f"{card}: {line.strip()}")).run()
-    finally:
-        torch.set_num_threads(threads)
+    PPORun.open(config, out, lambda line: say(f"{card}: {line.strip()}")).run()
 
 
-def _play(model: Any, games: list[Any], card: str, total: int, seed: int) -> Play:
-    """Barred-mirror games of ``model`` on ``games`` (kingdoms holding ``card``)."""
-    from cardlang.learning.card_worth import barred_mirror
+def _play(model: Any, games: list[Any], card: str, seconds: float, seed: int) -> Play:
+    """Barred-mirror games of ``model`` on ``games`` (kingdoms holding ``card``), in
+    sweeps over the kingdoms until another sweep would pass ``seconds`` (nominal)."""
+    from cardlang.learning.card_worth import MirrorCost, barred_mirror
 
-    played = []
-    per = total // len(games)
-    for k, game in enumerate(games):
-        played.extend(barred_mirror(model, game, card, per, seed + 1000 * k))
+    per = _sweep_games(seconds * SWEEP_SHARE, len(games))
+    cost = MirrorCost()
+    played: list[Any] = []
+    sweeps = 0
+    while sweeps == 0 or _nominal_seconds(cost) * (sweeps + 1) / sweeps <= seconds:
+        for k, game in enumerate(games):
+            sweep_seed = seed + 1000 * k + 100_000 * sweeps
+            played.extend(barred_mirror(model, game, card, per, sweep_seed, cost=cost))
+        sweeps += 1
     return _figures(played, card)
+
+
+def _nominal_seconds(cost: Any) -> float:
+    return cost.steps * STEP_CPU_SECONDS + cost.row_steps * ROW_CPU_SECONDS
+
+
+def _sweep_games(seconds: float, kingdoms: int) -> int:
+    """Games a kingdom in one sweep of ``seconds`` at the usual game length: even (both
+    seats barred as often), at least ``MIN_SWEEP_GAMES``, at most one lockstep batch."""
+    from cardlang.learning.card_worth import MAX_ROWS
+
+    per = int(seconds * MIRROR_GAMES_PER_CPU_SECOND / kingdoms)
+    return max(MIN_SWEEP_GAMES, min(MAX_ROWS, per - per % 2))
 
 
 def _figures(played: list[Any], card: str) -> Play:
@@ -308,7 +354,7 @@ def _notes(card: str, result: NeuralResult) -> list[str]:
             f"no agent ever bought {card}: the neural model, even adapted, never chose it "
             "in a kingdom that holds it, so it adds nothing the model can find"
         )
-    elif play.added.half_width > 0.03:
+    if play.added.half_width > 0.03:
         notes.append(
             f"the win rate added has a wide interval (+-{play.added.half_width:.3f}, "
             f"{play.added.games:,} games): a larger --minutes narrows it"
