@@ -21,6 +21,11 @@ import pytest
 
 from cardlang.engine.gamemaster import RECURSION_FLOOR
 
+# One OpenMP thread a test worker (torch reads it when first imported): the workers fill
+# the cores already, and two workers each spinning two torch threads on two cores ran a
+# card report's games 14 times slower (5 s alone, 70 s beside another).
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 # The Python engine raises the interpreter's recursion limit when it makes its first
 # game (engine/gamemaster.py: RECURSION_FLOOR); raised here first, so that hypothesis
 # does not see it change in the middle of a test and warn.

@@ -73,6 +73,11 @@ class GameIdentity:
     def of(cls, game: Game, params: Mapping[str, str] | None = None) -> GameIdentity:
         return cls(game.name, game_hash(game), dict(params or {}), game.nplayers)
 
+    def learnt(self, game: Game) -> bool:
+        """Whether these are ``game``'s rules (by their fingerprint, or by the whole
+        file's hash for models saved before the fingerprint)."""
+        return self.sha256 in (game_hash(game), file_hash(game))
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
@@ -445,10 +450,8 @@ def check_game(
             f"model {path} was trained for {identity.nplayers} player(s); this game has "
             f"{game.nplayers} (--param players=...)"
         )
-    if other_game:
-        return
-    digest = game_hash(game)
-    if identity.sha256 not in (digest, file_hash(game)):
+    if not other_game and not identity.learnt(game):
+        digest = game_hash(game)
         raise UsageError(
             f"model {path} was trained on the game file '{identity.name}' (sha256 "
             f"{identity.sha256[:12]}...), not on '{game.name}' (sha256 {digest[:12]}...). "

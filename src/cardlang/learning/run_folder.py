@@ -98,10 +98,8 @@ class RunFolder:
         """A trained model of this game file to go on from (``--init``): its weights, names
         and sizes (which replace the run's), and what it came from (the model card tells
         the lineage)."""
-        try:
-            model = load_model(path, self.game, device=device)
-        except UsageError:  # another game file: a variant, new cards read by what they do
-            model = load_model(path, self.game, device=device, other_game=True)
+        model = load_model(path, self.game, device=device, other_game=True)
+        if not model.game.learnt(self.game):  # a variant: new cards read by what they do
             self.report(
                 f"--init {path} learnt another game file ('{model.game.name}'): cards it "
                 "never met start from their components and effects"
