@@ -14,6 +14,9 @@ What it measures
 Usage (from the repository root; one core, about 20 minutes at the default 45 s a card)
     nice python3 benchmarks/card_peers.py
     python3 benchmarks/card_peers.py --seconds 2 --cards witch,chapel --out /tmp/p.json
+    python3 benchmarks/card_peers.py --seconds 30 --cards remodel --merge   # one card again
+    (after a change to how its bot plays it: the others' entries are kept, and the file
+    says which cards were measured again, when, and by what command)
 """
 
 from __future__ import annotations
@@ -54,6 +57,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--cards", default="", help="a comma-separated subset (default: all)")
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument(
+        "--merge", action="store_true", help="replace these cards' entries in --out, keep the rest"
+    )
     args = parser.parse_args(argv)
     file = GameFile.read(str(GAME), "native")
     cards = [file.card(c) for c in args.cards.split(",") if c] or list(file.kingdom_cards)
@@ -71,9 +77,22 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.process_time() - started
     about = _about(args, file, games, seconds)
     data: dict[str, Any] = {**about, "cards": [p.to_json() for p in peers]}
+    if args.merge:
+        data = _merged(json.loads(args.out.read_text(encoding="utf-8")), data)
     args.out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {args.out}: {len(peers)} cards, {games:,} games, {seconds:.0f} CPU-s")
     return 0
+
+
+def _merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """``old`` with ``new``'s cards in place of their entries, and a line of what changed."""
+    if old["rules_fingerprint"] != new["rules_fingerprint"] or old["seed"] != new["seed"]:
+        raise SystemExit("--merge: the file was measured on other rules or another seed")
+    fresh = {c["card"]: c for c in new["cards"]}
+    cards = [fresh.pop(c["card"], c) for c in old["cards"]] + list(fresh.values())
+    again = {"cards": sorted(c["card"] for c in new["cards"]), "date": new["date"]}
+    again |= {"games": new["games"], "command": new["command"] + " --merge"}
+    return {**old, "measured_again": [*old.get("measured_again", []), again], "cards": cards}
 
 
 def _about(args: argparse.Namespace, file: GameFile, games: int, seconds: float) -> dict[str, Any]:
@@ -97,7 +116,8 @@ def _about(args: argparse.Namespace, file: GameFile, games: int, seconds: float)
         "games_per_cpu_second": round(games / seconds) if seconds else 0,
         "command": "python3 benchmarks/card_peers.py"
         + (f" --seconds {args.seconds:g}" if args.seconds != 45.0 else "")
-        + (f" --seed {args.seed}" if args.seed else ""),
+        + (f" --seed {args.seed}" if args.seed else "")
+        + (f" --cards {args.cards}" if args.cards else ""),
     }
 
 

@@ -10,6 +10,7 @@ Provinces and Golds, and the card's measured strength was wrong.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -214,3 +215,34 @@ def test_simulate_says_what_the_bots_never_buy_before_it_plays() -> None:
     assert lines[1].startswith("warning: bot smithy never buys CELLAR, MARKET, MERCHANT, MILITIA")
     assert "SMITHY" not in lines[1].partition("(")[0].replace("bot smithy", "")
     assert "games" in done.stdout  # the summary follows
+
+
+REMODELER = """name = "remodeler"
+buy = [
+    { card = "PROVINCE", if = "money > 15" },
+    { card = "GOLD" },
+    { card = "REMODEL", if = "count(REMODEL) < 2" },
+    { card = "SILVER" },
+]
+"""
+
+
+@pytest.mark.parametrize("engine", ["python", "native"])
+def test_remodel_trashes_junk_and_never_gains_an_estate_for_a_copper(
+    tmp_path: Path, engine: str
+) -> None:
+    """Remodel's bot rule: a Curse, an Estate or a Copper goes first, and what it gains,
+    where no buy rule applies, is the dearest card that scores nothing.  It once trashed
+    the cheapest card and gained the dearest: a Copper into an Estate, every play, and a
+    card-plus-money Remodel bot scored 0.04 against bmu."""
+    if engine == "native" and not native_available():
+        pytest.skip("the native engine is not built")
+    bot = tmp_path / "remodeler.toml"
+    bot.write_text(REMODELER)
+    done = run_cli("simulate", "games/dominion.rcy", "--agents", f"{bot},bmu", "--games", "30",
+                   "--seed", "4", "--engine", engine, "--json", "--quiet")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    picks = json.loads(done.stdout)["cards"]["by_agent"][str(bot)]["picks"]
+    trashed, gained = picks["REMODEL-TRASH"], picks["REMODEL-GAIN"]
+    assert trashed.get("ESTATE", 0) + trashed.get("COPPER", 0) >= 0.8 * sum(trashed.values())
+    assert "ESTATE" not in gained and "CURSE" not in gained, gained

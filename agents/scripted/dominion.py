@@ -354,7 +354,7 @@ class DominionBot:
         "THRONE-ROOM-PLAY": "play_action",
         "BUY-PHASE": "buy",
         "WORKSHOP-GAIN": "gain",
-        "REMODEL-GAIN": "gain",
+        "REMODEL-GAIN": "remodel_gain",
         "ARTISAN-GAIN": "gain",
         "MINE-GAIN": "gain",
         "MILITIA-DISCARD": "discard_worst",
@@ -362,7 +362,7 @@ class DominionBot:
         "BUREAUCRAT-TOPDECK": "discard_worst",
         "CELLAR-DISCARD": "discard_junk",
         "CHAPEL-TRASH": "trash_junk",
-        "REMODEL-TRASH": "trash_cheapest",
+        "REMODEL-TRASH": "remodel_trash",
         "BANDIT-TRASH": "trash_cheapest",
         "MINE-TRASH": "mine_trash",
         "MONEYLENDER-TRASH": "accept",
@@ -583,6 +583,26 @@ class DominionBot:
 
     def trash_cheapest(self, view: PlayerView, facts: Facts) -> int:
         return _best(view.options, lambda o: -trash_value(_card(o)))
+
+    def remodel_trash(self, view: PlayerView, facts: Facts) -> int:
+        """Remodel: a Curse, an Estate (into a $4 card), a Copper, else the cheapest."""
+        for wanted in ("CURSE", "ESTATE", "COPPER"):
+            for i, o in enumerate(view.options):
+                if o.kind == wanted:
+                    return i
+        return self.trash_cheapest(view, facts)
+
+    def remodel_gain(self, view: PlayerView, facts: Facts) -> int:
+        """Remodel's gain: the buy rules, else the dearest card that scores nothing (a
+        Copper remodelled into an Estate was a Victory card for nothing: the bot that
+        did so scored 0.04 against bmu), else the dearest that is not a Curse."""
+        chosen = self._by_rules(view, facts)
+        if chosen is not None:
+            return chosen
+        useful = [i for i, o in enumerate(view.options) if keep_value(_card(o)) >= 0]
+        if useful:
+            return max(useful, key=lambda i: (trash_value(_card(view.options[i])), -i))
+        return self.gain(view, facts)
 
     def mine_trash(self, view: PlayerView, facts: Facts) -> int:
         """Mine: upgrade a Copper, else a Silver; a Gold stays."""

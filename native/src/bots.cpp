@@ -266,9 +266,22 @@ size_t DominionBot::choose(VM& vm, State& st, const OptionList& options) {
     return at >= 0 ? (size_t)at : decline(opts);
   }
   if (situation == "WORKSHOP-GAIN" || situation == "REMODEL-GAIN" ||
-      situation == "ARTISAN-GAIN" || situation == "MINE-GAIN") {  // gain
+      situation == "ARTISAN-GAIN" || situation == "MINE-GAIN") {  // gain, remodel_gain
     int at = by_rules(opts, facts);
     if (at >= 0) return (size_t)at;
+    if (situation == "REMODEL-GAIN") {  // the dearest card that scores nothing, if any
+      int found = -1;
+      double top = 0;
+      for (size_t i = 0; i < opts.size(); i++) {
+        if (keep_value(st, card(i)) < 0) continue;
+        double s = trash_value(st, card(i));
+        if (found < 0 || s > top) {
+          found = (int)i;
+          top = s;
+        }
+      }
+      if (found >= 0) return (size_t)found;
+    }
     return best(opts.size(), [&](size_t i) { return trash_value(st, card(i)); });
   }
   if (situation == "MILITIA-DISCARD" || situation == "POACHER-DISCARD" ||
@@ -286,6 +299,11 @@ size_t DominionBot::choose(VM& vm, State& st, const OptionList& options) {
     }
     return decline(opts);
   }
+  if (situation == "REMODEL-TRASH")  // remodel_trash
+    for (i32 wanted : {s_curse, s_estate, s_copper}) {
+      int at = find_kind(opts, wanted);
+      if (at >= 0) return (size_t)at;
+    }
   if (situation == "REMODEL-TRASH" || situation == "BANDIT-TRASH")  // trash_cheapest
     return best(opts.size(), [&](size_t i) { return -trash_value(st, card(i)); });
   if (situation == "MINE-TRASH") {  // mine_trash
