@@ -18,6 +18,9 @@ What it measures
 Usage (from the repository root)
     python benchmarks/ppo_strength.py models/dominion-2p --agents bigmoney,bmu,smithy --games 4000
     python benchmarks/ppo_strength.py models/dominion-solo --param players=1 --games 4000
+    python benchmarks/ppo_strength.py models/dominion-unseen --other-game --agents bmu \
+        --param kingdom=witch,laboratory,festival,council-room,moneylender,library,\
+moat,cellar,chapel,vassal
 """
 
 from __future__ import annotations
@@ -51,12 +54,18 @@ def main() -> int:
     p.add_argument("--max-decisions", type=int, default=2000)
     p.add_argument("--seed", type=int, default=2026)
     p.add_argument("--check", type=int, default=0, help="games through neural:model=DIR")
+    p.add_argument(
+        "--other-game",
+        action="store_true",
+        help="the model learnt another game file (a variant, made-up cards): its cards never "
+        "met are read by what they do (the agent spec's other_game=1)",
+    )
     p.add_argument("--json", type=Path, default=None)
     args = p.parse_args()
     torch.set_num_threads(1)
     params = parse_param_args(args.param)
     game = load_game(args.game, params=params)
-    model = load_model(args.model, game, device="cpu")
+    model = load_model(args.model, game, device="cpu", other_game=args.other_game)
     model.freeze()
     limits = Limits(max_decisions=args.max_decisions)
     judge = GreedyEvaluator(model, game, limits, model_path=args.model, params=params)
@@ -80,7 +89,7 @@ def main() -> int:
                 f"({f['games']} games, seats rotated)"
             )
     if args.check and agents and game.nplayers > 1:
-        me = f"neural:model={args.model}"
+        me = f"neural:model={args.model}" + (":other_game=1" if args.other_game else "")
         summary = run_batch(
             game,
             games=args.check,
