@@ -130,23 +130,26 @@ def _neural_cell(figure: Figure | None, digits: int) -> str:
     return f"{figure.value:.{digits}f} ({figure.low:.{digits}f} - {figure.high:.{digits}f})"
 
 
+#: At most this many bars in the first-buy chart: later turns are grouped.
+FIRST_BUY_BARS = 16
+
+
 def _chart_first_buys(card: str, play: Play) -> str:
-    """The turn of the first buy, as the share of free seats that first bought it then."""
+    """The turn of the first buy, as the share of free seats that first bought it then
+    (turns grouped two or more a bar where they are many, so that the chart fits)."""
     turns = play.first_buy_turns
     if not turns:
         return ""
     seats = play.bought.games
-    top = max(turns.values()) / seats
-    bars = [
-        Bar(
-            f"turn {t}",
-            turns.get(t, 0) / seats,
-            turns.get(t, 0) / seats,
-            turns.get(t, 0) / seats,
-            note=f"{turns.get(t, 0):,} of {seats:,} seats",
-        )
-        for t in range(min(turns), max(turns) + 1)
-    ]
+    first, last = min(turns), max(turns)
+    size = -(-(last - first + 1) // FIRST_BUY_BARS)  # turns a bar
+    bars = []
+    for start in range(first, last + 1, size):
+        end = min(start + size - 1, last)
+        n = sum(turns.get(t, 0) for t in range(start, end + 1))
+        label = f"turn {start}" if start == end else f"turns {start}-{end}"
+        bars.append(Bar(label, n / seats, n / seats, n / seats, note=f"{n:,} of {seats:,} seats"))
+    top = max(b.value for b in bars)
     title = f"When {card_title(card)} is first bought (game turn)"
     return bar_chart(bars, title, "share of seats", top=top * 1.1, reference=None)
 

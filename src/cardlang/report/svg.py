@@ -13,6 +13,7 @@ May import: cardlang.learning and everything below it (the report's layer).
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -84,10 +85,20 @@ def _y(value: float, top: float) -> float:
     return TOP + HEIGHT * (1 - min(max(value, 0.0), top) / top)
 
 
+def _ticks(top: float) -> list[float]:
+    """Round values from 0 to ``top``, about five of them: steps of 1, 2, 2.5 or 5
+    times a power of ten (0.02, not 0.019)."""
+    if top <= 0:
+        return [0.0]
+    power = 10.0 ** math.floor(math.log10(top / 4))
+    steps = [m * power for m in (1, 2, 2.5, 5, 10, 20)]
+    step = min(steps, key=lambda st: (abs(int(top / st + 1e-9) - 4), -st))  # nearest 4 apart
+    return [k * step for k in range(int(top / step + 1e-9) + 1)]
+
+
 def _axis(width: int, y_label: str, top: float) -> list[str]:
     parts = []
-    for k in range(5):
-        value = top * k / 4
+    for value in _ticks(top):
         y = _y(value, top)
         parts.append(f'<line x1="{LEFT}" x2="{width}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e4e4e4"/>')
         parts.append(
