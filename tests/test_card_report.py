@@ -409,3 +409,17 @@ def test_the_neural_section_adapts_the_model(
         "kingdom=" + ",".join(neural["kingdoms"][0].split(",")),
     )
     assert played.returncode == 0, played.stderr
+
+
+def test_a_terminated_report_stops_as_an_interrupted_one() -> None:
+    """SIGTERM inside the report is Ctrl-C: the way out runs (the adaptation's temporary
+    folder is removed), and the handler before it is back afterwards."""
+    import os
+    import signal
+
+    from cardlang.cli.card_report import terminated_as_interrupted
+
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(KeyboardInterrupt), terminated_as_interrupted():
+        os.kill(os.getpid(), signal.SIGTERM)
+    assert signal.getsignal(signal.SIGTERM) is before
