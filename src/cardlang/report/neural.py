@@ -16,7 +16,10 @@ that plays whole kingdoms measures it:
 3. **Win rate added.**  Each model plays itself on random kingdoms that hold the card,
    one seat barred from the card (learning/card_worth.py): the free seat's win share
    less one half is what the card adds; the free seats' buys, plays, first-buy turns
-   and copies owned (the engine's tallies) are the councilroom-style statistics.
+   and copies owned (the engine's tallies) are the councilroom-style statistics.  The
+   games are played in sweeps over the kingdoms until another sweep would pass the
+   stage's budget, counted as the network's steps and rows at nominal speeds (not
+   timed: the same seed plays the same games on any machine).
 
 May import: cardlang.learning and everything below it (the report's layer).
 """
