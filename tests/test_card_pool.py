@@ -71,3 +71,17 @@ def test_a_made_up_card_reads_as_the_base_card_that_does_the_same(pool_game) -> 
 def test_a_file_of_another_shape_is_refused() -> None:
     with pytest.raises(ValueError, match="shape"):
         pooled((ROOT / "games" / "kuhn_poker.rcy").read_text(), 5, seed=0)
+
+
+def test_only_makes_the_made_up_cards_the_whole_kingdom_list(tmp_path: Path) -> None:
+    """--only: a random kingdom never deals a base card (a model trained so has met none
+    of the 26, and judges each as new); the file still checks and plays."""
+    from cardlang.report.build import GameFile
+
+    path = tmp_path / "only.rcy"
+    path.write_text(pooled(DOMINION.read_text(), 12, seed=2, only=True))
+    made = {c.name for c in made_up_cards(12, 2)}
+    assert set(GameFile.read(str(path), None).kingdom_cards) == made
+    game = load_game(path, params={"KINGDOM": "RANDOM"})
+    summary = run_batch(game, games=10, seed=3, agent_specs=["random", "random"])
+    assert summary.failed == 0 and summary.completed == 10

@@ -14,7 +14,8 @@ strengths, and reads a new card's the same way.
 
 ``pooled(text, count, seed)`` is the game file ``text`` with ``count`` made-up cards
 added next to its card kinds and to its kingdom cards; the same seed, the same cards.
-``python -m cardlang.language.card_pool FILE COUNT [--seed S]`` prints it.
+``python -m cardlang.language.card_pool FILE COUNT [--seed S] [--only]`` prints it
+(``--only``: the made-up cards alone are the kingdom cards).
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ __all__ = ["MadeUpCard", "made_up_cards", "pooled"]
 PROCEDURES = " ;; ------------------------------------------------------------ procedures"
 #: The kingdom cards' list, which ends with Workshop.
 KINGDOM = re.compile(r"WORKSHOP\)(\s*'ALL-KINGDOM-CARDS\))")
+#: The whole list, to replace.
+ONLY_KINGDOM = re.compile(r"(\(declare )\([A-Z, \n-]*WORKSHOP\)(\s*'ALL-KINGDOM-CARDS\))")
 #: The situation of every made-up trasher's choice, declared after the game's last one.
 TRASH_SITUATION = "MADE-UP-TRASH"
 SITUATION_LINE = re.compile(r"^ \(situation [A-Z-]+ \"[^\"]*\"\)$", re.MULTILINE)
@@ -182,8 +185,10 @@ def _letters(n: int) -> str:
             return out
 
 
-def pooled(text: str, count: int, seed: int) -> str:
-    """games/dominion.rcy's ``text`` with ``count`` made-up cards among its kingdom cards."""
+def pooled(text: str, count: int, seed: int, only: bool = False) -> str:
+    """games/dominion.rcy's ``text`` with ``count`` made-up cards among its kingdom cards;
+    ``only``: the made-up cards are the only kingdom cards (``kingdom=random`` never
+    deals a base card: a model that has met none of them, to judge each as new)."""
     if PROCEDURES not in text or not KINGDOM.search(text):
         raise ValueError("not games/dominion.rcy's shape: no procedures marker or kingdom list")
     situations = list(SITUATION_LINE.finditer(text))
@@ -196,6 +201,8 @@ def pooled(text: str, count: int, seed: int) -> str:
     kinds = "".join(card.rcy() + "\n" for card in made)
     text = text.replace(PROCEDURES, kinds + PROCEDURES, 1)
     names = ", ".join(card.name for card in made)
+    if only:
+        return ONLY_KINGDOM.sub(lambda m: f"{m.group(1)}({names}){m.group(2)}", text, 1)
     return KINGDOM.sub(lambda m: f"WORKSHOP, {names})" + m.group(1), text, 1)
 
 
@@ -204,9 +211,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("file", help="games/dominion.rcy or a copy of it")
     p.add_argument("count", type=int, help="how many made-up cards")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--only", action="store_true", help="the made-up cards alone as kingdom cards")
     args = p.parse_args(argv)
     with open(args.file, encoding="utf-8") as f:
-        sys.stdout.write(pooled(f.read(), args.count, args.seed))
+        sys.stdout.write(pooled(f.read(), args.count, args.seed, args.only))
     return 0
 
 
