@@ -98,9 +98,11 @@ def test_name_dropout_drops_a_kind_everywhere_in_a_game_and_keeps_the_rest() -> 
     from cardlang.learning.ppo import NameDropout
 
     names = ["comp:KIND=SMITHY", "comp:COST=4", "sto:P+0:SMITHY", "comp:KIND=WITCH"]
+    names += ["val:BUY-PHASE/PILE=SUPPLY:WITCH", "val:MINE-GAIN/PILE=SUPPLY:GOLD"]
     table = NameTable(names, capacity=16)
     dropout = NameDropout(table, 0.5, seed=3)
-    assert [sorted(ids.tolist()) for ids in dropout.kinds] == [[1, 3], [4]]
+    # a pile's option value goes with the kind on top (a buy's action names the pile)
+    assert [sorted(ids.tolist()) for ids in dropout.kinds] == [[1, 3], [4, 5]]
 
     class Env:
         n = 64

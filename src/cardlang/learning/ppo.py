@@ -893,12 +893,15 @@ class NameDropout:
 
 
 def _kind_names(names: Sequence[str]) -> list[np.ndarray]:
-    """Per card kind, the ids of the names that name it: ``comp:KIND=K`` and the
-    integer storages named after it (``sto:OWNER:K``, Dominion's count of K owned)."""
+    """Per card kind, the ids of the names that name it: ``comp:KIND=K``, the integer
+    storages named after it (``sto:OWNER:K``, Dominion's count of K owned) and the
+    option values of a pile it tops (``val:BUY-PHASE/PILE=SUPPLY:K``: a buy's action
+    token names the pile, not the card; left named, the policy learnt which pile to buy
+    by that name, and a card whose name it never learnt was never bought)."""
     prefix = f"comp:{KIND_ATTRIBUTE}="
     kinds = {n[len(prefix) :]: [i] for i, n in enumerate(names) if n.startswith(prefix)}
     for i, name in enumerate(names):
-        if name.startswith("sto:"):
+        if name.startswith(("sto:", "val:")):
             kind = name.rpartition(":")[2]
             if kind in kinds:
                 kinds[kind].append(i)
