@@ -418,8 +418,12 @@ def test_an_agent_spends_no_cpu_between_its_turns(workdir: Path) -> None:
     assert data["forfeits"] == {thinker: {}, spinner: {}}
     outside = [r["outside"] for r in _reports(data, spinner)]
     assert len(outside) >= 4
-    # unstopped, it spins 80% of each of the thinker's 0.5 s turns
-    assert max(outside) < 0.2, outside
+    # unstopped, it spins 80% of each of the thinker's 0.5 s turns (0.4 s every time);
+    # stopped, a turn's share is what runs before the stop lands, which a loaded machine
+    # can delay for one turn (0.39 s once in four beside a training): the middle turn and
+    # the mean tell the stop from none
+    outside.sort()
+    assert outside[len(outside) // 2] < 0.1 and sum(outside) / len(outside) < 0.2, outside
 
 
 @pytest.mark.parametrize("name", ["leduc_poker", "hearts"])
