@@ -6,7 +6,6 @@ import contextlib
 import io
 import os
 import random
-import re
 import subprocess
 import sys
 import time
@@ -149,12 +148,11 @@ MISSING_CARD_KINGDOM = "VILLAG,SMITHY,CELLAR,MARKET,MERCHANT,MILITIA,MINE,MOAT,R
 
 
 def with_kingdom_cards(text: str, *names: str) -> str:
-    """A copy of games/dominion.rcy's ``text`` whose 'ALL-KINGDOM-CARDS (the cards a
-    kingdom may name, and the randomizers) lists ``names`` too: what a designer adds a
-    new card with."""
-    listed = re.compile(r"WORKSHOP\)(\s*'ALL-KINGDOM-CARDS\))")
-    assert listed.search(text), "games/dominion.rcy lists its kingdom cards otherwise now"
-    return listed.sub(lambda m: "WORKSHOP, " + ", ".join(names) + ")" + m.group(1), text, 1)
+    """A copy of games/dominion.rcy's ``text`` whose 'ALL-KINGDOM-CARDS lists ``names``
+    too (language/card_pool.py, which adds its made-up cards so)."""
+    from cardlang.language.card_pool import with_kingdom_cards as listed
+
+    return listed(text, *names)
 
 
 def dominion_missing_a_card(folder: Path) -> Path:

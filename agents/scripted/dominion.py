@@ -324,6 +324,12 @@ def trash_value(attrs: Mapping[str, Any] | None) -> float:
     return -1.0 if is_a(attrs, "CURSE") else float(attrs.get("COST", 0))
 
 
+def remodel_gain_value(attrs: Mapping[str, Any] | None) -> float:
+    """What Remodel gains where no buy rule applies: by ``trash_value``, every card that
+    scores something (a Victory card, a Curse) after every card that does not."""
+    return trash_value(attrs) - (100.0 if keep_value(attrs) < 0 else 0.0)
+
+
 # ---------------------------------------------------------------- the bot
 
 
@@ -575,22 +581,16 @@ class DominionBot:
 
     def trash_junk(self, view: PlayerView, facts: Facts) -> int:
         """Chapel: trash Curses and Estates, then stop."""
-        for wanted in ("CURSE", "ESTATE"):
-            for i, o in enumerate(view.options):
-                if o.kind == wanted:
-                    return i
-        return self._decline(view)
+        found = _first_of(view.options, ("CURSE", "ESTATE"))
+        return found if found is not None else self._decline(view)
 
     def trash_cheapest(self, view: PlayerView, facts: Facts) -> int:
         return _best(view.options, lambda o: -trash_value(_card(o)))
 
     def remodel_trash(self, view: PlayerView, facts: Facts) -> int:
         """Remodel: a Curse, an Estate (into a $4 card), a Copper, else the cheapest."""
-        for wanted in ("CURSE", "ESTATE", "COPPER"):
-            for i, o in enumerate(view.options):
-                if o.kind == wanted:
-                    return i
-        return self.trash_cheapest(view, facts)
+        found = _first_of(view.options, ("CURSE", "ESTATE", "COPPER"))
+        return found if found is not None else self.trash_cheapest(view, facts)
 
     def remodel_gain(self, view: PlayerView, facts: Facts) -> int:
         """Remodel's gain: the buy rules, else the dearest card that scores nothing (a
@@ -599,18 +599,12 @@ class DominionBot:
         chosen = self._by_rules(view, facts)
         if chosen is not None:
             return chosen
-        useful = [i for i, o in enumerate(view.options) if keep_value(_card(o)) >= 0]
-        if useful:
-            return max(useful, key=lambda i: (trash_value(_card(view.options[i])), -i))
-        return self.gain(view, facts)
+        return _best(view.options, lambda o: remodel_gain_value(_card(o)))
 
     def mine_trash(self, view: PlayerView, facts: Facts) -> int:
         """Mine: upgrade a Copper, else a Silver; a Gold stays."""
-        for wanted in ("COPPER", "SILVER"):
-            for i, o in enumerate(view.options):
-                if o.kind == wanted:
-                    return i
-        return self._decline(view)
+        found = _first_of(view.options, ("COPPER", "SILVER"))
+        return found if found is not None else self._decline(view)
 
     def accept(self, view: PlayerView, facts: Facts) -> int:
         """A 'may' worth taking (reveal Moat, play with Vassal, Moneylender): the first
@@ -792,6 +786,15 @@ def _builtin_text(name: str) -> str:
 def _card(option: OptionView) -> Mapping[str, Any] | None:
     """The attributes of the first card an option binds (a pile's top card for a pile)."""
     return option.card
+
+
+def _first_of(options: tuple[OptionView, ...], kinds: Sequence[str]) -> int | None:
+    """The first option of the first of ``kinds`` offered, if any."""
+    for wanted in kinds:
+        for i, o in enumerate(options):
+            if o.kind == wanted:
+                return i
+    return None
 
 
 def _best(options: tuple[OptionView, ...], score: Callable[[OptionView], float]) -> int:

@@ -269,20 +269,11 @@ size_t DominionBot::choose(VM& vm, State& st, const OptionList& options) {
       situation == "ARTISAN-GAIN" || situation == "MINE-GAIN") {  // gain, remodel_gain
     int at = by_rules(opts, facts);
     if (at >= 0) return (size_t)at;
-    if (situation == "REMODEL-GAIN") {  // the dearest card that scores nothing, if any
-      int found = -1;
-      double top = 0;
-      for (size_t i = 0; i < opts.size(); i++) {
-        if (keep_value(st, card(i)) < 0) continue;
-        double s = trash_value(st, card(i));
-        if (found < 0 || s > top) {
-          found = (int)i;
-          top = s;
-        }
-      }
-      if (found >= 0) return (size_t)found;
-    }
-    return best(opts.size(), [&](size_t i) { return trash_value(st, card(i)); });
+    bool remodel = situation == "REMODEL-GAIN";  // remodel_gain_value: scoring cards last
+    return best(opts.size(), [&](size_t i) {
+      double penalty = remodel && keep_value(st, card(i)) < 0 ? 100.0 : 0.0;
+      return trash_value(st, card(i)) - penalty;
+    });
   }
   if (situation == "MILITIA-DISCARD" || situation == "POACHER-DISCARD" ||
       situation == "BUREAUCRAT-TOPDECK" || situation == "SENTRY-ORDER")  // discard_worst

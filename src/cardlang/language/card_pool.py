@@ -27,7 +27,7 @@ import re
 import sys
 from dataclasses import dataclass, replace
 
-__all__ = ["MadeUpCard", "made_up_cards", "pooled"]
+__all__ = ["MadeUpCard", "made_up_cards", "pooled", "with_kingdom_cards"]
 
 #: Where the cards go: before the procedures, as a designer's would (games/dominion.rcy).
 PROCEDURES = " ;; ------------------------------------------------------------ procedures"
@@ -171,9 +171,7 @@ def _one(rng: random.Random, name: str) -> MadeUpCard:
     trash = rng.choice((1, 2, 4)) if rng.random() < 0.15 else 0
     card = MadeUpCard(name, 0, cards, actions, buys, coins, curse, others_draw, silver, trash)
     cost = round(card.worth + rng.gauss(0.0, 0.9))
-    return MadeUpCard(
-        name, max(2, min(8, cost)), cards, actions, buys, coins, curse, others_draw, silver, trash
-    )
+    return replace(card, cost=max(2, min(8, cost)))
 
 
 def _letters(n: int) -> str:
@@ -201,10 +199,19 @@ def pooled(text: str, count: int, seed: int, only: bool = False) -> str:
     made = made_up_cards(count, seed)
     kinds = "".join(card.rcy() + "\n" for card in made)
     text = text.replace(PROCEDURES, kinds + PROCEDURES, 1)
-    names = ", ".join(card.name for card in made)
+    names = [card.name for card in made]
     if only:
-        return ONLY_KINGDOM.sub(lambda m: f"{m.group(1)}({names}){m.group(2)}", text, 1)
-    return KINGDOM.sub(lambda m: f"WORKSHOP, {names})" + m.group(1), text, 1)
+        listed = ", ".join(names)
+        return ONLY_KINGDOM.sub(lambda m: f"{m.group(1)}({listed}){m.group(2)}", text, 1)
+    return with_kingdom_cards(text, *names)
+
+
+def with_kingdom_cards(text: str, *names: str) -> str:
+    """games/dominion.rcy's ``text`` whose 'ALL-KINGDOM-CARDS (the cards a kingdom may
+    name, and the randomizers) lists ``names`` too: what a designer adds a card with."""
+    if not KINGDOM.search(text):
+        raise ValueError("not games/dominion.rcy's shape: no kingdom list ending with WORKSHOP")
+    return KINGDOM.sub(lambda m: "WORKSHOP, " + ", ".join(names) + ")" + m.group(1), text, 1)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -214,8 +221,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--only", action="store_true", help="the made-up cards alone as kingdom cards")
     args = p.parse_args(argv)
-    with open(args.file, encoding="utf-8") as f:
-        sys.stdout.write(pooled(f.read(), args.count, args.seed, args.only))
+    if args.count < 1:
+        p.error("count: at least 1 made-up card")
+    try:
+        with open(args.file, encoding="utf-8") as f:
+            sys.stdout.write(pooled(f.read(), args.count, args.seed, args.only))
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        p.exit(1, f"{p.prog}: {args.file}: {err}\n")
     return 0
 
 

@@ -32,13 +32,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardlang.compiler.load import load_game
 from cardlang.errors import UsageError
 from cardlang.language.params import always_draws
 from cardlang.learning.evaluate import process_cpu_seconds
 from cardlang.report.sections import Figure
+
+if TYPE_CHECKING:  # torch only where the section runs
+    from cardlang.learning.card_worth import MirrorCost
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -299,7 +302,8 @@ def _play(model: Any, games: list[Any], card: str, seconds: float, seed: int) ->
     return _figures(played, card)
 
 
-def _nominal_seconds(cost: Any) -> float:
+def _nominal_seconds(cost: MirrorCost) -> float:
+    """What ``cost`` is worth in CPU-seconds at the nominal speeds."""
     return cost.steps * STEP_CPU_SECONDS + cost.row_steps * ROW_CPU_SECONDS
 
 
