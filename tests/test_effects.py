@@ -81,6 +81,25 @@ def test_witch_without_its_name_reads_as_an_attack_that_curses_the_others(domini
     assert all(n.startswith("comp:") for n in listed[:first_effect])
 
 
+def test_a_buy_of_a_card_never_met_reads_as_what_the_card_does() -> None:
+    """Where the table says so (new models), a pile's option carries its card's
+    components: HAG, bought under a name the model never learnt, reads as an Attack
+    that does what Witch does; without it, as an unknown pile."""
+    game = _dominion_with(TWINS, "HAG", "CRONE")
+    learnt = NameTable(pile_cards=True)
+    reading = Tokenizer(game, learnt)
+    witch = reading.action_names("BUY-PHASE", "0:PILE=SUPPLY:WITCH")
+    learnt.frozen, learnt.known = True, frozenset(range(1, len(learnt)))
+    hag = reading.action_names("BUY-PHASE", "0:PILE=SUPPLY:HAG")
+    names = [learnt.names[i] for i in hag]
+    assert names[0] == "act:BUY-PHASE/0" and hag[1] == 0 and hag[2] == 0  # pile, KIND unknown
+    effects = [learnt.names[i] for i in witch if learnt.names[i].startswith("eff:")]
+    assert effects and names[-len(effects) :] == effects  # what Witch does, all of it
+    assert {"comp:TYPES=ATTACK", "comp:COST=5", "eff:PLAY:OTHERS:GAIN=CURSE?"} <= set(names)
+    by_name = Tokenizer(game, NameTable())
+    assert len(by_name.action_names("BUY-PHASE", "0:PILE=SUPPLY:HAG")) == 2
+
+
 def test_a_frozen_table_reads_names_never_learnt_as_unknown() -> None:
     table = NameTable(["comp:KIND=SMITHY", "comp:KIND=WITCH"])
     table.frozen = True

@@ -630,6 +630,7 @@ def test_a_run_goes_on_from_a_trained_model_with_gumbel_self_play(tmp_path: Path
     config = _config(out, rounds=3, init=str(first / "model.pt"), policy="gumbel", width=16)
     run = TrainingRun.open(config, out, lambda line: None)
     assert run.model.config.width == 32  # the init model's size, not --width
+    assert run.model.table.pile_cards  # a new model's way of reading piles, kept
     initial = {k: v.clone() for k, v in run.model.net.state_dict().items()}
     first_weights = torch.load(first / "model.pt", weights_only=True)["state_dict"]
     assert all(torch.equal(initial[k], first_weights[k]) for k in initial)
@@ -643,6 +644,12 @@ def test_a_run_goes_on_from_a_trained_model_with_gumbel_self_play(tmp_path: Path
     config.rounds = 4
     TrainingRun.open(config, out, lambda line: None).run()
     assert f"went on from the model {first / 'model.pt'}" in (out / "MODEL_CARD.md").read_text()
+    assert load_model(out, device="cpu").table.pile_cards
+
+
+def test_a_model_made_before_pile_cards_reads_piles_by_name() -> None:
+    """The shipped models learnt a buy as the pile's name alone: they keep reading it so."""
+    assert not load_model(ROOT / "models" / "dominion-general", device="cpu").table.pile_cards
 
 
 @pytest.mark.parametrize("body", BODIES)

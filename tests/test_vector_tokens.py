@@ -85,6 +85,26 @@ def test_dominion_against_a_bot_and_a_frozen_table() -> None:
         _assert_tokens_match(env, tokenizer)
 
 
+def test_the_engine_writes_a_piles_card_where_the_table_reads_piles_so() -> None:
+    """``NameTable.pile_cards``: a buy's action carries the card's components, in the
+    engine's tokens as in the tokenizer's (the engine's are planned from it)."""
+    table = NameTable(pile_cards=True)
+    env = VectorEnv(GAMES / "dominion.rcy", 4, seats="all", seed=5, tokens=table)
+    tokenizer = Tokenizer(env.game, table)
+    _, mask, *_ = env.reset()
+    rng = np.random.default_rng(5)
+    piles = {i for i, n in enumerate(table.names) if n.startswith("val:BUY-PHASE/PILE=")}
+    buys = 0
+    for _ in range(80):
+        _assert_tokens_match(env, tokenizer)
+        for row in env.action_names.reshape(-1, env.action_names.shape[-1]):
+            if row[1] in piles:
+                assert table.names[row[2]].startswith("comp:KIND=")  # the card follows
+                buys += 1
+        _, mask, *_ = env.step(random_actions(mask, rng))
+    assert buys > 0
+
+
 def test_tokens_need_the_engine() -> None:
     with pytest.raises(UsageError, match="batch=False"):
         VectorEnv(GAMES / "kuhn_poker.rcy", 2, tokens=NameTable(), batch=False)

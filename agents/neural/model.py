@@ -55,6 +55,9 @@ if TYPE_CHECKING:
     from cardlang.engine.game import Game
 
 FORMAT = "cardlang-neural/1"
+#: ``info`` key: the model reads a pile's option as its card (``NameTable.pile_cards``);
+#: models made before issue 54's second pass lack it and read a pile by name alone.
+PILE_CARDS = "pile_cards"
 #: ``info`` key: the names training fed the network (their embeddings were learnt).
 TRAINED_NAMES = "trained_names"
 MODEL_FILE = "model.pt"
@@ -112,11 +115,11 @@ class NeuralModel:
     ) -> None:
         self.config = config
         self.game = game
-        self.table = NameTable(names[1:], capacity=config.names)
+        self.info: dict[str, Any] = dict(info or {})
+        self.table = self._table(names)
         self.device = pick_device(device)
         self.net = (net or make_net(config)).to(self.device)
         self.net.eval()  # training switches it to train mode for its steps, then back
-        self.info: dict[str, Any] = dict(info or {})
         self._tokenizers: dict[int, Tokenizer] = {}
 
     # ------------------------------------------------------------ use
@@ -133,8 +136,12 @@ class NeuralModel:
 
     def set_names(self, names: Sequence[str]) -> None:
         """Replace the name table by a saved one (``names[0]`` is the unknown name)."""
-        self.table = NameTable(names[1:], capacity=self.config.names)
+        self.table = self._table(names)
         self._tokenizers.clear()
+
+    def _table(self, names: Sequence[str]) -> NameTable:
+        pile_cards = bool(self.info.get(PILE_CARDS, False))
+        return NameTable(names[1:], capacity=self.config.names, pile_cards=pile_cards)
 
     def freeze(self) -> None:
         """Stop adding names: a name met from now on is the unknown name (play, not

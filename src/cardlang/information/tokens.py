@@ -35,7 +35,11 @@ location's size.
 The options of the decision are *action tokens*: one per distinct option key
 (vocabulary.py), with the names of the key's parts: ``act:SITUATION/BRANCH``, and per
 bound value ``var:SITUATION/VAR`` plus the card's components where the value is a card
-type, else ``val:SITUATION/VAR=VALUE``.  A policy scores each action token; options that
+type, else ``val:SITUATION/VAR=VALUE``; a value that names a location after a card
+type (a pile, ``SUPPLY:WITCH``) also carries that card's components, where the table
+says so (``NameTable.pile_cards``: models made since issue 54), so that buying a card
+the network never met reads as what the card does, not as one more unknown pile.  A
+policy scores each action token; options that
 share a key are one move for the mover (two Coppers in hand), so ``option_of`` names the
 first option of each.
 
@@ -89,13 +93,24 @@ class NameTable:
     no learnt embedding: a card kind of the game file that training never dealt (a
     kingdom card left out), a card met first at play.  Its embedding is the random one
     it was made with, noise that would drown what the card's components say; the unknown
-    name's embedding is zero, so such a card reads as its components alone."""
+    name's embedding is zero, so such a card reads as its components alone.
 
-    def __init__(self, names: Iterable[str] = (), capacity: int = 8192, frozen: bool = False):
+    ``pile_cards``: an option value naming a pile after its card (``SUPPLY:WITCH``)
+    also carries the card's components (see the module docstring).  Part of what a
+    model reads, so kept with it: models made before it read piles by name alone."""
+
+    def __init__(
+        self,
+        names: Iterable[str] = (),
+        capacity: int = 8192,
+        frozen: bool = False,
+        pile_cards: bool = False,
+    ):
         self.names: list[str] = ["<unknown>"]
         self._ids: dict[str, int] = {}
         self.capacity = capacity
         self.frozen = frozen
+        self.pile_cards = pile_cards
         self.known: frozenset[int] | None = None
         for name in names:
             self._add(name)
@@ -331,7 +346,16 @@ class Tokenizer:
                     ids.extend(self.components(value))
                 else:
                     ids.append(self.table.id(f"val:{situation}/{var}={value}"))
+                    ids.extend(self._pile_card(value))
         return ids[:MAX_NAMES]
+
+    def _pile_card(self, value: str) -> list[int]:
+        """The components of the card a pile ``FAMILY:TYPE`` is named after, where the
+        table reads piles so (else none)."""
+        if not self.table.pile_cards:
+            return []
+        family, _, card = value.rpartition(":")
+        return self.components(card) if family and card in self.card_attributes else []
 
 
 class _Rows:

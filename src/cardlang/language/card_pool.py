@@ -10,8 +10,8 @@ others, lets the others draw, gains a Silver or trashes from its player's hand, 
 random measure, at a cost that follows what it does with noise (so that a card's cost
 does not tell its worth: only playing it does).  Trained on random kingdoms of the base
 cards and the pool, a model has met every kind of effect the base set has, at many
-strengths.  (That it reads a new card by them is not yet so: a buy's action token names
-the pile, not the card's effects; docs/status.md, "A designer's card".)
+strengths.  (A buy's action token carries the card's effects too, in models made since
+``NameTable.pile_cards``: information/tokens.py.)
 
 ``pooled(text, count, seed)`` is the game file ``text`` with ``count`` made-up cards
 added next to its card kinds and to its kingdom cards; the same seed, the same cards.

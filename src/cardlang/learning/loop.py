@@ -80,9 +80,9 @@ class TrainingRun(RunFolder):
         self.buffer = ReplayBuffer(config.buffer)
 
     def _restore(self, data: dict[str, Any]) -> None:
-        self.model.set_names(data["names"])
-        load_weights(self.model.net, data["state_dict"], self.out / CHECKPOINT)
         self.model.info = dict(data.get("info") or self.model.info)  # its warm start, its init
+        self.model.set_names(data["names"])  # read as the info says (pile_cards)
+        load_weights(self.model.net, data["state_dict"], self.out / CHECKPOINT)
         training = data["training"]
         self.trainer.load_state(training["trainer"])
         self.round = int(training["round"])

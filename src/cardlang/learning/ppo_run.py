@@ -93,7 +93,9 @@ class PPORun(RunFolder):
         self.bot_figures: dict[str, Any] = {}  # solo: the scripted agents' lengths
         torch.manual_seed(config.seed)
         self.model = self._model("cpu", checkpoint)
-        if checkpoint is not None:  # the envs write the names the run learnt with
+        if checkpoint is not None:  # the envs write the names the run learnt with, read
+            # as it read them (info: whether a pile's option names its card)
+            self.model.info = dict(checkpoint.get("info") or self.model.info)
             self.model.set_names(checkpoint["names"])
         if not self.game.master(self.limits).traits.batch_stepping:
             raise UsageError(

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from cardlang.agents.neural.model import (
+    PILE_CARDS,
     TRAINED_NAMES,
     GameIdentity,
     NeuralModel,
@@ -92,7 +93,10 @@ class RunFolder:
         sizes = {name: getattr(c, name) for name in NET_SIZES}
         net = NetConfig(**sizes, seats=self.game.nplayers, solo=self.game.nplayers == 1)
         identity = GameIdentity.of(self.game, c.params | drawn_params(c.param_draws))
-        return NeuralModel(net, identity, device=device, info=self._solo_info())
+        # a new model reads a buy of a pile as its card (what makes a card it never
+        # met buyable by what it does)
+        info = {**self._solo_info(), PILE_CARDS: True}
+        return NeuralModel(net, identity, device=device, info=info)
 
     def _init_model(self, path: str, device: str) -> NeuralModel:
         """A trained model of this game file to go on from (``--init``): its weights, names
@@ -112,6 +116,8 @@ class RunFolder:
         zeroed = model.forget_untrained()
         trained = model.info.get(TRAINED_NAMES)
         model.info = {**self._solo_info(), "init": {"model": str(path), "info": dict(model.info)}}
+        if model.table.pile_cards:  # how it reads piles stays as it learnt
+            model.info[PILE_CARDS] = True
         if trained is not None:  # what it learnt stays learnt
             model.info[TRAINED_NAMES] = trained
         if zeroed:
