@@ -16,7 +16,10 @@ against itself barred from the card, learning/card_worth.py).
         --minutes 8 --json benchmarks/results/2026-12-xx-card_rank.json
 
 Each card's figures are written to the JSON file as soon as they are measured, and a
-card already there is not measured again (a run stopped half way goes on).
+card already there is not measured again (a run stopped half way goes on).  On two
+cores, two runs, each with its own JSON file and ``--merge`` naming the other's (the
+second's folds in the other order): a card either has measured is not measured again, and
+each writes both runs' cards and the summary into its own file at the end.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", required=True, type=Path)
+    p.add_argument("--merge", nargs="+", type=Path, default=[], help="other runs' JSON files")
     args = p.parse_args(argv)
 
     import torch
@@ -56,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     for fold in args.fold:
         model, _, cards = fold.partition("=")
         for card in (c.strip().upper() for c in cards.split(",") if c.strip()):
-            if card in done["cards"]:
+            if card in done["cards"] or card in _others(args.merge):
                 continue
             started = time.process_time()
             as_new = neural_section(
@@ -73,12 +77,29 @@ def main(argv: list[str] | None = None) -> int:
                 "cpu_seconds": time.process_time() - started,
             }
             _summary(done)
-            args.json.write_text(json.dumps(done, indent=1))
+            _write(args.json, done)
             print(_line(card, done["cards"][card]), flush=True)
+    done["cards"] = {**_others(args.merge), **done["cards"]}
     _summary(done)
-    args.json.write_text(json.dumps(done, indent=1))
+    _write(args.json, done)
     print(json.dumps(done["summary"], indent=1))
     return 0
+
+
+def _write(path: Path, done: dict) -> None:
+    """Whole or not at all: the other run reads it while this one writes."""
+    part = path.with_suffix(".part")
+    part.write_text(json.dumps(done, indent=1))
+    part.replace(path)
+
+
+def _others(paths: list[Path]) -> dict:
+    """The cards the other runs (``--merge``) have measured so far."""
+    cards: dict = {}
+    for path in paths:
+        if path.is_file():
+            cards.update(json.loads(path.read_text())["cards"])
+    return cards
 
 
 def _strength(entry: dict, which: str) -> float:

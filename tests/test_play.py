@@ -268,9 +268,27 @@ def test_several_answers_at_once_serve_the_decisions_that_repeat() -> None:
     assert picks == [0, 0, 1]
     assert out.getvalue().count("you: Discard Copper") == 2
     assert "you: Discard Estate" in out.getvalue()
-    # "village" was for a Cellar decision: at a buy it is dropped, and the seat is asked
+    # "village" was for a Cellar decision: at a buy it is dropped, said, and the seat asked
     assert front.decide(_table("BUY-PHASE", ("Buy Silver", "Buy Village")), list) == 1
     assert out.getvalue().count("> ") == 2
+    assert "not used: 'village' (this is another decision)" in out.getvalue()
+
+
+def test_answers_given_at_hearts_pass_serve_its_three_passes() -> None:
+    """``PASS-1``..``PASS-3`` are one kind of decision: three cards typed at the first
+    pass answer all three; an answer no option names is named and dropped, never lost
+    silently, and the seat is asked again."""
+    out = io.StringIO()
+    front = TerminalFront(io.StringIO("king of clubs, jack of clubs, 9 of spades\n"), out)
+    hand = ("Pass King of Clubs", "Pass Jack of Clubs", "Pass 9 of Spades", "Pass 2 of Hearts")
+    picks = [front.decide(_table(f"PASS-{n}", hand), list) for n in (1, 2, 3)]
+    assert picks == [0, 1, 2]
+    assert out.getvalue().count("> ") == 1
+    out = io.StringIO()
+    front = TerminalFront(io.StringIO("king of clubs, queen of hearts\n3\n"), out)
+    assert front.decide(_table("PASS-1", hand), list) == 0
+    assert front.decide(_table("PASS-2", hand), list) == 2
+    assert "not used: 'queen of hearts' ('queen of hearts' is not one of" in out.getvalue()
 
 
 def test_a_card_text_on_request_and_a_table_that_fits_80_columns() -> None:
@@ -292,3 +310,57 @@ def test_a_card_text_on_request_and_a_table_that_fits_80_columns() -> None:
     assert max(len(line) for line in screen) <= 80, screen
     assert len(screen) + 1 <= 24, screen  # the table, the options and the prompt
     assert "Supply:" in text and "SUPPLY" not in text
+
+
+def _table_at(path: Path, reached: Any, seed: int = 2) -> Table:
+    """The table of the seat to move at the first decision where ``reached(st)``."""
+    from cardlang.information.views import view_of
+    from cardlang.interactive.table import table_of
+
+    game = load_game(path)
+    m = game.master(engine="python")
+    st = m.new_game(seed, record=True)
+    while not reached(st):
+        m.apply(st, 0)
+    view = view_of(st, st.mover, game, m.legal_options(st))
+    return table_of(view, view.option_labels)
+
+
+def _in_play(st: Any) -> bool:
+    return any(
+        cards for (owner, kind, name), cards in st.zones.items() if name == "PLAY" and owner >= 0
+    )
+
+
+def _mid_trick(st: Any) -> bool:
+    return (
+        st.pending is not None
+        and st.pending.situation == "PLAY"
+        and any(cards for (_, kind, name), cards in st.zones.items() if name == "PLAYED")
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "reached"),
+    [(HEARTS, _mid_trick), (GAMES / "dominion.rcy", _in_play)],
+    ids=["trick", "in-play"],
+)
+def test_the_terminal_prints_every_zone_of_the_table(path: Path, reached: Any) -> None:
+    """The terminal prints what the web page shows, from the same ``Table``: the middle
+    (the trick with who played what, the cards in play), then every zone, each card of
+    the zones shown, within 80 columns."""
+    from cardlang.interactive.terminal import render_table
+
+    table = _table_at(path, reached)
+    assert any(zone.cards for _, zone in table.middle)
+    text = render_table(table)
+    middle = text.splitlines()[1]
+    for _, zone in table.middle:
+        assert f"{zone.owner} " in middle
+        for card in zone.cards or ():
+            assert card in middle
+    for zone in (*table.yours, *table.open, *table.hidden):
+        assert zone.name in text, zone
+        for card in zone.cards or ():  # a Supply pile by its card and size
+            assert re.sub(r" x[0-9]+$", "", card) in text
+    assert max(len(line) for line in text.splitlines()) <= 80

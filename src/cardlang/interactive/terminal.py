@@ -7,8 +7,10 @@ numbered.  The person answers with
 - a number (an option);
 - words from an option's label ("province", "play smithy"): the option whose label holds
   them, when only one does;
-- several answers separated by commas ("copper, copper, estate" for Cellar): the first
-  now, the next ones at the decisions that follow while they are of the same kind;
+- several answers separated by commas ("copper, copper, estate" for Cellar; three cards
+  at Hearts' pass): the first now, the next ones at the decisions that follow while they
+  are of the same kind (a situation's name without its number) and name an option; an
+  answer that cannot be used is named and dropped with the rest;
 - ``?``: each option's value as the advisor estimates it (a search agent; slow on big
   games, so only on demand); ``? NAME``: what the card NAME says (its ``(text ...)``);
 - ``t``: the table again; ``h``: this help; ``q``: leave the game (nothing recorded).
@@ -88,20 +90,27 @@ class TerminalFront:
 
     def _queued_choice(self, table: Table) -> int | None:
         """The next answer given ahead, if this decision is of the kind it was given
-        for and it names one of its options; else the queue is dropped."""
+        for (Cellar's discards; Hearts' three passes, ``PASS-1`` to ``PASS-3``, are one
+        kind) and it names one of its options; else the queue is dropped, and said so."""
         if not self.queued:
             return None
-        if table.situation != self.queued_for:
-            self.queued = []
+        if decision_kind(table.situation) != decision_kind(self.queued_for):
+            self._drop("this is another decision")
             return None
         answer = self.queued.pop(0)
         choice = match_answer(answer, table.options)
         if not isinstance(choice, int):
-            self.say(f"{answer!r}: {choice}")
-            self.queued = []
+            self.queued.insert(0, answer)
+            self._drop(f"{answer!r} is not one of this decision's options")
             return None
         self.say(f"you: {table.options[choice]}")
         return choice
+
+    def _drop(self, why: str) -> None:
+        """An answer given ahead that cannot be used is named, never lost silently."""
+        dropped = ", ".join(repr(a) for a in self.queued)
+        self.say(f"not used: {dropped} ({why})")
+        self.queued = []
 
     def _ask(self) -> str:
         self.stdout.write("> ")
@@ -113,6 +122,12 @@ class TerminalFront:
         if answer.lower() in ("q", "quit"):
             raise Abandoned("left the game")
         return answer.lower()
+
+
+def decision_kind(situation: str) -> str:
+    """A situation without its number: the decisions a queue of answers may serve
+    (Hearts' ``PASS-1``, ``PASS-2``, ``PASS-3`` are one kind)."""
+    return re.sub(r"[-_ ]*[0-9]+$", "", situation)
 
 
 def match_answer(answer: str, labels: tuple[str, ...]) -> int | str:
@@ -139,12 +154,29 @@ def _owner(zone: Zone) -> str:
     return "" if zone.owner in ("you", "game") else f"{zone.owner} "
 
 
-def render_zone(zone: Zone) -> str:
+def render_zone(zone: Zone) -> list[str]:
+    """A zone's line: its cards, wrapped between cards (never inside a card's name)."""
     owner = _owner(zone)
     if zone.cards is None:
-        return f"  {owner}{zone.name}: {zone.size} card{'s' if zone.size != 1 else ''}"
-    shown = ", ".join(zone.cards) if zone.cards else "(empty)"
-    return f"  {owner}{zone.name}: {shown}"
+        return [f"  {owner}{zone.name}: {zone.size} card{'s' if zone.size != 1 else ''}"]
+    return wrap_items(f"  {owner}{zone.name}: ", list(zone.cards) or ["(empty)"])
+
+
+def wrap_items(head: str, items: list[str], separator: str = ", ") -> list[str]:
+    """``head`` then ``items`` joined by ``separator``, broken between items where a
+    line would pass the width; the next lines indented under the first item."""
+    lines = [head]
+    indent = " " * len(head)
+    for i, item in enumerate(items):
+        last = i == len(items) - 1
+        piece = item if last else item + separator.rstrip()
+        start = lines[-1] in (head, indent)
+        joined = lines[-1] + ("" if start else " ") + piece
+        if len(joined) <= WIDTH or start:
+            lines[-1] = joined
+        else:
+            lines.append(indent + piece)
+    return lines
 
 
 def card_text(table: Table, name: str) -> str:
@@ -204,7 +236,7 @@ def render_zones(zones: tuple[Zone, ...]) -> list[str]:
             lines += render_piles(piles)
             piles = []
         if zone.index is None and not _first_of_piles(zone, zones):
-            lines.append(render_zone(zone))
+            lines += render_zone(zone)
         else:
             piles.append(zone)
     if piles:
@@ -223,7 +255,7 @@ def render_table(table: Table, head: str | None = None) -> str:
     # turns counted per player: "round 8" where every seat has had about 8 turns
     rounds = table.turn // max(table.players, 1) + 1
     head = head or f"--- round {rounds}, you are P{table.seat} of {table.players} ---"
-    lines = [head]
+    lines = [head, *render_middle(table)]
     if table.yours:
         lines.append("yours:")
         lines += render_zones(table.yours)
@@ -245,6 +277,19 @@ def render_table(table: Table, head: str | None = None) -> str:
         lines.append(f"{table.score_text}: {shown}")
     lines.append(table.text or table.situation)
     return "\n".join(lines)
+
+
+def render_middle(table: Table) -> list[str]:
+    """The middle of the table (a trick, the cards in play): each seat's cards there,
+    yours first ("Trick: you 7 of Spades | P1 King of Spades | P2 - | P3 -"); a seat
+    with nothing there is a dash.  Wrapped between seats."""
+    if not table.middle:
+        return []
+    name = table.middle[0][1].name
+    cells = [
+        f"{zone.owner} {', '.join(zone.cards) if zone.cards else '-'}" for _, zone in table.middle
+    ]
+    return wrap_items(f"{name}: ", cells, " |")
 
 
 def render_result(result: Any, ending: Ending, seat: int) -> str:
