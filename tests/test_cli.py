@@ -120,6 +120,13 @@ def test_unknown_agent_is_a_usage_error_with_a_suggestion() -> None:
 def test_missing_file_is_a_clear_error() -> None:
     proc = run_cli("simulate", "no/such/game.rcy")
     assert proc.returncode == 2 and "no such game file" in proc.stderr
+    assert "did you mean" not in proc.stderr
+
+
+def test_a_mistyped_game_file_gets_a_suggestion() -> None:
+    proc = run_cli("simulate", "games/dominon.rcy")
+    assert proc.returncode == 2
+    assert "did you mean 'games/dominion.rcy'?" in proc.stderr
 
 
 def test_bad_game_file_exits_1_without_traceback(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -135,8 +135,9 @@ def test_advice_and_leaving_in_the_terminal(tmp_path: Path) -> None:
     with pytest.raises(Abandoned):
         session.play(seating)
     text = out.getvalue()
-    assert "ismcts:iterations=30 estimates" in text and "<- best" in text
-    assert re.search(r"\d\.\d{3} \+-0\.\d{3} \( *\d+ visits\)", text)  # how sure it is
+    assert "ismcts:iterations=30, its estimates (95% intervals)" in text
+    assert re.search(r"wins about \d+% \(\d+-\d+%\)", text)  # how sure it is
+    assert "visits" not in text
     assert "answer with an option's number" in text  # h
     assert text.count("--- round") == 2  # t showed the table again
     assert not db.exists()
@@ -364,3 +365,21 @@ def test_the_terminal_prints_every_zone_of_the_table(path: Path, reached: Any) -
         for card in zone.cards or ():  # a Supply pile by its card and size
             assert re.sub(r" x[0-9]+$", "", card) in text
     assert max(len(line) for line in text.splitlines()) <= 80
+
+
+def test_advice_says_when_it_is_a_close_call() -> None:
+    """The best is marked only when its interval clears every other's; within the noise
+    of another, both are "about as good"; an option barely tried is uncertain."""
+    from cardlang.interactive.session import Advice
+    from cardlang.interactive.terminal import render_advice
+
+    close = Advice("ismcts", [0.736, 0.718, 0.2, 0.9], [1500, 1300, 400, 12])
+    assert close.verdicts() == ["about as good", "about as good", "worse", "uncertain"]
+    text = render_advice(("End the Action phase", "Play Smithy", "Play Moat", "Buy"), close)
+    assert "a close call between 2 options" in text and "<- best" not in text
+    assert re.search(r"1\. wins about 74% \(71-76%\) +End the Action phase  <- about as good", text)
+    assert re.search(r"4\. wins about 90% \(73-100%\) +Buy  <- uncertain", text)
+    clear = Advice("ismcts", [0.8, 0.5, None], [2000, 1000, None])  # type: ignore[list-item]
+    assert clear.verdicts() == ["best", "worse", ""]
+    assert clear.words(2) == "no estimate"
+    assert Advice("policy", [0.3, 0.6]).verdicts() == ["worse", "best"]  # no visits: values

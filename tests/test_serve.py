@@ -353,6 +353,7 @@ def test_wrong_tokens_moves_out_of_turn_and_bad_options_are_refused() -> None:
         # the advisor answers for the decision asked now, and only to its seat
         r = post(f"/api/seat/{seat}/advice", token=token)
         assert r.status_code == 200 and len(r.json()["values"]) == n
+        assert len(r.json()["verdicts"]) == n and r.json()["words"][0].startswith("wins about")
         assert post(f"/api/seat/{other}/advice", token=other_token).status_code == 409
         r = post(url, token=token, decision=decision, option=0)
         assert r.status_code == 200

@@ -17,7 +17,7 @@ import os
 import stat
 from pathlib import Path
 
-from cardlang.errors import UsageError
+from cardlang.errors import UsageError, closest
 
 
 def read_bounded(path: str | Path, limit: int, what: str) -> bytes:
@@ -28,7 +28,7 @@ def read_bounded(path: str | Path, limit: int, what: str) -> bytes:
         # O_NONBLOCK: opening a FIFO would otherwise wait for a writer
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
-        raise UsageError(f"no such {what}: {path}") from None
+        raise UsageError(f"no such {what}: {path}{_nearby(path)}") from None
     except IsADirectoryError:
         raise UsageError(f"{path} is a directory, not a {what}") from None
     except OSError as err:
@@ -55,6 +55,18 @@ def read_bounded(path: str | Path, limit: int, what: str) -> bytes:
     if not data and stat.S_ISFIFO(mode):
         raise UsageError(f"{path} is a pipe that nothing was written to, not a {what}")
     return data
+
+
+def _nearby(path: str | Path) -> str:
+    """"; did you mean 'games/dominion.rcy'?" for a file of the same folder whose name is
+    close to the missing one's (a typo), else nothing."""
+    missing = Path(path)
+    try:
+        names = [p.name for p in missing.parent.iterdir() if p.is_file()][:10_000]
+    except OSError:  # no such folder either, or one we may not list
+        return ""
+    match = closest(missing.name, names)
+    return "" if match is None else f"; did you mean '{missing.parent / match}'?"
 
 
 def regular_file(path: str | Path, what: str) -> Path:

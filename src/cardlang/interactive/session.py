@@ -36,6 +36,9 @@ ADVISOR = "ismcts:iterations=1000"
 #: on turn 3; 3,000 iterations, about two seconds on the native engine, tell Silver
 #: from Moat by more than the noise).
 DOMINION_ADVISOR = "ismcts:iterations=3000:rollout=bmu"
+#: Fewer search iterations through an option than this, and its estimate is called
+#: uncertain (a 95% interval of a win chance near one half over 30 is +-0.18).
+UNSURE_VISITS = 30
 
 
 def default_advisor(game: Any) -> str:
@@ -65,10 +68,61 @@ class Advice:
             return None
         return 1.96 * math.sqrt(max(value * (1 - value), 0.0) / self.visits[i])
 
+    def verdicts(self) -> list[str]:
+        """Per option how it stands, in words a front end shows: "best" (one option, its
+        interval clear of every other's), "about as good" (its interval overlaps the
+        best's: a close call, and then no option is "best"), "worse", "uncertain" (seen
+        in fewer than ``UNSURE_VISITS`` iterations: its estimate is mostly noise), or
+        "" (no estimate)."""
+        n = len(self.values)
+        scored = [i for i in range(n) if self.values[i] is not None]
+        if not scored:
+            return [""] * n
+        sure = [i for i in scored if self.visits is None or self.visits[i] >= UNSURE_VISITS]
+        best = max(sure or scored, key=lambda i: self._value(i))
+        low = self._value(best) - (self.margin(best) or 0.0)
+        out = []
+        for i in range(n):
+            if self.values[i] is None:
+                out.append("")
+            elif i not in sure:
+                out.append("uncertain")
+            elif i == best:
+                out.append("best")
+            elif self._value(i) + (self.margin(i) or 0.0) >= low:
+                out.append("about as good")
+            else:
+                out.append("worse")
+        if "about as good" in out and out[best] == "best":
+            out[best] = "about as good"  # within the noise of another: no single best
+        return out
+
+    def _value(self, i: int) -> float:
+        value = self.values[i]
+        return -1.0 if value is None else value
+
+    def words(self, i: int) -> str:
+        """Option ``i``'s estimate as a person reads it: "wins about 74% (70-78%)"."""
+        value = self.values[i]
+        if value is None:
+            return "no estimate"
+        margin = self.margin(i)
+        text = f"wins about {100 * value:.0f}%"
+        if margin is not None:
+            low, high = max(0.0, value - margin), min(1.0, value + margin)
+            text += f" ({100 * low:.0f}-{100 * high:.0f}%)"
+        return text
+
     def to_json(self) -> dict[str, Any]:
-        margins = [self.margin(i) for i in range(len(self.values))]
-        return {"advisor": self.advisor, "values": self.values, "visits": self.visits,
-                "margins": margins}  # fmt: skip
+        n = len(self.values)
+        return {
+            "advisor": self.advisor,
+            "values": self.values,
+            "visits": self.visits,
+            "margins": [self.margin(i) for i in range(n)],
+            "verdicts": self.verdicts(),
+            "words": [self.words(i) for i in range(n)],
+        }
 
 
 class Abandoned(KeyboardInterrupt):

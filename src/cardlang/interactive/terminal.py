@@ -319,21 +319,26 @@ def render_options(labels: tuple[str, ...]) -> str:
 
 
 def render_advice(labels: tuple[str, ...], advice: Advice) -> str:
-    """Each option's estimate, best first marked, with its 95% interval and iterations
-    where the advisor gives them (two estimates whose intervals overlap are a guess)."""
+    """Each option's estimate as a win chance with its 95% interval, and how it stands:
+    the best marked only when no other is within the noise; a close call said so; an
+    option the search barely tried called uncertain."""
     values = advice.values
     if all(v is None for v in values):
         return f"the advisor ({advice.advisor}) has no estimate for these options"
-    best = max(v for v in values if v is not None)
-    lines = [f"{advice.advisor} estimates (0: a sure loss, 1: a sure win):"]
+    verdicts = advice.verdicts()
+    close = verdicts.count("about as good")
+    head = f"{advice.advisor}, its estimates (95% intervals):"
+    if close:
+        head += f" a close call between {close} options"
+    lines = [head]
     width = len(str(len(labels)))
-    for i, (label, value) in enumerate(zip(labels, values, strict=True)):
-        shown = "   -  " if value is None else f"{value:.3f}"
-        margin = advice.margin(i)
-        if margin is not None and advice.visits is not None:
-            shown += f" +-{margin:.3f} ({advice.visits[i]:>5} visits)"
-        mark = "  <- best" if value is not None and value == best else ""
-        lines.append(f"  {i + 1:>{width}}. {shown}  {label}{mark}")
+    words = [advice.words(i) for i in range(len(labels))]
+    pad = max(len(w) for w in words)
+    for i, label in enumerate(labels):
+        mark = (
+            f"  <- {verdicts[i]}" if verdicts[i] in ("best", "about as good", "uncertain") else ""
+        )
+        lines.append(f"  {i + 1:>{width}}. {words[i]:<{pad}}  {label}{mark}")
     return "\n".join(lines)
 
 

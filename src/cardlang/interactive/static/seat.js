@@ -314,17 +314,21 @@ $("advice-button").addEventListener("click", async () => {
     $("advice-status").textContent = "the advisor has no estimate for these options";
     return;
   }
-  const best = Math.max(...values.filter((v) => v !== null));
+  // how each option stands, from the server (session.py Advice.verdicts): the best is
+  // marked only when no other is within the noise; a close call marks them all
+  const verdicts = data.verdicts || [];
   document.querySelectorAll("button.option").forEach((button, i) => {
-    let shown = values[i] === null ? "-" : values[i].toFixed(3);
-    if (data.margins && data.margins[i] !== null) {
-      shown += ` \u00b1${data.margins[i].toFixed(3)} (${data.visits[i]} visits)`;
-    }
-    button.append(el("span", `advisor: ${shown}`, "value"));
-    if (values[i] === best) button.classList.add("best");
+    const verdict = verdicts[i] || "";
+    const said = verdict && verdict !== "worse" ? ` \u2014 ${verdict}` : "";
+    button.append(el("span", `advisor: ${data.words[i]}${said}`, "value"));
+    if (verdict === "best") button.classList.add("best");
+    if (verdict === "about as good") button.classList.add("close");
+    if (verdict === "uncertain") button.classList.add("uncertain");
   });
+  const close = verdicts.filter((v) => v === "about as good").length;
   $("advice-status").textContent =
-    `${data.advisor}: 0 a sure loss, 1 a sure win; \u00b1 a 95% interval`;
+    `${data.advisor}: the chance to win, with its 95% interval` +
+    (close ? `; a close call between ${close} options` : "");
 });
 
 $("again-button").addEventListener("click", async () => {
