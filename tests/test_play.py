@@ -348,8 +348,8 @@ def _mid_trick(st: Any) -> bool:
 )
 def test_the_terminal_prints_every_zone_of_the_table(path: Path, reached: Any) -> None:
     """The terminal prints what the web page shows, from the same ``Table``: the middle
-    (the trick with who played what, the cards in play), then every zone, each card of
-    the zones shown, within 80 columns."""
+    (the trick with who played what, the cards in play), then every zone that holds a
+    card, each card of the zones shown, within 80 columns."""
     from cardlang.interactive.terminal import render_table
 
     table = _table_at(path, reached)
@@ -361,7 +361,7 @@ def test_the_terminal_prints_every_zone_of_the_table(path: Path, reached: Any) -
         for card in zone.cards or ():
             assert card in middle
     for zone in (*table.yours, *table.open, *table.hidden):
-        assert zone.name in text, zone
+        assert zone.name in text or not zone.size, zone  # an empty zone says nothing
         for card in zone.cards or ():  # a Supply pile by its card and size
             assert re.sub(r" x[0-9]+$", "", card) in text
     assert max(len(line) for line in text.splitlines()) <= 80
@@ -383,3 +383,25 @@ def test_advice_says_when_it_is_a_close_call() -> None:
     assert clear.verdicts() == ["best", "worse", ""]
     assert clear.words(2) == "no estimate"
     assert Advice("policy", [0.3, 0.6]).verdicts() == ["worse", "best"]  # no visits: values
+
+
+def test_the_tables_words_are_the_games() -> None:
+    """Hearts' led suit is a suit symbol and its flag yes or no ((display-values ...));
+    Dominion's Actions, Buys and Coins are shown for the player whose turn it is only
+    ((during-turn ...)); an empty Supply pile is named by the card it held."""
+    from cardlang.interactive.table import Zone
+    from cardlang.interactive.terminal import render_piles, render_table
+
+    hearts = _table_at(HEARTS, _mid_trick)
+    assert dict(dict(hearts.storages)["game"])["Led"] in "\u2660\u2663\u2665\u2666"
+    dominion = _table_at(GAMES / "dominion.rcy", lambda st: st.turns >= 3)
+    shown = dict(dominion.storages)
+    assert {"Actions", "Buys", "Coins"} <= dict(shown["you"]).keys()  # the seat to move
+    others = [owner for owner in shown if owner not in ("you", "game")]
+    assert others and all("Coins" not in dict(shown[o]) for o in others)
+    seen: dict[str, str] = {}
+    full = Zone("game", "Supply", 8, ("Province x8",), 1, "-1:vloc:SUPPLY#1")
+    render_piles([full], seen)
+    empty = Zone("game", "Supply", 0, (), 1, "-1:vloc:SUPPLY#1")
+    assert render_piles([empty], seen) == ["  Supply: Province 0"]
+    assert "Coins" in render_table(dominion)

@@ -11,8 +11,10 @@ storage's name for people (``(display ...)``), what is never shown (``(bookkeepi
 ...)``), how a hand is sorted (``(hand-order ...)``; without one, a hand's alike cards
 are listed together in the order first met), each seat's score while playing
 (``(table-score ...)``), the cards' texts (``(text ...)``), the open locations drawn face
-down (``(face-down ...)``), and at the end why the game ended and each seat's score line
-by line (``(end-reason ...)``, ``(score-part ...)``: runs/ending.py).
+down (``(face-down ...)``), a storage's values in words (``(display-values ...)``), the
+counters that mean something only during their owner's turn (``(during-turn ...)``),
+and at the end why the game ended and each seat's score line by line (``(end-reason
+...)``, ``(score-part ...)``: runs/ending.py).
 """
 
 from __future__ import annotations
@@ -325,11 +327,20 @@ def _zone_order(item: tuple[Any, Any]) -> tuple[int, tuple[Any, ...]]:
 def _storages(
     view: Any, shows: Presentation
 ) -> tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]:
+    """Each owner's storages for people: by their display names, their values as the
+    game displays them (``(display-values ...)``), a ``(during-turn ...)`` storage only
+    while its owner is the one to play."""
     by_owner: dict[int, list[tuple[str, Any]]] = {}
     for kind, source in (("sto", view.ints), ("str", view.strs)):
         for (owner, name), value in source.items():
-            if (kind, name) not in shows.bookkeeping:
-                shown = shows.displays.get((kind, name), name)
-                by_owner.setdefault(owner, []).append((shown, value))
+            if (kind, name) in shows.bookkeeping:
+                continue
+            if (kind, name) in shows.during_turn and owner != view.current_player:
+                continue
+            shown = shows.displays.get((kind, name), name)
+            texts = shows.value_texts.get((kind, name))
+            if texts is not None:
+                value = texts.get(str(value), value)
+            by_owner.setdefault(owner, []).append((shown, value))
     ordered = sorted(by_owner.items(), key=lambda kv: (kv[0] != view.seat, kv[0] < 0, kv[0]))
     return tuple((owner_words(o, view.seat), tuple(sorted(vals))) for o, vals in ordered)

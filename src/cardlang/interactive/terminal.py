@@ -56,6 +56,7 @@ class TerminalFront:
         self.stdout = stdout if stdout is not None else sys.stdout
         self.catch_up = catch_up
         self.queued: list[str] = []  # answers given ahead, for the decisions that follow
+        self.piles: dict[str, str] = {}  # each pile's card as last seen (an empty one named)
         self.queued_for = ""  # the situation they were given at
 
     def say(self, text: str = "") -> None:
@@ -67,7 +68,7 @@ class TerminalFront:
         ahead = self._queued_choice(table)
         if ahead is not None:
             return ahead
-        self.say(render_table(table))
+        self.say(render_table(table, piles=self.piles))
         while True:
             self.say(render_options(table.options))
             answers = [a.strip() for a in self._ask().split(",") if a.strip()] or [""]
@@ -82,7 +83,7 @@ class TerminalFront:
             elif answer.startswith("?"):
                 self.say(card_text(table, answer[1:].strip()))
             elif answer in ("t", "table"):
-                self.say(render_table(table))
+                self.say(render_table(table, piles=self.piles))
             elif answer in ("h", "help"):
                 self.say(HELP)
             else:
@@ -207,16 +208,20 @@ def columns(items: list[str], indent: int = 4) -> list[str]:
     return lines
 
 
-def render_piles(piles: list[Zone]) -> list[str]:
+def render_piles(piles: list[Zone], seen: dict[str, str] | None = None) -> list[str]:
     """Indexed locations of one name (a Supply): each pile by its card and size, in
-    columns under the name ("Supply:" then "Copper 46   Silver 40 ...")."""
+    columns under the name ("Supply:" then "Copper 46   Silver 40 ..."); an empty pile
+    by the card it held when last ``seen`` ("Province 0"; ``seen`` is kept up to date)."""
     owner = _owner(piles[0])
+    seen = {} if seen is None else seen
     shown = []
     for pile in piles:
+        if pile.cards:
+            seen[pile.ref] = re.sub(r" x[0-9]+$", "", pile.cards[-1])
         if not pile.size:
-            shown.append("(empty)")
+            shown.append(f"{seen[pile.ref]} 0" if pile.ref in seen else "(empty)")
         elif pile.cards:
-            shown.append(f"{re.sub(r' x[0-9]+$', '', pile.cards[-1])} {pile.size}")
+            shown.append(f"{seen[pile.ref]} {pile.size}")
         else:
             shown.append(f"{pile.size} cards")
     line = f"  {owner}{piles[0].name}: {', '.join(shown)}"
@@ -225,22 +230,25 @@ def render_piles(piles: list[Zone]) -> list[str]:
     return [f"  {owner}{piles[0].name}:", *columns(shown)]
 
 
-def render_zones(zones: tuple[Zone, ...]) -> list[str]:
-    """Each zone on its line; a run of indexed locations of one name on one line."""
+def render_zones(zones: tuple[Zone, ...], seen: dict[str, str] | None = None) -> list[str]:
+    """Each zone on its line, an empty one left out (the hand excepted: "Passing:
+    (empty)" all hand long says nothing); a run of indexed locations of one name on one
+    line (``render_piles``)."""
     lines: list[str] = []
     piles: list[Zone] = []
     for zone in zones:
         if piles and (
             zone.index is None or (zone.owner, zone.name) != (piles[0].owner, piles[0].name)
         ):
-            lines += render_piles(piles)
+            lines += render_piles(piles, seen)
             piles = []
         if zone.index is None and not _first_of_piles(zone, zones):
-            lines += render_zone(zone)
+            if zone.size or zone.name == "Hand":
+                lines += render_zone(zone)
         else:
             piles.append(zone)
     if piles:
-        lines += render_piles(piles)
+        lines += render_piles(piles, seen)
     return lines
 
 
@@ -250,18 +258,19 @@ def _first_of_piles(zone: Zone, zones: tuple[Zone, ...]) -> bool:
     return any(z.index is not None and (z.owner, z.name) == (zone.owner, zone.name) for z in zones)
 
 
-def render_table(table: Table, head: str | None = None) -> str:
-    """The table as text, under ``head`` (default: the turn and the seat)."""
+def render_table(table: Table, head: str | None = None, piles: dict[str, str] | None = None) -> str:
+    """The table as text, under ``head`` (default: the turn and the seat); ``piles``:
+    each pile's card as last seen, to name a pile once it is empty (kept up to date)."""
     # turns counted per player: "round 8" where every seat has had about 8 turns
     rounds = table.turn // max(table.players, 1) + 1
     head = head or f"--- round {rounds}, you are P{table.seat} of {table.players} ---"
     lines = [head, *render_middle(table)]
     if table.yours:
         lines.append("yours:")
-        lines += render_zones(table.yours)
+        lines += render_zones(table.yours, piles)
     if table.open:
         lines.append("on the table:")
-        lines += render_zones(table.open)
+        lines += render_zones(table.open, piles)
     if table.hidden:
         sizes = ", ".join(f"{_owner(z)}{z.name} {z.size}" for z in table.hidden)
         if len(sizes) + 11 <= WIDTH:  # one line: "face down: Deck 5, P1 Hand 5"

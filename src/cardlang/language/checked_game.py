@@ -50,6 +50,9 @@ class Presentation:
     score_parts: tuple[tuple[str, ast.Node], ...] = ()  # (text, value per seat) at the end
     card_badge: str | None = None  # (card-badge "TEXT"): a corner of every card
     card_colours: tuple[str, tuple[tuple[str, str], ...]] | None = None  # (attribute, pairs)
+    # (kind, name) -> {value as written: its text} ((display-values ...))
+    value_texts: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
+    during_turn: set[tuple[str, str]] = field(default_factory=set)  # (kind, name)
 
     def ending_nodes(self) -> list[ast.Node]:
         """What a game tells at its end, in the order both engines evaluate it

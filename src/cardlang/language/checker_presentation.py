@@ -86,6 +86,15 @@ class PresentationRules(RuleBase):
         out.score_parts = tuple((p.text, p.value) for p in forms.score_parts)
         out.card_badge = self._card_badge(forms.card_badge)
         out.card_colours = self._card_colours(forms.card_colour)
+        for v in forms.display_values:
+            if self._presented_name(v.kind, v.name, v.span):
+                if (v.kind, v.name) in out.value_texts:
+                    self.error(v.span, f"{v.kind} {v.name}'s values are displayed twice")
+                out.value_texts[(v.kind, v.name)] = {p.value: p.text for p in v.values}
+        for t in forms.during_turn:
+            for name in t.names:
+                if self._presented_name(t.kind, name, t.span):
+                    out.during_turn.add((t.kind, name))
         self.out.presentation = out
 
     def _card_attributes(self) -> set[str]:

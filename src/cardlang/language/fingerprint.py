@@ -37,6 +37,8 @@ PRESENTATION_FORMS = frozenset(
         "text",
         "card-badge",
         "card-colour",
+        "display-values",
+        "during-turn",
     }
 )
 

@@ -207,6 +207,8 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
             score_parts=of(ast.ScorePart),
             card_badge=of(ast.CardBadge),
             card_colour=of(ast.CardColour),
+            display_values=of(ast.DisplayValues),
+            during_turn=of(ast.DuringTurn),
             span=_span(meta),
         )
         return ast.Game(
@@ -241,6 +243,15 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
 
     def colour_pair(self, meta: Any, ch: list[Any]) -> ast.ColourPair:
         return ast.ColourPair(str(ch[0]), str(ch[1])[1:-1], span=_span(meta))
+
+    def display_values(self, meta: Any, ch: list[Any]) -> ast.DisplayValues:
+        return ast.DisplayValues(str(ch[0]), str(ch[1]), tuple(ch[2:]), span=_span(meta))
+
+    def value_text(self, meta: Any, ch: list[Any]) -> ast.ValueText:
+        return ast.ValueText(str(ch[0]), str(ch[1])[1:-1], span=_span(meta))
+
+    def during_turn(self, meta: Any, ch: list[Any]) -> ast.DuringTurn:
+        return ast.DuringTurn(str(ch[0]), tuple(str(c) for c in ch[1:]), span=_span(meta))
 
     def kind_text(self, meta: Any, ch: list[Any]) -> ast.KindText:
         return ast.KindText(str(ch[0])[1:-1], span=token_span(ch[0]))  # the string's span

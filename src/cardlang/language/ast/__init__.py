@@ -93,6 +93,8 @@ from cardlang.language.ast.game import (
     Declare,
     Define,
     Display,
+    DisplayValues,
+    DuringTurn,
     EndReason,
     FaceDown,
     Game,
@@ -107,6 +109,7 @@ from cardlang.language.ast.game import (
     Scoring,
     Situation,
     TableScore,
+    ValueText,
 )
 from cardlang.language.ast.nodes import (
     Node,
@@ -159,6 +162,9 @@ __all__ = [
     "Call",
     "CardBadge",
     "CardColour",
+    "DisplayValues",
+    "DuringTurn",
+    "ValueText",
     "CardAt",
     "CardAtt",
     "CardKind",

@@ -196,6 +196,31 @@ class CardColour(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class ValueText(Node):
+    """``(VALUE "TEXT")`` in a ``(display-values ...)``."""
+
+    value: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class DisplayValues(Node):
+    """``(display-values KIND NAME (VALUE "TEXT")+)``: a storage's values for people."""
+
+    kind: str
+    name: str
+    values: tuple[ValueText, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DuringTurn(Node):
+    """``(during-turn KIND NAME+)``: storages shown only during their owner's turn."""
+
+    kind: str
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Presentation(Node):
     """The game's presentation forms together (none of them plays)."""
 
@@ -208,6 +233,8 @@ class Presentation(Node):
     score_parts: tuple[ScorePart, ...] = ()
     card_badge: tuple[CardBadge, ...] = ()
     card_colour: tuple[CardColour, ...] = ()
+    display_values: tuple[DisplayValues, ...] = ()
+    during_turn: tuple[DuringTurn, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
