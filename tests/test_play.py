@@ -405,3 +405,20 @@ def test_the_tables_words_are_the_games() -> None:
     empty = Zone("game", "Supply", 0, (), 1, "-1:vloc:SUPPLY#1")
     assert render_piles([empty], seen) == ["  Supply: Province 0"]
     assert "Coins" in render_table(dominion)
+
+
+def test_options_are_listed_in_the_hands_order() -> None:
+    """Hearts' pass: 13 options in deal order, listed (and numbered) as the hand is
+    sorted; the number typed picks the option listed under it."""
+    from cardlang.interactive.table import option_order
+
+    table = _table_at(
+        HEARTS, lambda st: st.pending is not None and st.pending.situation == "PASS-1"
+    )
+    order = option_order(table)
+    assert sorted(order) == list(range(len(table.options))) and order != sorted(order)
+    hand = [c for z in table.yours if z.name == "Hand" for c in z.cards or ()]
+    listed = [table.targets[i][1] for i in order]  # type: ignore[index]
+    assert listed == hand
+    front = TerminalFront(io.StringIO("1\n"), io.StringIO())
+    assert front.decide(table, list) == order[0]

@@ -68,6 +68,11 @@ class Advice:
             return None
         return 1.96 * math.sqrt(max(value * (1 - value), 0.0) / self.visits[i])
 
+    def reordered(self, order: Sequence[int]) -> Advice:
+        """The same estimates with the options in ``order`` (indices of this one's)."""
+        visits = None if self.visits is None else [self.visits[i] for i in order]
+        return Advice(self.advisor, [self.values[i] for i in order], visits)
+
     def verdicts(self) -> list[str]:
         """Per option how it stands, in words a front end shows: "best" (one option, its
         interval clear of every other's), "about as good" (its interval overlaps the

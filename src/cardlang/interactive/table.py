@@ -213,6 +213,27 @@ def option_targets(view: Any) -> tuple[tuple[str, str] | None, ...]:
     return tuple(out)
 
 
+def option_order(table: Table) -> list[int]:
+    """The options in the order a person finds them: those that play or pick a card of
+    the seat's hand in the hand's order (sorted: ``(hand-order ...)``), the others after
+    them in the game's order.  Indices into ``table.options``."""
+    hand = next((z for z in table.yours if z.name == "Hand" and z.cards), None)
+    if hand is None or not table.targets:
+        return list(range(len(table.options)))
+    place = {}
+    for card in hand.cards or ():
+        place.setdefault(re.sub(r" x[0-9]+$", "", card), len(place))
+    after = len(place)
+
+    def key(i: int) -> tuple[int, int]:
+        target = table.targets[i] if i < len(table.targets) else None
+        if target is not None and target[0] == "card" and target[1] in place:
+            return (place[target[1]], i)
+        return (after, i)
+
+    return sorted(range(len(table.options)), key=key)
+
+
 def presentation_of(view: Any) -> Presentation:
     """The game's presentation forms (empty for a view without its game)."""
     game = getattr(view, "game", None)

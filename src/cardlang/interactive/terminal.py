@@ -31,7 +31,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from cardlang.interactive.session import Abandoned, Advice, Session
-from cardlang.interactive.table import Table, Zone
+from cardlang.interactive.table import Table, Zone, option_order
 from cardlang.interactive.teller import Teller
 from cardlang.runs.ending import Ending, score_lines
 
@@ -65,21 +65,23 @@ class TerminalFront:
     def decide(self, table: Table, advise: Callable[[], Advice]) -> int:
         if self.catch_up is not None:
             self.catch_up()
-        ahead = self._queued_choice(table)
+        order = option_order(table)  # as the hand is sorted: numbers follow this order
+        shown = tuple(table.options[i] for i in order)
+        ahead = self._queued_choice(table, order)
         if ahead is not None:
             return ahead
         self.say(render_table(table, piles=self.piles))
         while True:
-            self.say(render_options(table.options))
+            self.say(render_options(shown))
             answers = [a.strip() for a in self._ask().split(",") if a.strip()] or [""]
             answer = answers[0]
-            choice = match_answer(answer, table.options)
+            choice = match_answer(answer, shown)
             if isinstance(choice, int):
                 self.queued, self.queued_for = answers[1:], table.situation
-                self.say(f"you: {table.options[choice]}")
-                return choice
+                self.say(f"you: {shown[choice]}")
+                return order[choice]
             if answer in ("?", "advice"):
-                self.say(render_advice(table.options, advise()))
+                self.say(render_advice(shown, advise().reordered(order)))
             elif answer.startswith("?"):
                 self.say(card_text(table, answer[1:].strip()))
             elif answer in ("t", "table"):
@@ -89,7 +91,7 @@ class TerminalFront:
             else:
                 self.say(choice)  # why the answer names no option
 
-    def _queued_choice(self, table: Table) -> int | None:
+    def _queued_choice(self, table: Table, order: list[int]) -> int | None:
         """The next answer given ahead, if this decision is of the kind it was given
         for (Cellar's discards; Hearts' three passes, ``PASS-1`` to ``PASS-3``, are one
         kind) and it names one of its options; else the queue is dropped, and said so."""
@@ -99,13 +101,14 @@ class TerminalFront:
             self._drop("this is another decision")
             return None
         answer = self.queued.pop(0)
-        choice = match_answer(answer, table.options)
+        shown = tuple(table.options[i] for i in order)
+        choice = match_answer(answer, shown)
         if not isinstance(choice, int):
             self.queued.insert(0, answer)
             self._drop(f"{answer!r} is not one of this decision's options")
             return None
-        self.say(f"you: {table.options[choice]}")
-        return choice
+        self.say(f"you: {shown[choice]}")
+        return order[choice]
 
     def _drop(self, why: str) -> None:
         """An answer given ahead that cannot be used is named, never lost silently."""
