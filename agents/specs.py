@@ -70,6 +70,31 @@ def specs_per_seat(agents: str | Sequence[str], count: int, refusal: str) -> lis
     return specs
 
 
+#: Built-in agents as a table names a seat ("P1 · ISMCTS"); others by their head.
+_SHORT_NAMES = {
+    "random": "Random",
+    "bigmoney": "Big Money",
+    "bmu": "BMU",
+    "smithy": "Smithy",
+    "double-witch": "Double Witch",
+    "ismcts": "ISMCTS",
+    "mcts": "MCTS",
+    "pimc": "PIMC",
+    "neural": "Neural",
+}
+
+
+def short_name(text: str) -> str:
+    """A seat's agent in a word or two, for a table: ``ismcts:iterations=100`` ->
+    "ISMCTS", ``bots/hag.toml`` -> "hag", ``my.py:MyBot`` -> "MyBot" (the whole spec is
+    shown where a person asks for it)."""
+    head = text.split(":")[0] if PLUGIN_MARK not in text else text.split(PLUGIN_MARK)[1]
+    head = head.split(":")[0]
+    if head.endswith((".toml", ".json")):
+        head = head.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return _SHORT_NAMES.get(head, head)
+
+
 @cache
 def parse_spec(text: str) -> AgentSpec:
     """Split a spec into what to build and its parameters (cached: a batch asks for the

@@ -217,7 +217,7 @@ def test_the_terminal_tells_the_others_moves_without_their_hidden_cards() -> Non
     agents = [PersonSeat(front, session)] + [make_agent("random", seed=p) for p in (1, 2, 3)]
     session.play(Seating(agents, [PERSON, "random", "random", "random"]))
     story.catch_up()
-    assert any(line.endswith("): Pass a card") for line, _ in told)  # the others' passes
+    assert any(line.endswith(" · Random: Pass a card") for line, _ in told)  # the others' passes
     assert any("cannot see" not in line for line, _ in told)  # tricks are told in full
     assert sum(line.startswith("  ") and " wins the trick" in line for line, _ in told) == 13
     for line, hidden in told:

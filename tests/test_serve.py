@@ -400,7 +400,7 @@ def test_no_message_holds_a_card_the_seat_cannot_see(people: list[int]) -> None:
     assert sum(watch.check(seat, m) for m in received) >= 13 + 16
     stories = [m for m in received if m["type"] == "story"]
     told = " ".join(m["text"] for m in stories)
-    assert "): Pass a card" in told  # the others' passes, their cards unnamed
+    assert " · Random: Pass a card" in told  # the others' passes, their cards unnamed
     assert sum(m["text"].startswith("You: ") for m in stories) == 16
     # each of the 52 cards played to a trick is told to the seat
     assert len(stories) == 4 * 3 + 52

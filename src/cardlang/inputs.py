@@ -58,7 +58,7 @@ def read_bounded(path: str | Path, limit: int, what: str) -> bytes:
 
 
 def _nearby(path: str | Path) -> str:
-    """"; did you mean 'games/dominion.rcy'?" for a file of the same folder whose name is
+    """ "; did you mean 'games/dominion.rcy'?" for a file of the same folder whose name is
     close to the missing one's (a typo), else nothing."""
     missing = Path(path)
     try:

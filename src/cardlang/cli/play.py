@@ -86,6 +86,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         TerminalStory,
         render_result,
         render_table,
+        wrap_items,
     )
     from cardlang.language.params import parse_param_args
     from cardlang.runs.ending import ending_of
@@ -118,6 +119,8 @@ def cmd_play(args: argparse.Namespace) -> int:
         f"{Path(args.file).name}: you are P{args.seat}, seed {args.seed}; "
         f"advisor {args.advisor}; h for help"
     )
+    seats = [_seat_line(p, s, args.seat) for p, s in enumerate(specs)]
+    front.say("\n".join(wrap_items("players: ", seats)))
     try:
         result = session.play(seating)
         story.catch_up()
@@ -166,3 +169,13 @@ def other_specs(text: str, count: int) -> list[str]:
         "--agents names {found} agents; the other seats are {count}: name one for all, "
         "or one per other seat",
     )
+
+
+def _seat_line(seat: int, spec: str, yours: int) -> str:
+    """A seat as the opening lines name it: its short name, the whole spec beside."""
+    from cardlang.interactive.teller import seat_name
+
+    if seat == yours:
+        return f"P{seat} (you)"
+    name = seat_name(seat, spec)
+    return name if name.endswith(spec) else f"{name} ({spec})"

@@ -18,10 +18,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cardlang.agents.specs import short_name
 from cardlang.engine.engines import NATIVE
 from cardlang.engine.picks import picks_of
 from cardlang.information.visibility import seer
 from cardlang.runs.story import named_cards, seen_before_or_after, tell_events
+
+
+def seat_name(seat: int, spec: str) -> str:
+    """A seat as a table names it: "P1 · ISMCTS" (its agent in a word; the spec itself
+    where a person asks: the web page's tooltip, the command line)."""
+    return f"P{seat} \u00b7 {short_name(spec)}"
 
 
 @dataclass(frozen=True)
@@ -31,7 +38,7 @@ class Line:
     mover: int
     who: str  # the mover's agent ("random", "person")
     turn: int
-    text: str  # "You: Pass the 7 of Hearts", "P1 (random): Play the Queen of Spades"
+    text: str  # "You: Pass the 7 of Hearts", "P1 · Random: Play the Queen of Spades"
     hidden: bool  # the move was told without its label
     then: tuple[str, ...] = ()  # what the move set off: "P1 takes the Queen of Clubs ..."
 
@@ -104,11 +111,11 @@ class Teller:
             saw = seen_before_or_after(s, move.before, st)
             hidden = secret or not all(saw(c) for c in move.cards)
             if secret:  # a secret pick: only that a move was made, until it is revealed
-                text = f"P{move.mover} ({move.who}) made a move you cannot see" + (
+                text = f"{seat_name(move.mover, move.who)} made a move you cannot see" + (
                     f" ({move.situation})" if move.situation else ""
                 )
             else:
-                text = f"P{move.mover} ({move.who}): {self._label_for(s, move, st)}"
+                text = f"{seat_name(move.mover, move.who)}: {self._label_for(s, move, st)}"
             lines[s] = Line(move.mover, move.who, move.turn, text, hidden, then)
         return lines
 

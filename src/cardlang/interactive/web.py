@@ -61,7 +61,7 @@ from cardlang.interactive.session import (
     Session,
 )
 from cardlang.interactive.table import Table, seat_view, table_of
-from cardlang.interactive.teller import Teller
+from cardlang.interactive.teller import Teller, seat_name
 from cardlang.runs.ending import Ending, ending_of
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -359,7 +359,8 @@ class WebGame:
             "seq": channel.seq,
             "seat": seat,
             "players": self.game.nplayers,
-            "names": ["you" if p == seat else f"P{p} ({n})" for p, n in enumerate(self.names)],
+            "names": ["you" if p == seat else seat_name(p, n) for p, n in enumerate(self.names)],
+            "specs": list(self.names),  # the whole spec of each seat's agent, on hover
             "status": self.status,
             "table": channel.table,
             "story": list(channel.story),

@@ -248,6 +248,7 @@ function handle(message) {
     case "state":
       $("who").textContent = `you are P${message.seat} of ${message.players}: ` +
         message.names.map((n, p) => (p === message.seat ? `P${p} (you)` : n)).join(", ");
+      $("who").title = (message.specs || []).map((s, p) => `P${p}: ${s}`).join("\n");
       $("story").replaceChildren();
       message.story.forEach(addStory);
       renderTable(message.table);
