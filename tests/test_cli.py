@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -293,3 +294,26 @@ def test_running_out_of_memory_is_a_message_not_an_internal_error(
     assert "internal error" not in err and "Traceback" not in err
     with pytest.raises(MemoryError):  # --debug shows it as it is
         main(["check", str(GAMES / "kuhn_poker.rcy"), "--debug"])
+
+
+def test_the_tables_fit_80_columns_and_keep_agents_apart(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Two bots of one file name in two folders stay apart; each figure (an interval, a
+    mean score) is on one line; a shortened name's whole spec is listed under the table."""
+    from cardlang.cli.names import agent_labels
+
+    bots = Path(__file__).resolve().parent.parent / "agents" / "scripted" / "bots"
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "bot.toml").write_text((bots / "smithy.toml").read_text())
+    specs = [str(tmp_path / "a" / "bot.toml"), str(tmp_path / "b" / "bot.toml")]
+    assert agent_labels(specs) == {s: s for s in specs}  # "bot.toml" twice: kept whole
+    labels = agent_labels(["x/hag.toml", "bigmoney", "neural:model=models/m:other_game=1"])
+    assert list(labels.values()) == ["hag.toml", "bigmoney", "neural:model=m:other_game=1"]
+    monkeypatch.setenv("COLUMNS", "80")
+    smithy = str(bots / "smithy.toml")
+    proc = run_cli("simulate", "games/dominion.rcy", "--agents", f"{smithy},bmu", "--games", "10")
+    lines = proc.stdout.splitlines()
+    assert proc.returncode == 0 and max(len(line) for line in lines) <= 80, proc.stdout
+    assert re.search(r"\d+\.\d-\d+\.\d%", proc.stdout)  # an interval on one line
+    assert re.search(r"\d+\.\d\d ± \d+\.\d\d", proc.stdout)
+    assert f"smithy.toml: {smithy}" in proc.stdout

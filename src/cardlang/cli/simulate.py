@@ -18,6 +18,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from cardlang.cli.names import agent_labels, legend
 from cardlang.cli.options import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -268,20 +269,23 @@ def _print_summary(s: BatchSummary) -> None:
         table.add_row("recorded in", f"{s.db}, batch {s.batch_id}")
         table.add_row("played now / from earlier runs", f"{played} / {s.stored}")
     console.print(table)
+    labels = agent_labels([*s.agents, *s.strength()])
     seats = Table(title="wins per seat (a shared win counts 1/k)", title_justify="left")
-    seats.add_column("seat")
-    seats.add_column("agent")
-    seats.add_column("wins", justify="right")
+    seats.add_column("seat", no_wrap=True)
+    seats.add_column("agent", overflow="fold")  # folded, never cut
+    seats.add_column("wins", justify="right", no_wrap=True)
     seats.add_column("share of completed", justify="right")
-    seats.add_column("mean score", justify="right")
+    seats.add_column("mean score", justify="right", no_wrap=True)
     scores = s.seat_mean_scores()
     for seat, wins in enumerate(s.wins):
         share = wins / s.completed if s.completed else 0.0
-        agent = "rotated" if s.rotate_seats else s.agents[seat]
+        agent = "rotated" if s.rotate_seats else labels[s.agents[seat]]
         score = _score_text(scores[seat]) if seat < len(scores) else "-"
         seats.add_row(f"P{seat}", agent, f"{wins:.2f}", f"{share:.1%}", score)
     console.print(seats)
-    _print_strength(console, s)
+    _print_strength(console, s, labels)
+    for line in legend(labels):
+        console.print(Text(line), soft_wrap=True)
     if len(s.turns_histogram) > 1 and len(s.wins) == 1:  # solo: the distribution of turns
         _print_turns_histogram(console, s.turns_histogram)
     if s.errors:
@@ -290,9 +294,11 @@ def _print_summary(s: BatchSummary) -> None:
             console.print("  " + e, markup=False, highlight=False)
 
 
-def _print_strength(console: Console, s: BatchSummary) -> None:
-    """Win share per agent with its 95% interval, when the seats' agents differ."""
+def _print_strength(console: Console, s: BatchSummary, labels: dict[str, str]) -> None:
+    """Win share per agent with its 95% interval, when the seats' agents differ: each
+    figure on one line (80 columns hold it), an agent by its table name."""
     from rich.table import Table
+    from rich.text import Text
 
     strength = s.strength()
     if not strength:
@@ -305,18 +311,25 @@ def _print_strength(console: Console, s: BatchSummary) -> None:
         caption_justify="left",
         title_justify="left",
     )
+    # an agent in one seat of each of its games: its seats are its games
+    one_seat = all(row["seats"] == row["games"] for row in strength.values())
     columns = ("agent", "games", "seats", "wins", "win share", "95% interval", "mean score")
+    columns = tuple(c for c in columns if not (one_seat and c == "seats"))
     for name in columns:
-        table.add_column(name, justify="left" if name == "agent" else "right")
+        if name == "agent":
+            table.add_column(name, overflow="fold")
+        else:
+            table.add_column(name, justify="right", no_wrap=True)
     scores = s.mean_scores()
     for spec, row in strength.items():
+        seats = [] if one_seat else [str(row["seats"])]
         table.add_row(
-            spec,
+            Text(labels.get(spec, spec)),
             str(row["games"]),
-            str(row["seats"]),
+            *seats,
             f"{row['credits']:.2f}",
             f"{row['share']:.1%}",
-            f"{row['ci_low']:.1%} - {row['ci_high']:.1%}",
+            f"{100 * row['ci_low']:.1f}-{100 * row['ci_high']:.1f}%",
             _score_text(scores[spec]) if spec in scores else "-",
         )
     console.print(table)

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cardlang.cli.names import agent_labels, legend
 from cardlang.cli.options import (
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -319,10 +320,16 @@ def _print_result(r: TournamentResult, by: str = "rating") -> None:
         title_justify="left",
     )
     payoffs = r.payoffs()
+    labels = agent_labels(ratings)
     columns = ("", "agent", "rating", "95% interval", "games", "score", "payoff", "forfeits")
     for name in columns:
         left = name in ("agent", "forfeits")  # a long spec folds rather than being cut
-        table.add_column(name, justify="left" if left else "right", overflow="fold")
+        figure = name in ("rating", "95% interval", "games", "score")  # one line each
+        table.add_column(
+            name, justify="left" if left else "right", overflow="fold", no_wrap=figure
+        )
+    partial = False  # a payoff over only the games its agent finished
+    notes: list[str] = []  # the forfeits' messages, printed under the table
     letters = {spec: _letter(i) for i, spec in enumerate(ratings)}
     order = list(payoffs) if by == "score" else list(ratings)
     for spec in order:
@@ -333,9 +340,12 @@ def _print_result(r: TournamentResult, by: str = "rating") -> None:
             if pay["seats"]
             else "-"
         )
+        if pay["seats"] and forfeits[spec]:
+            payoff += " *"
+            partial = True
         lost = (
             "\n".join(
-                f"{kind}: {count} ({messages[spec].get(kind) or 'no message'})"
+                f"{kind}: {count} [{_note(notes, messages[spec].get(kind))}]"
                 for kind, count in forfeits[spec].items()
             )
             or "-"
@@ -343,15 +353,24 @@ def _print_result(r: TournamentResult, by: str = "rating") -> None:
         score = "-" if row["score"] is None else f"{row['score']:.1%}"
         table.add_row(
             letters[spec],
-            Text(spec),  # plain text: no rich markup in a spec or an agent's words
+            Text(labels[spec]),  # plain text: no rich markup in a spec or an agent's words
             f"{row['rating']:.0f}",
-            f"{row['ci_low']:.0f} - {row['ci_high']:.0f}",
+            f"{row['ci_low']:.0f} to {row['ci_high']:.0f}",
             str(row["games"]),
             score,
             payoff,
             Text(lost),
         )
     console.print(table)
+    for n, message in enumerate(notes, 1):  # long words under the table, not in a cell
+        console.print(Text(f"[{n}] {message}"))
+    if partial:
+        console.print(
+            "* over the games the agent finished: the games it forfeited are not in its "
+            "payoff (they count as losses in its rating and score)"
+        )
+    for line in legend(labels):
+        console.print(Text(line), soft_wrap=True)
     cross = r.cross_table()
     order = list(ratings)
     # the title above the table, not in it: a narrow table would fold it
@@ -367,6 +386,14 @@ def _print_result(r: TournamentResult, by: str = "rating") -> None:
             cells.append("" if cell is None else f"{cell['score']:g}/{cell['games']}")
         grid.add_row(letters[a], *cells)
     console.print(grid)
+
+
+def _note(notes: list[str], message: str | None) -> int:
+    """A forfeit's message as a note number (the same message, the same number)."""
+    text = message or "no message"
+    if text not in notes:
+        notes.append(text)
+    return notes.index(text) + 1
 
 
 def _print_details(r: TournamentResult) -> None:
