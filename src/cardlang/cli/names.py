@@ -25,5 +25,5 @@ def agent_labels(specs: Iterable[str]) -> dict[str, str]:
 
 
 def legend(labels: dict[str, str]) -> list[str]:
-    """"hag.toml: /tmp/bots/hag.toml" for each shortened name, to print under a table."""
+    """ "hag.toml: /tmp/bots/hag.toml" for each shortened name, to print under a table."""
     return [f"{label}: {spec}" for spec, label in labels.items() if label != spec]

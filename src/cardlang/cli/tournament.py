@@ -325,9 +325,7 @@ def _print_result(r: TournamentResult, by: str = "rating") -> None:
     for name in columns:
         left = name in ("agent", "forfeits")  # a long spec folds rather than being cut
         figure = name in ("rating", "95% interval", "games", "score")  # one line each
-        table.add_column(
-            name, justify="left" if left else "right", overflow="fold", no_wrap=figure
-        )
+        table.add_column(name, justify="left" if left else "right", overflow="fold", no_wrap=figure)
     partial = False  # a payoff over only the games its agent finished
     notes: list[str] = []  # the forfeits' messages, printed under the table
     letters = {spec: _letter(i) for i, spec in enumerate(ratings)}

@@ -41,6 +41,25 @@ HELP = (
 )
 #: The terminal's width: the table and the options are laid out to fit it.
 WIDTH = 80
+#: A standard card's suit as its symbol, its rank in a letter or two ("King of Clubs" ->
+#: "K♣") where the table lists cards; the options keep their words (answers name them).
+SUITS = {"Clubs": "\u2663", "Diamonds": "\u2666", "Hearts": "\u2665", "Spades": "\u2660"}
+RANKS = {"Ace": "A", "King": "K", "Queen": "Q", "Jack": "J"}
+_STANDARD = re.compile(r"\b(Ace|King|Queen|Jack|[0-9]+) of (Clubs|Diamonds|Hearts|Spades)\b")
+
+
+def with_symbols(text: str) -> str:
+    """Standard cards in ``text`` by rank and suit symbol: "10 of Hearts" -> "10♥"."""
+    return _STANDARD.sub(lambda m: RANKS.get(m[1], m[1]) + SUITS[m[2]], text)
+
+
+def shows_symbols(stream: IO[str]) -> bool:
+    """Whether ``stream`` can print the suit symbols (else the plain words stay)."""
+    try:
+        "".join(SUITS.values()).encode(getattr(stream, "encoding", None) or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
 
 
 class TerminalFront:
@@ -57,6 +76,7 @@ class TerminalFront:
         self.catch_up = catch_up
         self.queued: list[str] = []  # answers given ahead, for the decisions that follow
         self.piles: dict[str, str] = {}  # each pile's card as last seen (an empty one named)
+        self.symbols = shows_symbols(self.stdout)  # suit symbols where it can print them
         self.queued_for = ""  # the situation they were given at
 
     def say(self, text: str = "") -> None:
@@ -70,7 +90,7 @@ class TerminalFront:
         ahead = self._queued_choice(table, order)
         if ahead is not None:
             return ahead
-        self.say(render_table(table, piles=self.piles))
+        self.say(self._table(table))
         while True:
             self.say(render_options(shown))
             answers = [a.strip() for a in self._ask().split(",") if a.strip()] or [""]
@@ -85,11 +105,14 @@ class TerminalFront:
             elif answer.startswith("?"):
                 self.say(card_text(table, answer[1:].strip()))
             elif answer in ("t", "table"):
-                self.say(render_table(table, piles=self.piles))
+                self.say(self._table(table))
             elif answer in ("h", "help"):
                 self.say(HELP)
             else:
                 self.say(choice)  # why the answer names no option
+
+    def _table(self, table: Table) -> str:
+        return render_table(table, piles=self.piles, symbols=self.symbols)
 
     def _queued_choice(self, table: Table, order: list[int]) -> int | None:
         """The next answer given ahead, if this decision is of the kind it was given
@@ -158,12 +181,14 @@ def _owner(zone: Zone) -> str:
     return "" if zone.owner in ("you", "game") else f"{zone.owner} "
 
 
-def render_zone(zone: Zone) -> list[str]:
-    """A zone's line: its cards, wrapped between cards (never inside a card's name)."""
+def render_zone(zone: Zone, symbols: bool = False) -> list[str]:
+    """A zone's line: its cards, wrapped between cards (never inside a card's name);
+    standard cards by their suit symbols where the terminal shows them."""
     owner = _owner(zone)
     if zone.cards is None:
         return [f"  {owner}{zone.name}: {zone.size} card{'s' if zone.size != 1 else ''}"]
-    return wrap_items(f"  {owner}{zone.name}: ", list(zone.cards) or ["(empty)"])
+    cards = [with_symbols(c) if symbols else c for c in zone.cards]
+    return wrap_items(f"  {owner}{zone.name}: ", cards or ["(empty)"])
 
 
 def wrap_items(head: str, items: list[str], separator: str = ", ") -> list[str]:
@@ -233,7 +258,9 @@ def render_piles(piles: list[Zone], seen: dict[str, str] | None = None) -> list[
     return [f"  {owner}{piles[0].name}:", *columns(shown)]
 
 
-def render_zones(zones: tuple[Zone, ...], seen: dict[str, str] | None = None) -> list[str]:
+def render_zones(
+    zones: tuple[Zone, ...], seen: dict[str, str] | None = None, symbols: bool = False
+) -> list[str]:
     """Each zone on its line, an empty one left out (the hand excepted: "Passing:
     (empty)" all hand long says nothing); a run of indexed locations of one name on one
     line (``render_piles``)."""
@@ -247,7 +274,7 @@ def render_zones(zones: tuple[Zone, ...], seen: dict[str, str] | None = None) ->
             piles = []
         if zone.index is None and not _first_of_piles(zone, zones):
             if zone.size or zone.name == "Hand":
-                lines += render_zone(zone)
+                lines += render_zone(zone, symbols)
         else:
             piles.append(zone)
     if piles:
@@ -261,19 +288,25 @@ def _first_of_piles(zone: Zone, zones: tuple[Zone, ...]) -> bool:
     return any(z.index is not None and (z.owner, z.name) == (zone.owner, zone.name) for z in zones)
 
 
-def render_table(table: Table, head: str | None = None, piles: dict[str, str] | None = None) -> str:
+def render_table(
+    table: Table,
+    head: str | None = None,
+    piles: dict[str, str] | None = None,
+    symbols: bool = False,
+) -> str:
     """The table as text, under ``head`` (default: the turn and the seat); ``piles``:
-    each pile's card as last seen, to name a pile once it is empty (kept up to date)."""
+    each pile's card as last seen, to name a pile once it is empty (kept up to date);
+    ``symbols``: standard cards by rank and suit symbol ("K♣")."""
     # turns counted per player: "round 8" where every seat has had about 8 turns
     rounds = table.turn // max(table.players, 1) + 1
     head = head or f"--- round {rounds}, you are P{table.seat} of {table.players} ---"
-    lines = [head, *render_middle(table)]
+    lines = [head, *render_middle(table, symbols)]
     if table.yours:
         lines.append("yours:")
-        lines += render_zones(table.yours, piles)
+        lines += render_zones(table.yours, piles, symbols)
     if table.open:
         lines.append("on the table:")
-        lines += render_zones(table.open, piles)
+        lines += render_zones(table.open, piles, symbols)
     if table.hidden:
         sizes = ", ".join(f"{_owner(z)}{z.name} {z.size}" for z in table.hidden)
         if len(sizes) + 11 <= WIDTH:  # one line: "face down: Deck 5, P1 Hand 5"
@@ -291,16 +324,17 @@ def render_table(table: Table, head: str | None = None, piles: dict[str, str] | 
     return "\n".join(lines)
 
 
-def render_middle(table: Table) -> list[str]:
+def render_middle(table: Table, symbols: bool = False) -> list[str]:
     """The middle of the table (a trick, the cards in play): each seat's cards there,
     yours first ("Trick: you 7 of Spades | P1 King of Spades | P2 - | P3 -"); a seat
     with nothing there is a dash.  Wrapped between seats."""
     if not table.middle:
         return []
     name = table.middle[0][1].name
-    cells = [
-        f"{zone.owner} {', '.join(zone.cards) if zone.cards else '-'}" for _, zone in table.middle
-    ]
+    cells = []
+    for _, zone in table.middle:
+        cards = ", ".join(zone.cards) if zone.cards else "-"
+        cells.append(f"{zone.owner} {with_symbols(cards) if symbols else cards}")
     return wrap_items(f"{name}: ", cells, " |")
 
 

@@ -48,10 +48,21 @@ function optionFor(kind, what) {
   return found.length === 1 ? found[0] : null;
 }
 
+// A standard card by rank and suit symbol (a king of the club suit: "K" and its symbol),
+// else its name.
+const SUITS = { Clubs: "\u2663", Diamonds: "\u2666", Hearts: "\u2665", Spades: "\u2660" };
+const RANKS = { Ace: "A", King: "K", Queen: "Q", Jack: "J" };
+function faceOf(name) {
+  const m = /^(Ace|King|Queen|Jack|\d+) of (Clubs|Diamonds|Hearts|Spades)$/.exec(name);
+  return m ? (RANKS[m[1]] || m[1]) + SUITS[m[2]] : null;
+}
+
 function cardNode(entry, size, target) {
   const [name, count] = counted(entry);
   const node = el("div", null, isRed(name) ? "card red" : "card");
-  node.append(el("span", name, "card-name"));
+  const face = faceOf(name);
+  node.append(el("span", face || name, face ? "card-name face" : "card-name"));
+  if (face) node.title = name;
   const look = looks[name];
   if (look && look[0]) node.append(el("span", look[0], "badge"));
   if (look && look[1]) node.style.background = look[1]; // checked: a CSS name or #hex
@@ -65,6 +76,9 @@ function cardNode(entry, size, target) {
     node.classList.add("playable");
     node.title = `${options[index]}${texts[name] ? "\n" + texts[name] : ""}`;
     node.addEventListener("click", () => move(index));
+  } else if (texts[name]) {
+    // a card that is no move shows its whole text on a click (a phone has no hover)
+    node.addEventListener("click", () => node.classList.toggle("open"));
   }
   return node;
 }
@@ -95,6 +109,7 @@ function renderZones(box, zones) {
     if (zone.cards === null) {
       cards.append(el("div", String(zone.size), "card back"));
     } else if (grouped) {
+      cards.classList.add("piles"); // a Supply: small cards, the text on hover or click
       cards.append(pileNode(zone));
       piles = { title, cards };
     } else if (!zone.cards.length) {
@@ -151,6 +166,7 @@ function renderTable(message, names) {
   renderMiddle(table.middle || [], table.players);
   renderZones($("yours"), table.yours);
   renderZones($("open"), table.open);
+  $("board").classList.toggle("no-open", !table.open.length);
   renderZones($("hidden"), table.hidden);
   renderStorages(table.storages);
   $("scoreline").textContent = table.scores && table.scores.length
@@ -168,6 +184,11 @@ function renderTable(message, names) {
   }
   $("turn").hidden = false;
   $("situation").textContent = table.text || table.situation;
+  // your counters (Actions, Buys, Coins) beside the buttons that spend them
+  const mine = (table.storages || []).find(([owner]) => owner === "you");
+  $("my-counters").textContent = mine
+    ? mine[1].map(([name, value]) => `${name} ${value}`).join(" \u00b7 ")
+    : "";
   $("status").textContent = `round ${round}: your move`;
   // equal labels are one move (two Coppers in hand): one button, with their count
   const seen = new Map();
