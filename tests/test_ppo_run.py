@@ -229,7 +229,9 @@ def test_a_run_leaves_its_model_report_and_card(game: Path, tmp_path: Path) -> N
     assert evaluation["games"] == 40 and 0 <= evaluation["low"] <= evaluation["high"] <= 1
     card = (out / "MODEL_CARD.md").read_text()
     assert "PPO: 2 rounds" in card and "--algorithm ppo" in card and "vs random" in card
-    assert "<table>" in (out / "report.html").read_text()
+    page = (out / "report.html").read_text()
+    assert "<th>games / core-hour</th>" in page and "games_per_core_hour" not in page
+    assert "<h2>Evaluations</h2>" in page and "<th>against random</th>" in page
     model = load_model(out, device="cpu")
     assert model.info["expected_counts"] == "uniform"
     # the saved model plays as an agent, through the Python tokenizer

@@ -37,7 +37,7 @@ import random
 import resource
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
@@ -80,6 +80,14 @@ class PPORun(RunFolder):
     """One PPO run folder: its model, learner and actors (see the module docstring)."""
 
     algorithm = "ppo"
+    #: What a round's line says, printed once before the first (the words are short).
+    legend: ClassVar[str] = (
+        "each round: its games (and all so far), the steps learnt from, the losses of the "
+        "policy and the value and the policy's entropy, training games per core-hour and "
+        "the round's seconds; training share: the learner's win share in the round's "
+        "games against each opponent of its pool (past: its earlier selves; a bar with "
+        "the ETA runs during a round on a terminal)"
+    )
 
     def __init__(
         self,

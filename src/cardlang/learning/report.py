@@ -145,16 +145,61 @@ def _page(metrics: Sequence[dict[str, Any]], config: TrainConfig, images: Sequen
     columns = PPO_COLUMNS if config.algorithm == "ppo" else SEARCH_COLUMNS
     parts.append(
         "<h2>Rounds</h2><table><tr>"
-        + "".join(f"<th>{c}</th>" for c in columns)
-        + "<th>evaluation</th></tr>"
+        + "".join(f"<th>{html.escape(COLUMN_NAMES.get(c, c))}</th>" for c in columns)
+        + "</tr>"
     )
     for m in metrics:
-        cells = "".join(f"<td>{_fmt(m.get(c))}</td>" for c in columns)
-        parts.append(
-            f"<tr>{cells}<td>{html.escape(evaluation_text(m.get('evaluation')))}</td></tr>"
-        )
+        cells = "".join(f"<td>{_fmt(m.get(c), c)}</td>" for c in columns)
+        parts.append(f"<tr>{cells}</tr>")
     parts.append("</table>")
+    parts += _evaluation_table(metrics)
     return "\n".join(parts)
+
+
+#: The rounds table's headings, for people (metrics.jsonl keeps the keys).
+COLUMN_NAMES = {
+    "round": "round",
+    "games": "games",
+    "games_total": "games so far",
+    "samples": "samples",
+    "buffer": "buffer",
+    "steps": "steps learnt",
+    "policy": "policy loss",
+    "value": "value loss",
+    "policy_loss": "policy loss",
+    "value_loss": "value loss",
+    "policy_agreement": "agreement with search",
+    "entropy": "entropy",
+    "kl": "KL to the acting policy",
+    "games_per_core_hour": "games / core-hour",
+    "seconds": "seconds",
+    "cpu_hours": "core-hours so far",
+    "rss_mb": "memory (MB)",
+}
+
+
+def _evaluation_table(metrics: Sequence[dict[str, Any]]) -> list[str]:
+    """The evaluations as a table: a row per evaluated round, a column per agent, each
+    cell the win share with its 95% interval (solo: the mean turns)."""
+    evaluated = [m for m in metrics if m.get("evaluation")]
+    if not evaluated:
+        return []
+    agents = list(dict.fromkeys(name for m in evaluated for name in m["evaluation"]))
+    rows = ["<h2>Evaluations</h2><table><tr><th>round</th>"]
+    rows[0] += "".join(f"<th>against {html.escape(a)}</th>" for a in agents) + "</tr>"
+    for m in evaluated:
+        cells = "".join(f"<td>{_figure(m['evaluation'].get(a))}</td>" for a in agents)
+        rows.append(f"<tr><td>{m['round']}</td>{cells}</tr>")
+    rows.append("</table>")
+    return rows
+
+
+def _figure(f: dict[str, Any] | None) -> str:
+    if f is None:
+        return ""
+    if "win_share" in f:
+        return f"{f['win_share']:.3f} ({f['low']:.3f}-{f['high']:.3f}), {f['games']} games"
+    return f"{f['mean_turns']:.2f} turns ({f['low']:.2f}-{f['high']:.2f})"
 
 
 def evaluation_text(evaluation: dict[str, Any] | None) -> str:
@@ -219,9 +264,18 @@ def reproduce_command(config: TrainConfig, rounds: int | None = None) -> str:
     return " ".join(parts)
 
 
-def _fmt(value: Any) -> str:
+def _fmt(value: Any, column: str = "") -> str:
+    """A cell: large counts with separators (61,090, not 6.109e+04), losses to 4 digits."""
     if isinstance(value, float):
-        return "nan" if math.isnan(value) else f"{value:.4g}"
+        if math.isnan(value):
+            return "-"
+        if column in ("games_per_core_hour", "rss_mb", "seconds") or abs(value) >= 1000:
+            return f"{value:,.0f}"
+        if column == "cpu_hours":
+            return f"{value:.3f}"
+        return f"{value:.4g}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
     return html.escape(str(value)) if value is not None else ""
 
 

@@ -57,6 +57,7 @@ class RunFolder:
     """One run folder; ``checkpoint`` is the checkpoint a resumed run is made from."""
 
     algorithm: ClassVar[str]
+    legend: ClassVar[str] = ""  # what a round's line says, printed before the first
     model: NeuralModel  # made by the subclass (``_model``)
 
     def __init__(
@@ -183,6 +184,8 @@ class RunFolder:
         c = self.config
         start, first = time.monotonic(), self.round
         last_cpu = 0.0
+        if self.round < c.rounds and self.legend:
+            self.report(self.legend)
         while self.round < c.rounds:
             if c.time_limit and time.monotonic() - start > c.time_limit:
                 self.report(f"time limit reached after round {self.round}")
