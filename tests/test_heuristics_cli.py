@@ -153,3 +153,18 @@ def test_limits_apply_to_the_games_played(tmp_path: Path) -> None:
     out = json.loads(proc.stdout)
     # every game is cut off after its first decision: no completed game to measure
     assert out["experiment"]["games"] == {"random": 10} and out["fairness"]["n"] == 0
+
+
+def test_a_measure_without_a_value_says_why(tmp_path: Path) -> None:
+    """With a bot as the AI no game holds the AI's estimates: every measure of the course
+    of play is '-', and the table and the page say so, once for all of them."""
+    db, plots = str(tmp_path / "runs.sqlite"), tmp_path / "plots"
+    proc = heuristics(
+        "games/dominion.rcy", "--games", "4", "--ai", "bmu", "--db", db, "--plot", str(plots)
+    )
+    assert proc.returncode == 0, proc.stderr
+    said = " ".join(proc.stdout.split())
+    assert "'-' for" in said and "Lead changes" in said and "Drama (CardStock)" in said
+    assert "they need the AI's estimates of its chances" in said
+    page = (plots / "report.html").read_text(encoding="utf-8")
+    assert "they need the AI&#x27;s estimates" in page and "name='viewport'" in page

@@ -36,6 +36,15 @@ class Measure:
     sample: Callable[[Sequence[GameRecord]], Sample] | None = field(
         default=None, repr=False, compare=False
     )
+    needs: str = ""  # what its games must hold beyond their outcome (said where it has none)
+
+
+#: What the measures of the course of play and of estimated values read: an AI's own
+#: estimates of its chances at its decisions, which only search agents record.
+ESTIMATES = (
+    "the AI's estimates of its chances, which a search AI records (--ai ismcts or mcts); "
+    "a scripted bot or a raw policy records none"
+)
 
 
 def register(
@@ -47,6 +56,7 @@ def register(
     higher_is: str,
     unit: str,
     formula: str,
+    needs: str = "",
 ) -> Callable[[SampleFn], SampleFn]:
     """Register the decorated sample function as a measure in ``registry``, in the order
     of its module (the reading order of ``MEASURES``)."""
@@ -55,7 +65,9 @@ def register(
         if name in registry:
             raise ValueError(f"measure {name!r} registered twice")
         compute = partial(_compute, sample)  # a partial of module functions pickles
-        registry[name] = Measure(name, title, design, formula, compute, higher_is, unit, sample)
+        registry[name] = Measure(
+            name, title, design, formula, compute, higher_is, unit, sample, needs
+        )
         return sample
 
     return add

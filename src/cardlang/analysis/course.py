@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 
-from cardlang.analysis.base import SHARE, Measure, register
+from cardlang.analysis.base import ESTIMATES, SHARE, Measure, register
 from cardlang.analysis.data import GameRecord
 from cardlang.analysis.estimates import Sample, means, one_minus, ratio
 from cardlang.analysis.games import EPS, completed, own_estimates, views, winner_estimates
@@ -55,6 +55,7 @@ def _pairs(game: GameRecord) -> Iterator[tuple[tuple[float, ...], tuple[float, .
     higher_is="neither",
     unit=SHARE,
     formula="mean over games of the share of a player's consecutive views with another leader",
+    needs=ESTIMATES,
 )
 def _lead_changes(games: Sequence[GameRecord]) -> Sample:
     values = []
@@ -73,6 +74,7 @@ def _lead_changes(games: Sequence[GameRecord]) -> Sample:
     higher_is="neither",
     unit=SHARE,
     formula="1 - mean over games of the mean |change| of standings between a player's views",
+    needs=ESTIMATES,
 )
 def _stability(games: Sequence[GameRecord]) -> Sample:
     values = []
@@ -102,6 +104,7 @@ def _below(games: Sequence[GameRecord]) -> Iterator[tuple[list[float], float]]:
     higher_is="better",
     unit="sqrt of standing",
     formula="mean over winners' estimates v < t of sqrt(t - v), t = (1 + (n-2)/(n-1))/2",
+    needs=ESTIMATES,
 )
 def _drama(games: Sequence[GameRecord]) -> Sample:
     num, den = [], []
@@ -120,6 +123,7 @@ def _drama(games: Sequence[GameRecord]) -> Sample:
     higher_is="neither",
     unit=SHARE,
     formula="1 - share of the winners' estimates below t",
+    needs=ESTIMATES,
 )
 def _security(games: Sequence[GameRecord]) -> Sample:
     num, den = [], []
@@ -148,6 +152,7 @@ def _after_sure(game: GameRecord) -> float | None:
     higher_is="better",
     unit=SHARE,
     formula="1 - mean over games of the share of decisions after a winner's estimate first > 0.8",
+    needs=ESTIMATES,
 )
 def _decisiveness(games: Sequence[GameRecord]) -> Sample:
     shares = [s for g in completed(games) if (s := _after_sure(g)) is not None]
@@ -162,6 +167,7 @@ def _decisiveness(games: Sequence[GameRecord]) -> Sample:
     higher_is="better",
     unit=SHARE,
     formula="1 - share of a player's consecutive estimates that decrease",
+    needs=ESTIMATES,
 )
 def _coolness(games: Sequence[GameRecord]) -> Sample:
     num, den = [], []

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from cardlang.analysis.base import SHARE, Measure, register
+from cardlang.analysis.base import ESTIMATES, SHARE, Measure, register
 from cardlang.analysis.data import GameRecord
 from cardlang.analysis.estimates import Sample, means, ratio
 from cardlang.analysis.games import EPS, choices, completed
@@ -88,6 +88,7 @@ def _convergence(games: Sequence[GameRecord]) -> Sample:
     higher_is="better",
     unit="standing",
     formula="mean over traced choices of best option value - worst option value",
+    needs=ESTIMATES,
 )
 def _spread(games: Sequence[GameRecord]) -> Sample:
     """CardStock's meaningful moves, pooled over the traced choices of all games."""
@@ -126,6 +127,7 @@ def _per_choice(games: Sequence[GameRecord], f: Callable[[list[float]], float]) 
     higher_is="neither",
     unit="standing squared",
     formula="mean over games of the mean over traced choices of the variance of option values",
+    needs=ESTIMATES,
 )
 def _clarity_variance(games: Sequence[GameRecord]) -> Sample:
     return _per_choice(games, _variance)
@@ -139,6 +141,7 @@ def _clarity_variance(games: Sequence[GameRecord]) -> Sample:
     higher_is="neither",
     unit=SHARE,
     formula="mean over games of the mean share of options valued >= mean + 0.75 (max - mean)",
+    needs=ESTIMATES,
 )
 def _clarity_narrowness(games: Sequence[GameRecord]) -> Sample:
     return _per_choice(games, _narrowness)

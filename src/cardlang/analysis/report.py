@@ -84,6 +84,27 @@ def print_results(console: Console, results: Results) -> None:
         "n: the games (or decisions) a value rests on; '-': no data for it in this design. "
         "Formulas: docs/heuristics.md, and report.html with --plot."
     )
+    for reason, titles in missing_reasons(results).items():
+        console.print(f"'-' for {', '.join(titles)}: {reason}", highlight=False, markup=False)
+
+
+def missing_reasons(results: Results) -> dict[str, list[str]]:
+    """Why measures have no value, each reason with the measures it stops: what their
+    games lack (the AI's estimates), else that the design's games hold no data for it."""
+    out: dict[str, list[str]] = {}
+    for name, e in results.measures.items():
+        if e.n:
+            continue
+        m = MEASURES[name]
+        played = len(results.games.get(m.design, ()))
+        if not played:
+            reason = f"no games of the '{m.design}' design were played"
+        elif m.needs:
+            reason = f"they need {m.needs}"
+        else:
+            reason = f"its {played} '{m.design}' games hold no case of it"
+        out.setdefault(reason, []).append(m.title)
+    return out
 
 
 def print_seat_wins(console: Console, results: Results) -> None:
@@ -283,12 +304,22 @@ def _html(variants: Sequence[Results], images: Sequence[Path]) -> str:
     title = " vs ".join(v.label for v in variants)
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'>",
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>",
         f"<title>cardlang heuristics: {html.escape(title)}</title>",
-        "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}"
-        "table{border-collapse:collapse}td,th{padding:.2em .6em;border-bottom:1px solid #ddd}"
-        "td.num{text-align:right}</style></head><body>",
+        # fits 1280 px and a phone: the formula under its measure, pictures scaled down
+        "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 .5em}"
+        "table{border-collapse:collapse;width:100%}"
+        "td,th{padding:.2em .5em;border-bottom:1px solid #ddd;vertical-align:top}"
+        "td.num{text-align:right;white-space:nowrap}td.ci{white-space:nowrap}"
+        ".formula{font-size:.75em;color:#666}img{max-width:100%;height:auto}"
+        "@media(max-width:600px){body{margin:1em auto}td,th{padding:.2em .25em}"
+        ".design{display:none}}</style></head><body>",
         f"<h1>Game quality: {html.escape(title)}</h1>",
         _html_table(variants),
+        *(
+            f"<p>'-' for {html.escape(', '.join(titles))}: {html.escape(reason)}</p>"
+            for reason, titles in missing_reasons(variants[0]).items()
+        ),
     ]
     for path in images:
         data = base64.b64encode(path.read_bytes()).decode("ascii")
@@ -300,7 +331,7 @@ def _html(variants: Sequence[Results], images: Sequence[Path]) -> str:
 
 def _html_table(variants: Sequence[Results]) -> str:
     head = "".join(f"<th>{html.escape(v.label)}</th><th>95% interval</th>" for v in variants)
-    rows = [f"<table><tr><th>measure</th>{head}<th>design</th><th>formula</th></tr>"]
+    rows = [f"<table><tr><th>measure</th>{head}<th class='design'>design</th></tr>"]
     for name, m in MEASURES.items():
         cells = []
         for v in variants:
@@ -308,10 +339,12 @@ def _html_table(variants: Sequence[Results]) -> str:
             if e is None:
                 cells.append("<td></td><td></td>")
             else:
-                cells.append(f"<td class='num'>{fmt(e.value)}</td><td>{fmt_interval(e)}</td>")
+                interval = fmt_interval(e)
+                cells.append(f"<td class='num'>{fmt(e.value)}</td><td class='ci'>{interval}</td>")
         rows.append(
-            f"<tr><td>{html.escape(m.title)}</td>{''.join(cells)}"
-            f"<td>{m.design}</td><td>{html.escape(m.formula)}</td></tr>"
+            f"<tr><td>{html.escape(m.title)}"
+            f"<div class='formula'>{html.escape(m.formula)}</div></td>{''.join(cells)}"
+            f"<td class='design'>{m.design}</td></tr>"
         )
     rows.append("</table>")
     return "\n".join(rows)
