@@ -19,6 +19,9 @@ alone in ast_facts.py; their public names are re-exported here, so import them f
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterator
+
 from cardlang.errors import SourceFile, did_you_mean
 from cardlang.language import ast
 from cardlang.language import types as T
@@ -109,6 +112,7 @@ class Checker(StatementRules, ExpressionRules, PresentationRules):
         self._analyse_procedures()
         self._check_decision_places(game)
         self._check_presentation()  # first: a table score's reads count as reads
+        self._check_kind_values(game)
         self._check_names()
         self._check_labels()
         return self.out
@@ -196,6 +200,37 @@ class Checker(StatementRules, ExpressionRules, PresentationRules):
             values.update({a.name: a.value for a in kind.attributes if isinstance(a.value, str)})
             for key, value in values.items():
                 self.out.deck_attributes.setdefault(key, set()).add(str(value))
+
+    def _check_kind_values(self, game: ast.Game) -> None:
+        """A card kind's list value (a type: ``(TYPES (ACTION, ATACK))``) that no rule
+        reads, no other kind has, and that is close to one that is: a typo (Moat would
+        never react to that card), said with a did-you-mean, as a warning (a value only
+        people read, a set's name, is allowed)."""
+        read = {n.value for n in _walk(game) if isinstance(n, ast.NameLiteral)}
+        for form in game.presentation.card_colour if game.presentation else ():
+            read.update(pair.value for pair in form.pairs)
+        holders: dict[str, int] = {}
+        for kind in game.kinds:
+            for a in kind.attributes:
+                if isinstance(a.value, tuple):
+                    for item in set(a.value):
+                        holders[item] = holders.get(item, 0) + 1
+        known = read | {item for item, n in holders.items() if n > 1}
+        for kind in game.kinds:
+            for a in kind.attributes:
+                if not isinstance(a.value, tuple):
+                    continue
+                for item in a.value:
+                    if item in known:
+                        continue
+                    hint = did_you_mean(item, known)
+                    if hint is not None:
+                        self.warning(
+                            a.span,
+                            f"{kind.name}'s {a.name} value {item} is read by no rule and "
+                            "held by no other card",
+                            hint=hint,
+                        )
 
     def _procedure_signatures(self, procedures: tuple[ast.Define, ...]) -> None:
         for d in procedures:
@@ -502,3 +537,16 @@ def _global_scope(scope: Scope) -> Scope:
 def check(game: ast.Game, source: SourceFile) -> CheckedGame:
     """Type-check a parsed game; the diagnostics are in the result, nothing is raised."""
     return Checker(game, source).run()
+
+
+def _walk(node: ast.Node) -> Iterator[ast.Node]:
+    """``node`` and every AST node under it."""
+    yield node
+    for f in dataclasses.fields(node):  # type: ignore[arg-type]
+        value = getattr(node, f.name)
+        if isinstance(value, ast.Node):
+            yield from _walk(value)
+        elif isinstance(value, tuple):
+            for v in value:
+                if isinstance(v, ast.Node):
+                    yield from _walk(v)
