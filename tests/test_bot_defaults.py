@@ -147,6 +147,37 @@ def test_a_bot_file_gives_a_situation_its_own_rule(tinker_file: Path, engine: st
     assert "ESTATE" in trashed
 
 
+TINKER_BY_LABEL = (
+    TINKER_BOT
+    + """
+[situations]
+TINKER-TRASH = [{ label = "trash estate" }, { label = "Trash nothing" }]
+"""
+)
+
+
+def test_a_situation_rule_picks_an_option_by_its_label(tinker_file: Path) -> None:
+    """``{ label = "WORDS" }`` answers with the option whose readable label holds the
+    words (a choice between effects binds no card): Estates trashed, else nothing."""
+    from cardlang.errors import UsageError
+
+    game = load_game(tinker_file, params={"KINGDOM": KINGDOM})
+    bot = DominionBot.from_toml(TINKER_BY_LABEL, "t.toml")
+    assert [r.label for r in bot.situations["TINKER-TRASH"]] == ["trash estate", "trash nothing"]  # type: ignore[union-attr]
+    assert "" not in bot.named_cards()
+    trashed: list[str] = []
+    for seed in range(4):
+        bots = [DominionBot.from_toml(TINKER_BY_LABEL, "t.toml", seed=s) for s in (1, 2)]
+        _, st = play_game(game.master(), bots, seed, record=True)
+        trash = seat_view(st, 0, game).visible.get((-1, "vloc", "TRASH"), ())
+        trashed += [card["KIND"] for card in trash]
+    assert trashed and set(trashed) == {"ESTATE"}
+    with pytest.raises(UsageError, match="an empty label names every option"):
+        DominionBot.from_toml('[situations]\nX = [{ label = " " }]\n', "bad.toml")
+    with pytest.raises(UsageError, match=r"must be \{ card"):
+        DominionBot.from_toml('buy = [{ label = "gold" }]\n', "bad.toml")  # buys name cards
+
+
 def test_a_bot_file_is_told_what_it_names_in_vain(tmp_path: Path) -> None:
     """A situation rule's answer must be a built-in one (with a did-you-mean), rules for
     situations the game never asks and cards its Supply lacks are warned about; a

@@ -27,6 +27,8 @@ situation a rule of its own (a new card's decision, or another answer to a known
     TINKER-GAIN = ["GOLD", { card = "SILVER", if = "money < 12" }]
                                   # cards in order: the first offered whose condition
                                   # holds; none: decline (stop, don't, end the phase)
+    HEXER-CHOICE = [{ label = "curse" }, { label = "+2 cards" }]
+                                  # or options by words of their readable labels
 
 A bot with rules of its own for situations plays in Python on either engine (the native
 bot, native/src/bots.cpp, knows the built-in answers only): the same moves, slower.
@@ -335,9 +337,10 @@ def remodel_gain_value(attrs: Mapping[str, Any] | None) -> float:
 
 @dataclass(frozen=True)
 class BuyRule:
-    card: str
+    card: str  # "" for a rule that names an option by its label
     condition: Condition | None
     text: str | None = None  # the condition as written (the native engine compiles it too)
+    label: str | None = None  # words of the option's readable label (a situation's rule)
 
 
 def plays_dominion(game: Any) -> bool:
@@ -515,14 +518,14 @@ class DominionBot:
         BUY-PHASE where the file gives one, else the buy rules)."""
         own = self.situations.get("BUY-PHASE")
         rules = own if isinstance(own, tuple) else self.buy_rules
-        return {r.card for r in rules}
+        return {r.card for r in rules if r.card}
 
     def named_cards(self) -> set[str]:
         """Every card its rules name (buy, play and the situations' card lists)."""
         cards = {r.card for r in self.buy_rules} | set(self.play_order)
         for own in self.situations.values():
             if isinstance(own, tuple):
-                cards |= {r.card for r in own}
+                cards |= {r.card for r in own if r.card}
         return cards
 
     def decline(self, view: PlayerView, facts: Facts) -> int:
@@ -657,10 +660,18 @@ class DominionBot:
 
 
 def _first_by(rules: Sequence[BuyRule], view: PlayerView, facts: Facts) -> int | None:
-    """The first option offering the first rule's card whose condition holds."""
+    """The first option offering the first rule's card (or whose label holds the rule's
+    words) whose condition holds."""
     kinds = view.option_kinds
+    labels = [label.lower() for label in view.option_labels]
     for rule in rules:
-        if rule.card in kinds and (rule.condition is None or rule.condition(facts)):
+        if rule.condition is not None and not rule.condition(facts):
+            continue
+        if rule.label is not None:
+            found = next((i for i, text in enumerate(labels) if rule.label in text), None)
+            if found is not None:
+                return found
+        elif rule.card in kinds:
             return kinds.index(rule.card)
     return None
 
@@ -725,18 +736,31 @@ def _kingdom_cards(deals: list[Any]) -> frozenset[str]:
     return frozenset(str(k) for k in kinds if k is not None) - BASIC_CARDS
 
 
-def _parse_rules(rules: Any, where: str, what: str) -> tuple[BuyRule, ...]:
+def _parse_rules(rules: Any, where: str, what: str, labels: bool = False) -> tuple[BuyRule, ...]:
     """``[{ card = "NAME", if = "..." }, "NAME", ...]`` as rules (a bare name: no
-    condition)."""
+    condition); with ``labels`` (a situation's rule) also ``{ label = "WORDS", if =
+    "..." }``: the option whose readable label holds WORDS (a choice between effects,
+    "+$2 and a Curse to each other player", which binds no card)."""
     out = []
+    keys = {"card", "label"} if labels else {"card"}
+    shape = '{ card = "NAME", if = "..." }' + (
+        ' or { label = "WORDS", if = "..." }' if labels else ""
+    )
     for i, rule in enumerate(rules if isinstance(rules, list) else [rules]):
         if isinstance(rule, str):
             rule = {"card": rule}
-        if not isinstance(rule, dict) or "card" not in rule or set(rule) - {"card", "if"}:
-            raise UsageError(f'{where}: {what} {i + 1} must be {{ card = "NAME", if = "..." }}')
+        named = set(rule) & keys if isinstance(rule, dict) else set()
+        if len(named) != 1 or set(rule) - keys - {"if"}:
+            raise UsageError(f"{where}: {what} {i + 1} must be {shape}")
         text_if = rule.get("if")
         condition = compile_condition(text_if, f"{where}, {what} {i + 1}") if text_if else None
-        out.append(BuyRule(str(rule["card"]).upper(), condition, text_if or None))
+        if "label" in rule:
+            words = str(rule["label"]).lower().strip()
+            if not words:
+                raise UsageError(f"{where}: {what} {i + 1}: an empty label names every option")
+            out.append(BuyRule("", condition, text_if or None, label=words))
+        else:
+            out.append(BuyRule(str(rule["card"]).upper(), condition, text_if or None))
     return tuple(out)
 
 
@@ -766,7 +790,7 @@ def _parse_bot(
         if isinstance(rule, str) and rule.lower() in DominionBot.ANSWERS:
             situations[key] = rule.lower()
         elif isinstance(rule, list):
-            situations[key] = _parse_rules(rule, where, f"situation {key}'s rule")
+            situations[key] = _parse_rules(rule, where, f"situation {key}'s rule", labels=True)
         else:
             said = str(rule).lower()
             hint = did_you_mean(said, DominionBot.ANSWERS) if isinstance(rule, str) else ""
