@@ -213,11 +213,17 @@ def test_the_terminal_tells_the_others_moves_without_their_hidden_cards() -> Non
 
     story = TerminalStory(session, 0, say)
     session.narrate = story.narrate
-    front = TerminalFront(io.StringIO("1\n" * 40), io.StringIO(), catch_up=story.catch_up)
+
+    def catch_up() -> None:  # at each of its decisions the seat sees its hand
+        unseen_names(session.st, 0, saw)
+        story.catch_up()
+
+    front = TerminalFront(io.StringIO("1\n" * 40), io.StringIO(), catch_up=catch_up)
     agents = [PersonSeat(front, session)] + [make_agent("random", seed=p) for p in (1, 2, 3)]
     session.play(Seating(agents, [PERSON, "random", "random", "random"]))
     story.catch_up()
-    assert any(line.endswith(" · Random: Pass a card") for line, _ in told)  # the others' passes
+    # the others' passes, a run of them as one line ("P1 · Random: Pass a card ×3")
+    assert any(re.search(r" · Random: Pass a card( ×\d)?$", line) for line, _ in told)
     assert any("cannot see" not in line for line, _ in told)  # tricks are told in full
     assert sum(line.startswith("  ") and " wins the trick" in line for line, _ in told) == 13
     for line, hidden in told:
@@ -390,7 +396,7 @@ def test_the_tables_words_are_the_games() -> None:
     Dominion's Actions, Buys and Coins are shown for the player whose turn it is only
     ((during-turn ...)); an empty Supply pile is named by the card it held."""
     from cardlang.interactive.table import Zone
-    from cardlang.interactive.terminal import render_piles, render_table
+    from cardlang.interactive.terminal import PileMemory, render_piles, render_table
 
     hearts = _table_at(HEARTS, _mid_trick)
     assert dict(dict(hearts.storages)["game"])["Led"] in "\u2660\u2663\u2665\u2666"
@@ -399,11 +405,16 @@ def test_the_tables_words_are_the_games() -> None:
     assert {"Actions", "Buys", "Coins"} <= dict(shown["you"]).keys()  # the seat to move
     others = [owner for owner in shown if owner not in ("you", "game")]
     assert others and all("Coins" not in dict(shown[o]) for o in others)
-    seen: dict[str, str] = {}
+    seen = PileMemory()
     full = Zone("game", "Supply", 8, ("Province x8",), 1, "-1:vloc:SUPPLY#1")
-    render_piles([full], seen)
+    gold = Zone("game", "Supply", 30, ("Gold x30",), 2, "-1:vloc:SUPPLY#2")
+    render_piles([full, gold], seen)
     empty = Zone("game", "Supply", 0, (), 1, "-1:vloc:SUPPLY#1")
-    assert render_piles([empty], seen) == ["  Supply: Province 0"]
+    assert render_piles([empty, gold], seen) == ["  Supply: Province 0, Gold 30"]
+    seen.compact = True  # after the first table: the piles that changed
+    assert render_piles([empty, gold], seen) == [
+        "  Supply: Province 0 (the rest as dealt; t shows all)"
+    ]
     assert "Coins" in render_table(dominion)
 
 
@@ -422,3 +433,30 @@ def test_options_are_listed_in_the_hands_order() -> None:
     assert listed == hand
     front = TerminalFront(io.StringIO("1\n"), io.StringIO())
     assert front.decide(table, list) == order[0]
+
+
+def test_a_dominion_screen_with_the_others_moves_fits_the_terminal() -> None:
+    """From one prompt to the next (the others' turn told, the table, the options): 80
+    columns, and about 24 lines: the Supply by the piles that changed after the first
+    table, equal moves told once with their count, what a move set off in one paragraph,
+    the options in as many columns as fit."""
+    game = load_game(GAMES / "dominion.rcy")
+    session = Session(game.master(), 3)
+    out = io.StringIO()
+    front = TerminalFront(io.StringIO("buy silver\n" * 10 + "q\n"), out)
+    from cardlang.interactive.terminal import TerminalStory
+
+    story = TerminalStory(session, 0, front.say)
+    session.narrate = story.narrate
+    front.catch_up = story.catch_up
+    seating = Seating(
+        [PersonSeat(front, session), make_agent("bigmoney", seed=1)], [PERSON, "bigmoney"]
+    )
+    with pytest.raises(Abandoned):
+        session.play(seating)
+    screens = [s.splitlines() for s in out.getvalue().split("> ")[1:-1]]
+    assert len(screens) >= 8
+    assert all(max(len(line) for line in screen) <= 80 for screen in screens)
+    heights = sorted(len(screen) + 1 for screen in screens)  # with the prompt's line
+    assert heights[len(heights) // 2] <= 25 and heights[-1] <= 27, heights
+    assert "(the rest as dealt; t shows all)" in out.getvalue()

@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import re
 import sys
+import textwrap
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import IO, Any
 
 from cardlang.interactive.session import Abandoned, Advice, Session
@@ -75,7 +77,7 @@ class TerminalFront:
         self.stdout = stdout if stdout is not None else sys.stdout
         self.catch_up = catch_up
         self.queued: list[str] = []  # answers given ahead, for the decisions that follow
-        self.piles: dict[str, str] = {}  # each pile's card as last seen (an empty one named)
+        self.piles = PileMemory()  # each pile's card and first size (see PileMemory)
         self.symbols = shows_symbols(self.stdout)  # suit symbols where it can print them
         self.queued_for = ""  # the situation they were given at
 
@@ -105,13 +107,16 @@ class TerminalFront:
             elif answer.startswith("?"):
                 self.say(card_text(table, answer[1:].strip()))
             elif answer in ("t", "table"):
-                self.say(self._table(table))
+                self.say(self._table(table, whole=True))
             elif answer in ("h", "help"):
                 self.say(HELP)
             else:
                 self.say(choice)  # why the answer names no option
 
-    def _table(self, table: Table) -> str:
+    def _table(self, table: Table, whole: bool = False) -> str:
+        """The table; after the first, the Supply by the piles that changed (``whole``:
+        every pile, as ``t`` asks)."""
+        self.piles.compact = not whole and bool(self.piles.first)
         return render_table(table, piles=self.piles, symbols=self.symbols)
 
     def _queued_choice(self, table: Table, order: list[int]) -> int | None:
@@ -193,7 +198,8 @@ def render_zone(zone: Zone, symbols: bool = False) -> list[str]:
 
 def wrap_items(head: str, items: list[str], separator: str = ", ") -> list[str]:
     """``head`` then ``items`` joined by ``separator``, broken between items where a
-    line would pass the width; the next lines indented under the first item."""
+    line would pass the width; the next lines indented under the first item.  An item
+    longer than a line is broken between its words."""
     lines = [head]
     indent = " " * len(head)
     for i, item in enumerate(items):
@@ -201,10 +207,15 @@ def wrap_items(head: str, items: list[str], separator: str = ", ") -> list[str]:
         piece = item if last else item + separator.rstrip()
         start = lines[-1] in (head, indent)
         joined = lines[-1] + ("" if start else " ") + piece
-        if len(joined) <= WIDTH or start:
+        if len(joined) <= WIDTH:
             lines[-1] = joined
-        else:
-            lines.append(indent + piece)
+            continue
+        if not start:
+            lines.append(indent)
+        room = max(20, WIDTH - len(indent))
+        broken = textwrap.wrap(piece, room, break_long_words=False, break_on_hyphens=False)
+        lines[-1] += broken[0]
+        lines += [indent + part for part in broken[1:]]
     return lines
 
 
@@ -223,35 +234,61 @@ def card_text(table: Table, name: str) -> str:
 
 
 def columns(items: list[str], indent: int = 4) -> list[str]:
-    """``items`` in as many columns as fit the terminal's width, read down each column."""
+    """``items`` in as many columns as fit the terminal's width, read down each column;
+    each column as wide as its own longest item (a long last option does not widen the
+    others)."""
     if not items:
         return []
-    width = max(len(i) for i in items) + 2
-    per_line = max(1, (WIDTH - indent) // width)
-    rows = -(-len(items) // per_line)
+    for per_line in range(len(items), 0, -1):
+        rows = -(-len(items) // per_line)
+        cols = [items[c * rows : (c + 1) * rows] for c in range(per_line)]
+        cols = [col for col in cols if col]
+        widths = [max(len(i) for i in col) + 2 for col in cols]
+        if indent + sum(widths) - 2 <= WIDTH or per_line == 1:
+            break
     lines = []
     for r in range(rows):
-        cells = [items[c * rows + r] for c in range(per_line) if c * rows + r < len(items)]
-        lines.append(" " * indent + "".join(cell.ljust(width) for cell in cells).rstrip())
+        cells = [col[r].ljust(w) for col, w in zip(cols, widths, strict=True) if r < len(col)]
+        lines.append(" " * indent + "".join(cells).rstrip())
     return lines
 
 
-def render_piles(piles: list[Zone], seen: dict[str, str] | None = None) -> list[str]:
+@dataclass
+class PileMemory:
+    """What a terminal remembers of the piles it showed: each pile's card (an emptied
+    pile is still named) and its first size; ``compact``: list only the piles whose size
+    has changed since (the whole Supply on the first table and on ``t``)."""
+
+    cards: dict[str, str] = field(default_factory=dict)
+    first: dict[str, int] = field(default_factory=dict)
+    compact: bool = False
+
+
+def render_piles(piles: list[Zone], seen: PileMemory | None = None) -> list[str]:
     """Indexed locations of one name (a Supply): each pile by its card and size, in
     columns under the name ("Supply:" then "Copper 46   Silver 40 ..."); an empty pile
-    by the card it held when last ``seen`` ("Province 0"; ``seen`` is kept up to date)."""
+    by the card it held when last seen ("Province 0"); in ``seen.compact`` mode only the
+    piles that changed, on one line ("Supply: Silver 38, Copper 45 (the rest as dealt;
+    t shows all)")."""
     owner = _owner(piles[0])
-    seen = {} if seen is None else seen
-    shown = []
+    seen = PileMemory() if seen is None else seen
+    shown, changed = [], []
     for pile in piles:
         if pile.cards:
-            seen[pile.ref] = re.sub(r" x[0-9]+$", "", pile.cards[-1])
+            seen.cards[pile.ref] = re.sub(r" x[0-9]+$", "", pile.cards[-1])
+        first = seen.first.setdefault(pile.ref, pile.size)
         if not pile.size:
-            shown.append(f"{seen[pile.ref]} 0" if pile.ref in seen else "(empty)")
+            text = f"{seen.cards[pile.ref]} 0" if pile.ref in seen.cards else "(empty)"
         elif pile.cards:
-            shown.append(f"{seen[pile.ref]} {pile.size}")
+            text = f"{seen.cards[pile.ref]} {pile.size}"
         else:
-            shown.append(f"{pile.size} cards")
+            text = f"{pile.size} cards"
+        shown.append(text)
+        if pile.size != first:
+            changed.append(text)
+    if seen.compact:
+        said = ", ".join(changed) + " (the rest as dealt" if changed else "as dealt ("
+        return wrap_items(f"  {owner}{piles[0].name}: ", [f"{said}; t shows all)"])
     line = f"  {owner}{piles[0].name}: {', '.join(shown)}"
     if len(line) <= WIDTH:
         return [line]
@@ -259,7 +296,7 @@ def render_piles(piles: list[Zone], seen: dict[str, str] | None = None) -> list[
 
 
 def render_zones(
-    zones: tuple[Zone, ...], seen: dict[str, str] | None = None, symbols: bool = False
+    zones: tuple[Zone, ...], seen: PileMemory | None = None, symbols: bool = False
 ) -> list[str]:
     """Each zone on its line, an empty one left out (the hand excepted: "Passing:
     (empty)" all hand long says nothing); a run of indexed locations of one name on one
@@ -291,7 +328,7 @@ def _first_of_piles(zone: Zone, zones: tuple[Zone, ...]) -> bool:
 def render_table(
     table: Table,
     head: str | None = None,
-    piles: dict[str, str] | None = None,
+    piles: PileMemory | None = None,
     symbols: bool = False,
 ) -> str:
     """The table as text, under ``head`` (default: the turn and the seat); ``piles``:
@@ -304,7 +341,13 @@ def render_table(
     if table.yours:
         lines.append("yours:")
         lines += render_zones(table.yours, piles, symbols)
-    if table.open:
+    shown = [
+        z for z in table.open if z.size or z.index is not None or _first_of_piles(z, table.open)
+    ]
+    if shown and all(z.index is not None or _first_of_piles(z, table.open) for z in shown):
+        # only piles (a Supply): their own line, not under a heading
+        lines += [line[2:] for line in render_zones(table.open, piles, symbols)]
+    elif table.open:
         lines.append("on the table:")
         lines += render_zones(table.open, piles, symbols)
     if table.hidden:
@@ -314,12 +357,7 @@ def render_table(
         else:
             lines.append("face down:")
             lines += render_zones(table.hidden)
-    for owner, values in table.storages:
-        shown = ", ".join(f"{name} {value}" for name, value in values)
-        lines.append(f"{owner}: {shown}")
-    if table.scores:
-        shown = ", ".join(f"{owner} {value}" for owner, value in table.scores)
-        lines.append(f"{table.score_text}: {shown}")
+    lines += _counters(table)
     lines.append(table.text or table.situation)
     return "\n".join(lines)
 
@@ -336,6 +374,21 @@ def render_middle(table: Table, symbols: bool = False) -> list[str]:
         cards = ", ".join(zone.cards) if zone.cards else "-"
         cells.append(f"{zone.owner} {with_symbols(cards) if symbols else cards}")
     return wrap_items(f"{name}: ", cells, " |")
+
+
+def _counters(table: Table) -> list[str]:
+    """Each owner's storages on a line, a seat's table score at its end ("you: Actions
+    1, Buys 1, Coins 4, Turns 3; VP 3"); a seat with a score and no storage shown gets a
+    line of its own."""
+    scores = dict(table.scores)
+    lines = []
+    for owner, values in table.storages:
+        shown = ", ".join(f"{name} {value}" for name, value in values)
+        if owner in scores:
+            shown += f"; {table.score_text} {scores.pop(owner)}"
+        lines.append(f"{owner}: {shown}")
+    lines += [f"{owner}: {table.score_text} {value}" for owner, value in scores.items()]
+    return lines
 
 
 def render_result(result: Any, ending: Ending, seat: int) -> str:
@@ -359,7 +412,7 @@ def render_options(labels: tuple[str, ...]) -> str:
     """The options numbered, one per line; many short ones in columns."""
     width = len(str(len(labels)))
     items = [f"{i + 1:>{width}}. {label}" for i, label in enumerate(labels)]
-    if len(items) > 8 and max(len(i) for i in items) <= (WIDTH - 2) // 2 - 2:
+    if len(items) > 8:
         return "\n".join(columns(items, indent=2))
     return "\n".join(f"  {item}" for item in items)
 
@@ -390,23 +443,41 @@ def render_advice(labels: tuple[str, ...], advice: Advice) -> str:
 
 class TerminalStory:
     """Tells a person's seat, in the terminal, the others' moves as it may know them: a
-    session's narrator (``narrate``) with a ``catch_up`` for the front end."""
+    session's narrator (``narrate``) with a ``catch_up`` for the front end.  The moves
+    made since the seat's last decision are said together, a run of equal moves as one
+    line ("P1 · Big Money: Play the Copper ×5"), so that a turn of the others fits the
+    screen above the table."""
 
     def __init__(self, session: Session, seat: int, say: Callable[[str], None]) -> None:
         self.session = session
         self.seat = seat
         self.say = say
         self.teller = Teller(session.game, [seat])
+        self.held: list[tuple[str, int]] = []  # lines not said yet, each with its count
 
     def narrate(self, mover: int, who: str, option: Any, label: str) -> None:
-        """A move is about to be applied: tell the last one, and hold this one."""
-        self.catch_up()
+        """A move is about to be applied: hold the last one's line, and this move."""
+        self._collect()
         self.teller.before(self.session.st, mover, who, option, label)
 
     def catch_up(self) -> None:
-        """Tell the move applied last, unless it was the seat's own."""
+        """Say the moves made since the last time (the seat's own left out)."""
+        self._collect()
+        for text, count in self.held:
+            self.say(text if count == 1 else f"{text} \u00d7{count}")
+        self.held = []
+
+    def _collect(self) -> None:
         for line in self.teller.after(self.session.st).values():
             if line.mover != self.seat:
-                self.say(line.text)
-            for consequence in line.then:  # a trick taken, a showdown: one's own too
-                self.say(f"  {consequence}")
+                self._hold(line.text)
+            if line.then:  # a trick taken, a showdown, a clean-up: one's own too
+                # what one move set off, in one paragraph (a clean-up is five lines else)
+                said = [c[0].upper() + c[1:] for c in line.then]
+                self._hold("\n".join(wrap_items("  ", said, "; ")))
+
+    def _hold(self, text: str) -> None:
+        if self.held and self.held[-1][0] == text:
+            self.held[-1] = (text, self.held[-1][1] + 1)
+        else:
+            self.held.append((text, 1))
