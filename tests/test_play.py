@@ -400,6 +400,10 @@ def test_the_tables_words_are_the_games() -> None:
 
     hearts = _table_at(HEARTS, _mid_trick)
     assert dict(dict(hearts.storages)["game"])["Led"] in "\u2660\u2663\u2665\u2666"
+    assert hearts.round_text.startswith("Trick ")  # (round-number sto TRICKS "Trick" 1)
+    from cardlang.interactive.terminal import render_table as rendered
+
+    assert rendered(hearts).startswith(f"--- {hearts.round_text}, you are P")
     dominion = _table_at(GAMES / "dominion.rcy", lambda st: st.turns >= 3)
     shown = dict(dominion.storages)
     assert {"Actions", "Buys", "Coins"} <= dict(shown["you"]).keys()  # the seat to move

@@ -248,7 +248,8 @@ def test_dominion_table_names_piles_and_hides_counters() -> None:
     st = master.new_game(2)
     table = table_of(seat_view(st, 0, game), ())
     text = render_table(table)
-    assert re.search(r"Supply:\n +Copper 46 +Duchy 8 .*\n +Silver 40 ", text), text
+    # read down the columns: the Treasures, then the Victory cards, then the kingdom
+    assert re.search(r"Supply:\n +Copper 46 +Estate 8 .*\n +Silver 40 +Duchy 8 ", text), text
     assert "SUPPLY" not in text and "PICKING" not in text and "MERCHANTS" not in text
     assert "\nyou: Actions 1, Buys 1, Coins 0, Turns 0; VP 3" in text or "; VP 3\n" in text
     assert "\nP1: VP 3" in text or "\nP1: Turns 0; VP 3" in text

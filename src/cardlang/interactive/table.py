@@ -70,6 +70,8 @@ class Table:
     # with its seat's offset from this one (0: yours): shown in the middle, the seats
     # around it; these zones are in neither ``yours`` nor ``open``
     middle: tuple[tuple[int, Zone], ...] = ()
+    # how the game numbers its rounds ("Trick 3": (round-number ...)); "" where it says not
+    round_text: str = ""
 
 
 def card_label(attrs: Mapping[str, Any]) -> str:
@@ -160,7 +162,20 @@ def table_of(view: Any, labels: Sequence[str]) -> Table:
         card_looks=tuple((name, *look) for name, look in sorted(looks.items())),
         targets=option_targets(view) if labels else (),
         middle=middle,
+        round_text=_round_text(view, shows),
     )
+
+
+def _round_text(view: Any, shows: Presentation) -> str:
+    """The game's own round number ("Trick 3"): its (round-number ...) storage, the
+    game's or else the current player's, plus the offset; "" without the form."""
+    if shows.round_number is None:
+        return ""
+    _, name, text, offset = shows.round_number
+    value = view.ints.get((GAME_OWNER, name))
+    if value is None:
+        value = view.ints.get((view.current_player, name), 0)
+    return f"{text} {int(value) + offset}"
 
 
 def _face_down(key: tuple[int, str, str], size: int, seat: int, shows: Presentation) -> Zone:

@@ -336,7 +336,8 @@ def render_table(
     ``symbols``: standard cards by rank and suit symbol ("K♣")."""
     # turns counted per player: "round 8" where every seat has had about 8 turns
     rounds = table.turn // max(table.players, 1) + 1
-    head = head or f"--- round {rounds}, you are P{table.seat} of {table.players} ---"
+    when = table.round_text or f"round {rounds}"  # the game's count where it gives one
+    head = head or f"--- {when}, you are P{table.seat} of {table.players} ---"
     lines = [head, *render_middle(table, symbols)]
     if table.yours:
         lines.append("yours:")

@@ -53,6 +53,7 @@ class Presentation:
     # (kind, name) -> {value as written: its text} ((display-values ...))
     value_texts: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
     during_turn: set[tuple[str, str]] = field(default_factory=set)  # (kind, name)
+    round_number: tuple[str, str, str, int] | None = None  # (kind, name, text, offset)
 
     def ending_nodes(self) -> list[ast.Node]:
         """What a game tells at its end, in the order both engines evaluate it

@@ -91,6 +91,13 @@ class PresentationRules(RuleBase):
                 if (v.kind, v.name) in out.value_texts:
                     self.error(v.span, f"{v.kind} {v.name}'s values are displayed twice")
                 out.value_texts[(v.kind, v.name)] = {p.value: p.text for p in v.values}
+        if len(forms.round_number) > 1:
+            self.error(forms.round_number[1].span, "a game has one (round-number ...)")
+        for r in forms.round_number[:1]:
+            if r.kind == "str":
+                self.error(r.span, "a round is numbered by an integer storage (sto)")
+            elif self._presented_name(r.kind, r.name, r.span):
+                out.round_number = (r.kind, r.name, r.text, r.offset)
         for t in forms.during_turn:
             for name in t.names:
                 if self._presented_name(t.kind, name, t.span):

@@ -39,6 +39,7 @@ PRESENTATION_FORMS = frozenset(
         "card-colour",
         "display-values",
         "during-turn",
+        "round-number",
     }
 )
 

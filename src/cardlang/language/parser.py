@@ -209,6 +209,7 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
             card_colour=of(ast.CardColour),
             display_values=of(ast.DisplayValues),
             during_turn=of(ast.DuringTurn),
+            round_number=of(ast.RoundNumber),
             span=_span(meta),
         )
         return ast.Game(
@@ -249,6 +250,10 @@ class _ToAst(Transformer):  # type: ignore[type-arg]
 
     def value_text(self, meta: Any, ch: list[Any]) -> ast.ValueText:
         return ast.ValueText(str(ch[0]), str(ch[1])[1:-1], span=_span(meta))
+
+    def round_number(self, meta: Any, ch: list[Any]) -> ast.RoundNumber:
+        offset = int(ch[3]) if len(ch) > 3 and ch[3] is not None else 0
+        return ast.RoundNumber(str(ch[0]), str(ch[1]), str(ch[2])[1:-1], offset, span=_span(meta))
 
     def during_turn(self, meta: Any, ch: list[Any]) -> ast.DuringTurn:
         return ast.DuringTurn(str(ch[0]), tuple(str(c) for c in ch[1:]), span=_span(meta))

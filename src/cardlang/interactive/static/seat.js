@@ -172,14 +172,15 @@ function renderTable(message, names) {
   $("scoreline").textContent = table.scores && table.scores.length
     ? `${table.score_text}: ` + table.scores.map(([who, v]) => `${who} ${v}`).join(", ")
     : "";
-  const round = Math.floor(table.turn / Math.max(table.players, 1)) + 1;
+  // the game's own count ("Trick 3") where it gives one, else turns per player
+  const round = table.round_text || `round ${Math.floor(table.turn / Math.max(table.players, 1)) + 1}`;
   const box = $("options");
   box.replaceChildren();
   $("move-error").textContent = "";
   $("advice-status").textContent = "";
   if (decision === null || over) {
     $("turn").hidden = true;
-    if (!over) $("status").textContent = `round ${round}: waiting for the others`;
+    if (!over) $("status").textContent = `${round}: waiting for the others`;
     return;
   }
   $("turn").hidden = false;
@@ -189,7 +190,7 @@ function renderTable(message, names) {
   $("my-counters").textContent = mine
     ? mine[1].map(([name, value]) => `${name} ${value}`).join(" \u00b7 ")
     : "";
-  $("status").textContent = `round ${round}: your move`;
+  $("status").textContent = `${round}: your move`;
   // equal labels are one move (two Coppers in hand): one button, with their count
   const seen = new Map();
   options.forEach((label, index) => {
@@ -209,7 +210,7 @@ function renderTable(message, names) {
   });
   $("advice-button").disabled = false;
   if (options.length === 1 && autoBox() && autoBox().checked) {
-    $("status").textContent = `round ${round}: ${options[0]} (your only move, made for you)`;
+    $("status").textContent = `${round}: ${options[0]} (your only move, made for you)`;
     const asked = decision;
     setTimeout(() => { if (decision === asked) move(0); }, 400);
   }

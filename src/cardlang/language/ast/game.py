@@ -221,6 +221,16 @@ class DuringTurn(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class RoundNumber(Node):
+    """``(round-number KIND NAME "TEXT" [OFFSET])``: how a table numbers rounds."""
+
+    kind: str
+    name: str
+    text: str
+    offset: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Presentation(Node):
     """The game's presentation forms together (none of them plays)."""
 
@@ -235,6 +245,7 @@ class Presentation(Node):
     card_colour: tuple[CardColour, ...] = ()
     display_values: tuple[DisplayValues, ...] = ()
     during_turn: tuple[DuringTurn, ...] = ()
+    round_number: tuple[RoundNumber, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
