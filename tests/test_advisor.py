@@ -100,3 +100,22 @@ def test_militia_is_played(seed_block: range) -> None:
     values = _advice(view, options)
     end = next(label for label in values if "end" in label.lower() or "no " in label.lower())
     assert values["Play Militia"] > values[end], values
+
+
+def test_smithy_is_played_with_one_action_and_nothing_else_to_play() -> None:
+    """The position of the issue's close call: Smithy the only Action in hand, one Action
+    left. Playing it draws three cards for nothing: the advisor says so, and its best is
+    Smithy, clear of the noise of ending the phase."""
+    from cardlang.interactive.session import Advice
+
+    def smithy(v: Any) -> bool:
+        plays = [label for label in v.option_labels if label.startswith("Play ")]
+        return v.situation == "ACTION-PHASE" and plays == ["Play Smithy"]
+
+    view, options = _position(smithy, spec="smithy", seeds=range(0, 40))
+    got = advice(DOMINION_ADVISOR, view, options, seed=1)
+    values = dict(zip(view.option_labels, got.values, strict=True))
+    end = next(label for label in values if label != "Play Smithy")
+    assert values["Play Smithy"] > values[end], values
+    verdicts = dict(zip(view.option_labels, Advice.verdicts(got), strict=True))
+    assert verdicts["Play Smithy"] == "best", verdicts
