@@ -252,7 +252,7 @@ def test_dominion_table_names_piles_and_hides_counters() -> None:
     assert re.search(r"Supply:\n +Copper 46 +Estate 8 .*\n +Silver 40 +Duchy 8 ", text), text
     assert "SUPPLY" not in text and "PICKING" not in text and "MERCHANTS" not in text
     assert "\nyou: Actions 1, Buys 1, Coins 0, Turns 0; VP 3" in text or "; VP 3\n" in text
-    assert "\nP1: VP 3" in text or "\nP1: Turns 0; VP 3" in text
+    assert "\nVP: P1 3" in text or "\nP1: Turns 0; VP 3" in text
     hand = next(z for z in table.yours if z.name == "Hand")
     names = [re.sub(r" x\d+$", "", c) for c in hand.cards or ()]
     assert names == sorted(names, key=["Copper", "Estate"].index)  # by cost

@@ -351,13 +351,8 @@ def render_table(
     elif table.open:
         lines.append("on the table:")
         lines += render_zones(table.open, piles, symbols)
-    if table.hidden:
-        sizes = ", ".join(f"{_owner(z)}{z.name} {z.size}" for z in table.hidden)
-        if len(sizes) + 11 <= WIDTH:  # one line: "face down: Deck 5, P1 Hand 5"
-            lines.append(f"face down: {sizes}")
-        else:
-            lines.append("face down:")
-            lines += render_zones(table.hidden)
+    if table.hidden:  # "face down: Deck 5, P1 Hand 5", wrapped between zones
+        lines += wrap_items("face down: ", [f"{_owner(z)}{z.name} {z.size}" for z in table.hidden])
     lines += _counters(table)
     lines.append(table.text or table.situation)
     return "\n".join(lines)
@@ -379,8 +374,8 @@ def render_middle(table: Table, symbols: bool = False) -> list[str]:
 
 def _counters(table: Table) -> list[str]:
     """Each owner's storages on a line, a seat's table score at its end ("you: Actions
-    1, Buys 1, Coins 4, Turns 3; VP 3"); a seat with a score and no storage shown gets a
-    line of its own."""
+    1, Buys 1, Coins 4, Turns 3; VP 3"); the scores of seats with no counters shown on one
+    line ("Points: you 0, P1 0, P2 0, P3 0")."""
     scores = dict(table.scores)
     lines = []
     for owner, values in table.storages:
@@ -388,7 +383,8 @@ def _counters(table: Table) -> list[str]:
         if owner in scores:
             shown += f"; {table.score_text} {scores.pop(owner)}"
         lines.append(f"{owner}: {shown}")
-    lines += [f"{owner}: {table.score_text} {value}" for owner, value in scores.items()]
+    if scores:  # the seats with no counters shown: their scores on one line
+        lines.append(f"{table.score_text}: " + ", ".join(f"{o} {v}" for o, v in scores.items()))
     return lines
 
 
