@@ -49,6 +49,10 @@ NOT_STANDALONE = {
     ast.CardColour,
     ast.ColourPair,
     ast.FaceDown,
+    ast.DisplayValues,
+    ast.ValueText,
+    ast.DuringTurn,
+    ast.RoundNumber,
     # the end told in the game's words: checked by checker_presentation.py, read at the end
     ast.EndReason,
     ast.ScorePart,

@@ -7,7 +7,8 @@ cardlang`` runs) parses the command line and dispatches to one module per comman
 ``card_report``.  The options and helpers they share (``--param``, ``--seed``, the
 limits, the engine, the backend, exit codes, error lines) are in ``options``;
 ``records`` says where a user's records go by default (the one module that reads
-``CARDLANG_HOME``).  Errors are printed as messages, never tracebacks (unless ``--debug``).
+``CARDLANG_HOME``); ``names`` names agents in the tables, short and distinct at 80
+columns.  Errors are printed as messages, never tracebacks (unless ``--debug``).
 
 May import: anything in cardlang.  Nothing imports it.
 """

@@ -313,8 +313,8 @@ def _print_strength(console: Console, s: BatchSummary, labels: dict[str, str]) -
     )
     # an agent in one seat of each of its games: its seats are its games
     one_seat = all(row["seats"] == row["games"] for row in strength.values())
-    columns = ("agent", "games", "seats", "wins", "win share", "95% interval", "mean score")
-    columns = tuple(c for c in columns if not (one_seat and c == "seats"))
+    every = ("agent", "games", "seats", "wins", "win share", "95% interval", "mean score")
+    columns = [c for c in every if not (one_seat and c == "seats")]
     for name in columns:
         if name == "agent":
             table.add_column(name, overflow="fold")

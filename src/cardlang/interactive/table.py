@@ -235,7 +235,7 @@ def option_order(table: Table) -> list[int]:
     hand = next((z for z in table.yours if z.name == "Hand" and z.cards), None)
     if hand is None or not table.targets:
         return list(range(len(table.options)))
-    place = {}
+    place: dict[str, int] = {}
     for card in hand.cards or ():
         place.setdefault(re.sub(r" x[0-9]+$", "", card), len(place))
     after = len(place)
