@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import GAMES, needs_native_default
@@ -423,3 +424,17 @@ def test_a_terminated_report_stops_as_an_interrupted_one() -> None:
     with pytest.raises(KeyboardInterrupt), terminated_as_interrupted():
         os.kill(os.getpid(), signal.SIGTERM)
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_the_adaptation_pushes_only_a_card_the_model_does_not_buy() -> None:
+    """The card bonus makes a model try a card it leaves alone as it meets it; a model
+    that buys it already is not pushed (pushed, it learnt to buy too many)."""
+    from types import SimpleNamespace
+
+    from cardlang.report.neural import CARD_BONUS, adapt_bonus
+
+    def met(bought: float) -> Any:
+        return SimpleNamespace(bought=SimpleNamespace(value=bought))
+
+    assert adapt_bonus(met(0.0)) == CARD_BONUS and adapt_bonus(met(0.3)) == CARD_BONUS
+    assert adapt_bonus(met(0.99)) == 0.0

@@ -78,6 +78,8 @@ UPDATES_PER_ROUND = 4
 #: The adaptation tries the card more at first (train --card-bonus): logits added to
 #: its options, falling to none over this share of the rounds.
 CARD_BONUS = 2.0
+#: A model that buys the card in this share of its games as it meets it gets no bonus.
+BONUS_UNLESS_BOUGHT = 0.5
 BONUS_SHARE = 0.6
 EVAL_KINGDOMS = 8  # kingdoms the evaluations draw (other seeds than training's)
 COPIES_SHOWN = 5  # win share by copies owned: 0, 1, 2, 3, 4 or more
@@ -237,7 +239,7 @@ def _neural_section(
         with tempfile.TemporaryDirectory(prefix="card-report-") as scratch:
             out = (work or Path(scratch)) / f"adapted-{card.lower()}"
             cpu0 = process_cpu_seconds()
-            _adapt(path, card, plan, seed, out, say)
+            _adapt(path, card, plan, seed, out, say, bonus=adapt_bonus(met))
             result.adapt_cpu_seconds = process_cpu_seconds() - cpu0
             say(f"{card}: the adapted model")
             adapted = load_model(out, games[0])
@@ -247,8 +249,23 @@ def _neural_section(
     return result
 
 
+def adapt_bonus(met: Play) -> float:
+    """The card bonus of the adaptation: it makes a model try a card it does not buy as
+    it meets it (the shipped general model reads a pile by name: a new card's name is
+    blank to it); a model that already buys the card (one that reads a pile by its card,
+    ``NameTable.pile_cards``) needs no push, and pushed it learnt to buy too many (six
+    Witches a game, 0.18 of win share lost, 2026-12-02)."""
+    return CARD_BONUS if met.bought.value < BONUS_UNLESS_BOUGHT else 0.0
+
+
 def _adapt(
-    path: str, card: str, plan: NeuralPlan, seed: int, out: Path, say: Callable[[str], None]
+    path: str,
+    card: str,
+    plan: NeuralPlan,
+    seed: int,
+    out: Path,
+    say: Callable[[str], None],
+    bonus: float = CARD_BONUS,
 ) -> None:
     """``cardlang train --init MODEL --always CARD`` for ``plan.updates`` updates."""
     from cardlang.learning.config import TrainConfig
@@ -263,7 +280,7 @@ def _adapt(
         updates=UPDATES_PER_ROUND,
         init=str(plan.model),
         always=[card],
-        card_bonus=CARD_BONUS,
+        card_bonus=bonus,
         card_bonus_rounds=rounds * BONUS_SHARE,
         cpu_limit=plan.cpu_cap,
         lr=3e-4,
