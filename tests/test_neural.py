@@ -728,9 +728,10 @@ def test_train_without_an_out_folder_is_a_usage_error() -> None:
         ("models/dominion-random", {"KINGDOM": "random"}),
         ("models/dominion-scratch", {"PLAYERS": "2"}),
         ("models/dominion-general", {"KINGDOM": "random"}),
-        # the unseen-cards model on a kingdom of the cards it never met
+        # the unseen-cards model (of games/dominion.rcy with made-up cards: a variant to
+        # it) on a kingdom of the cards it never met
         (
-            "models/dominion-unseen",
+            "models/dominion-unseen:other_game=1",
             {
                 "KINGDOM": "witch,laboratory,festival,council-room,"
                 "moneylender,library,smithy,merchant,remodel,bandit"
