@@ -88,9 +88,10 @@ def short_name(text: str) -> str:
     """A seat's agent in a word or two, for a table: ``ismcts:iterations=100`` ->
     "ISMCTS", ``bots/hag.toml`` -> "hag", ``my.py:MyBot`` -> "MyBot" (the whole spec is
     shown where a person asks for it)."""
-    head = text.split(":")[0] if PLUGIN_MARK not in text else text.split(PLUGIN_MARK)[1]
-    head = head.split(":")[0]
-    if head.endswith((".toml", ".json")):
+    head = parse_spec(text).head
+    if PLUGIN_MARK in head:  # path/to/file.py:ClassName: the class
+        head = head.split(PLUGIN_MARK)[1]
+    elif head.endswith((".toml", ".json")):
         head = head.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     return _SHORT_NAMES.get(head, head)
 

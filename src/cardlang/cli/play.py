@@ -174,9 +174,10 @@ def other_specs(text: str, count: int) -> list[str]:
 
 def _seat_line(seat: int, spec: str, yours: int) -> str:
     """A seat as the opening lines name it: its short name, the whole spec beside."""
+    from cardlang.agents.specs import short_name
     from cardlang.interactive.teller import seat_name
 
     if seat == yours:
         return f"P{seat} (you)"
-    name = seat_name(seat, spec)
-    return name if name.endswith(spec) else f"{name} ({spec})"
+    said = short_name(spec).lower() in (spec.lower(), spec.lower().replace("-", " "))
+    return seat_name(seat, spec) + ("" if said else f" ({spec})")

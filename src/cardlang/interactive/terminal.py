@@ -89,7 +89,7 @@ class TerminalFront:
             self.catch_up()
         order = option_order(table)  # as the hand is sorted: numbers follow this order
         shown = tuple(table.options[i] for i in order)
-        ahead = self._queued_choice(table, order)
+        ahead = self._queued_choice(table, order, shown)
         if ahead is not None:
             return ahead
         self.say(self._table(table))
@@ -119,7 +119,7 @@ class TerminalFront:
         self.piles.compact = not whole and bool(self.piles.first)
         return render_table(table, piles=self.piles, symbols=self.symbols)
 
-    def _queued_choice(self, table: Table, order: list[int]) -> int | None:
+    def _queued_choice(self, table: Table, order: list[int], shown: tuple[str, ...]) -> int | None:
         """The next answer given ahead, if this decision is of the kind it was given
         for (Cellar's discards; Hearts' three passes, ``PASS-1`` to ``PASS-3``, are one
         kind) and it names one of its options; else the queue is dropped, and said so."""
@@ -129,7 +129,6 @@ class TerminalFront:
             self._drop("this is another decision")
             return None
         answer = self.queued.pop(0)
-        shown = tuple(table.options[i] for i in order)
         choice = match_answer(answer, shown)
         if not isinstance(choice, int):
             self.queued.insert(0, answer)

@@ -93,16 +93,26 @@ def _dimension(attr: ast.Attribute) -> list[dict[str, str]]:
     return values
 
 
-def statement_children(node: ast.Node) -> list[ast.Node]:
-    """The statements directly inside a statement (not its expressions)."""
-    out: list[ast.Node] = []
+def children(node: ast.Node) -> Iterator[ast.Node]:
+    """The AST nodes among ``node``'s fields (in tuples too), in field order."""
     for name in node.__dataclass_fields__:  # type: ignore[attr-defined]
         value = getattr(node, name)
         if isinstance(value, ast.Node):
-            out.append(value)
+            yield value
         elif isinstance(value, tuple):
-            out.extend(v for v in value if isinstance(v, ast.Node))
-    return [c for c in out if type(c) in ast.STATEMENT_CLASSES]
+            yield from (v for v in value if isinstance(v, ast.Node))
+
+
+def descendants(node: ast.Node) -> Iterator[ast.Node]:
+    """``node`` and every AST node under it."""
+    yield node
+    for child in children(node):
+        yield from descendants(child)
+
+
+def statement_children(node: ast.Node) -> list[ast.Node]:
+    """The statements directly inside a statement (not its expressions)."""
+    return [c for c in children(node) if type(c) in ast.STATEMENT_CLASSES]
 
 
 def reaches_decision(node: ast.Node, procedures: Mapping[str, Procedure]) -> bool:

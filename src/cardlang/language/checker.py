@@ -19,9 +19,6 @@ alone in ast_facts.py; their public names are re-exported here, so import them f
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Iterator
-
 from cardlang.errors import SourceFile, did_you_mean
 from cardlang.language import ast
 from cardlang.language import types as T
@@ -30,6 +27,7 @@ from cardlang.language.ast_facts import (
     choices_in,
     count_text,
     deck_cards,
+    descendants,
     one_based_teams,
     reaches_decision,
     simultaneous_in,
@@ -206,7 +204,7 @@ class Checker(StatementRules, ExpressionRules, PresentationRules):
         reads, no other kind has, and that is close to one that is: a typo (Moat would
         never react to that card), said with a did-you-mean, as a warning (a value only
         people read, a set's name, is allowed)."""
-        read = {n.value for n in _walk(game) if isinstance(n, ast.NameLiteral)}
+        read = {n.value for n in descendants(game) if isinstance(n, ast.NameLiteral)}
         for form in game.presentation.card_colour if game.presentation else ():
             read.update(pair.value for pair in form.pairs)
         holders: dict[str, int] = {}
@@ -537,16 +535,3 @@ def _global_scope(scope: Scope) -> Scope:
 def check(game: ast.Game, source: SourceFile) -> CheckedGame:
     """Type-check a parsed game; the diagnostics are in the result, nothing is raised."""
     return Checker(game, source).run()
-
-
-def _walk(node: ast.Node) -> Iterator[ast.Node]:
-    """``node`` and every AST node under it."""
-    yield node
-    for f in dataclasses.fields(node):  # type: ignore[arg-type]
-        value = getattr(node, f.name)
-        if isinstance(value, ast.Node):
-            yield from _walk(value)
-        elif isinstance(value, tuple):
-            for v in value:
-                if isinstance(v, ast.Node):
-                    yield from _walk(v)

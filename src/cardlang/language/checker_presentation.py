@@ -15,14 +15,13 @@ would draw from the game's stream and change the game.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Iterable, Iterator, Mapping
 
 from cardlang.errors import did_you_mean
 from cardlang.language import ast
 from cardlang.language import types as T
-from cardlang.language.ast_facts import MAX_CARDS, deck_cards, deck_size
+from cardlang.language.ast_facts import MAX_CARDS, children, deck_cards, deck_size
 from cardlang.language.checked_game import Presentation
 from cardlang.language.checker_base import RuleBase, article
 from cardlang.language.kinds import KIND_ATTRIBUTE
@@ -214,7 +213,7 @@ class PresentationRules(RuleBase):
                 hint="read its (size ...), a storage, or an open location (vloc)",
             )
             return
-        for child in _children(node):
+        for child in children(node):
             self._public_only(child, sized=isinstance(node, ast.Size), what=what)
 
 
@@ -226,16 +225,6 @@ def _kinds_by_name(
     for name, kind, _ in read:
         used.setdefault(name, set()).add(kind)
     return used
-
-
-def _children(node: ast.Node) -> Iterator[ast.Node]:
-    """The AST nodes among ``node``'s fields (in tuples too)."""
-    for f in dataclasses.fields(node):  # type: ignore[arg-type]
-        value = getattr(node, f.name)
-        if isinstance(value, ast.Node):
-            yield value
-        elif isinstance(value, tuple):
-            yield from (v for v in value if isinstance(v, ast.Node))
 
 
 def _value_orders(game: ast.Game) -> dict[str, tuple[str, ...]]:
@@ -260,4 +249,4 @@ def _decks(node: ast.Node) -> Iterator[ast.Deck]:
         if isinstance(n, ast.Deck):
             yield n
             continue
-        stack.extend(reversed(list(_children(n))))
+        stack.extend(reversed(list(children(n))))

@@ -158,21 +158,15 @@ def _page(metrics: Sequence[dict[str, Any]], config: TrainConfig, images: Sequen
 
 #: The rounds table's headings, for people (metrics.jsonl keeps the keys).
 COLUMN_NAMES = {
-    "round": "round",
-    "games": "games",
     "games_total": "games so far",
-    "samples": "samples",
-    "buffer": "buffer",
     "steps": "steps learnt",
     "policy": "policy loss",
     "value": "value loss",
     "policy_loss": "policy loss",
     "value_loss": "value loss",
     "policy_agreement": "agreement with search",
-    "entropy": "entropy",
     "kl": "KL to the acting policy",
     "games_per_core_hour": "games / core-hour",
-    "seconds": "seconds",
     "cpu_hours": "core-hours so far",
     "rss_mb": "memory (MB)",
 }
@@ -195,27 +189,25 @@ def _evaluation_table(metrics: Sequence[dict[str, Any]]) -> list[str]:
 
 
 def _figure(f: dict[str, Any] | None) -> str:
+    """One evaluation against one agent: "0.912 [0.865, 0.944] (200 games)", or a solo
+    game's "15.10 turns [14.90, 15.30] (196/200 completed)"."""
     if f is None:
         return ""
     if "win_share" in f:
-        return f"{f['win_share']:.3f} ({f['low']:.3f}-{f['high']:.3f}), {f['games']} games"
-    return f"{f['mean_turns']:.2f} turns ({f['low']:.2f}-{f['high']:.2f})"
+        return f"{f['win_share']:.3f} [{f['low']:.3f}, {f['high']:.3f}] ({f['games']} games)"
+    return (
+        f"{f['mean_turns']:.2f} turns [{f['low']:.2f}, {f['high']:.2f}] "
+        f"({f['completed']}/{f['games']} completed)"
+    )
 
 
 def evaluation_text(evaluation: dict[str, Any] | None) -> str:
     if not evaluation:
         return ""
-    items = []
-    for name, f in evaluation.items():
-        if "win_share" in f:
-            share = f"{f['win_share']:.3f} [{f['low']:.3f}, {f['high']:.3f}]"
-            items.append(f"vs {name}: {share} ({f['games']} games)")
-        else:
-            items.append(
-                f"{name}: {f['mean_turns']:.2f} turns [{f['low']:.2f}, {f['high']:.2f}] "
-                f"({f['completed']}/{f['games']} completed)"
-            )
-    return "; ".join(items)
+    return "; ".join(
+        f"vs {name}: {_figure(f)}" if "win_share" in f else f"{name}: {_figure(f)}"
+        for name, f in evaluation.items()
+    )
 
 
 #: settings that are not options of the command, or that do not change the model
