@@ -7,9 +7,17 @@ model, which trained with it, as it comes); the rank correlation (Spearman) of t
 strengths must be at least 0.8, and Chapel and Witch must be in the report's top five.
 
 A model that never met a card is a *fold* model: trained on random kingdoms without a
-fold of cards (``--param exclude=...``).  Every card of a fold is judged by its fold's
-model.  The strength is the report's headline figure, the win rate added (the model
-against itself barred from the card, learning/card_worth.py).
+fold of cards (``--param exclude=...``), or beside made-up cards only (``python -m
+cardlang.language.card_pool games/dominion.rcy 30 --only``: one model that met none of
+the 26).  Every card of a fold is judged by its fold's model.  The strength is the
+report's headline figure, the win rate added (the model against itself barred from the
+card, learning/card_worth.py; report/neural.py: the better of the model as met and
+adapted).
+
+As known, the card is judged the same way by ``--known``, a model that met it in
+training: the report's own procedure, adaptation included, so that the two sides differ
+only in what the model knew.  ``--known-as-it-comes`` judges it by that model as it
+comes, without the adaptation (the measure of the first run, 2026-12-02).
 
     python benchmarks/card_rank.py --fold runs/foldA=witch,laboratory,... \\
         --fold runs/foldB=chapel,smithy,... --known models/dominion-general \\
@@ -45,6 +53,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--minutes", type=float, default=8.0, help="CPU-minutes of neural work per card as new"
     )
+    p.add_argument(
+        "--known-as-it-comes",
+        action="store_true",
+        help="judge a card as known by the --known model without adapting it",
+    )
+    p.add_argument(
+        "--sides",
+        default="new,known",
+        help="which sides this run measures (new, known or both: the known side needs no "
+        "fold model, so it can run while one trains)",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", required=True, type=Path)
     p.add_argument("--merge", nargs="+", type=Path, default=[], help="other runs' JSON files")
@@ -56,30 +75,34 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(1)
     done = json.loads(args.json.read_text()) if args.json.is_file() else {"cards": {}}
-    done["settings"] = {"minutes": args.minutes, "seed": args.seed, "known": args.known}
+    done["settings"] = {
+        "minutes": args.minutes,
+        "seed": args.seed,
+        "known": args.known,
+        "known_adapted": not args.known_as_it_comes,
+    }
+    sides = set(args.sides.split(","))
     for fold in args.fold:
         model, _, cards = fold.partition("=")
         for card in (c.strip().upper() for c in cards.split(",") if c.strip()):
-            if card in done["cards"] or card in _others(args.merge):
-                continue
-            started = time.process_time()
-            as_new = neural_section(
-                GAME, card, NeuralPlan.of(args.minutes * 60, Path(model)), args.seed
-            )
-            # as known: the general model as it comes, the same evaluation games
-            known = NeuralPlan.of(args.minutes * 60, Path(args.known))
-            known = NeuralPlan(known.model, 0, known.seconds_adapted, known.seconds_adapted, 0.0)
-            as_known = neural_section(GAME, card, known, args.seed)
-            done["cards"][card] = {
-                "fold_model": model,
-                "new": as_new.to_json(),
-                "known": as_known.to_json(),
-                "cpu_seconds": time.process_time() - started,
-            }
-            _summary(done)
-            _write(args.json, done)
-            print(_line(card, done["cards"][card]), flush=True)
-    done["cards"] = {**_others(args.merge), **done["cards"]}
+            entry = done["cards"].setdefault(card, {"fold_model": model})
+            other = _others(args.merge).get(card, {})
+            for side in ("new", "known"):
+                if side not in sides or side in entry or side in other:
+                    continue
+                started = time.process_time()
+                plan = NeuralPlan.of(
+                    args.minutes * 60, Path(model if side == "new" else args.known)
+                )
+                if side == "known" and args.known_as_it_comes:
+                    # that model as it comes, on as many games as an adapted model plays
+                    plan = NeuralPlan(plan.model, 0, plan.seconds_adapted, 0.0, 0.0)
+                entry[side] = neural_section(GAME, card, plan, args.seed).to_json()
+                entry[f"{side}_cpu_seconds"] = time.process_time() - started
+                _summary(done)
+                _write(args.json, done)
+                print(_line(card, side, entry), flush=True)
+    done["cards"] = _merged(_others(args.merge), done["cards"])
     _summary(done)
     _write(args.json, done)
     print(json.dumps(done["summary"], indent=1))
@@ -94,22 +117,28 @@ def _write(path: Path, done: dict) -> None:
 
 
 def _others(paths: list[Path]) -> dict:
-    """The cards the other runs (``--merge``) have measured so far."""
+    """The cards the other runs (``--merge``) have measured so far, side by side."""
     cards: dict = {}
     for path in paths:
         if path.is_file():
-            cards.update(json.loads(path.read_text())["cards"])
+            cards = _merged(cards, json.loads(path.read_text())["cards"])
     return cards
 
 
+def _merged(a: dict, b: dict) -> dict:
+    """Two runs' cards, each card's sides from whichever run measured them."""
+    return {card: {**a.get(card, {}), **b.get(card, {})} for card in {**a, **b}}
+
+
 def _strength(entry: dict, which: str) -> float:
+    """The headline win rate added: the better of as met and adapted (NeuralResult)."""
     part = entry[which]
-    play = part["adapted"] or part["as_met"]
-    return float(play["win_rate_added"]["value"])
+    plays = [p for p in (part["as_met"], part["adapted"]) if p is not None]
+    return max(float(p["win_rate_added"]["value"]) for p in plays)
 
 
-def _line(card: str, entry: dict) -> str:
-    return f"{card:14s} new {_strength(entry, 'new'):+.3f}  known {_strength(entry, 'known'):+.3f}"
+def _line(card: str, side: str, entry: dict) -> str:
+    return f"{card:14s} {side:5s} {_strength(entry, side):+.3f}"
 
 
 def spearman(a: list[float], b: list[float]) -> float:
@@ -130,7 +159,7 @@ def spearman(a: list[float], b: list[float]) -> float:
 
 
 def _summary(done: dict) -> None:
-    cards = sorted(done["cards"])
+    cards = sorted(c for c, entry in done["cards"].items() if {"new", "known"} <= set(entry))
     new = [_strength(done["cards"][c], "new") for c in cards]
     known = [_strength(done["cards"][c], "known") for c in cards]
     top = sorted(cards, key=lambda c: -_strength(done["cards"][c], "new"))[:5]

@@ -30,6 +30,8 @@ What it measures
 Usage (from the repository root)
     python benchmarks/train_throughput.py
     python benchmarks/train_throughput.py --init models/dominion-2p --json out.json
+    python benchmarks/train_throughput.py --init models/dominion-general \
+        --versus runs/general-reading-piles/model.pt --json out.json
 """
 
 from __future__ import annotations
@@ -89,6 +91,8 @@ def _train(arguments: list[str], rounds: int) -> dict[str, Any]:
         rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
     cpu = rows[-1]["cpu_hours"] * 3600  # the whole command's (actors' too), start-up included
     games = sum(row["games"] for row in rows)
+    # what a step costs, whatever the games' length (search's rounds do not count steps)
+    steps = sum(row.get("steps", 0) for row in rows)
     # the last round's own CPU (the command's start-up apart): what a long run tends to
     # (search's rounds do not say: there, the whole command's)
     last = rows[-1].get("games_per_core_hour", games / cpu * 3600)
@@ -97,6 +101,7 @@ def _train(arguments: list[str], rounds: int) -> dict[str, Any]:
         "games": games,
         "cpu_seconds": cpu,
         "games_per_core_hour": games / cpu * 3600,
+        "steps_per_core_hour": steps / cpu * 3600,
         "round_games_per_core_hour": last,
         # the command's child and its actor processes' peaks, summed (the metrics' rss_mb
         # adds the workers' to the learner's; the wrapper sees the largest process only)
@@ -115,6 +120,14 @@ def main() -> int:
     p.add_argument("--opponents", default=POOL)
     p.add_argument("--init", default=None, help="start both pipelines from this model")
     p.add_argument(
+        "--versus",
+        default=None,
+        metavar="MODEL",
+        help="an A/B of two models' inputs: PPO from --init against PPO from this model "
+        "(for example the same weights reading piles by their cards: info pile_cards), "
+        "in place of search",
+    )
+    p.add_argument(
         "--serial",
         action="store_true",
         help="also run PPO with its actor in the learner's process (--backend serial), "
@@ -130,6 +143,11 @@ def main() -> int:
         ppo += ["--init", args.init]
         search += ["--init", args.init]
     pipelines = [("ppo", ppo), ("search", search)]
+    if args.versus:  # the same recipe from another model: what its inputs cost
+        if not args.init:
+            p.error("--versus needs --init (the model it is compared with)")
+        versus = [*ppo[: ppo.index("--init")], "--init", args.versus]
+        pipelines = [("ppo", ppo), ("versus", versus)]
     if args.serial:
         pipelines.insert(1, ("ppo-serial", [*ppo, "--backend", "serial", "--actors", "1"]))
         pipelines[0] = ("ppo", [*ppo, "--actors", "1"])  # the same run, another backend
@@ -139,10 +157,15 @@ def main() -> int:
             row = _train(arguments, 1 if name == "search" else args.rounds)
             runs[name].append(row)
             rate = row["games_per_core_hour"]
-            note(f"[{repeat + 1}/{args.repeats}] {name}: {rate:,.0f} games/core-hour")
+            steps = row["steps_per_core_hour"]
+            note(
+                f"[{repeat + 1}/{args.repeats}] {name}: {rate:,.0f} games/core-hour, "
+                f"{steps:,.0f} steps/core-hour"
+            )
     table = {
         name: {
             "games_per_core_hour": median([r["games_per_core_hour"] for r in rows]),
+            "steps_per_core_hour": median([r["steps_per_core_hour"] for r in rows]),
             "round_games_per_core_hour": median([r["round_games_per_core_hour"] for r in rows]),
             "peak_rss_mb": max(r["peak_rss_mb"] for r in rows),
             "wall_seconds": median([r["wall_seconds"] for r in rows]),
@@ -150,18 +173,19 @@ def main() -> int:
         }
         for name, rows in runs.items()
     }
-    ratio = table["ppo"]["games_per_core_hour"] / table["search"]["games_per_core_hour"]
+    other = "versus" if args.versus else "search"
+    ratio = table["ppo"]["games_per_core_hour"] / table[other]["games_per_core_hour"]
     print(
-        f"{'pipeline':10} {'games/core-hour':>16} {'round alone':>12} {'peak RSS MB':>12} "
-        f"{'wall s':>8}"
+        f"{'pipeline':10} {'games/core-hour':>16} {'steps/core-hour':>16} {'round alone':>12} "
+        f"{'peak RSS MB':>12} {'wall s':>8}"
     )
     for name, row in table.items():
         print(
-            f"{name:10} {row['games_per_core_hour']:16,.0f} "
+            f"{name:10} {row['games_per_core_hour']:16,.0f} {row['steps_per_core_hour']:16,.0f} "
             f"{row['round_games_per_core_hour']:12,.0f} {row['peak_rss_mb']:12,.0f} "
             f"{row['wall_seconds']:8,.0f}"
         )
-    print(f"ppo / search: {ratio:.1f}x (goal: ppo >= 150,000 games per core-hour, RSS < 4 GB)")
+    print(f"ppo / {other}: {ratio:.2f}x (goal: ppo >= 150,000 games per core-hour, RSS < 4 GB)")
     if args.json:
         result = {
             "machine": platform.processor() or platform.machine(),

@@ -413,12 +413,13 @@ def test_the_neural_section_adapts_the_model(
 
 
 def test_a_terminated_report_stops_as_an_interrupted_one() -> None:
-    """SIGTERM inside the report is Ctrl-C: the way out runs (the adaptation's temporary
-    folder is removed), and the handler before it is back afterwards."""
+    """SIGTERM inside a command (the report's: cli/main.py) is Ctrl-C: the way out runs
+    (the adaptation's temporary folder is removed), and the handler before it is back
+    afterwards."""
     import os
     import signal
 
-    from cardlang.cli.card_report import terminated_as_interrupted
+    from cardlang.cli.signals import terminated_as_interrupted
 
     before = signal.getsignal(signal.SIGTERM)
     with pytest.raises(KeyboardInterrupt), terminated_as_interrupted():
@@ -428,13 +429,78 @@ def test_a_terminated_report_stops_as_an_interrupted_one() -> None:
 
 def test_the_adaptation_pushes_only_a_card_the_model_does_not_buy() -> None:
     """The card bonus makes a model try a card it leaves alone as it meets it; a model
-    that buys it already is not pushed (pushed, it learnt to buy too many)."""
+    that buys it already is not pushed (pushed, it learnt to buy too many), nor is one
+    whose adaptation is too short to unlearn the push."""
     from types import SimpleNamespace
 
-    from cardlang.report.neural import CARD_BONUS, adapt_bonus
+    from cardlang.report.neural import CARD_BONUS, MIN_BONUS_UPDATES, adapt_bonus
 
     def met(bought: float) -> Any:
         return SimpleNamespace(bought=SimpleNamespace(value=bought))
 
-    assert adapt_bonus(met(0.0)) == CARD_BONUS and adapt_bonus(met(0.3)) == CARD_BONUS
-    assert adapt_bonus(met(0.99)) == 0.0
+    long = MIN_BONUS_UPDATES
+    assert adapt_bonus(met(0.0), long) == CARD_BONUS
+    assert adapt_bonus(met(0.3), long) == CARD_BONUS
+    assert adapt_bonus(met(0.99), long) == 0.0
+    assert adapt_bonus(met(0.0), long - 4) == 0.0
+
+
+def test_the_headline_is_the_play_that_makes_the_most_of_the_card() -> None:
+    """An adaptation that lowered what the card adds (it learnt to buy too many) does not
+    stand for the card: the headline is the model as met, and a note says why."""
+    from cardlang.report.neural import NeuralResult, _notes
+    from cardlang.report.sections import Figure
+
+    def play(added: float, copies: float) -> Any:
+        from cardlang.report.neural import Play
+
+        share = Figure(added, added - 0.01, added + 0.01, 1000)
+        return Play(
+            share,
+            share,
+            None,
+            None,
+            Figure(copies, copies, copies, 1000),
+            share,
+            share,
+            None,
+            {},
+            [],
+        )
+
+    met, worse, better = play(0.05, 1.0), play(-0.3, 6.0), play(0.2, 2.0)
+    result = NeuralResult("m", met, worse, 24, 1.0, [])
+    assert result.headline is met and result.to_json()["headline"] == "as_met"
+    assert any("made less of LAB" in note for note in _notes("LAB", result))
+    result = NeuralResult("m", met, better, 24, 1.0, [])
+    assert result.headline is better and result.to_json()["headline"] == "adapted"
+    assert not any("made less" in note for note in _notes("LAB", result))
+
+
+def test_the_rank_benchmark_joins_two_runs_sides_and_ranks_complete_cards() -> None:
+    """benchmarks/card_rank.py: two runs measure the sides of a card apart (the known
+    side while the fold model trains); the summary ranks only cards with both sides, by
+    their headline (the better of as met and adapted)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "card_rank.py"
+    spec = importlib.util.spec_from_file_location("card_rank", path)
+    assert spec is not None and spec.loader is not None
+    rank = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rank)
+
+    def side(met: float, adapted: float | None) -> dict:  # type: ignore[type-arg]
+        play = lambda v: {"win_rate_added": {"value": v}}  # noqa: E731
+        return {"as_met": play(met), "adapted": None if adapted is None else play(adapted)}
+
+    known = {"A": {"known": side(0.3, 0.1)}, "B": {"known": side(0.0, 0.05)}}
+    new = {"A": {"new": side(0.2, None)}, "B": {"new": side(-0.4, -0.1)}, "C": {"new": side(0, 0)}}
+    done = {"cards": rank._merged(known, new)}
+    rank._summary(done)
+    assert done["cards"]["A"] == {"known": side(0.3, 0.1), "new": side(0.2, None)}
+    assert done["summary"]["cards"] == 2  # C has no known side yet
+    assert done["summary"]["top_five_as_new"] == ["A", "B"]
+    assert rank._strength(done["cards"]["A"], "known") == 0.3
+    assert rank.spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert rank.spearman([1, 1, 2], [5, 5, 9]) == pytest.approx(1.0)  # ties share a rank
+    assert rank.spearman([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)

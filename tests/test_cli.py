@@ -206,10 +206,17 @@ def test_the_readme_main_job_runs_as_written() -> None:
     assert set(summary) >= {"wins", "wins_by_agent", "ties", "mean_turns", "turns"}
 
 
-def test_an_interrupted_simulation_still_reports_the_games_it_finished(tmp_path: Path) -> None:
-    """Ctrl-C once games are finishing (a game committed to the records: a row that is
-    there or not, never half there), not after a fixed sleep that a loaded machine's
-    imports can outlast."""
+@pytest.mark.parametrize(
+    ("stop", "backend"),
+    [("SIGINT", "serial"), ("SIGTERM", "serial"), ("SIGTERM", "process")],
+)
+def test_an_interrupted_simulation_still_reports_the_games_it_finished(
+    tmp_path: Path, stop: str, backend: str
+) -> None:
+    """Ctrl-C, or SIGTERM to the command alone (``kill``: its workers are its to stop),
+    once games are finishing (a game committed to the records: a row that is there or
+    not, never half there), not after a fixed sleep that a loaded machine's imports can
+    outlast."""
     import signal
     import sqlite3
     import subprocess
@@ -219,7 +226,8 @@ def test_an_interrupted_simulation_still_reports_the_games_it_finished(tmp_path:
     db = tmp_path / "war.sqlite"
     proc = subprocess.Popen(
         [sys.executable, "-m", "cardlang", "simulate", "games/war.rcy", "--games", "100000"]
-        + ["--quiet", "--json", "--backend", "serial", "--db", str(db)],
+        + ["--quiet", "--json", "--backend", backend, "--db", str(db)]
+        + (["--workers", "2"] if backend == "process" else []),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -235,9 +243,9 @@ def test_an_interrupted_simulation_still_reports_the_games_it_finished(tmp_path:
         except sqlite3.Error:  # not made yet, or being written: ask again
             pass
         time.sleep(0.1)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(getattr(signal, stop))
     out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130
+    assert proc.returncode == 130, err
     summary = json.loads(out)
     assert summary["interrupted"] and 0 < summary["games"] < summary["planned"]
     assert summary["completed"] + summary["failed"] + summary["cutoff"] == summary["games"]

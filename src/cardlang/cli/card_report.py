@@ -14,11 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from cardlang.cli.options import (
@@ -109,17 +105,16 @@ def cmd_card_report(args: argparse.Namespace) -> int:
         model = None
     if args.keep is not None:
         args.keep.mkdir(parents=True, exist_ok=True)
-    with terminated_as_interrupted():
-        report = report_cards(
-            args.file,
-            args.cards,
-            args.minutes,
-            args.seed,
-            args.engine,
-            progress=not args.quiet,
-            model=model,
-            keep=args.keep,
-        )
+    report = report_cards(
+        args.file,
+        args.cards,
+        args.minutes,
+        args.seed,
+        args.engine,
+        progress=not args.quiet,
+        model=model,
+        keep=args.keep,
+    )
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:
@@ -128,22 +123,3 @@ def cmd_card_report(args: argparse.Namespace) -> int:
         path = write_page(args.html, report, shipped_peers())
         print(f"wrote {path}", file=sys.stderr)
     return EXIT_OK
-
-
-@contextmanager
-def terminated_as_interrupted() -> Iterator[None]:
-    """SIGTERM (``kill``, a job's time limit) stops the report as Ctrl-C does: the way
-    out removes the temporary folder an adaptation trains in (without ``--keep``, a
-    killed report left it in the system's temporary folder)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield  # only the main thread may take a signal
-        return
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)

@@ -45,6 +45,7 @@ from cardlang.cli.options import (
     print_error,
     use_engine,
 )
+from cardlang.cli.signals import terminated_as_interrupted
 from cardlang.errors import AgentError, CardlangError, GameFileError, UsageError
 
 __all__ = ["COMMANDS", "build_parser", "main"]
@@ -119,7 +120,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.debug = debug  # a batch shows its agents' tracebacks with it
     try:
         use_engine(args)
-        return COMMANDS[args.command](args)
+        with terminated_as_interrupted():  # kill stops it as Ctrl-C does (cli/signals.py)
+            return COMMANDS[args.command](args)
     except GameFileError as err:
         print(err.render(), file=sys.stderr)
         return EXIT_ERROR

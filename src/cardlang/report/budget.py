@@ -30,8 +30,9 @@ DEFAULT_MINUTES = 15.0
 #: (2026-12), taken a little lower so that a slower machine still keeps to the budget.
 WORK_PER_CPU_SECOND = 3.0e7
 
-#: Each section's share of the budget.  "win_rate_added" (a neural agent with and
-#: without the card) is not measured yet: its share is kept for it, not spent.
+#: Each section's share of the budget: the card-plus-money bot's search and games, and
+#: "win_rate_added" (report/neural.py: a neural model adapted to the card, then playing
+#: itself with and without it), which takes most of it because it trains.
 SECTION_SHARES = {"card_plus_money": 0.12, "win_rate_added": 0.88}
 
 

@@ -81,6 +81,7 @@ CARD_BONUS = 2.0
 #: A model that buys the card in this share of its games as it meets it gets no bonus.
 BONUS_UNLESS_BOUGHT = 0.5
 BONUS_SHARE = 0.6
+MIN_BONUS_UPDATES = 100  # a shorter adaptation gets no bonus (adapt_bonus)
 EVAL_KINGDOMS = 8  # kingdoms the evaluations draw (other seeds than training's)
 COPIES_SHOWN = 5  # win share by copies owned: 0, 1, 2, 3, 4 or more
 
@@ -167,13 +168,21 @@ class NeuralResult:
 
     @property
     def headline(self) -> Play:
-        return self.adapted or self.met
+        """The play that makes the most of the card: the adapted model's, unless it adds
+        less than the model as met did.  A player can always leave a card alone, so what a
+        card adds to the best play we have is at least what it adds to either; an
+        adaptation that lowered it learnt to buy too many (a short run from a model that
+        misjudged the card), and the report's notes say so."""
+        if self.adapted is None or self.adapted.added.value < self.met.added.value:
+            return self.met
+        return self.adapted
 
     def to_json(self) -> dict[str, Any]:
         return {
             "model": self.model,
             "as_met": self.met.to_json(),
             "adapted": None if self.adapted is None else self.adapted.to_json(),
+            "headline": "adapted" if self.headline is self.adapted else "as_met",
             "adaptation": {
                 "updates": self.updates,
                 "cpu_seconds": round(self.adapt_cpu_seconds, 1),
@@ -239,7 +248,7 @@ def _neural_section(
         with tempfile.TemporaryDirectory(prefix="card-report-") as scratch:
             out = (work or Path(scratch)) / f"adapted-{card.lower()}"
             cpu0 = process_cpu_seconds()
-            _adapt(path, card, plan, seed, out, say, bonus=adapt_bonus(met))
+            _adapt(path, card, plan, seed, out, say, bonus=adapt_bonus(met, plan.updates))
             result.adapt_cpu_seconds = process_cpu_seconds() - cpu0
             say(f"{card}: the adapted model")
             adapted = load_model(out, games[0])
@@ -249,13 +258,18 @@ def _neural_section(
     return result
 
 
-def adapt_bonus(met: Play) -> float:
+def adapt_bonus(met: Play, updates: int) -> float:
     """The card bonus of the adaptation: it makes a model try a card it does not buy as
-    it meets it (the shipped general model reads a pile by name: a new card's name is
-    blank to it); a model that already buys the card (one that reads a pile by its card,
+    it meets it (a model that reads a pile by name sees a new card's name as blank).  A
+    model that already buys the card (one that reads a pile by its card,
     ``NameTable.pile_cards``) needs no push, and pushed it learnt to buy too many (six
-    Witches a game, 0.18 of win share lost, 2026-12-02)."""
-    return CARD_BONUS if met.bought.value < BONUS_UNLESS_BOUGHT else 0.0
+    Witches a game, 0.18 of win share lost, 2026-12-02).  Nor does a short adaptation
+    get one: the push falls over its first rounds, and under ``MIN_BONUS_UPDATES`` the
+    rest is too short to unlearn it (24 updates: seven Harbingers a game, 0.46 of win
+    share lost, and six Merchants, 0.36)."""
+    if updates < MIN_BONUS_UPDATES or met.bought.value >= BONUS_UNLESS_BOUGHT:
+        return 0.0
+    return CARD_BONUS
 
 
 def _adapt(
@@ -385,4 +399,11 @@ def _notes(card: str, result: NeuralResult) -> list[str]:
         )
     if result.adapted is None:
         notes.append("the budget left no time to adapt the model: the figures are as met")
+    elif result.headline is result.met:
+        notes.append(
+            f"the adapted model made less of {card} than the model as met "
+            f"({result.adapted.added.value:+.3f} against {result.met.added.value:+.3f}; it "
+            f"bought {result.adapted.copies.value:.1f} copies a game): the headline is the "
+            "model as met, and a larger --minutes gives the adaptation longer"
+        )
     return notes
