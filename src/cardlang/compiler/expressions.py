@@ -23,12 +23,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from cardlang.engine.frames import F_PLAYER
+from cardlang.engine.owners import GAME_OWNER
 from cardlang.engine.runtime import (
     RUNTIME,
     Fn,
     _location_name,
 )
-from cardlang.engine.state import GAME_OWNER
 from cardlang.errors import RuleError
 from cardlang.language import ast
 from cardlang.language import types as T

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from cardlang.engine.control import Option
-from cardlang.engine.state import GAME_OWNER, describe_owner, owner_words
+from cardlang.engine.owners import GAME_OWNER, describe_owner, owner_words
 from cardlang.errors import SourceFile
 from cardlang.language import ast
 from cardlang.language import types as T

@@ -42,7 +42,8 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 # the state's protocol has a module of its own: modules the game imports (labels) read
 # states, and this one names the game
-from cardlang.engine.state_protocol import EngineState, ZoneKey
+from cardlang.engine.owners import ZoneKey
+from cardlang.engine.state_protocol import EngineState
 
 if TYPE_CHECKING:
     from cardlang.engine.engines import EngineTraits

@@ -42,40 +42,10 @@ from cardlang.engine.frames import F_CUR, F_NODE, F_PLAYER, F_QUEUED, F_TEAM
 from cardlang.engine.work import WorkBudget
 from cardlang.errors import RuleError
 
-GAME_OWNER = -1
 MASK64 = (1 << 64) - 1
 
 # Game status.
 RUNNING, COMPLETED, FAILED, CUTOFF = "running", "completed", "failed", "cutoff"
-
-
-def team_owner(team: int) -> int:
-    """The owner number of team ``team``: the one encoding of owners, -1 the game, a seat
-    its number, ``-2 - t`` team t (so -2 is team 0)."""
-    return -2 - team
-
-
-def owner_team(owner: int) -> int:
-    """The team a team owner number (``team_owner``) stands for."""
-    return -2 - owner
-
-
-def describe_owner(owner: int) -> str:
-    """An owner in the compact form of keys and engine texts: "game", "P1", "team0"."""
-    if owner == GAME_OWNER:
-        return "game"
-    if owner >= 0:
-        return f"P{owner}"
-    return f"team{owner_team(owner)}"
-
-
-def owner_words(owner: int, seat: int | None = None) -> str:
-    """An owner as people read it: "you" (``seat``'s own), "P1", "team 0", "game"."""
-    if owner == seat:
-        return "you"
-    if owner == GAME_OWNER:
-        return "game"
-    return f"P{owner}" if owner >= 0 else f"team {owner_team(owner)}"
 
 
 class Gamestate:

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from cardlang.engine.owners import ZoneKey
+
 if TYPE_CHECKING:
     from cardlang.engine.engines import EngineTraits
 
-__all__ = ["EngineState", "ZoneKey"]
-
-ZoneKey = tuple[int, str, str]  # (owner, kind, name): owner -1 the game, a seat, -2 - team
+__all__ = ["EngineState"]
 
 
 @runtime_checkable

@@ -51,7 +51,7 @@ import numpy as np
 
 from cardlang.compiler.load import load_game
 from cardlang.engine.gamemaster import GameResult, Limits
-from cardlang.engine.state import owner_words
+from cardlang.engine.owners import owner_words
 from cardlang.errors import UsageError
 from cardlang.information.encode import Encoder
 from cardlang.information.views import PlayerView, view_of

@@ -114,7 +114,6 @@ if TYPE_CHECKING:
 
 __all__ = ["HOLD", "VectorEnv", "game_seed", "random_actions"]
 
-ZoneKey = tuple[int, str, str]
 REWARDS = ("outcome", "score")
 #: The most decisions a native opponent stretch may take (the game's limits end it first).
 _NO_LIMIT = 2**62

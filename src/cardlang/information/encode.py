@@ -52,8 +52,8 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from cardlang.engine.engines import NATIVE
+from cardlang.engine.owners import GAME_OWNER, ZoneKey, team_owner
 from cardlang.engine.protocol import Engine
-from cardlang.engine.state import GAME_OWNER, team_owner
 from cardlang.information.views import PlayerView
 from cardlang.information.visibility import OPEN_KINDS, OWNER_KIND, owner_of_relative
 from cardlang.information.vocabulary import Vocabulary
@@ -68,8 +68,6 @@ if TYPE_CHECKING:
 
 #: Games whose setup is run to find indexed locations and storages with computed names.
 SETUP_RUNS = 4
-
-ZoneKey = tuple[int, str, str]
 
 
 @dataclass(frozen=True)

@@ -50,11 +50,12 @@ from cardlang.engine.frames import (
     LOOP,
     SECRET,
 )
+from cardlang.engine.owners import ZoneKey
 from cardlang.engine.picks import blank_picks, hide_picks, pick_option_count, set_pick
 from cardlang.engine.protocol import EngineState
 from cardlang.engine.state import MASK64, Gamestate
 from cardlang.errors import UsageError
-from cardlang.information.visibility import ZoneKey, can_see
+from cardlang.information.visibility import can_see
 from cardlang.language import types as T
 
 if TYPE_CHECKING:

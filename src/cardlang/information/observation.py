@@ -38,7 +38,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from cardlang.engine.state import GAME_OWNER, describe_owner
+from cardlang.engine.owners import GAME_OWNER, describe_owner
 from cardlang.language.kinds import card_type
 
 #: The kinds of state key ``cardlang solve`` offers.

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast, runtime_checkabl
 
 from cardlang.engine.gamemaster import Limits
 from cardlang.engine.lazy_options import is_lazy
+from cardlang.engine.owners import ZoneKey, describe_owner
 from cardlang.engine.protocol import Engine, EngineState
-from cardlang.engine.state import describe_owner
 from cardlang.errors import UsageError
 from cardlang.information.knowledge import SeatKnowledge, Skeleton, seat_knowledge
 from cardlang.information.visibility import OPEN_KINDS, OWNER_KIND, can_see, seer
@@ -36,7 +36,6 @@ from cardlang.language.kinds import card_type
 if TYPE_CHECKING:
     from cardlang.engine.game import Game
 
-ZoneKey = tuple[int, str, str]
 Attributes = Mapping[str, Any]
 
 if TYPE_CHECKING:

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from cardlang.engine.state import GAME_OWNER, owner_team, team_owner
-
-ZoneKey = tuple[int, str, str]
+from cardlang.engine.owners import GAME_OWNER, ZoneKey, owner_team, team_owner
 
 #: Location kinds every seat sees.
 OPEN_KINDS = ("vloc", "mem")

@@ -57,8 +57,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from cardlang.engine.owners import GAME_OWNER
 from cardlang.engine.protocol import EngineState
-from cardlang.engine.state import GAME_OWNER
 from cardlang.information.visibility import OPEN_KINDS, OWNER_KIND, can_see, relative_owner
 from cardlang.language import ast
 from cardlang.language import types as T

@@ -26,14 +26,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from cardlang.engine.labels import card_title
-from cardlang.engine.state import owner_words
+from cardlang.engine.owners import GAME_OWNER, owner_words
 from cardlang.language.checked_game import Presentation
 from cardlang.language.label_text import fill_attributes, labels_text
 from cardlang.runs.story import PLAY_PLACES
 
 #: A zone with more cards than this is shown as counts per kind.
 LISTED_CARDS = 10
-GAME_OWNER = -1
 
 
 @dataclass(frozen=True)

@@ -28,14 +28,13 @@ from cardlang.engine.frames import F_PLAYER
 from cardlang.engine.game import Game
 from cardlang.engine.gamemaster import Gamemaster, GameResult, Limits
 from cardlang.engine.labels import SeesCard, card_title, words
+from cardlang.engine.owners import GAME_OWNER, ZoneKey, owner_words
 from cardlang.engine.protocol import Engine, EngineState
-from cardlang.engine.state import GAME_OWNER, Gamestate, owner_words
+from cardlang.engine.state import Gamestate
 from cardlang.information.visibility import can_see, seer
 from cardlang.language import types as T
 from cardlang.runs.ending import Ending, ending_of, score_lines
 from cardlang.runs.transcript import render_result
-
-ZoneKey = tuple[int, str, str]
 
 #: The names of the places a player plays cards to (a trick, cards in play): a move there
 #: is "plays", and a table shows them in the middle, the seats around it.

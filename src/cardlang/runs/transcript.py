@@ -12,8 +12,9 @@ from typing import Any
 from cardlang.engine.game import Game
 from cardlang.engine.gamemaster import GameResult
 from cardlang.engine.labels import card_label, location_label
+from cardlang.engine.owners import describe_owner
 from cardlang.engine.protocol import EngineState
-from cardlang.engine.state import FAILED, describe_owner
+from cardlang.engine.state import FAILED
 
 
 def render_transcript(
