@@ -8,7 +8,8 @@ cardlang`` runs) parses the command line and dispatches to one module per comman
 limits, the engine, the backend, exit codes, error lines) are in ``options``;
 ``records`` says where a user's records go by default (the one module that reads
 ``CARDLANG_HOME``); ``names`` names agents in the tables, short and distinct at 80
-columns.  Errors are printed as messages, never tracebacks (unless ``--debug``).
+columns; ``signals`` makes SIGTERM stop a command as Ctrl-C does.  Errors are printed
+as messages, never tracebacks (unless ``--debug``).
 
 May import: anything in cardlang.  Nothing imports it.
 """

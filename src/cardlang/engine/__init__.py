@@ -1,7 +1,8 @@
 """The engine: a compiled ``Game`` played on ``Gamestate`` values by the ``Gamemaster``.
 
-Holds the state (``state``: plain data, cheap to clone; ``frames``: the named fields of the
-control stack's frames; ``picks``: the secret picks of a running ``(simultaneous ...)``
+Holds the state (``state``: plain data, cheap to clone; ``owners``: the owners and zone
+keys every engine and layer shares; ``frames``: the named fields of the control stack's
+frames; ``picks``: the secret picks of a running ``(simultaneous ...)``
 block), the control nodes the compiler builds (``control``), the run-time library
 generated code calls (``runtime``, with ``collections`` and ``points``; ``work``: the
 budget it charges between two decisions), the compiled rules (``game``), the rule
