@@ -415,8 +415,8 @@ def test_the_tables_words_are_the_games() -> None:
     render_piles([full, gold], seen)
     empty = Zone("game", "Supply", 0, (), 1, "-1:vloc:SUPPLY#1")
     assert render_piles([empty, gold], seen) == ["  Supply: Province 0, Gold 30"]
-    seen.compact = True  # after the first table: the piles that changed
-    assert render_piles([empty, gold], seen) == [
+    # after the first table: the piles that changed
+    assert render_piles([empty, gold], seen, compact=True) == [
         "  Supply: Province 0 (the rest as dealt; t shows all)"
     ]
     assert "Coins" in render_table(dominion)

@@ -208,6 +208,11 @@ class NeuralModel:
     # ------------------------------------------------------------ files
     def payload(self) -> dict[str, Any]:
         state = {k: v.detach().cpu() for k, v in self.net.state_dict().items()}
+        # how the model reads a pile is its table's: the info only carries it to the
+        # next load (so a run that replaced the info, --init, need not copy it over)
+        info = {k: v for k, v in self.info.items() if k != PILE_CARDS}
+        if self.table.pile_cards:
+            info[PILE_CARDS] = True
         return {
             "format": FORMAT,
             "config": self.config.to_dict(),
@@ -215,7 +220,7 @@ class NeuralModel:
             "names": list(self.table.names),
             "state_dict": state,
             "weights_sha256": weights_checksum(state),
-            "info": self.info,
+            "info": info,
         }
 
     def save(self, path: str | Path, extra: Mapping[str, Any] | None = None) -> None:

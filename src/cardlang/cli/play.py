@@ -128,7 +128,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         front.say("\nyou left the game; nothing was recorded")
         return EXIT_INTERRUPTED
     final = table_of(seat_view(session.st, args.seat, game), ())
-    front.piles.compact = False  # the whole Supply at the end
+    # the whole Supply at the end
     front.say(render_table(final, "--- the table at the end ---", front.piles, front.symbols))
     front.say(render_result(result, ending_of(session.master, session.st, game), args.seat))
     if args.db is not None:

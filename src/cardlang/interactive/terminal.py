@@ -116,8 +116,8 @@ class TerminalFront:
     def _table(self, table: Table, whole: bool = False) -> str:
         """The table; after the first, the Supply by the piles that changed (``whole``:
         every pile, as ``t`` asks)."""
-        self.piles.compact = not whole and bool(self.piles.first)
-        return render_table(table, piles=self.piles, symbols=self.symbols)
+        compact = not whole and bool(self.piles.first)
+        return render_table(table, piles=self.piles, symbols=self.symbols, compact=compact)
 
     def _queued_choice(self, table: Table, order: list[int], shown: tuple[str, ...]) -> int | None:
         """The next answer given ahead, if this decision is of the kind it was given
@@ -255,20 +255,21 @@ def columns(items: list[str], indent: int = 4) -> list[str]:
 @dataclass
 class PileMemory:
     """What a terminal remembers of the piles it showed: each pile's card (an emptied
-    pile is still named) and its first size; ``compact``: list only the piles whose size
-    has changed since (the whole Supply on the first table and on ``t``)."""
+    pile is still named) and its first size."""
 
     cards: dict[str, str] = field(default_factory=dict)
     first: dict[str, int] = field(default_factory=dict)
-    compact: bool = False
 
 
-def render_piles(piles: list[Zone], seen: PileMemory | None = None) -> list[str]:
+def render_piles(
+    piles: list[Zone], seen: PileMemory | None = None, compact: bool = False
+) -> list[str]:
     """Indexed locations of one name (a Supply): each pile by its card and size, in
     columns under the name ("Supply:" then "Copper 46   Silver 40 ..."); an empty pile
-    by the card it held when last seen ("Province 0"); in ``seen.compact`` mode only the
-    piles that changed, on one line ("Supply: Silver 38, Copper 45 (the rest as dealt;
-    t shows all)")."""
+    by the card it held when last seen ("Province 0"); ``compact``: only the piles whose
+    size changed since ``seen`` first saw them, on one line ("Supply: Silver 38, Copper
+    45 (the rest as dealt; t shows all)"), as a terminal shows every table after its
+    first."""
     owner = _owner(piles[0])
     seen = PileMemory() if seen is None else seen
     shown, changed = [], []
@@ -285,7 +286,7 @@ def render_piles(piles: list[Zone], seen: PileMemory | None = None) -> list[str]
         shown.append(text)
         if pile.size != first:
             changed.append(text)
-    if seen.compact:
+    if compact:
         said = ", ".join(changed) + " (the rest as dealt" if changed else "as dealt ("
         return wrap_items(f"  {owner}{piles[0].name}: ", [f"{said}; t shows all)"])
     line = f"  {owner}{piles[0].name}: {', '.join(shown)}"
@@ -295,7 +296,10 @@ def render_piles(piles: list[Zone], seen: PileMemory | None = None) -> list[str]
 
 
 def render_zones(
-    zones: tuple[Zone, ...], seen: PileMemory | None = None, symbols: bool = False
+    zones: tuple[Zone, ...],
+    seen: PileMemory | None = None,
+    symbols: bool = False,
+    compact: bool = False,
 ) -> list[str]:
     """Each zone on its line, an empty one left out (the hand excepted: "Passing:
     (empty)" all hand long says nothing); a run of indexed locations of one name on one
@@ -306,7 +310,7 @@ def render_zones(
         if piles and (
             zone.index is None or (zone.owner, zone.name) != (piles[0].owner, piles[0].name)
         ):
-            lines += render_piles(piles, seen)
+            lines += render_piles(piles, seen, compact)
             piles = []
         if zone.index is None and not _first_of_piles(zone, zones):
             if zone.size or zone.name == "Hand":
@@ -314,7 +318,7 @@ def render_zones(
         else:
             piles.append(zone)
     if piles:
-        lines += render_piles(piles, seen)
+        lines += render_piles(piles, seen, compact)
     return lines
 
 
@@ -329,10 +333,12 @@ def render_table(
     head: str | None = None,
     piles: PileMemory | None = None,
     symbols: bool = False,
+    compact: bool = False,
 ) -> str:
     """The table as text, under ``head`` (default: the turn and the seat); ``piles``:
     each pile's card as last seen, to name a pile once it is empty (kept up to date);
-    ``symbols``: standard cards by rank and suit symbol ("K♣")."""
+    ``symbols``: standard cards by rank and suit symbol ("K♣"); ``compact``: a Supply
+    by the piles that changed (``render_piles``)."""
     # turns counted per player: "round 8" where every seat has had about 8 turns
     rounds = table.turn // max(table.players, 1) + 1
     when = table.round_text or f"round {rounds}"  # the game's count where it gives one
@@ -340,16 +346,16 @@ def render_table(
     lines = [head, *render_middle(table, symbols)]
     if table.yours:
         lines.append("yours:")
-        lines += render_zones(table.yours, piles, symbols)
+        lines += render_zones(table.yours, piles, symbols, compact)
     shown = [
         z for z in table.open if z.size or z.index is not None or _first_of_piles(z, table.open)
     ]
     if shown and all(z.index is not None or _first_of_piles(z, table.open) for z in shown):
         # only piles (a Supply): their own line, not under a heading
-        lines += [line[2:] for line in render_zones(table.open, piles, symbols)]
+        lines += [line[2:] for line in render_zones(table.open, piles, symbols, compact)]
     elif table.open:
         lines.append("on the table:")
-        lines += render_zones(table.open, piles, symbols)
+        lines += render_zones(table.open, piles, symbols, compact)
     if table.hidden:  # "face down: Deck 5, P1 Hand 5", wrapped between zones
         lines += wrap_items("face down: ", [f"{_owner(z)}{z.name} {z.size}" for z in table.hidden])
     lines += _counters(table)

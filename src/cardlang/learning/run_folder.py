@@ -117,8 +117,6 @@ class RunFolder:
         zeroed = model.forget_untrained()
         trained = model.info.get(TRAINED_NAMES)
         model.info = {**self._solo_info(), "init": {"model": str(path), "info": dict(model.info)}}
-        if model.table.pile_cards:  # how it reads piles stays as it learnt
-            model.info[PILE_CARDS] = True
         if trained is not None:  # what it learnt stays learnt
             model.info[TRAINED_NAMES] = trained
         if zeroed:
