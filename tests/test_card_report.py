@@ -489,8 +489,8 @@ def test_the_rank_benchmark_joins_two_runs_sides_and_ranks_complete_cards() -> N
     rank = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(rank)
 
-    def side(met: float, adapted: float | None) -> dict:  # type: ignore[type-arg]
-        play = lambda v: {"win_rate_added": {"value": v}}  # noqa: E731
+    def side(met: float, adapted: float | None, bought: float = 0.5) -> dict:  # type: ignore[type-arg]
+        play = lambda v: {"win_rate_added": {"value": v}, "buy_rate": {"value": bought}}  # noqa: E731
         return {"as_met": play(met), "adapted": None if adapted is None else play(adapted)}
 
     known = {"A": {"known": side(0.3, 0.1)}, "B": {"known": side(0.0, 0.05)}}
@@ -501,6 +501,8 @@ def test_the_rank_benchmark_joins_two_runs_sides_and_ranks_complete_cards() -> N
     assert done["summary"]["cards"] == 2  # C has no known side yet
     assert done["summary"]["top_five_as_new"] == ["A", "B"]
     assert rank._strength(done["cards"]["A"], "known") == 0.3
+    # never bought: the figure is chance, and counts as nothing
+    assert rank._strength({"new": side(-0.012, 0.008, bought=0.0)}, "new") == 0.0
     assert rank.spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
     assert rank.spearman([1, 1, 2], [5, 5, 9]) == pytest.approx(1.0)  # ties share a rank
     assert rank.spearman([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)

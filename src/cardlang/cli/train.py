@@ -36,6 +36,7 @@ from cardlang.language.params import parse_param_args, parse_param_draws
 
 
 def add_parser(sub: SubParsers) -> None:
+    """The train command's options, in the groups ``--help`` shows them in."""
     p = sub.add_parser(
         "train",
         help="train a neural agent: PPO over lockstep games, or self-play with search "
@@ -100,6 +101,19 @@ def add_parser(sub: SubParsers) -> None:
     )
     engine_option(p)
     seed_option(p)
+    _length_options(p)
+    _ppo_options(p)
+    _experimental_options(p)
+    _search_options(p)
+    _learning_options(p)
+    _network_options(p)
+    _evaluation_options(p)
+    backend_options(p)
+    record_given(p)  # a resumed run refuses changed settings (run_folder.py)
+
+
+def _length_options(p: argparse.ArgumentParser) -> None:
+    """How long a run goes: rounds, a time limit, a CPU budget."""
     g = p.add_argument_group("length")
     g.add_argument(
         "--rounds",
@@ -122,6 +136,10 @@ def add_parser(sub: SubParsers) -> None:
         help="a budget of CPU time (every process of the run, all sessions): no round "
         "starts that the last round's CPU time says would pass it (none by default)",
     )
+
+
+def _ppo_options(p: argparse.ArgumentParser) -> None:
+    """PPO's settings (--algorithm ppo): lanes, updates, the opponent pool, the loss."""
     g = p.add_argument_group("PPO (--algorithm ppo)")
     g.add_argument(
         "--checkpoint-every",
@@ -223,6 +241,25 @@ def add_parser(sub: SubParsers) -> None:
         "--backend process, else 1)",
     )
     g.add_argument(
+        "--name-dropout",
+        type=chance,
+        default=0.0,
+        metavar="P",
+        help="each game reads each card kind without its name with chance P (0..1): the "
+        "network learns a card by what it does (its components and effects), and so "
+        "reads a card it has never met (0: off; 0.3 for models meant for new cards)",
+    )
+
+
+def _experimental_options(p: argparse.ArgumentParser) -> None:
+    """PPO's remedies for games whose self-play circles (poker), tried on Leduc and used
+    by no shipped model (models/leduc ran --average beside it, but ships the current
+    policy; benchmarks/results/leduc-research-log.md)."""
+    g = p.add_argument_group(
+        "PPO, experimental (no shipped model depends on them; the Leduc research log "
+        "in benchmarks/results/ says what each measured)"
+    )
+    g.add_argument(
         "--magnet",
         type=non_negative,
         default=0.0,
@@ -275,15 +312,10 @@ def add_parser(sub: SubParsers) -> None:
         "rollouts play on them (costs a game's rest per move; self and in-engine agent "
         "lanes, not past or average; 0: none)",
     )
-    g.add_argument(
-        "--name-dropout",
-        type=chance,
-        default=0.0,
-        metavar="P",
-        help="each game reads each card kind without its name with chance P (0..1): the "
-        "network learns a card by what it does (its components and effects), and so "
-        "reads a card it has never met (0: off; 0.3 for models meant for new cards)",
-    )
+
+
+def _search_options(p: argparse.ArgumentParser) -> None:
+    """Self-play with search's settings (--algorithm search)."""
     g = p.add_argument_group("self-play with search (--algorithm search)")
     g.add_argument("--games", type=positive, default=16, help="self-play games per round (16)")
     g.add_argument(
@@ -331,6 +363,10 @@ def add_parser(sub: SubParsers) -> None:
     g.add_argument(
         "--solo-cap", type=positive, default=100, help="solo games: the length valued -1 (100)"
     )
+
+
+def _learning_options(p: argparse.ArgumentParser) -> None:
+    """What both algorithms learn with: the optimiser, the batches, a start."""
     g = p.add_argument_group("learning")
     g.add_argument(
         "--steps", type=positive, default=50, help="search: gradient steps per round (50)"
@@ -368,6 +404,10 @@ def add_parser(sub: SubParsers) -> None:
         metavar="MODEL",
         help="start from a trained model of this game file (its weights, names and sizes)",
     )
+
+
+def _network_options(p: argparse.ArgumentParser) -> None:
+    """The network's shape and device."""
     g = p.add_argument_group("network")
     g.add_argument(
         "--body",
@@ -387,6 +427,10 @@ def add_parser(sub: SubParsers) -> None:
         default="auto",
         help="auto (a GPU when present), cpu, cuda, cuda:N or mps: one this machine has",
     )
+
+
+def _evaluation_options(p: argparse.ArgumentParser) -> None:
+    """Evaluation against named agents between rounds."""
     g = p.add_argument_group("evaluation")
     g.add_argument(
         "--evaluate-every", type=whole, default=5, help="rounds between evaluations (5; 0: never)"
@@ -398,8 +442,6 @@ def add_parser(sub: SubParsers) -> None:
     g.add_argument(
         "--eval-iterations", type=whole, default=0, help="the model's search when evaluated (0)"
     )
-    backend_options(p)
-    record_given(p)  # a resumed run refuses changed settings (run_folder.py)
 
 
 #: Bounds of what training allocates up front: games stepped in lockstep, and steps or
