@@ -495,6 +495,11 @@ class NativeState:
             self.raw.status,
         )
 
+    def pick_count(self) -> int:
+        """How many picks of the running ``(simultaneous ...)`` block wait to be revealed
+        (the program keeps them in its tables)."""
+        return len(tuple(self.master.program.picks(self.raw)))
+
     def clone(self) -> NativeState:
         c = NativeState(self.raw.clone(), self.master, self.seed)
         if self._log is not None:

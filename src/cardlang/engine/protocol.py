@@ -30,8 +30,9 @@ A state (``EngineState``) is plain data that any layer may read but only its eng
 writes: where the flow is (``status``, ``mover``, ``decisions``, ``turns``), the events
 so far (``log``, kept when the game was made with ``record=True``), the board (``zones``:
 location key -> card ids, bottom first; ``card_zone``; ``cards``: each card's
-attributes; ``ints`` and ``strs``: storages), and ``clone()``, an independent copy in
-time linear in its size.  Limits: a game that runs past ``Limits.max_decisions`` or
+attributes; ``ints`` and ``strs``: storages), ``pick_count()`` (the secret picks of a
+``(simultaneous ...)`` block still to be revealed), and ``clone()``, an independent copy
+in time linear in its size.  Limits: a game that runs past ``Limits.max_decisions`` or
 ``max_steps`` ends as a cut-off, never with a result.
 """
 

@@ -38,7 +38,16 @@ from types import MappingProxyType
 from typing import Any
 
 from cardlang.engine.engines import PYTHON
-from cardlang.engine.frames import F_CUR, F_NODE, F_PLAYER, F_QUEUED, F_TEAM
+from cardlang.engine.frames import (
+    F_CUR,
+    F_KIND,
+    F_NODE,
+    F_PICKS,
+    F_PLAYER,
+    F_QUEUED,
+    F_TEAM,
+    SECRET,
+)
 from cardlang.engine.work import WorkBudget
 from cardlang.errors import RuleError
 
@@ -177,6 +186,14 @@ class Gamestate:
         self.indexed = {}
         self.tracker = None
         self.attached = None
+
+    def pick_count(self) -> int:
+        """How many picks of the running ``(simultaneous ...)`` block wait to be revealed
+        (none outside one; engine/picks.py keeps them in the block's SECRET frame)."""
+        for frame in reversed(self.stack):
+            if frame[F_KIND] == SECRET:
+                return len(frame[F_PICKS])
+        return 0
 
     def clone(self) -> Gamestate:
         """An independent copy: later changes to either never show in the other."""

@@ -19,8 +19,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from cardlang.agents.specs import short_name
-from cardlang.engine.engines import NATIVE
-from cardlang.engine.picks import picks_of
 from cardlang.information.visibility import seer
 from cardlang.runs.story import named_cards, seen_before_or_after, tell_events
 
@@ -41,18 +39,6 @@ class Line:
     text: str  # "You: Pass the 7 of Hearts", "P1 · Random: Play the Queen of Spades"
     hidden: bool  # the move was told without its label
     then: tuple[str, ...] = ()  # what the move set off: "P1 takes the Queen of Clubs ..."
-
-
-def unrevealed_picks(st: Any) -> bool:
-    """Whether a ``(simultaneous ...)`` block holds picks not revealed yet."""
-    return pick_count(st) > 0
-
-
-def pick_count(st: Any) -> int:
-    """How many picks of a ``(simultaneous ...)`` block wait to be revealed."""
-    if st.traits is NATIVE:  # the native engine keeps them in its program's tables
-        return len(tuple(st.master.program.picks(st.raw)))
-    return len(picks_of(st))
 
 
 class Teller:
@@ -91,12 +77,12 @@ class Teller:
         move, self._pending = self._pending, None
         if move is None:
             return {}
-        secret = unrevealed_picks(st)
+        secret = st.pick_count() > 0  # a (simultaneous ...) block's picks not revealed
         events = (st.log or [])[move.log_at :]
         revealed = sum(1 for e in events if e[0] == "reveal")
         # a secret pick waits for the others (one more unrevealed) or, the last of its
         # block, sets off the reveal: its label is told with the reveal
-        if pick_count(st) > pick_count(move.before) or revealed:
+        if st.pick_count() > move.before.pick_count() or revealed:
             self._picks.append(move.label)
         reveals, self._picks = self._picks[:revealed], self._picks[revealed:]
         worth = self._worth(move.before, st)
