@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from cardlang.agents.base import AgentError, capabilities_of, native_twin
 
-from cardlang.engine.protocol import Engine, EngineState
+from cardlang.engine.protocol import Engine, EngineState, agents_inside
 from cardlang.information import vocabulary
 from cardlang.information.views import consult
 
@@ -56,10 +56,11 @@ def play_out(
     limit = st.decisions + cap if cap is not None else None
     clock = time.perf_counter
     native = _native_seats(master, agents) if observer is None else None
+    inside = agents_inside(master, "no twins") if native is not None else None
     while not st.is_over and (limit is None or st.decisions < limit):
-        if native is not None and native[st.mover] is not None:
+        if inside is not None and native is not None and native[st.mover] is not None:
             # the engine plays on until a Python agent's turn (or the end, or the cap)
-            master.play_native(st, native, _NO_LIMIT if limit is None else limit)  # type: ignore[attr-defined]
+            inside.play_native(st, native, _NO_LIMIT if limit is None else limit)
             continue
         options = legal_options(st)
         mover = st.mover

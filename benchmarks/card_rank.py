@@ -42,6 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
 GAME = str(ROOT / "games" / "dominion.rcy")
+PEERS = ROOT / "src" / "cardlang" / "report" / "peers.json"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -174,6 +175,13 @@ def _summary(done: dict) -> None:
     top = sorted(cards, key=lambda c: -_strength(done["cards"][c], "new"))[:5]
     rho = spearman(new, known) if len(cards) > 2 else float("nan")
     done["summary"] = {"cards": len(cards), "spearman": rho, "top_five_as_new": top}
+    # an outside reference: each card's card-plus-money bot against bmu (the shipped
+    # peers table, report/peers.json), which ranks by what Big Money makes of a card
+    money = {e["card"]: e["share"] for e in json.loads(PEERS.read_text())["cards"]}
+    if len(cards) > 2 and all(c in money for c in cards):
+        by_money = [money[c] for c in cards]
+        done["summary"]["spearman_new_with_card_plus_money"] = spearman(new, by_money)
+        done["summary"]["spearman_known_with_card_plus_money"] = spearman(known, by_money)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from cardlang.agents.loop import play_out
 from cardlang.agents.registry import make_agent
 
 from cardlang.engine.lazy_options import LazyOptions
-from cardlang.engine.protocol import Engine, EngineState
+from cardlang.engine.protocol import Engine, EngineState, agents_inside
 from cardlang.engine.state import MASK64, RUNNING, splitmix64
 from cardlang.errors import UsageError
 from cardlang.information.visibility import can_see
@@ -50,8 +50,9 @@ class RandomRollout:
 
     def play(self, master: Engine, st: EngineState, cap: int) -> None:
         if master.traits.agents_inside:  # the native engine plays it inside, draw for draw
-            twin = master.random_agent(self.state)  # type: ignore[attr-defined]
-            master.play_native(st, [twin] * st.nplayers, st.decisions + cap)  # type: ignore[attr-defined]
+            inside = agents_inside(master, "no twins")  # its traits said so
+            twin = inside.random_agent(self.state)
+            inside.play_native(st, [twin] * st.nplayers, st.decisions + cap)
             self.state = twin.state
             return
         legal, apply = master.legal_options, master.apply

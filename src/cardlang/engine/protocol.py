@@ -39,19 +39,28 @@ in time linear in its size.  Limits: a game that runs past ``Limits.max_decision
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 # the state's protocol has a module of its own: modules the game imports (labels) read
 # states, and this one names the game
 from cardlang.engine.owners import ZoneKey
 from cardlang.engine.state_protocol import EngineState
+from cardlang.errors import UsageError
 
 if TYPE_CHECKING:
     from cardlang.engine.engines import EngineTraits
     from cardlang.engine.game import Game
     from cardlang.engine.gamemaster import GameResult, Limits
 
-__all__ = ["Engine", "EngineState", "ZoneKey"]
+__all__ = [
+    "AgentsInsideEngine",
+    "BatchEngine",
+    "Engine",
+    "EngineState",
+    "ZoneKey",
+    "agents_inside",
+    "batch_engine",
+]
 
 
 @runtime_checkable
@@ -77,3 +86,48 @@ class Engine(Protocol):
     def ending_values(self, st: Any) -> list[tuple[int, ...]]: ...
 
     def ranking_keys(self, keys: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]: ...
+
+
+@runtime_checkable
+class AgentsInsideEngine(Engine, Protocol):
+    """An engine that plays agents' twins inside it (``traits.agents_inside``: the native
+    engine), whole stretches of a game without coming back to Python."""
+
+    def play_native(self, st: Any, seats: Sequence[Any], limit: int) -> int:
+        """Play on while the mover's seat has a twin (None: a Python agent's turn), up to
+        ``limit`` decisions in all; the decisions taken."""
+        ...
+
+    def random_agent(self, seed: int) -> Any:
+        """The random agent's twin, drawing from ``seed``'s stream."""
+        ...
+
+
+def agents_inside(master: Engine, why: str) -> AgentsInsideEngine:
+    """``master`` as an ``AgentsInsideEngine``, where its traits say it is one; else a
+    usage error that says ``why`` the caller needs one."""
+    if not master.traits.agents_inside:
+        raise UsageError(why)
+    return cast(AgentsInsideEngine, master)
+
+
+@runtime_checkable
+class BatchEngine(AgentsInsideEngine, Protocol):
+    """An engine that plays whole batches of games in one call (``traits.batch_stepping``:
+    the native engine), its seats' agents inside it (agents/base.py ``native_twin``)."""
+
+    def play_batch(
+        self,
+        seeds: Sequence[int],
+        seat_sets: Sequence[Sequence[Any]],
+        which: Sequence[int],
+        tally: bool = False,
+    ) -> list[GameResult | None]: ...
+
+
+def batch_engine(master: Engine, why: str) -> BatchEngine:
+    """``master`` as a ``BatchEngine``, where its traits say it is one; else a usage
+    error that says ``why`` the caller needs one (asked, not probed: engines.py)."""
+    if not master.traits.batch_stepping:
+        raise UsageError(why)
+    return cast(BatchEngine, master)

@@ -4,7 +4,7 @@ A ``Table`` is a Dominion file compiled with one kingdom (``--param kingdom=...`
 its native master.  ``play_match`` plays a bot against another on it: each seed twice,
 the seats swapped, so that neither bot profits from sitting first and the two games of a
 seed share their shuffles (a paired comparison: candidates of the tuning search meet the
-same deals).  The games run whole inside the engine (``NativeMaster.play_batch``: the
+same deals).  The games run whole inside the engine (``BatchEngine.play_batch``: the
 fastest way this project plays bot games, about 9,000 two-player games per CPU-second;
 no Python between moves or games), in chunks, so that a progress bar moves.
 ``count_copies`` plays them one by one instead (``play_native``, as fast), reading after
@@ -28,8 +28,8 @@ import numpy as np
 from cardlang.agents.scripted.dominion import DominionBot
 from cardlang.compiler.load import load_game
 from cardlang.engine.gamemaster import GameResult
-from cardlang.engine.native import NativeMaster
-from cardlang.errors import CardlangError, UsageError
+from cardlang.engine.protocol import BatchEngine, batch_engine
+from cardlang.errors import CardlangError
 
 __all__ = ["Table", "Tally", "play_match", "seeds_for"]
 
@@ -42,18 +42,17 @@ class Table:
     """A game file with one kingdom, ready to play bots inside the native engine."""
 
     kingdom: tuple[str, ...]
-    master: NativeMaster
+    master: BatchEngine
 
     @classmethod
     def load(cls, text: str, name: str, kingdom: Sequence[str], engine: str | None) -> Table:
         game = load_game(text=text, name=name, params={"KINGDOM": ",".join(kingdom)}, engine=engine)
-        master = game.master()
-        if not master.traits.batch_stepping:
-            raise UsageError(
-                "card-report plays its games inside the native engine, with the bots "
-                "inside it: run it with --engine native and without CARDLANG_NATIVE_AGENTS=0"
-            )
-        return cls(tuple(kingdom), cast(NativeMaster, master))
+        master = batch_engine(
+            game.master(),
+            "card-report plays its games inside the native engine, with the bots "
+            "inside it: run it with --engine native and without CARDLANG_NATIVE_AGENTS=0",
+        )
+        return cls(tuple(kingdom), master)
 
     def twin(self, bot: DominionBot) -> Any:
         """The bot as the engine runs it."""

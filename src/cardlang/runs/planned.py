@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 from cardlang.agents import make_agent
 from cardlang.agents.base import capabilities_of, native_twin
 from cardlang.engine.gamemaster import GameResult
-from cardlang.engine.protocol import Engine
+from cardlang.engine.protocol import Engine, batch_engine
 from cardlang.engine.state import splitmix64
 from cardlang.errors import AgentError
 from cardlang.runs.runner import Decision, failed_by_agent, play_game
@@ -65,7 +65,7 @@ def play_planned_games(
 
     Where nothing is recorded and every seat's agent runs inside the native engine (a
     ``native_agent`` twin: the random agent, the Dominion bots), games go to the engine
-    in batches (``NativeMaster.play_batch``) and never come back to Python between
+    in batches (``BatchEngine.play_batch``) and never come back to Python between
     moves or between games; the rest are played one by one.  A game of a batch that
     fails is played again the usual way, for its rule error.
     """
@@ -73,6 +73,7 @@ def play_planned_games(
         for planned in todo:
             yield play_planned(master, planned, record, cards)
         return
+    batches = batch_engine(master, "no batches")  # its traits said it plays them
     seats = _NativeSeatSets(master)
     batch: list[tuple[PlannedGame, int]] = []
     size = BATCH_GAMES[0]
@@ -85,7 +86,7 @@ def play_planned_games(
             return
         start = time.perf_counter()
         seeds, weights = [p.seed for p, _ in games], [w for _, w in games]
-        results = master.play_batch(seeds, seats.sets, weights, cards)  # type: ignore[attr-defined]
+        results = batches.play_batch(seeds, seats.sets, weights, cards)
         size = _next_batch_size(size, len(games), time.perf_counter() - start)
         for (planned, _), result in zip(games, results, strict=True):
             if result is None:  # failed: played again for its rule error
