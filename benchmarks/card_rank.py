@@ -36,6 +36,7 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,6 +61,11 @@ def main(argv: list[str] | None = None) -> int:
         help="judge a card as known by the --known model without adapting it",
     )
     p.add_argument(
+        "--no-bonus",
+        action="store_true",
+        help="adapt without the card bonus (report/neural.py adapt_bonus), on both sides",
+    )
+    p.add_argument(
         "--sides",
         default="new,known",
         help="which sides this run measures (new, known or both: the known side needs no "
@@ -81,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         "seed": args.seed,
         "known": args.known,
         "known_adapted": not args.known_as_it_comes,
+        "card_bonus": not args.no_bonus,
     }
     sides = set(args.sides.split(","))
     for fold in args.fold:
@@ -95,9 +102,10 @@ def main(argv: list[str] | None = None) -> int:
                 plan = NeuralPlan.of(
                     args.minutes * 60, Path(model if side == "new" else args.known)
                 )
+                plan = replace(plan, bonus=not args.no_bonus)
                 if side == "known" and args.known_as_it_comes:
                     # that model as it comes, on as many games as an adapted model plays
-                    plan = NeuralPlan(plan.model, 0, plan.seconds_adapted, 0.0, 0.0)
+                    plan = replace(plan, updates=0, seconds_met=plan.seconds_adapted)
                 entry[side] = neural_section(GAME, card, plan, args.seed).to_json()
                 entry[f"{side}_cpu_seconds"] = time.process_time() - started
                 _summary(done)

@@ -429,20 +429,21 @@ def test_a_terminated_report_stops_as_an_interrupted_one() -> None:
 
 def test_the_adaptation_pushes_only_a_card_the_model_does_not_buy() -> None:
     """The card bonus makes a model try a card it leaves alone as it meets it; a model
-    that buys it already is not pushed (pushed, it learnt to buy too many), nor is one
-    whose adaptation is too short to unlearn the push."""
+    that buys it already is not pushed (pushed, it learnt to buy too many), nor one
+    whose plan says no push."""
+    from dataclasses import replace
     from types import SimpleNamespace
 
-    from cardlang.report.neural import CARD_BONUS, MIN_BONUS_UPDATES, adapt_bonus
+    from cardlang.report.neural import CARD_BONUS, NeuralPlan, adapt_bonus
 
     def met(bought: float) -> Any:
         return SimpleNamespace(bought=SimpleNamespace(value=bought))
 
-    long = MIN_BONUS_UPDATES
-    assert adapt_bonus(met(0.0), long) == CARD_BONUS
-    assert adapt_bonus(met(0.3), long) == CARD_BONUS
-    assert adapt_bonus(met(0.99), long) == 0.0
-    assert adapt_bonus(met(0.0), long - 4) == 0.0
+    plan = NeuralPlan.of(60.0, Path("model"))
+    assert adapt_bonus(met(0.0), plan) == CARD_BONUS
+    assert adapt_bonus(met(0.3), plan) == CARD_BONUS
+    assert adapt_bonus(met(0.99), plan) == 0.0
+    assert adapt_bonus(met(0.0), replace(plan, bonus=False)) == 0.0
 
 
 def test_the_headline_is_the_play_that_makes_the_most_of_the_card() -> None:

@@ -81,7 +81,6 @@ CARD_BONUS = 2.0
 #: A model that buys the card in this share of its games as it meets it gets no bonus.
 BONUS_UNLESS_BOUGHT = 0.5
 BONUS_SHARE = 0.6
-MIN_BONUS_UPDATES = 100  # a shorter adaptation gets no bonus (adapt_bonus)
 EVAL_KINGDOMS = 8  # kingdoms the evaluations draw (other seeds than training's)
 COPIES_SHOWN = 5  # win share by copies owned: 0, 1, 2, 3, 4 or more
 
@@ -95,6 +94,7 @@ class NeuralPlan:
     seconds_met: float  # nominal CPU-seconds of barred-mirror games of the model as it came
     seconds_adapted: float  # of the adapted model
     cpu_cap: float  # CPU-seconds the adaptation may take at most
+    bonus: bool = True  # the card bonus where the model as met leaves the card alone
 
     @classmethod
     def of(cls, seconds: float, model: Path) -> NeuralPlan:
@@ -248,7 +248,7 @@ def _neural_section(
         with tempfile.TemporaryDirectory(prefix="card-report-") as scratch:
             out = (work or Path(scratch)) / f"adapted-{card.lower()}"
             cpu0 = process_cpu_seconds()
-            _adapt(path, card, plan, seed, out, say, bonus=adapt_bonus(met, plan.updates))
+            _adapt(path, card, plan, seed, out, say, bonus=adapt_bonus(met, plan))
             result.adapt_cpu_seconds = process_cpu_seconds() - cpu0
             say(f"{card}: the adapted model")
             adapted = load_model(out, games[0])
@@ -258,16 +258,16 @@ def _neural_section(
     return result
 
 
-def adapt_bonus(met: Play, updates: int) -> float:
+def adapt_bonus(met: Play, plan: NeuralPlan) -> float:
     """The card bonus of the adaptation: it makes a model try a card it does not buy as
-    it meets it (a model that reads a pile by name sees a new card's name as blank).  A
-    model that already buys the card (one that reads a pile by its card,
-    ``NameTable.pile_cards``) needs no push, and pushed it learnt to buy too many (six
-    Witches a game, 0.18 of win share lost, 2026-12-02).  Nor does a short adaptation
-    get one: the push falls over its first rounds, and under ``MIN_BONUS_UPDATES`` the
-    rest is too short to unlearn it (24 updates: seven Harbingers a game, 0.46 of win
-    share lost, and six Merchants, 0.36)."""
-    if updates < MIN_BONUS_UPDATES or met.bought.value >= BONUS_UNLESS_BOUGHT:
+    it meets it (a model that reads a pile by name, as the shipped general model does,
+    sees a new card's name as blank, and without the push never tries it).  A model that
+    already buys the card (one that reads a pile by its card, ``NameTable.pile_cards``)
+    needs no push, and pushed it learnt to buy too many (six Witches a game, 0.18 of win
+    share lost, 2026-12-02).  A short adaptation may still overbuy what it was pushed to
+    (24 updates: seven Harbingers a game, 0.46 lost): the headline then falls back to the
+    model as met (``NeuralResult.headline``).  ``plan.bonus`` False: no push at all."""
+    if not plan.bonus or met.bought.value >= BONUS_UNLESS_BOUGHT:
         return 0.0
     return CARD_BONUS
 
