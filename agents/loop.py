@@ -21,12 +21,12 @@ from __future__ import annotations
 import time
 import traceback
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from cardlang.agents.base import AgentError, capabilities_of, native_twin
 
-from cardlang.engine.protocol import Engine, EngineState, agents_inside
+from cardlang.engine.protocol import AgentsInsideEngine, Engine, EngineState, agents_inside
 from cardlang.information import vocabulary
 from cardlang.information.views import consult
 
@@ -56,11 +56,10 @@ def play_out(
     limit = st.decisions + cap if cap is not None else None
     clock = time.perf_counter
     native = _native_seats(master, agents) if observer is None else None
-    inside = agents_inside(master, "no twins") if native is not None else None
     while not st.is_over and (limit is None or st.decisions < limit):
-        if inside is not None and native is not None and native[st.mover] is not None:
+        if native is not None and native.twins[st.mover] is not None:
             # the engine plays on until a Python agent's turn (or the end, or the cap)
-            inside.play_native(st, native, _NO_LIMIT if limit is None else limit)
+            native.engine.play_native(st, native.twins, _NO_LIMIT if limit is None else limit)
             continue
         options = legal_options(st)
         mover = st.mover
@@ -127,14 +126,21 @@ def _shorten(text: str, most: int) -> str:
 _NO_LIMIT = 2**62
 
 
-def _native_seats(master: Engine, agents: Sequence[Any]) -> list[Any] | None:
+class _NativeSeats(NamedTuple):
+    engine: AgentsInsideEngine
+    twins: list[Any]  # per seat, its agent's twin (None: a Python agent)
+
+
+def _native_seats(master: Engine, agents: Sequence[Any]) -> _NativeSeats | None:
     """Per seat, its agent as the native engine runs it (None for a Python agent), when
     the game is played by the native engine and some agent has such a twin (an agent
     offers one with ``native_agent()``; it must choose exactly as the agent would)."""
     if not master.traits.agents_inside:
         return None
     seats = [native_twin(a, master) for a in agents]
-    return seats if any(s is not None for s in seats) else None
+    if all(s is None for s in seats):
+        return None
+    return _NativeSeats(agents_inside(master, "twins play in an engine that plays them"), seats)
 
 
 def ask(

@@ -140,16 +140,16 @@ def _merged(a: dict, b: dict) -> dict:
 
 
 def _strength(entry: dict, which: str) -> float:
-    """The headline win rate added: the better of as met and adapted (NeuralResult).  A
-    play whose free seats never bought the card adds exactly nothing: its games differ
-    from the barred seat's only by chance, so its measured figure is noise (within about
-    0.01), and it counts as 0 (cards a model leaves alone tie, as they should)."""
+    """The headline's worth (report/neural.py ``NeuralResult.headline``, ``Play.worth``),
+    read from a side's JSON: the better of as met and adapted, a play that never bought
+    the card worth exactly 0 (so cards a model leaves alone tie, as they should)."""
     part = entry[which]
     plays = [p for p in (part["as_met"], part["adapted"]) if p is not None]
-    return max(_added(p) for p in plays)
+    return max(_worth(p) for p in plays)
 
 
-def _added(play: dict) -> float:
+def _worth(play: dict) -> float:
+    """``Play.worth`` of a play's JSON."""
     if play["buy_rate"]["value"] == 0.0:
         return 0.0
     return float(play["win_rate_added"]["value"])

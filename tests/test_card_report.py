@@ -476,6 +476,13 @@ def test_the_headline_is_the_play_that_makes_the_most_of_the_card() -> None:
     result = NeuralResult("m", met, better, 24, 1.0, [])
     assert result.headline is better and result.to_json()["headline"] == "adapted"
     assert not any("made less" in note for note in _notes("LAB", result))
+    # a play that never bought the card is worth nothing, whatever chance measured
+    from dataclasses import replace
+
+    lucky = replace(play(0.02, 0.0), bought=Figure(0.0, 0.0, 0.004, 1000))
+    assert lucky.worth == 0.0
+    slight = play(0.01, 1.0)
+    assert NeuralResult("m", lucky, slight, 24, 1.0, []).headline is slight
 
 
 def test_the_rank_benchmark_joins_two_runs_sides_and_ranks_complete_cards() -> None:

@@ -54,7 +54,6 @@ from cardlang.engine.frames import (
     STAGE,
     WHILE,
 )
-from cardlang.engine.picks import secret_frame
 from cardlang.engine.runtime import Fn
 from cardlang.engine.state import (
     COMPLETED,
@@ -63,6 +62,7 @@ from cardlang.engine.state import (
     RUNNING,
     Gamestate,
     cycle_size,
+    secret_frame,
     set_current,
 )
 from cardlang.engine.tally import CardCounts, card_counts, count_pick

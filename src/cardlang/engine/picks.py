@@ -6,7 +6,7 @@ A pick is made by one player and kept unseen until the block is done (frames.py:
 not know the other players' picks: its skeleton *blanks* them (``hide_picks``), and each
 determinized world draws a blank pick again among the options its choice lists in that
 world (``pick_option_count``, ``set_pick``), as it deals the cards the seat cannot see.
-The Gamemaster keeps each pick in the block's frame (``secret_frame``).  The native
+The Gamemaster keeps each pick in the block's frame (state.py ``secret_frame``).  The native
 engine offers the same four operations on its states (native/src/vm_options.cpp).
 """
 
@@ -15,16 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from cardlang.engine.control import list_options
-from cardlang.engine.frames import F_KIND, F_PICKS, P_MOVER, P_OPTION, P_REGS, SECRET
-from cardlang.engine.state import Gamestate
-
-
-def secret_frame(st: Gamestate) -> list[Any] | None:
-    """The SECRET frame of the running (simultaneous ...) block (blocks do not nest)."""
-    for frame in reversed(st.stack):
-        if frame[F_KIND] == SECRET:
-            return frame
-    return None
+from cardlang.engine.frames import F_PICKS, P_MOVER, P_OPTION, P_REGS
+from cardlang.engine.state import Gamestate, secret_frame
 
 
 def picks_of(st: Gamestate) -> tuple[Any, ...]:

@@ -57,6 +57,15 @@ MASK64 = (1 << 64) - 1
 RUNNING, COMPLETED, FAILED, CUTOFF = "running", "completed", "failed", "cutoff"
 
 
+def secret_frame(st: Gamestate) -> list[Any] | None:
+    """The SECRET frame of the running (simultaneous ...) block (blocks do not nest): it
+    holds the block's picks (engine/picks.py)."""
+    for frame in reversed(st.stack):
+        if frame[F_KIND] == SECRET:
+            return frame
+    return None
+
+
 class Gamestate:
     """One game in progress.  Plain data; ``clone()`` copies it in linear time."""
 
@@ -189,11 +198,9 @@ class Gamestate:
 
     def pick_count(self) -> int:
         """How many picks of the running ``(simultaneous ...)`` block wait to be revealed
-        (none outside one; engine/picks.py keeps them in the block's SECRET frame)."""
-        for frame in reversed(self.stack):
-            if frame[F_KIND] == SECRET:
-                return len(frame[F_PICKS])
-        return 0
+        (none outside one; engine/picks.py reads and blanks them)."""
+        frame = secret_frame(self)
+        return 0 if frame is None else len(frame[F_PICKS])
 
     def clone(self) -> Gamestate:
         """An independent copy: later changes to either never show in the other."""

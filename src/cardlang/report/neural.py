@@ -124,6 +124,13 @@ class Play:
     def never_bought(self) -> bool:
         return self.bought.value == 0.0
 
+    @property
+    def worth(self) -> float:
+        """What the card adds to this play: the win rate added, or exactly nothing where
+        the free seats never bought it (their games differ from the barred seats' only by
+        chance, so the measured figure is noise, within about 0.01)."""
+        return 0.0 if self.never_bought else self.added.value
+
     def to_json(self) -> dict[str, Any]:
         def fig(f: Figure | None) -> dict[str, Any] | None:
             return None if f is None else f.to_json()
@@ -173,7 +180,7 @@ class NeuralResult:
         card adds to the best play we have is at least what it adds to either; an
         adaptation that lowered it learnt to buy too many (a short run from a model that
         misjudged the card), and the report's notes say so."""
-        if self.adapted is None or self.adapted.added.value < self.met.added.value:
+        if self.adapted is None or self.adapted.worth < self.met.worth:
             return self.met
         return self.adapted
 
