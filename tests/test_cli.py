@@ -208,15 +208,23 @@ def test_the_readme_main_job_runs_as_written() -> None:
 
 @pytest.mark.parametrize(
     ("stop", "backend"),
-    [("SIGINT", "serial"), ("SIGTERM", "serial"), ("SIGTERM", "process")],
+    [
+        ("SIGINT", "serial"),
+        ("SIGTERM", "serial"),
+        ("SIGTERM", "process"),
+        ("SIGTERM to the group", "process"),
+    ],
 )
 def test_an_interrupted_simulation_still_reports_the_games_it_finished(
     tmp_path: Path, stop: str, backend: str
 ) -> None:
-    """Ctrl-C, or SIGTERM to the command alone (``kill``: its workers are its to stop),
-    once games are finishing (a game committed to the records: a row that is there or
-    not, never half there), not after a fixed sleep that a loaded machine's imports can
-    outlast."""
+    """Ctrl-C, SIGTERM to the command alone (``kill``: its workers are its to stop) or to
+    its whole process group (a container's stop), once games are finishing (a game
+    committed to the records: a row that is there or not, never half there), not after
+    a fixed sleep that a loaded machine's imports can outlast.  A pool's workers are
+    asked to stop, not killed: one killed while it sent its games back once left the
+    command waiting for ever for the rest of the message."""
+    import os
     import signal
     import sqlite3
     import subprocess
@@ -232,6 +240,7 @@ def test_an_interrupted_simulation_still_reports_the_games_it_finished(
         stderr=subprocess.PIPE,
         text=True,
         cwd=GAMES.parent,
+        start_new_session=True,
     )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
@@ -243,7 +252,10 @@ def test_an_interrupted_simulation_still_reports_the_games_it_finished(
         except sqlite3.Error:  # not made yet, or being written: ask again
             pass
         time.sleep(0.1)
-    proc.send_signal(getattr(signal, stop))
+    if stop.endswith("to the group"):
+        os.killpg(proc.pid, signal.SIGTERM)
+    else:
+        proc.send_signal(getattr(signal, stop))
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     summary = json.loads(out)

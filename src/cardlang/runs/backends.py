@@ -21,8 +21,9 @@ recorded batch, its decisions.
   may run on).  A compiled ``Game`` is made of closures and generated code, which do
   not pickle, so each worker gets what rebuilds it (``GamePayload``: the source and the
   parsed tree with the parameters applied) and compiles it once, in the pool's
-  initializer.  Workers ignore Ctrl-C (the main process stops them) and exit when the
-  main process dies, even by SIGKILL, so no worker outlives a killed run.
+  initializer.  Workers ignore Ctrl-C and SIGTERM (the main process asks them to stop,
+  and they do between games) and exit when the main process dies, even by SIGKILL, so
+  no worker outlives a killed run.
 - ``ray``: one Ray task per chunk, on the cluster ``RAY_ADDRESS`` names or on a local
   one that ``ray.init()`` starts; ``workers`` (default: the cluster's CPUs) bounds the
   tasks at work.  Each Ray worker process compiles the game once and keeps it.
@@ -36,11 +37,13 @@ the games of the chunks in flight; the records' resume plays them again.
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
 import math
 import multiprocessing
 import multiprocessing.connection
 import multiprocessing.context
+import multiprocessing.synchronize
 import os
 import signal
 import threading
@@ -214,15 +217,21 @@ class Chunk(NamedTuple):
 
 
 def play_chunk(
-    master: Engine, chunk: Iterable[PlannedGame], record: bool, cards: bool = False
+    master: Engine,
+    chunk: Iterable[PlannedGame],
+    record: bool,
+    cards: bool = False,
+    stopped: Callable[[], bool] = lambda: False,
 ) -> Chunk:
     """Play a chunk's games in order; an exception ends the chunk after the games played
-    before it, which still count (as in a serial run)."""
+    before it, which still count (as in a serial run).  ``stopped`` is asked before each
+    game: a batch that is being stopped gets its worker back after the game in hand."""
     from cardlang.runs.planned import play_planned_games
 
     played: list[Played] = []
     try:
-        for done in play_planned_games(master, chunk, record, cards):
+        games = play_planned_games(master, chunk, record, cards)
+        while not stopped() and (done := next(games, None)) is not None:
             played.append(done)
     except Exception as err:
         return Chunk(played, err, traceback.format_exc())
@@ -273,14 +282,27 @@ def _chunks(todo: Iterable[PlannedGame], size: int) -> Iterator[list[PlannedGame
 # ---------------------------------------------------------------- local processes
 
 _WORKER_MASTER: Gamemaster | None = None
+_WORKER_STOP: multiprocessing.synchronize.Event | None = None
+#: How long a stopping batch waits for its workers to finish the game in hand before it
+#: kills them.
+STOP_GRACE_SECONDS = 5.0
 
 
-def _start_worker(payload: GamePayload) -> None:
-    """A pool worker's initializer: compile the game once; leave Ctrl-C to the main
-    process (which stops the pool); exit when the main process dies."""
-    global _WORKER_MASTER
+def _start_worker(payload: GamePayload, stop: multiprocessing.synchronize.Event) -> None:
+    """A pool worker's initializer: compile the game once; leave Ctrl-C and SIGTERM to
+    the main process, which stops the pool by ``stop``; exit when the main process dies.
+
+    Why a worker is not simply terminated: one killed while it sends its chunk back
+    leaves half a message in the pool's result pipe, and the pool's reader waits for
+    the rest for ever (the main process then hangs in its shutdown).  So the main
+    process asks, and a worker stops between games, sends what it has, and is ended by
+    the pool's shutdown as usual.  The same goes for a SIGTERM sent to the whole
+    process group."""
+    global _WORKER_MASTER, _WORKER_STOP
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     exit_with_parent()
+    _WORKER_STOP = stop
     _WORKER_MASTER = payload.master()
 
 
@@ -301,8 +323,8 @@ def exit_with_parent() -> None:
 
 
 def _play_pool_chunk(chunk: list[PlannedGame], record: bool, cards: bool) -> Chunk:
-    assert _WORKER_MASTER is not None, "the pool's initializer compiles the game"
-    return play_chunk(_WORKER_MASTER, chunk, record, cards)
+    assert _WORKER_MASTER is not None and _WORKER_STOP is not None, "set by the initializer"
+    return play_chunk(_WORKER_MASTER, chunk, record, cards, _WORKER_STOP.is_set)
 
 
 def pool_context() -> multiprocessing.context.BaseContext:
@@ -347,11 +369,13 @@ class ProcessBackend:
             return
         size = chunk_size(games, self.workers)
         workers = min(self.workers, math.ceil(games / size))
+        context = pool_context()
+        stop = context.Event()
         pool = ProcessPoolExecutor(
             max_workers=workers,
-            mp_context=pool_context(),
+            mp_context=context,
             initializer=_start_worker,
-            initargs=(GamePayload.of(master),),
+            initargs=(GamePayload.of(master), stop),
         )
         inflight: deque[Future[Chunk]] = deque()
         try:
@@ -363,7 +387,9 @@ class ProcessBackend:
                 inflight,
             )
         finally:
-            _stop_pool(pool, abort=bool(inflight))
+            if inflight:
+                _stop_workers(pool, stop, inflight)
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _pool_result(future: Future[Chunk]) -> Chunk:
@@ -376,17 +402,22 @@ def _pool_result(future: Future[Chunk]) -> Chunk:
         ) from None
 
 
-def _stop_pool(pool: ProcessPoolExecutor, *, abort: bool) -> None:
-    """Shut the pool down; when the batch stopped early, first end the workers still
-    playing (their chunks are lost, as a serial run loses its game in flight)."""
-    if abort:
-        terminate = getattr(pool, "terminate_workers", None)  # Python 3.14
-        if terminate is not None:
-            terminate()
-        else:
-            for process in list((getattr(pool, "_processes", None) or {}).values()):
-                process.terminate()
-    pool.shutdown(wait=True, cancel_futures=True)
+def _stop_workers(
+    pool: ProcessPoolExecutor,
+    stop: multiprocessing.synchronize.Event,
+    inflight: Iterable[Future[Chunk]],
+) -> None:
+    """The batch stopped early: cancel the chunks not started, ask the workers to stop
+    after the game in hand (their chunks are lost, as a serial run loses its game in
+    flight), and kill those still playing after ``STOP_GRACE_SECONDS`` (a game of slow
+    agents: killed in its play, not while it sends a result)."""
+    for future in inflight:
+        future.cancel()
+    stop.set()
+    _, playing = concurrent.futures.wait(inflight, timeout=STOP_GRACE_SECONDS)
+    if playing:
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            process.kill()
 
 
 # ---------------------------------------------------------------- Ray
