@@ -249,7 +249,10 @@ def _attack(workdir: Path, as_user: int | None) -> None:
     slow = f"{ATTACK}:SlowStart"
     agents = ["random", BOT, tamperer, killer, stopper, escaper, hog, printer, counter]
     agents += [wrecker, garbage, slow]
-    limits = ["--time-limit", "3", "--init-time-limit", "3", "--memory-limit", "300"]
+    # no agent here is meant to run out of time on a turn: the turn's limit is wide, so
+    # that the hog, which fills 300 MB before it fails, is charged its memory on a loaded
+    # machine too (at 3 s, CI once saw it time out); the slow starter's limit stays 3 s
+    limits = ["--time-limit", "15", "--init-time-limit", "3", "--memory-limit", "300"]
     limits += ["--illegal-retries", "7"]
     data = _tournament(workdir, agents, 1, *limits, as_user=as_user)
 
