@@ -514,3 +514,30 @@ def test_the_rank_benchmark_joins_two_runs_sides_and_ranks_complete_cards() -> N
     assert rank.spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
     assert rank.spearman([1, 1, 2], [5, 5, 9]) == pytest.approx(1.0)  # ties share a rank
     assert rank.spearman([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
+
+
+@native
+def test_a_mirror_with_owned_copies_gives_the_free_seat_the_card_and_never_the_barred(
+    tiny_model: Path,
+) -> None:
+    """``barred_mirror(owned=K)``: the free seat takes the card at its first K chances
+    (an untrained model would rarely choose it), the barred seat never gets it."""
+    from cardlang.agents.neural.model import load_model
+    from cardlang.compiler.load import load_game
+    from cardlang.learning.card_worth import barred_mirror
+    from cardlang.runs.cards import SeatCard, seat_cards
+
+    game = load_game(GAMES / "dominion.rcy", params={"KINGDOM": "FIRST-GAME"})
+    model = load_model(tiny_model, game)
+    for owned in (0, 2):
+        games = barred_mirror(model, game, "MARKET", 16, seed=5, owned=owned)
+        assert len(games) == 16
+        free = [c.buys for g in games for c in g.free_cards("MARKET")]
+        barred = [
+            seat_cards(g.result.cards, g.barred).get("MARKET", SeatCard()).buys for g in games
+        ]
+        assert barred == [0] * 16
+        if owned:
+            # every game lasts past two turns with $5 (the untrained model buys what it
+            # likes besides, Markets included)
+            assert min(free) >= owned, free

@@ -223,6 +223,17 @@ class Vocabulary:
                     table[s, k] |= bool(bound.search(key))
         return table
 
+    def keys_gaining(self, card: str) -> np.ndarray:
+        """``[situation id, key index]``: whether the key's option takes a pile whose top
+        is a ``card`` (``PILE=SUPPLY:WITCH``: a buy, a gain), as ``keys_binding``."""
+        width = max([len(self.keys(s)) for s in self.situations] + [1])
+        table = np.zeros((max(len(self.situations), 1), width), dtype=np.bool_)
+        bound = re.compile(rf"PILE=[^;,\s]*:{re.escape(card)}(?=[,;\s]|$)")
+        for s, situation in enumerate(self.situations):
+            for k, key in enumerate(self.keys(situation)):
+                table[s, k] = bool(bound.search(key))
+        return table
+
     def index(self, situation: str, key: str) -> int | None:
         """A key's position in ``keys(situation)``; None for a key outside it."""
         return self._index[situation].get(key)

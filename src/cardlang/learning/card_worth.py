@@ -13,6 +13,13 @@ Against a bot the same policy wins most games with or without the card, so the c
 worth would hide under that ceiling; against itself every game is close, and the
 difference is the card's.  A card that does nothing adds nothing; a card the policy
 misjudges (buys and should not) adds less than nothing, and the report shows it.
+
+``owned=K`` measures the card itself rather than the policy's judgement of it: the free
+seat takes the card at its first ``K`` chances (a pile option that gains it, where legal:
+a buy it can afford, a Workshop's gain) and plays the rest of the game, the card's plays
+included, by the policy.  Whether the policy would have bought the card no longer counts,
+only what two copies (say) add to its play: the figure a model that never met the card
+and one that learnt it should agree on (as card-plus-money bots fix their buys).
 """
 
 from __future__ import annotations
@@ -78,12 +85,14 @@ def barred_mirror(
     seed: int,
     max_decisions: int = 600,
     cost: MirrorCost | None = None,
+    owned: int = 0,
 ) -> list[BarredGame]:
     """``games`` games of ``game`` (a kingdom holding ``card``), the model's greedy
     policy in every seat, seat ``i % players`` of row ``i`` barred from ``card``; each
     row's first game counts (short games are not favoured), rows start again from
     ``seed + 1``, ... where ``games`` exceeds the rows.  ``cost``, where given, counts
-    the steps and the rows read."""
+    the steps and the rows read.  ``owned``: the free seats take the card at their first
+    ``owned`` chances (module docstring)."""
     model.freeze()  # names never learnt read as unknown, as at play
     n = game.nplayers
     rows = min(games, MAX_ROWS)
@@ -91,12 +100,14 @@ def barred_mirror(
         game, rows, seats="all", max_decisions=max_decisions, tokens=model.table, cards=True
     )
     lut = env.vocabulary.keys_binding([card])
+    take = env.vocabulary.keys_gaining(card) if owned else None
     played: list[BarredGame] = []
     try:
         for round_ in range((games + rows - 1) // rows):
             wanted = min(rows, games - len(played))
             barred = np.arange(rows) % n
-            first = _play_round(model, env, lut, barred, wanted, seed + round_, cost)
+            forced = _Forced(take, owned, barred, n) if take is not None else None
+            first = _play_round(model, env, lut, barred, wanted, seed + round_, cost, forced)
             played.extend(BarredGame(int(barred[i]), first[i]) for i in range(wanted))
     finally:
         env.close()
@@ -111,6 +122,7 @@ def _play_round(
     wanted: int,
     seed: int,
     cost: MirrorCost | None,
+    forced: _Forced | None = None,
 ) -> dict[int, Any]:
     """Every row's first game from ``reset(seed)``, greedy, the barred seats masked."""
     env.reset(seed=seed)
@@ -136,8 +148,38 @@ def _play_round(
         forbidden[stuck] = False
         logits = logits.masked_fill(torch.from_numpy(forbidden), float("-inf"))
         picked = logits.argmax(dim=-1).numpy()
+        if forced is not None:
+            forced.overrule(picked, situation, keys, legal, env.seat)
         *_, info = env.step(env.action_key[np.arange(env.n), picked])
         for i, result in info["results"].items():
             if i < wanted:
                 first.setdefault(i, result)
     return first
+
+
+class _Forced:
+    """The free seats' first ``owned`` gains of the card, taken wherever legal: a row's
+    pick is overruled by the first option that gains the card while its seat has gains
+    left (each row's first game is the one that counts, so a row's count is never reset)."""
+
+    def __init__(self, take: np.ndarray, owned: int, barred: np.ndarray, players: int) -> None:
+        self.take = take
+        self.left = np.full((len(barred), players), owned, dtype=np.int64)
+        self.left[np.arange(len(barred)), barred] = 0
+
+    def overrule(
+        self,
+        picked: np.ndarray,
+        situation: np.ndarray,
+        keys: np.ndarray,
+        legal: np.ndarray,
+        seat: np.ndarray,
+    ) -> None:
+        rows = np.arange(len(picked))
+        mover = np.clip(seat, 0, self.left.shape[1] - 1)
+        index = np.clip(keys, 0, self.take.shape[1] - 1)
+        gains = self.take[situation[:, None], index] & (keys >= 0) & legal
+        gains &= (self.left[rows, mover] > 0)[:, None] & (seat >= 0)[:, None]
+        hit = gains.any(axis=1)
+        picked[hit] = gains[hit].argmax(axis=1)
+        self.left[rows[hit], mover[hit]] -= 1
