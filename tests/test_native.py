@@ -619,7 +619,7 @@ def test_a_batch_inside_the_engine_plays_each_game_as_one_by_one(
         else load_game(ROOT / "games" / source)
     )
     master = game.master(engine="native")
-    games = 6 if "pimc" in source + "".join(specs) else 150
+    games = 3 if "pimc" in source + "".join(specs) else 150  # PIMC in Python: slow
     planned = [
         PlannedGame(-1, i, seed, seat_agents(specs, i, rotate))
         for i, seed in enumerate(game_seeds(11, games))
