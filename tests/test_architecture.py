@@ -11,6 +11,7 @@ TYPE_CHECKING count.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -139,6 +140,59 @@ def test_the_python_engine_implements_the_engine_protocol() -> None:
     master = load_game(ROOT / "games" / "war.rcy").master()
     assert isinstance(master, Engine)
     assert isinstance(master.new_game(1), EngineState)
+
+
+def test_the_native_engine_implements_the_protocols_it_declares() -> None:
+    from cardlang import load_game
+    from cardlang.engine.native import native_available
+    from cardlang.engine.protocol import (
+        BatchEngine,
+        Engine,
+        SearchInsideEngine,
+        WorldDealingEngine,
+    )
+
+    if not native_available():
+        pytest.skip("the native engine is not built here")
+    master = load_game(ROOT / "games" / "war.rcy").master(engine="native")
+    for protocol in (Engine, BatchEngine, SearchInsideEngine, WorldDealingEngine):
+        assert isinstance(master, protocol), protocol.__name__
+    assert master.traits.batch_stepping and master.traits.search_inside
+    assert master.traits.deals_worlds
+
+
+#: What only engine/ may write: reaching past the engine protocol into the native
+#: engine's extension (its program, a state's handle), or asking which engine a master is
+#: by identity instead of by what its traits declare (engine/engines.py).
+_PAST_THE_ENGINE = re.compile(
+    r'cast\("Native|\b(?:master|native|engine)\.program\b|\.raw\b'
+    r"|traits is (?:not )?(?:NATIVE|PYTHON)\b|traits\.name ==|import NativeMaster"
+)
+
+
+def test_no_layer_above_the_engine_reaches_past_its_protocol() -> None:
+    found = []
+    for folder in (ROOT / "src" / "cardlang", ROOT / "agents"):
+        for path in sorted(folder.rglob("*.py")):
+            if (ROOT / "src" / "cardlang" / "engine") in path.parents:
+                continue
+            for n, line in enumerate(path.read_text().splitlines(), 1):
+                if _PAST_THE_ENGINE.search(line.split("#")[0]):
+                    found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert not found, "\n".join(found)
+
+
+def test_the_rule_against_reaching_past_the_engine_catches_each_form() -> None:
+    for line in (
+        'native = cast("NativeMaster", master)',
+        "program = master.program",
+        "handle = st.raw",
+        "if st.traits is not PYTHON:",
+        'if master.traits.name == "native":',
+        "    from cardlang.engine.native import NativeMaster",
+    ):
+        assert _PAST_THE_ENGINE.search(line), line
+    assert not _PAST_THE_ENGINE.search("ir.program = self._do(tree.body)")
 
 
 @pytest.mark.early(25)

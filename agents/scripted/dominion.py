@@ -45,15 +45,14 @@ from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from cardlang.agents.base import Capabilities
 
-from cardlang.engine.protocol import Engine
+from cardlang.engine.protocol import Engine, agents_inside
 from cardlang.errors import UsageError, did_you_mean
 
 if TYPE_CHECKING:
-    from cardlang.engine.native import NativeMaster
     from cardlang.information.views import OptionView, PlayerView
 
 BOTS_PACKAGE = "cardlang.agents.scripted.bots"
@@ -428,12 +427,14 @@ class DominionBot:
         handler below), for a game the native engine plays; None otherwise."""
         if not master.traits.agents_inside or self.situations:
             return None  # the native bot has the built-in answers only
-        program = cast("NativeMaster", master).program  # its traits said so
-        # one twin per program, kept: what it learns (the Supply piles, at its first
-        # decision) lasts across the stretches and rollouts it plays, as self._piles does
-        if self._twin is None or self._twin[0] is not program:
+        inside = agents_inside(master, "a bot's twin needs an engine that plays agents inside")
+        # one twin per scope (the game's program), kept: what it learns (the Supply piles,
+        # at its first decision) lasts across the stretches and rollouts it plays, as
+        # self._piles does
+        scope = inside.twin_scope
+        if self._twin is None or self._twin[0] is not scope:
             rules = [(r.card, _native_nodes(r.text) if r.text else []) for r in self.buy_rules]
-            self._twin = (program, program.dominion_bot(rules, list(self.play_order)))
+            self._twin = (scope, inside.dominion_bot(rules, list(self.play_order)))
         return self._twin[1]
 
     # ------------------------------------------------------------ deciding

@@ -28,10 +28,9 @@ from cardlang.agents.search.common import AgentRollout, RandomRollout
 from cardlang.agents.search.evaluator import Evaluator, RolloutEvaluator
 
 from cardlang.engine.gamemaster import ranking_signs
-from cardlang.engine.protocol import Engine
+from cardlang.engine.protocol import Engine, SearchInsideEngine, search_inside
 
 if TYPE_CHECKING:
-    from cardlang.engine.native import NativeMaster
     from cardlang.information.views import PlayerView
 
 
@@ -48,9 +47,9 @@ class Searcher(Protocol):
 class EngineSearch:
     """One agent's search inside the engine (its move-key table lives there)."""
 
-    def __init__(self, master: NativeMaster, card_slots: frozenset[int]) -> None:
+    def __init__(self, master: SearchInsideEngine, card_slots: frozenset[int]) -> None:
         self.master = master  # the latest decision's (a view makes one per decision)
-        self.program = master.program  # what the search and its move keys belong to
+        self.scope = master.twin_scope  # what the search and its move keys belong to
         self.card_slots = card_slots
         self.last_visits: tuple[int, ...] | None = None  # the latest decide's, per option
         self.search = master.search_engine()
@@ -68,7 +67,7 @@ class EngineSearch:
         if not (
             master.traits.search_inside
             # the engine deals no secret pick a seat has not seen (knowledge.py draws them)
-            and not cast("NativeMaster", master).program.has_simultaneous
+            and not search_inside(master, "search inside the engine").secret_picks
             and getattr(options, "engine_list", lambda: None)() is not None
             and evaluator.margin == agent.margin
         ):

@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from cardlang.agents.base import Capabilities, DecisionTrace
 from cardlang.agents.search.budget import Budget
@@ -56,14 +56,13 @@ from cardlang.agents.search.evaluator import (
 )
 from cardlang.agents.search.in_engine import EngineSearch
 
-from cardlang.engine.protocol import Engine, EngineState
+from cardlang.engine.protocol import Engine, EngineState, SearchInsideEngine, search_inside
 from cardlang.engine.state import RUNNING
 from cardlang.errors import UsageError
 from cardlang.information.visibility import can_see
 
 if TYPE_CHECKING:
     from cardlang.engine.game import Game
-    from cardlang.engine.native import NativeMaster
     from cardlang.information.views import PlayerView
 
 
@@ -146,8 +145,8 @@ class ISMCTSAgent:
         self._prepare(game, view.nplayers)
         twins = EngineSearch.rollouts(self, master, options)
         if twins is not None:  # the search runs inside the native engine (in_engine.py)
-            native = cast("NativeMaster", master)  # rollouts() asked its traits
-            return self._choose_in_engine(self._engine_for(native), view, options, twins)
+            inside = search_inside(master, "search inside the engine")  # rollouts() asked
+            return self._choose_in_engine(self._engine_for(inside), view, options, twins)
         root = self._root(view)
         if not isinstance(root, Node):  # kept by the engine's search: not this one's
             root = Node()
@@ -165,10 +164,10 @@ class ISMCTSAgent:
             self._kept = (view.decisions + 1, view.history_length, chosen.child)
         return best
 
-    def _engine_for(self, master: NativeMaster) -> EngineSearch:
-        """This agent's search inside the native engine, for this game's program."""
+    def _engine_for(self, master: SearchInsideEngine) -> EngineSearch:
+        """This agent's search inside the engine, for this game's program."""
         engine = self._engine
-        if engine is None or engine.program is not master.program:
+        if engine is None or engine.scope is not master.twin_scope:
             assert self._keys is not None
             engine = self._engine = EngineSearch(master, self._keys.card_slots)
         engine.master = master

@@ -45,6 +45,9 @@ class EngineTraits:
     #: it plays whole batches of games and steps lockstep games in one call
     #: (``play_batch``, ``vector_batch``; runs/planned.py, env/vector.py)
     batch_stepping: bool
+    #: it builds a determinization's state itself, from a skeleton of a seat's knowledge
+    #: (``WorldDealingEngine``: information/knowledge.py deals, the engine builds)
+    deals_worlds: bool = False
     #: the reference: what a game means (the other engines are held to its event logs)
     reference: bool = False
 
@@ -54,7 +57,9 @@ PYTHON = EngineTraits(
     "python", agents_inside=False, search_inside=False, batch_stepping=False, reference=True
 )
 #: The C++ engine (engine/native.py), where ``pip install`` built it.
-NATIVE = EngineTraits("native", agents_inside=True, search_inside=True, batch_stepping=True)
+NATIVE = EngineTraits(
+    "native", agents_inside=True, search_inside=True, batch_stepping=True, deals_worlds=True
+)
 
 
 def agents_kept_in_python(traits: EngineTraits) -> EngineTraits:

@@ -277,6 +277,34 @@ class Gamemaster(Generic[G]):
     def ranking_keys(self, keys: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
         return ranking_keys(self.game, keys)
 
+    # ------------------------------------------------------------ whole readings
+    def option_steps(self, st: Gamestate) -> list[list[tuple[int | None, Any]]]:
+        """Each legal option as its steps: (slot, value) per binding, (None, action
+        node) per action (the option's parts, as a key writer reads them)."""
+        return [
+            [(arg[0], arg[1]) if fn is None else (None, arg) for fn, arg in option]
+            for option in self.legal_options(st)
+        ]
+
+    def card_zones(self, st: Gamestate) -> Sequence[tuple[int, str, str] | None]:
+        """Each card's location key (None: nowhere), by card id."""
+        return st.card_zone
+
+    def board_parts(
+        self, st: Gamestate, type_id: Callable[[Any], int], memo: dict[int, int]
+    ) -> tuple[Any, list[int], Any, int]:
+        """What an observation reads of ``st``: its locations, each card's type id
+        (``type_id`` of the card's attributes, kept in ``memo``, the caller's, by the
+        attributes' identity: the cards of one kind share them), its integer storages and
+        the current seat."""
+        types = []
+        for attributes in st.cards:
+            t = memo.get(id(attributes))
+            if t is None:
+                t = memo[id(attributes)] = type_id(attributes)
+            types.append(t)
+        return st.zones, types, st.ints, st.current_seat
+
     # ------------------------------------------------------------ the flow
     def advance(self, st: Gamestate) -> None:
         """Run the flow until a decision with options is pending or the game ends."""

@@ -621,6 +621,10 @@ class NativeMaster:
             )
         return results
 
+    def vector_batch(self, plan: dict[str, Any], rows: int) -> Any:
+        """The engine's lockstep batch (native/src/batch.h) of ``rows`` games."""
+        return self.program.vector_batch(plan, rows, *self._limits)
+
     def play_native(self, st: NativeState, seats: Sequence[Any], limit: int) -> int:
         """Play on inside the engine while the mover's seat has a native agent (None: a
         Python agent's turn), up to ``limit`` decisions in all; the decisions taken."""
@@ -654,6 +658,34 @@ class NativeMaster:
     def ranking_keys(self, keys: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
         return ranking_keys(self.game, keys)
 
+    # ------------------------------------------------------------ whole readings
+    def option_steps(self, st: NativeState) -> list[list[tuple[int | None, Any]]]:
+        """As ``Gamemaster.option_steps``, read from the engine in one call per option."""
+        handle = self.program.options_of(st.raw)
+        nodes = self.ir.ast_nodes
+        return [
+            [
+                (slot, value) if slot >= 0 else (None, nodes[value])
+                for slot, value, _ in handle.steps(i)
+            ]
+            for i in range(len(handle))
+        ]
+
+    def card_zones(self, st: NativeState) -> Sequence[tuple[int, str, str] | None]:
+        """As ``Gamemaster.card_zones``: the whole list in one call."""
+        return self.program.card_zone(st.raw)  # type: ignore[no-any-return]
+
+    def board_parts(
+        self, st: NativeState, type_id: Callable[[Any], int], memo: dict[int, int]
+    ) -> tuple[Any, list[int], Any, int]:
+        """As ``Gamemaster.board_parts``, one engine call for each part; ``memo`` is
+        kept by the engine's card type (a game may make card types as it goes)."""
+        raw, program = st.raw, self.program
+        for t in range(len(memo), program.card_type_count):
+            memo[t] = type_id(self.card_attributes(t))
+        types = [memo[t] for t in program.card_types(raw)]
+        return program.zones(raw), types, program.ints(raw), raw.current_seat
+
     # ------------------------------------------------------------ conversions
     def _option(self, steps: list[tuple[int, Any, Any]]) -> tuple[tuple[Any, Any], ...]:
         nodes = self.ir.ast_nodes
@@ -679,6 +711,56 @@ class NativeMaster:
         if self.program.move_key_names != (count, sorted(card_slots)):
             self._set_move_key_names(card_slots)
         self._key_names = (count, card_slots)
+
+    def dominion_bot(self, rules: list[tuple[str, list[Any]]], play_order: list[str]) -> Any:
+        """The Dominion bot's twin (native/src/bots.cpp)."""
+        return self.program.dominion_bot(rules, play_order)
+
+    @property
+    def twin_scope(self) -> Any:
+        """The program: every master of the game shares it, and its twins."""
+        return self.program
+
+    @property
+    def secret_picks(self) -> bool:
+        return bool(self.program.has_simultaneous)
+
+    # ------------------------------------------------------------ worlds (WorldDealingEngine)
+    def skeleton_base(
+        self,
+        st: NativeState,
+        emptied: list[tuple[Any, list[int]]],
+        stand_ins: dict[int, int],
+        unplaced: list[int],
+        seat: int,
+    ) -> Any:
+        base = self.program.determinized(st.raw, emptied, stand_ins, 0, unplaced)
+        self.program.hide_picks(base, seat)  # the others' secret picks: drawn in each world
+        return base
+
+    def dealt_state(
+        self,
+        base: Any,
+        zones: list[tuple[Any, list[int]]],
+        refs: dict[int, int],
+        rng_state: int,
+        draw: Callable[[int], int],
+        seed: int,
+    ) -> NativeState:
+        program = self.program
+        raw = program.determinized(base, zones, refs, rng_state, [])
+        for k in program.blank_picks(raw):
+            program.set_pick(raw, k, draw(program.pick_option_count(raw, k)))
+        return NativeState(raw, self, seed)
+
+    def deal_plan(
+        self,
+        hidden: list[tuple[Any, list[int]]],
+        members: Any,
+        pools: list[list[tuple[int, int]]],
+        refs: list[tuple[int, int]],
+    ) -> Any:
+        return self.program.deal_plan(hidden, members, pools, refs)
 
     def search_engine(self) -> Any:
         """ISMCTS inside the engine (native/src/search.h), one per search agent:

@@ -22,7 +22,7 @@ import numpy as np
 
 from cardlang.compiler.ir import OPS
 from cardlang.engine.gamemaster import ranking_signs
-from cardlang.engine.native import NativeState
+from cardlang.engine.protocol import batch_engine
 from cardlang.errors import UsageError
 from cardlang.language import types as T
 
@@ -140,11 +140,11 @@ class NativeBatch:
     """The engine's batch of an env: built once, bound to the env's arrays."""
 
     def __init__(self, env: VectorEnv, plan: dict[str, Any], twins: list[Any]) -> None:
-        master = env.master
+        master = batch_engine(env.master, "lockstep games inside the engine need the native one")
         self.env = env
         self.master = master
         self.tokens = plan.get("tokens") is not None
-        self.batch = master.program.vector_batch(plan, env.n, *master.engine_limits)
+        self.batch = master.vector_batch(plan, env.n)
         self.batch.set_agents(twins)
         self.batch.bind(
             env.obs,
@@ -200,10 +200,10 @@ class NativeBatch:
 
     def states(self) -> list[Any]:
         batch, master = self.batch, self.master
-        return [NativeState(batch.state(i), master, batch.seed(i)) for i in range(self.env.n)]
+        return [master.state(batch.state(i), batch.seed(i)) for i in range(self.env.n)]
 
-    def _finished(self, i: int) -> NativeState:
-        return NativeState(self.batch.finished(i), self.master, self.batch.finished_seed(i))
+    def _finished(self, i: int) -> Any:
+        return self.master.state(self.batch.finished(i), self.batch.finished_seed(i))
 
     def _call(self, fn: Any, *args: Any) -> Any:
         """``fn(*args)``, its errors as the Python path raises them: an illegal action a

@@ -85,7 +85,6 @@ from typing import Any, cast
 import numpy as np
 import pyspiel
 
-from cardlang.engine.engines import PYTHON
 from cardlang.engine.gamemaster import GameResult, Limits
 from cardlang.engine.protocol import Engine, EngineState
 from cardlang.engine.state import MASK64, Gamestate
@@ -441,7 +440,7 @@ class Core:
 
     def resample(self, player: int, rng: random.Random) -> Core:
         """A world ``player`` cannot tell from this one (see the module docstring)."""
-        if self.chance or self.st is None or self.st.traits is not PYTHON:
+        if self.chance or self.st is None or not self.st.traits.reference:
             raise UsageError("only a decision of the Python engine can be resampled")
         other = self.__deepcopy__({})
         other.cached = False  # its history is the real game's, its cards are not

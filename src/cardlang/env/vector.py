@@ -87,7 +87,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -108,9 +108,6 @@ from cardlang.information.visibility import OPEN_KINDS, OWNER_KIND
 from cardlang.information.vocabulary import UNSEEN, Vocabulary
 from cardlang.language import types as T
 from cardlang.runs.planned import agent_seeds
-
-if TYPE_CHECKING:
-    from cardlang.engine.native import NativeMaster
 
 __all__ = ["HOLD", "VectorEnv", "game_seed", "random_actions"]
 
@@ -175,7 +172,6 @@ class _Keys:
         self.vocabulary = vocabulary
         self.writer = writer
         self.master = master
-        self.native = master.traits.name == "native"  # its options and states are native
         self.sites = {s.span.start_pos: self._site(s) for s in vocabulary.sites}
         self._index: dict[tuple[str, str], int | None] = {}
         self._branches: dict[tuple[int, Any], int] = {}  # (site, action node) -> branch
@@ -245,21 +241,7 @@ class _Keys:
 
     def _steps(self, st: Any) -> list[list[tuple[int | None, Any]]]:
         """Each option as (slot, value) per binding and (None, action node) per action."""
-        if self.native:
-            native = cast("NativeMaster", self.master)  # self.native: its traits said so
-            handle = native.program.options_of(st.raw)
-            nodes = native.ir.ast_nodes
-            return [
-                [
-                    (slot, value) if slot >= 0 else (None, nodes[value])
-                    for slot, value, _ in handle.steps(i)
-                ]
-                for i in range(len(handle))
-            ]
-        return [
-            [(arg[0], arg[1]) if fn is None else (None, arg) for fn, arg in option]
-            for option in self.master.legal_options(st)
-        ]
+        return self.master.option_steps(st)
 
     def _branch(self, pending: Any, node: Any) -> int:
         key = (pending.span.start_pos, id(node))
@@ -269,9 +251,7 @@ class _Keys:
         return found
 
     def _card_zones(self, st: Any) -> Sequence[Any]:
-        if self.native:
-            return cast("NativeMaster", self.master).program.card_zone(st.raw)  # type: ignore[no-any-return]
-        return st.card_zone  # type: ignore[no-any-return]
+        return self.master.card_zones(st)
 
 
 # ---------------------------------------------------------------- one row

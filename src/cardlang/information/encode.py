@@ -47,11 +47,10 @@ from __future__ import annotations
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cardlang.engine.engines import NATIVE
 from cardlang.engine.owners import GAME_OWNER, ZoneKey, team_owner
 from cardlang.engine.protocol import Engine
 from cardlang.information.views import PlayerView
@@ -64,7 +63,6 @@ from cardlang.language.statics import StaticNames, all_nodes
 
 if TYPE_CHECKING:
     from cardlang.engine.game import Game
-    from cardlang.engine.native import NativeMaster
 
 #: Games whose setup is run to find indexed locations and storages with computed names.
 SETUP_RUNS = 4
@@ -627,46 +625,20 @@ class Board:
     current: int
 
 
-class PythonBoards:
-    """Boards of the Python engine's states: its own dicts, read in place."""
+class BoardReader:
+    """Boards of one engine's states for one writer: each in one call to the engine
+    (``Engine.board_parts``: the Python engine reads its dicts in place, the native one
+    reads each part in one call), the card types' ids kept from board to board."""
 
-    def __init__(self, writer: StateWriter) -> None:
-        self.writer = writer
-        self._types: dict[int, int] = {}  # id() of a card's attributes -> type id
-
-    def read(self, st: Any) -> Board:
-        known, type_id = self._types, self.writer.type_id
-        types = []
-        for attributes in st.cards:  # cards of one kind share their attributes
-            t = known.get(id(attributes))
-            if t is None:
-                t = known[id(attributes)] = type_id(attributes)
-            types.append(t)
-        return Board(st.zones, types, st.ints, st.current_seat)
-
-
-class NativeBoards:
-    """Boards of native states: one call each for the locations, the card types and the
-    storages (views read them one at a time, which costs more for a whole layout)."""
-
-    def __init__(self, writer: StateWriter, master: NativeMaster) -> None:
+    def __init__(self, writer: StateWriter, master: Engine) -> None:
         self.writer = writer
         self.master = master
-        self.program = master.program
-        self._types: list[int] = []  # native card type -> type id
+        self._types: dict[int, int] = {}  # the engine's key of a card kind -> type id
 
     def read(self, st: Any) -> Board:
-        raw, program = st.raw, self.program
-        ids = self._types
-        if len(ids) < program.card_type_count:  # a game may make card types as it goes
-            attributes, type_id = self.master.card_attributes, self.writer.type_id
-            ids.extend(type_id(attributes(t)) for t in range(len(ids), program.card_type_count))
-        types = [ids[t] for t in program.card_types(raw)]
-        return Board(program.zones(raw), types, program.ints(raw), raw.current_seat)
+        return Board(*self.master.board_parts(st, self.writer.type_id, self._types))
 
 
-def board_reader(writer: StateWriter, master: Engine) -> PythonBoards | NativeBoards:
-    """What reads ``master``'s states as boards for ``writer``: each engine's own."""
-    if master.traits.name == NATIVE.name:
-        return NativeBoards(writer, cast("NativeMaster", master))
-    return PythonBoards(writer)
+def board_reader(writer: StateWriter, master: Engine) -> BoardReader:
+    """What reads ``master``'s states as boards for ``writer``."""
+    return BoardReader(writer, master)

@@ -38,7 +38,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
-from cardlang.engine.engines import PYTHON
 from cardlang.engine.frames import (
     CALL,
     F_CALL_LOW,
@@ -52,7 +51,7 @@ from cardlang.engine.frames import (
 )
 from cardlang.engine.owners import ZoneKey
 from cardlang.engine.picks import blank_picks, hide_picks, pick_option_count, set_pick
-from cardlang.engine.protocol import EngineState
+from cardlang.engine.protocol import EngineState, WorldDealingEngine, worlds_dealt_by
 from cardlang.engine.state import MASK64, Gamestate
 from cardlang.errors import UsageError
 from cardlang.information.visibility import can_see
@@ -318,8 +317,9 @@ class Skeleton:
         self.knowledge = knowledge
         self.places = _places(knowledge)
         self.native: _NativeSkeleton | None = None
-        if st.traits is not PYTHON:  # the native engine's: it deals the worlds itself
-            self.native = _NativeSkeleton(st, seat, knowledge)
+        engine = worlds_dealt_by(st)
+        if engine is not None:  # an engine that builds the worlds itself (the native one)
+            self.native = _NativeSkeleton(st, seat, knowledge, engine)
             return
         st = cast(Gamestate, st)  # the Python engine's: copied and dealt here
         log, st.log = st.log, None  # not copied: the skeleton keeps no history
@@ -403,10 +403,10 @@ class _NativeSkeleton:
     flow holds to an unidentified card replaced by a stand-in for its place, so that it
     holds nothing the seat could not know (as ``Skeleton`` does for a Python state).  A
     determinization deals into copies of the hidden locations' entries and has the
-    engine build the state (``Program.determinized``)."""
+    engine build the state (``WorldDealingEngine.dealt_state``)."""
 
-    def __init__(self, st: Any, seat: int, knowledge: SeatKnowledge) -> None:
-        self.master = st.master
+    def __init__(self, st: Any, seat: int, knowledge: SeatKnowledge, engine: Any) -> None:
+        self.engine: WorldDealingEngine = engine
         self.seed = st.seed
         self.refs: list[tuple[ZoneKey, int]] = []  # the place of each stand-in
         self.hidden: dict[ZoneKey, list[int]] = {}  # hidden location -> its entries
@@ -418,10 +418,8 @@ class _NativeSkeleton:
                 self.refs.append((key, i))
                 unplaced.append(c)
             self.hidden[key] = list(entries)
-        program = self.master.program
         emptied: list[tuple[ZoneKey, list[int]]] = [(key, []) for key in self.hidden]
-        self.base = program.determinized(st.raw, emptied, stand_ins, 0, unplaced)
-        program.hide_picks(self.base, seat)  # the others' secret picks: drawn in each world
+        self.base = engine.skeleton_base(st, emptied, stand_ins, unplaced, seat)
         self._plan: Any = None  # plan(), made when first asked
 
     def plan(self, skeleton: Skeleton) -> Any:
@@ -433,7 +431,7 @@ class _NativeSkeleton:
             def place(where: Any, i: int) -> tuple[int, int]:
                 return (-1 - where, i) if isinstance(where, int) else (index[where], i)
 
-            self._plan = self.master.program.deal_plan(
+            self._plan = self.engine.deal_plan(
                 list(self.hidden.items()),
                 skeleton.knowledge.members,
                 [[place(where, i) for where, i in pool] for pool in skeleton.places],
@@ -446,15 +444,10 @@ class _NativeSkeleton:
         skeleton._deal(rng, zones, None)
         refs = {_PLACEHOLDER + j: zones[key][i] for j, (key, i) in enumerate(self.refs)}
         state_rng = rng.getrandbits(64) & MASK64
-        program = self.master.program
-        raw = program.determinized(self.base, list(zones.items()), refs, state_rng, [])
-        _draw_picks(
-            rng,
-            program.blank_picks(raw),
-            lambda k: program.pick_option_count(raw, k),
-            lambda k, i: program.set_pick(raw, k, i),
+        # every secret pick the seat does not know drawn as _draw_picks draws it
+        st = self.engine.dealt_state(
+            self.base, list(zones.items()), refs, state_rng, rng.randrange, self.seed
         )
-        st = self.master.state(raw, self.seed)
         attach_knowledge(st, skeleton.knowledge)
         return st
 
