@@ -523,6 +523,7 @@ def test_a_mirror_with_owned_copies_gives_the_free_seat_the_card_and_never_the_b
     """``barred_mirror(owned=K)``: the free seat takes the card at its first K chances
     (an untrained model would rarely choose it), the barred seat never gets it."""
     from cardlang.agents.neural.model import load_model
+
     from cardlang.compiler.load import load_game
     from cardlang.learning.card_worth import barred_mirror
     from cardlang.runs.cards import SeatCard, seat_cards

@@ -49,6 +49,9 @@ def test_a_state_says_which_engine_it_belongs_to(name: str) -> None:
     master = load_game(GAMES / "kuhn_poker.rcy").master(engine=name)
     st = master.new_game(0)
     assert isinstance(st, EngineState) and st.traits is master.traits
+    # and where the master declares less (its game's agents all kept in Python)
+    kept = load_game(GAMES / "kuhn_poker.rcy", agents_inside=False).master(engine=name)
+    assert kept.new_game(0).traits is kept.traits and not kept.traits.agents_inside
 
 
 # ---------------------------------------------------------------- the engine, passed down

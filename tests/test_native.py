@@ -565,6 +565,24 @@ def test_the_native_tests_pass_under_the_sanitizers() -> None:
 # ---------------------------------------------------------------- batches
 
 
+def test_the_extensions_types_are_the_ones_its_build_wrote() -> None:
+    """src/cardlang/_native.pyi, which mypy reads, is nanobind's stubgen of the module as
+    built (CMakeLists.txt installs that stub beside it): a binding changed without it
+    fails here, with the command that writes it."""
+    from cardlang.engine.native import native_extension
+
+    module = native_extension()
+    if module is None:
+        pytest.skip("the native engine is not built")
+    built = Path(module.__file__).with_name("_native.pyi")
+    if not built.is_file():
+        pytest.skip(f"no stub beside {module.__file__} (a build of its own, e.g. sanitized)")
+    checked_in = ROOT / "src" / "cardlang" / "_native.pyi"
+    assert built.read_text() == checked_in.read_text(), (
+        f"_native.pyi is not the build's: cp {built} {checked_in}"
+    )
+
+
 def test_the_engine_makes_numpys_game_seeds() -> None:
     import numpy as np
 

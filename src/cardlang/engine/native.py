@@ -21,9 +21,9 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cardlang.engine.engines import NATIVE, agents_kept_in_python, engine_named
+from cardlang.engine.engines import NATIVE, EngineTraits, agents_kept_in_python, engine_named
 from cardlang.engine.gamemaster import GameResult, Limits, game_result, ranking_keys, result_of
 from cardlang.engine.lazy_options import LazyOptions
 from cardlang.engine.points import PointMap
@@ -31,6 +31,9 @@ from cardlang.engine.state import FAILED
 from cardlang.engine.tally import CardCounts
 from cardlang.errors import RuleError, Span, UsageError, did_you_mean
 from cardlang.language.kinds import card_type
+
+if TYPE_CHECKING:  # the extension's types (_native.pyi, made by nanobind's stubgen)
+    from cardlang import _native as native_types
 
 
 def _load_extension() -> Any:
@@ -98,7 +101,7 @@ def check_engine(name: str) -> str:
     return name
 
 
-def make_program(ir: Any) -> Any:
+def make_program(ir: Any) -> native_types.Program:
     """The extension's program for an IR (cardlang.compiler.ir.IR)."""
     check_engine("native")
     assert _native is not None
@@ -337,7 +340,7 @@ class NativeState:
         "attached",
     )
 
-    def __init__(self, raw: Any, master: NativeMaster, seed: int) -> None:
+    def __init__(self, raw: native_types.State, master: NativeMaster, seed: int) -> None:
         self.raw = raw
         self.master = master
         self.seed = seed
@@ -348,8 +351,11 @@ class NativeState:
         self.tracker: object = None
         self.attached: object = None
 
-    #: the engine this state belongs to (engine/engines.py; a Python state's is PYTHON)
-    traits = NATIVE
+    @property
+    def traits(self) -> EngineTraits:
+        """The engine this state belongs to, as its master declares it (engine/engines.py:
+        a master of a game whose agents play in Python declares none inside)."""
+        return self.master.traits
 
     # ------------------------------------------------------------ the flow
     @property
@@ -424,12 +430,13 @@ class NativeState:
 
     @property
     def error(self) -> RuleError | None:
-        found = self.master.program.error(self.raw)
+        found: Any = self.master.program.error(self.raw)  # None or (message, span)
         return None if found is None else self.master.rule_error(self, *found)
 
     @property
     def scores(self) -> list[tuple[int, ...]] | None:
-        return self.master.program.scores(self.raw)  # type: ignore[no-any-return]
+        scores: Any = self.master.program.scores(self.raw)  # None until it is over
+        return scores  # type: ignore[no-any-return]
 
     # ------------------------------------------------------------ the record
     @property
@@ -527,7 +534,7 @@ class NativeMaster:
             self.limits.max_game_work,
         )
         self.ir = game.ir
-        self.program = game.native_program()
+        self.program: native_types.Program = game.native_program()
         self._choices: dict[int, NativeChoice] = {}
         self._attrs: dict[int, dict[str, Any]] = {}
         self._attr_views: list[Mapping[str, Any]] = []
@@ -631,7 +638,7 @@ class NativeMaster:
         return self.program.play(st.raw, list(seats), limit, *self._limits)  # type: ignore[no-any-return]
 
     def result(self, st: NativeState) -> GameResult:
-        cards = self.program.card_counts(st.raw)
+        cards: Any = self.program.card_counts(st.raw)  # None unless tallied
         return game_result(self.game, st, None if cards is None else CardCounts(*cards))
 
     def current_scores(self, st: NativeState) -> list[tuple[int, ...]]:
