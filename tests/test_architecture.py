@@ -72,6 +72,9 @@ CYCLES = textwrap.dedent(
     graph = grimp.build_graph("cardlang")
     assert "cardlang.agents.base" in graph.modules, "cardlang.agents was not found"
     edges = {m: graph.find_modules_directly_imported_by(m) for m in graph.modules}
+    # engine/native.py's import of the extension's types reads as the facade's
+    # (pyproject.toml's ignore_imports says why)
+    edges["cardlang.engine.native"].discard("cardlang")
     # Tarjan's strongly connected components: every one of more than one module is a cycle
     index, low, stack, on, cycles, counter = {}, {}, [], set(), [], [0]
     sys.setrecursionlimit(10_000)

@@ -33,6 +33,7 @@ from cardlang.cli.options import (
 )
 from cardlang.errors import UsageError
 from cardlang.language.params import parse_param_args, parse_param_draws
+from cardlang.learning.config import ALGORITHM_DEFAULTS, TrainConfig, default_of
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -86,7 +87,7 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument(
         "--card-bonus",
         type=non_negative,
-        default=0.0,
+        default=default_of("card_bonus"),
         metavar="B",
         help="--always: the policy tries the cards more while it learns them: B logits "
         "added to every option that binds one (buy, gain, play), falling linearly to "
@@ -95,9 +96,9 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument(
         "--always-games",
         type=positive,
-        default=16,
+        default=default_of("always_games"),
         metavar="K",
-        help="--always: how many drawn kingdoms share the games (16)",
+        help="--always: how many drawn kingdoms share the games (%(default)s)",
     )
     engine_option(p)
     seed_option(p)
@@ -118,13 +119,14 @@ def _length_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--rounds",
         type=positive,
-        default=20,
-        help="rounds in all, counting earlier sessions (20); a PPO round is --updates updates",
+        default=default_of("rounds"),
+        help="rounds in all, counting earlier sessions (%(default)s); a PPO round is "
+        "--updates updates",
     )
     g.add_argument(
         "--time-limit",
         type=non_negative,
-        default=0.0,
+        default=default_of("time_limit"),
         metavar="SECONDS",
         help="stop after the round in which this many seconds have passed (0: no limit)",
     )
@@ -144,33 +146,52 @@ def _ppo_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--checkpoint-every",
         type=positive,
-        default=1,
+        default=default_of("checkpoint_every"),
         metavar="ROUNDS",
         help="write the checkpoint, model, metrics and report every this many rounds, and "
-        "after the last (1): a large --average reservoir takes seconds to write; what the "
+        "after the last (%(default)s): a large --average reservoir takes seconds to write; "
+        "what the "
         "run learns is the same, a kill loses the rounds since the last checkpoint",
     )
     g.add_argument(
         "--envs",
         type=positive_up_to(MAX_LANES, "games in lockstep"),
-        default=128,
-        help="games played in lockstep, all lanes (128)",
+        default=default_of("envs"),
+        help="games played in lockstep, all lanes (%(default)s)",
     )
-    g.add_argument("--updates", type=positive, default=10, help="PPO updates per round (10)")
+    g.add_argument(
+        "--updates",
+        type=positive,
+        default=default_of("updates"),
+        help="PPO updates per round (%(default)s)",
+    )
     g.add_argument(
         "--horizon",
         type=positive_up_to(MAX_STEPS_HELD, "steps"),
-        default=64,
-        help="steps per game and update (64); a round's --horizon x --updates steps per game "
+        default=default_of("horizon"),
+        help="steps per game and update (%(default)s); a round's --horizon x --updates steps "
+        "per game "
         "should exceed --max-decisions, or self-play games cut at the round's end are lost",
     )
-    g.add_argument("--epochs", type=positive, default=2, help="passes over each update's steps (2)")
-    g.add_argument("--clip", type=non_negative, default=0.2, help="PPO ratio clip (0.2)")
-    g.add_argument("--entropy", type=non_negative, default=0.01, help="entropy weight (0.01)")
+    g.add_argument(
+        "--epochs",
+        type=positive,
+        default=default_of("epochs"),
+        help="passes over each update's steps (%(default)s)",
+    )
+    g.add_argument(
+        "--clip", type=non_negative, default=default_of("clip"), help="PPO ratio clip (%(default)s)"
+    )
+    g.add_argument(
+        "--entropy",
+        type=non_negative,
+        default=default_of("entropy"),
+        help="entropy weight (%(default)s)",
+    )
     g.add_argument(
         "--entropy-final",
         type=non_negative,
-        default=None,
+        default=default_of("entropy_final"),
         metavar="WEIGHT",
         help="the entropy weight reached at round --anneal-rounds, linearly from --entropy "
         "(none: constant); a weight that ends low nears an equilibrium without the early collapse "
@@ -179,7 +200,7 @@ def _ppo_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--lr-final",
         type=positive_float,
-        default=None,
+        default=default_of("lr_final"),
         metavar="RATE",
         help="PPO's learning rate reached at round --anneal-rounds, linearly from --lr "
         "(none: constant)",
@@ -187,52 +208,58 @@ def _ppo_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--anneal-rounds",
         type=whole,
-        default=0,
+        default=default_of("anneal_rounds"),
         metavar="N",
         help="the round at which --entropy-final and --lr-final are reached (0: the "
         "--rounds the run begins with; a resumed run given more rounds keeps its schedule)",
     )
-    g.add_argument("--lam", type=non_negative, default=0.95, help="GAE lambda (0.95)")
+    g.add_argument(
+        "--lam", type=non_negative, default=default_of("lam"), help="GAE lambda (%(default)s)"
+    )
     g.add_argument(
         "--opponents",
-        default="self@1",
+        default=default_of("opponents"),
         metavar="POOL",
         help="who the learner plays, SPEC@WEIGHT comma separated: self (the current policy "
         "in every seat), past (snapshots of earlier policies), average (the average policy "
         "of --average: the learner answers the average of its own play, fictitious "
         "self-play as NFSP's), or any agent that plays "
         "inside the engine (random, bigmoney, bmu, smithy, a TOML bot); e.g. "
-        "self@2,past@1,bmu@1 (self@1)",
+        "self@2,past@1,bmu@1 (%(default)s)",
     )
     g.add_argument(
         "--reward",
         choices=("outcome", "score", "margin"),
-        default="outcome",
+        default=default_of("reward"),
         help="what a game is worth to a seat: outcome (its share of the win), score "
         "(its score, e.g. chips, over --score-scale) or margin (its score less the best "
         "other seat's, over --score-scale: a dense signal for learning from nothing) "
-        "(outcome)",
+        "(%(default)s)",
     )
     g.add_argument(
         "--score-scale",
         type=positive_float,
-        default=10.0,
-        help="--reward score or margin: the score (or lead) worth the most (10); larger ones "
+        default=default_of("score_scale"),
+        help="--reward score or margin: the score (or lead) worth the most (%(default)s); "
+        "larger ones "
         "count as it",
     )
     g.add_argument(
-        "--snapshot-every", type=positive, default=10, help="updates between snapshots (10)"
+        "--snapshot-every",
+        type=positive,
+        default=default_of("snapshot_every"),
+        help="updates between snapshots (%(default)s)",
     )
     g.add_argument(
         "--snapshots",
         type=positive_up_to(10_000, "snapshots"),
-        default=8,
-        help="snapshots kept (8)",
+        default=default_of("snapshots"),
+        help="snapshots kept (%(default)s)",
     )
     g.add_argument(
         "--actors",
         type=workers_count,
-        default=None,
+        default=default_of("actors"),
         metavar="K",
         help="self-play actors, each stepping its share of --envs while the learner "
         "learns (in worker processes with --backend process, the default; as Ray actors "
@@ -243,7 +270,7 @@ def _ppo_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--name-dropout",
         type=chance,
-        default=0.0,
+        default=default_of("name_dropout"),
         metavar="P",
         help="each game reads each card kind without its name with chance P (0..1): the "
         "network learns a card by what it does (its components and effects), and so "
@@ -262,14 +289,14 @@ def _experimental_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--magnet",
         type=non_negative,
-        default=0.0,
+        default=default_of("magnet"),
         help="weight of the pull towards the magnet, KL(policy || magnet) (0: none); it "
         "settles self-play that circles, as in poker (R-NaD, magnetic mirror descent)",
     )
     g.add_argument(
         "--magnet-every",
         type=whole,
-        default=0,
+        default=default_of("magnet_every"),
         help="updates between the magnet becoming a copy of the policy (0: the magnet is "
         "the starting policy, kept)",
     )
@@ -283,7 +310,7 @@ def _experimental_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--average",
         type=whole,
-        default=0,
+        default=default_of("average"),
         metavar="DECISIONS",
         help="also learn the average of the policies played (NFSP's average network), from "
         "a reservoir of this many decisions, saved as average.pt: in poker the average, "
@@ -304,7 +331,7 @@ def _experimental_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--rollouts",
         type=whole,
-        default=0,
+        default=default_of("rollouts"),
         metavar="K",
         help="value every move of each learnt decision by K rollouts from the position as "
         "it lies (the game's rows forked, the cards to come kept), not by the one move "
@@ -317,51 +344,73 @@ def _experimental_options(p: argparse.ArgumentParser) -> None:
 def _search_options(p: argparse.ArgumentParser) -> None:
     """Self-play with search's settings (--algorithm search)."""
     g = p.add_argument_group("self-play with search (--algorithm search)")
-    g.add_argument("--games", type=positive, default=16, help="self-play games per round (16)")
+    g.add_argument(
+        "--games",
+        type=positive,
+        default=default_of("games"),
+        help="self-play games per round (%(default)s)",
+    )
     g.add_argument(
         "--iterations",
         type=whole,
-        default=16,
-        help="search iterations per move (16; 0: raw policy)",
+        default=default_of("iterations"),
+        help="search iterations per move (%(default)s; 0: raw policy)",
     )
     g.add_argument(
         "--determinizations",
         type=positive_up_to(1024, "worlds"),
-        default=2,
-        help="worlds evaluated per expansion (2)",
+        default=default_of("determinizations"),
+        help="worlds evaluated per expansion (%(default)s)",
     )
     g.add_argument(
-        "--temperature", type=non_negative, default=1.0, help="move choice temperature (1)"
+        "--temperature",
+        type=non_negative,
+        default=default_of("temperature"),
+        help="move choice temperature (%(default)s)",
     )
     g.add_argument(
-        "--noise", type=non_negative, default=0.25, help="weight of Dirichlet root noise (0.25)"
+        "--noise",
+        type=non_negative,
+        default=default_of("noise"),
+        help="weight of Dirichlet root noise (%(default)s)",
     )
-    g.add_argument("--alpha", type=non_negative, default=0.3, help="Dirichlet alpha (0.3)")
+    g.add_argument(
+        "--alpha",
+        type=non_negative,
+        default=default_of("alpha"),
+        help="Dirichlet alpha (%(default)s)",
+    )
     g.add_argument(
         "--policy",
         choices=("visits", "gumbel"),
-        default="visits",
+        default=default_of("policy"),
         help="how the search chooses and what it teaches: visits (AlphaZero: PUCT, visit "
         "shares) or gumbel (Gumbel MuZero: sequential halving over Gumbel-sampled moves, "
-        "the improved policy; learns with few iterations) (visits)",
+        "the improved policy; learns with few iterations) (%(default)s)",
     )
     g.add_argument(
         "--considered",
         type=positive_up_to(1024, "moves"),
-        default=8,
-        help="--policy gumbel: the moves its root considers, sampled (8)",
+        default=default_of("considered"),
+        help="--policy gumbel: the moves its root considers, sampled (%(default)s)",
     )
     g.add_argument(
         "--max-decisions",
         type=positive,
-        default=2000,
-        help="cut a game off after this many decisions (2000)",
+        default=default_of("max_decisions"),
+        help="cut a game off after this many decisions (%(default)s)",
     )
     g.add_argument(
-        "--solo-best", type=positive, default=1, help="solo games: the length valued 1 (1)"
+        "--solo-best",
+        type=positive,
+        default=default_of("solo_best"),
+        help="solo games: the length valued 1 (%(default)s)",
     )
     g.add_argument(
-        "--solo-cap", type=positive, default=100, help="solo games: the length valued -1 (100)"
+        "--solo-cap",
+        type=positive,
+        default=default_of("solo_cap"),
+        help="solo games: the length valued -1 (%(default)s)",
     )
 
 
@@ -369,7 +418,10 @@ def _learning_options(p: argparse.ArgumentParser) -> None:
     """What both algorithms learn with: the optimiser, the batches, a start."""
     g = p.add_argument_group("learning")
     g.add_argument(
-        "--steps", type=positive, default=50, help="search: gradient steps per round (50)"
+        "--steps",
+        type=positive,
+        default=default_of("steps"),
+        help="search: gradient steps per round (%(default)s)",
     )
     g.add_argument(
         "--batch-size",
@@ -380,8 +432,8 @@ def _learning_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--buffer",
         type=positive_up_to(MAX_STEPS_HELD * 100, "samples"),
-        default=50_000,
-        help="search: replay buffer, samples (50000)",
+        default=default_of("buffer"),
+        help="search: replay buffer, samples (%(default)s)",
     )
     g.add_argument(
         "--lr", type=non_negative, default=None, help="learning rate (ppo 0.0003, search 0.001)"
@@ -395,10 +447,15 @@ def _learning_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--warm-start",
         metavar="DB",
-        default=None,
+        default=default_of("warm_start"),
         help="first imitate the games recorded in DB (e.g. a simulate --db of bots)",
     )
-    g.add_argument("--warm-steps", type=whole, default=500, help="steps of imitation (500)")
+    g.add_argument(
+        "--warm-steps",
+        type=whole,
+        default=default_of("warm_steps"),
+        help="steps of imitation (%(default)s)",
+    )
     g.add_argument(
         "--init",
         metavar="MODEL",
@@ -416,15 +473,34 @@ def _network_options(p: argparse.ArgumentParser) -> None:
         help="the network's body: Deep Sets (cheap on a CPU; ppo's default) or a "
         "transformer (search's default)",
     )
-    g.add_argument("--width", type=positive, default=64, help="token width (64)")
-    g.add_argument("--heads", type=positive, default=4, help="attention heads (4)")
-    g.add_argument("--layers", type=positive, default=2, help="transformer layers (2)")
-    g.add_argument("--feedforward", type=positive, default=128, help="feed-forward width (128)")
-    g.add_argument("--hidden", type=positive, default=128, help="heads' MLP width (128)")
+    g.add_argument(
+        "--width", type=positive, default=default_of("width"), help="token width (%(default)s)"
+    )
+    g.add_argument(
+        "--heads", type=positive, default=default_of("heads"), help="attention heads (%(default)s)"
+    )
+    g.add_argument(
+        "--layers",
+        type=positive,
+        default=default_of("layers"),
+        help="transformer layers (%(default)s)",
+    )
+    g.add_argument(
+        "--feedforward",
+        type=positive,
+        default=default_of("feedforward"),
+        help="feed-forward width (%(default)s)",
+    )
+    g.add_argument(
+        "--hidden",
+        type=positive,
+        default=default_of("hidden"),
+        help="heads' MLP width (%(default)s)",
+    )
     g.add_argument(
         "--device",
         type=_device,
-        default="auto",
+        default=default_of("device"),
         help="auto (a GPU when present), cpu, cuda, cuda:N or mps: one this machine has",
     )
 
@@ -433,14 +509,23 @@ def _evaluation_options(p: argparse.ArgumentParser) -> None:
     """Evaluation against named agents between rounds."""
     g = p.add_argument_group("evaluation")
     g.add_argument(
-        "--evaluate-every", type=whole, default=5, help="rounds between evaluations (5; 0: never)"
+        "--evaluate-every",
+        type=whole,
+        default=default_of("evaluate_every"),
+        help="rounds between evaluations (%(default)s; 0: never)",
     )
     g.add_argument(
-        "--eval-games", type=positive, default=100, help="games per evaluation agent (100)"
+        "--eval-games",
+        type=positive,
+        default=default_of("eval_games"),
+        help="games per evaluation agent (%(default)s)",
     )
     g.add_argument("--eval-agents", default="random", help="comma separated agent specs (random)")
     g.add_argument(
-        "--eval-iterations", type=whole, default=0, help="the model's search when evaluated (0)"
+        "--eval-iterations",
+        type=whole,
+        default=default_of("eval_iterations"),
+        help="the model's search when evaluated (%(default)s)",
     )
 
 
@@ -496,12 +581,11 @@ def cmd_train(args: argparse.Namespace) -> int:
         ) from None
     from cardlang.agents import make_agent
     from cardlang.cli.options import backend_choice
-    from cardlang.learning.config import TrainConfig
     from cardlang.learning.loop import TrainingRun
 
     if args.width % args.heads:
         raise UsageError(f"--width {args.width} must be a multiple of --heads {args.heads}")
-    _check_network(args, args.body or ("deepsets" if args.algorithm == "ppo" else "transformer"))
+    _check_network(args, args.body or ALGORITHM_DEFAULTS[args.algorithm]["body"])
     backend, workers = backend_choice(args)
     if args.backend is None and args.workers is None:
         backend = "process"  # self-play is the slow part: use every core by default
@@ -519,30 +603,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise UsageError("--rollouts: only --algorithm ppo values moves by rollouts")
     if args.always and not ppo:
         raise UsageError("--always: only --algorithm ppo trains on drawn kingdoms")
-    # every setting named as its option is read from it; the rest are worked out here
-    same = {f.name: getattr(args, f.name) for f in fields(TrainConfig) if hasattr(args, f.name)}
-    config = TrainConfig(
-        **same
-        | {
-            "game": args.file,
-            "params": parse_param_args(args.param),
-            "param_draws": parse_param_draws(args.param_draw),
-            "cpu_limit": (args.cpu_minutes or 0.0) * 60,
-            "card_bonus_rounds": args.rounds if args.card_bonus else 0.0,
-            "noise": min(args.noise, 1.0),
-            "batch_size": args.batch_size or (256 if ppo else 128),
-            "lr": args.lr if args.lr is not None else (3e-4 if ppo else 1e-3),
-            "value_weight": (
-                args.value_weight if args.value_weight is not None else (0.5 if ppo else 1.0)
-            ),
-            "body": args.body or ("deepsets" if ppo else "transformer"),
-            "eval_agents": agents,
-            "backend": backend,
-            "workers": workers,
-            "warm_steps": args.warm_steps if args.warm_start else 0,
-            "anneal_rounds": args.anneal_rounds or args.rounds,
-        }
-    )
+    config = train_config(args, agents, backend, workers)
 
     def report(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
@@ -559,3 +620,32 @@ def cmd_train(args: argparse.Namespace) -> int:
         TrainingRun.open(config, Path(args.out), report, given).run()
     print(f"model: {Path(args.out) / 'model.pt'}; report: {Path(args.out) / 'report.html'}")
     return EXIT_OK
+
+
+def train_config(
+    args: argparse.Namespace, agents: list[str], backend: str, workers: int | None
+) -> TrainConfig:
+    """The run's settings from its options: every setting named as its option is read
+    from it; the rest are worked out here (what the run does not say, its algorithm's:
+    learning/config.py ``ALGORITHM_DEFAULTS``)."""
+    same = {f.name: getattr(args, f.name) for f in fields(TrainConfig) if hasattr(args, f.name)}
+    return TrainConfig(
+        **same
+        | {
+            "game": args.file,
+            "params": parse_param_args(args.param),
+            "param_draws": parse_param_draws(args.param_draw),
+            "cpu_limit": (args.cpu_minutes or 0.0) * 60,
+            "card_bonus_rounds": args.rounds if args.card_bonus else 0.0,
+            "noise": min(args.noise, 1.0),
+            **{
+                name: value if getattr(args, name) is None else getattr(args, name)
+                for name, value in ALGORITHM_DEFAULTS[args.algorithm].items()
+            },
+            "eval_agents": agents,
+            "backend": backend,
+            "workers": workers,
+            "warm_steps": args.warm_steps if args.warm_start else 0,
+            "anneal_rounds": args.anneal_rounds or args.rounds,
+        }
+    )

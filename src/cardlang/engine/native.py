@@ -33,7 +33,7 @@ from cardlang.errors import RuleError, Span, UsageError, did_you_mean
 from cardlang.language.kinds import card_type
 
 if TYPE_CHECKING:  # the extension's types (_native.pyi, made by nanobind's stubgen)
-    from cardlang import _native as native_types
+    import cardlang._native as native_types
 
 
 def _load_extension() -> Any:

@@ -1,9 +1,25 @@
-"""The settings of a training run (``cardlang train``), saved in its checkpoint."""
+"""The settings of a training run (``cardlang train``), saved in its checkpoint.
+
+``TrainConfig`` is the one home of the settings' defaults: the command line's options
+take theirs from it (cli/train.py ``default_of``), and PPO's own settings
+(ppo.py ``PPOConfig``, which a run builds from this one) default to the same values.
+Four settings depend on the algorithm (``ALGORITHM_DEFAULTS``): the command line leaves
+them unset until it knows which runs; a ``TrainConfig`` made without them has the search
+loop's (what checkpoints older than ``algorithm`` were)."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any
+
+#: The settings whose default depends on the algorithm: PPO learns from many short
+#: updates (a smaller rate, minibatches of 256, the cheaper Deep Sets body), the search
+#: loop from few large steps.
+ALGORITHM_DEFAULTS: dict[str, dict[str, Any]] = {
+    "ppo": {"batch_size": 256, "lr": 3e-4, "value_weight": 0.5, "body": "deepsets"},
+    "search": {"batch_size": 128, "lr": 1e-3, "value_weight": 1.0, "body": "transformer"},
+}
+_SEARCH = ALGORITHM_DEFAULTS["search"]
 
 
 @dataclass
@@ -36,12 +52,12 @@ class TrainConfig:
     policy: str = "visits"  # the search's move distribution played and learnt (POLICIES)
     considered: int = 8  # a Gumbel root's moves (policy "gumbel")
     steps: int = 50  # gradient steps per round
-    batch_size: int = 128
+    batch_size: int = _SEARCH["batch_size"]
     buffer: int = 50_000  # samples
-    lr: float = 1e-3
-    value_weight: float = 1.0
+    lr: float = _SEARCH["lr"]
+    value_weight: float = _SEARCH["value_weight"]
     width: int = 64
-    body: str = "transformer"  # the network's body (agents/neural/network.py: BODIES)
+    body: str = _SEARCH["body"]  # the network's body (agents/neural/network.py: BODIES)
     phi_layers: int = 1
     heads: int = 4
     layers: int = 2
@@ -58,7 +74,7 @@ class TrainConfig:
     # a new run takes --workers, else one per core the learner leaves)
     actors: int | None = None
     warm_start: str | None = None
-    warm_steps: int = 0
+    warm_steps: int = 500  # of imitation, with warm_start (none without it)
     init: str | None = None  # a trained model of the same game file to start from
     solo_best: int = 1
     solo_cap: int = 100
@@ -98,3 +114,15 @@ class TrainConfig:
     def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names})
+
+
+def default_of(name: str) -> Any:
+    """``TrainConfig``'s default of the setting ``name`` (a fresh copy of a list's)."""
+    for f in fields(TrainConfig):
+        if f.name == name:
+            if f.default_factory is not MISSING:
+                return f.default_factory()
+            if f.default is MISSING:
+                raise KeyError(f"{name} has no default")
+            return f.default
+    raise KeyError(name)

@@ -52,6 +52,7 @@ from cardlang.errors import UsageError, check_loss
 from cardlang.information.tokens import NameTable
 from cardlang.language.kinds import KIND_ATTRIBUTE
 from cardlang.learning.average import AveragePolicy
+from cardlang.learning.config import ALGORITHM_DEFAULTS, default_of
 from cardlang.learning.returns import credits_from
 from cardlang.learning.rollouts import Rollouts, Valued, pull_share
 from cardlang.learning.steps import Step, collate_steps
@@ -65,58 +66,67 @@ SEATED = (SELF, PAST, AVERAGE)  # lanes whose env gives the caller every seat
 ADVANTAGE_FLOOR = 0.05  # the least spread advantages are divided by (returns span 1-2)
 
 
+#: PPO's defaults where they depend on the algorithm (learning/config.py: the one home
+#: of every default; a run's settings build this class, ppo_config in actors.py).
+_PPO = ALGORITHM_DEFAULTS["ppo"]
+
+
 @dataclass
 class PPOConfig:
-    horizon: int = 16  # steps per row and update
-    epochs: int = 2
-    minibatch: int = 256  # steps per gradient step
-    lr: float = 3e-4
-    clip: float = 0.2
-    entropy: float = 0.01
+    horizon: int = default_of("horizon")  # steps per row and update
+    epochs: int = default_of("epochs")
+    minibatch: int = _PPO["batch_size"]  # steps per gradient step (a run's batch_size)
+    lr: float = _PPO["lr"]
+    clip: float = default_of("clip")
+    entropy: float = default_of("entropy")
     # linear schedules (Stable-Baselines3's): the entropy weight and the learning rate
     # move from the values above at the first update to these at update ``anneal_updates``
     # and stay there (None: constant).  A regularised equilibrium's exploitability falls
     # with the entropy weight, but a small weight from the start collapses self-play to
     # pure moves (Leduc): start high, end low.
-    entropy_final: float | None = None
-    lr_final: float | None = None
+    entropy_final: float | None = default_of("entropy_final")
+    lr_final: float | None = default_of("lr_final")
     anneal_updates: int = 0
-    value_weight: float = 0.5
-    lam: float = 0.95
+    value_weight: float = _PPO["value_weight"]
+    lam: float = default_of("lam")
     max_grad_norm: float = 0.5
-    snapshot_every: int = 10  # updates between snapshots of the policy (the past pool)
-    snapshots: int = 8  # snapshots kept (the oldest forgotten first)
+    snapshot_every: int = default_of("snapshot_every")  # updates between snapshots (past pool)
+    snapshots: int = default_of("snapshots")  # snapshots kept (the oldest forgotten first)
     # the magnet (R-NaD, magnetic mirror descent): a weight on KL(policy || magnet), the
     # magnet a frozen copy of the policy taken every ``magnet_every`` updates (0: the
     # policy it started from, kept).  Self-play's last iterate circles a mixed
     # equilibrium (Leduc); pulled towards a magnet that itself moves slowly, it settles.
-    magnet: float = 0.0
-    magnet_every: int = 0
+    magnet: float = default_of("magnet")
+    magnet_every: int = default_of("magnet_every")
     # R-NaD's reward transformation: the magnet's pull enters the rewards, not the loss.
     # Each move's mover is paid -magnet * log(policy / magnet) of the move it made, and in
     # a two-player game its opponent the same with the sign turned (zero sum): the game
     # itself is regularised, so its fixed point, not only each update, is held near the
     # magnet.  The value head still learns the outcome; the rewards enter the advantages.
-    magnet_reward: bool = False
+    magnet_reward: bool = default_of("magnet_reward")
     # the average policy (average.py): a reservoir of this many decisions (0: none)
-    average: int = 0
-    average_recent: bool = False  # a window of recent decisions, not all alike (average.py)
-    average_linear: bool = False  # each decision weighs as its update's number (average.py)
+    average: int = default_of("average")
+    average_recent: bool = default_of(
+        "average_recent"
+    )  # a window of recent decisions, not all alike (average.py)
+    average_linear: bool = default_of(
+        "average_linear"
+    )  # each decision weighs as its update's number (average.py)
     # every move of each learnt decision valued by this many rollouts from the position
     # (rollouts.py; 0: none, the sampled move's generalised advantage): the lanes' envs
     # need spare rows to fork into (Lane)
-    rollouts: int = 0
+    rollouts: int = default_of("rollouts")
     # the chance that a game reads a card kind without its name (NameDropout): the
     # network must then know the card by its components and effects, as it must a card
     # it meets first at play
-    name_dropout: float = 0.0
+    name_dropout: float = default_of("name_dropout")
     # cards the acting policy is pushed towards (a designer's new card, --always): this
     # many logits added to every option that binds one (log k less each where k do),
     # falling linearly to none at update ``card_bonus_updates``.  A model that has
     # never met a card rarely tries it, and PPO learns only from what it tries; the
     # stored log-probabilities are the pushed policy's, so the ratio corrects what is
     # learnt
-    card_bonus: float = 0.0
+    card_bonus: float = default_of("card_bonus")
     card_bonus_cards: tuple[str, ...] = ()
     card_bonus_updates: int = 0
 
