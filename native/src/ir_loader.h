@@ -1,8 +1,8 @@
 // The IR loader: the Program of the IR that src/cardlang/compiler/ir.py builds (a dict
 // of plain Python lists: strings, nodes, lists, typed values, card kinds, decks,
 // procedures, the program, its scoring and its limits), read table by table and then
-// prepared (program_prepare.cpp).  module.cpp's Program(ir) calls it; compiler/ir.py
-// is its Python twin, the writer of what it reads.
+// prepared (program_prepare.cpp).  Program(ir) calls it (program_play.cpp: NativeProgram's
+// constructor); compiler/ir.py is its Python twin, the writer of what it reads.
 #pragma once
 
 #include <cstddef>

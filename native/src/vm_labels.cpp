@@ -80,7 +80,7 @@ std::string VM::option_label(const State& st, OptionRef option) const {
 }
 
 // ---------------------------------------------------------------- what a seat sees
-// information/views.py: option_kinds (module.cpp names the cards' KINDs)
+// information/views.py: option_kinds (program_values.cpp names the cards' KINDs)
 
 void VM::first_seen_cards(const State& st, const OptionList& options, int seat,
                           std::vector<i64>& out) const {
