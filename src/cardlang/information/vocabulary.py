@@ -214,24 +214,22 @@ class Vocabulary:
         """``[situation id, key index]``: whether the key's option binds a card of one
         of the kinds ``cards`` (``C=WITCH``) or a pile whose top is one
         (``PILE=SUPPLY:WITCH``); keys past a situation's last are False."""
-        width = max([len(self.keys(s)) for s in self.situations] + [1])
-        table = np.zeros((max(len(self.situations), 1), width), dtype=np.bool_)
-        for card in cards:
-            bound = re.compile(rf"[=:]{re.escape(card)}(?=[,;\s]|$)")
-            for s, situation in enumerate(self.situations):
-                for k, key in enumerate(self.keys(situation)):
-                    table[s, k] |= bool(bound.search(key))
-        return table
+        return self._keys_matching(
+            [re.compile(rf"[=:]{re.escape(card)}(?=[,;\s]|$)") for card in cards]
+        )
 
     def keys_gaining(self, card: str) -> np.ndarray:
         """``[situation id, key index]``: whether the key's option takes a pile whose top
         is a ``card`` (``PILE=SUPPLY:WITCH``: a buy, a gain), as ``keys_binding``."""
+        return self._keys_matching([re.compile(rf"PILE=[^;,\s]*:{re.escape(card)}(?=[,;\s]|$)")])
+
+    def _keys_matching(self, patterns: Sequence[re.Pattern[str]]) -> np.ndarray:
+        """``[situation id, key index]``: whether the key matches one of ``patterns``."""
         width = max([len(self.keys(s)) for s in self.situations] + [1])
         table = np.zeros((max(len(self.situations), 1), width), dtype=np.bool_)
-        bound = re.compile(rf"PILE=[^;,\s]*:{re.escape(card)}(?=[,;\s]|$)")
         for s, situation in enumerate(self.situations):
             for k, key in enumerate(self.keys(situation)):
-                table[s, k] = bool(bound.search(key))
+                table[s, k] = any(pattern.search(key) for pattern in patterns)
         return table
 
     def index(self, situation: str, key: str) -> int | None:
