@@ -87,7 +87,7 @@ def use_engine(engine: str | None) -> str:
     ``CARDLANG_ENGINE``, else native where built.  The ``cardlang`` commands it starts
     get it through ``CARDLANG_ENGINE`` (their CLI reads it); in-process runs pass the name
     this returns to ``load_game(engine=...)``."""
-    from cardlang.engine.native import default_engine
+    from cardlang.engine.engines import default_engine
 
     name = engine or os.environ.get("CARDLANG_ENGINE", "").strip() or default_engine()
     os.environ["CARDLANG_ENGINE"] = name

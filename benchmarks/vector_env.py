@@ -270,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", metavar="PATH", help="write the results there")
     args = parser.parse_args(argv)
-    from cardlang.engine.native import default_engine
+    from cardlang.engine.engines import default_engine
 
     engine = args.engine or default_engine()
     before = machine()

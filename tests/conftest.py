@@ -78,7 +78,8 @@ def needs_native_default() -> pytest.MarkDecorator:
     in the engine) on games loaded without naming an engine: skipped where those play
     on Python, because the native engine is not built or the run chose ``--engine
     python``.  Called at a test module's import, after ``pytest_configure`` chose."""
-    from cardlang.engine.native import default_engine, native_available
+    from cardlang.engine.engines import default_engine
+    from cardlang.engine.native import native_available
 
     if not native_available():
         return pytest.mark.skip(reason="the native engine is not built")
@@ -179,7 +180,7 @@ def regen_golden(request: pytest.FixtureRequest) -> bool:
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    from cardlang.engine.native import default_engine
+    from cardlang.engine.engines import default_engine
 
     engine = f"engine: {default_engine()} (when a test names none)"
     if CORPUS_PRESENT:

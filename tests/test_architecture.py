@@ -166,10 +166,11 @@ def test_the_native_engine_implements_the_protocols_it_declares() -> None:
 
 #: What only engine/ may write: reaching past the engine protocol into the native
 #: engine's extension (its program, a state's handle), or asking which engine a master is
-#: by identity instead of by what its traits declare (engine/engines.py).
+#: by identity instead of by what its traits declare (engine/traits.py).
 _PAST_THE_ENGINE = re.compile(
     r'cast\("Native|\b(?:master|native|engine)\.program\b|\.raw\b'
     r"|traits is (?:not )?(?:NATIVE|PYTHON)\b|traits\.name ==|import NativeMaster"
+    r"""|\bengine\s*[!=]=\s*["'](?:native|python)["']"""
 )
 
 
@@ -192,6 +193,8 @@ def test_the_rule_against_reaching_past_the_engine_catches_each_form() -> None:
         "handle = st.raw",
         "if st.traits is not PYTHON:",
         'if master.traits.name == "native":',
+        'if self.engine != "native":',
+        "if engine == 'python' and chance == 'exact':",
         "    from cardlang.engine.native import NativeMaster",
     ):
         assert _PAST_THE_ENGINE.search(line), line

@@ -1,4 +1,4 @@
-"""An engine declares what it offers (engine/engines.py ``EngineTraits``), and offers
+"""An engine declares what it offers (engine/traits.py ``EngineTraits``), and offers
 what it declares: the layers above ask ``master.traits`` rather than probe a master."""
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def test_nothing_below_the_command_line_reads_the_engine_from_the_environment(
 ) -> None:
     """``CARDLANG_ENGINE`` is the command line's default for ``--engine`` and nothing
     else's: a game loaded in Python plays on the default engine whatever it says."""
-    from cardlang.engine.native import default_engine
+    from cardlang.engine.engines import default_engine
 
     other = "python" if default_engine() == "native" else "native"
     monkeypatch.setenv("CARDLANG_ENGINE", other)

@@ -515,7 +515,7 @@ def test_the_semantics_and_the_layers_above_pass_on_the_other_engine() -> None:
     import subprocess
     import sys
 
-    from cardlang.engine.native import default_engine
+    from cardlang.engine.engines import default_engine
 
     other = "python" if default_engine() == "native" else "native"
     files = [str(ROOT / "tests" / name) for name in ABOVE_THE_ENGINE]

@@ -257,8 +257,7 @@ def use_engine(args: argparse.Namespace) -> None:
     may play inside it (``$CARDLANG_NATIVE_AGENTS``).  It is chosen here,
     once, and ``args.engine`` carries it down (games load with it; worker processes get
     it from their master).  A usage error if it names no engine or one not built."""
-    from cardlang.engine.engines import engine_named
-    from cardlang.engine.native import check_engine, default_engine
+    from cardlang.engine.engines import check_engine, default_engine, engine_named
 
     engine = getattr(args, "engine", None)
     if engine is None:

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardlang.engine.control import Action, Option, Seq
-from cardlang.engine.gamemaster import Gamemaster, Limits
+from cardlang.engine.gamemaster import Limits
 from cardlang.engine.labels import OptionText, SeesCard, SeesZone, option_label
 from cardlang.engine.runtime import Fn
 from cardlang.engine.state import Gamestate
@@ -28,6 +28,9 @@ from cardlang.language import ast
 from cardlang.language import types as T
 from cardlang.language.checker import CheckedGame
 from cardlang.language.statics import kind_attribute_tables
+
+if TYPE_CHECKING:
+    from cardlang.engine.protocol import Engine
 
 
 @dataclass(eq=False)
@@ -54,7 +57,7 @@ class Game:
     # native engine where it is built); ``load_game(engine=...)`` sets it, from --engine
     engine: str | None = None
     # False: every agent plays in Python, even one with a twin inside the native engine
-    # (its master declares no agents inside: engines.py ``agents_kept_in_python``);
+    # (its master declares no agents inside: traits.py ``agents_kept_in_python``);
     # ``load_game(agents_inside=...)`` sets it, from CARDLANG_NATIVE_AGENTS=0
     agents_inside: bool = True
 
@@ -62,18 +65,13 @@ class Game:
     def name(self) -> str:
         return Path(self.source.name).stem
 
-    def master(self, limits: Limits | None = None, engine: str | None = None) -> Any:
+    def master(self, limits: Limits | None = None, engine: str | None = None) -> Engine[Game]:
         """The engine that plays this game (under ``limits``, else the defaults): the
-        Python engine's Gamemaster or the native engine's (``engine``, else the game's,
-        else the default).  Typed Any: the engine protocol names the game
-        (engine/protocol.py), which cannot name it back without an import cycle; callers
-        annotate what they keep as ``master: Engine``."""
-        from cardlang.engine.native import NativeMaster, check_engine, default_engine
+        engine named ``engine``, else the game's, else the default (engines.py, the
+        registry, makes its master)."""
+        from cardlang.engine.engines import open_master
 
-        name = check_engine(engine or self.engine or default_engine())
-        if name == "native":
-            return NativeMaster(self, limits)
-        return Gamemaster(self, limits)
+        return open_master(self, limits, engine or self.engine)
 
     @cached_property
     def ir(self) -> Any:

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, cast
 
 from cardlang.engine.control import Action, Option, Seq, list_options, run_option
-from cardlang.engine.engines import PYTHON
 from cardlang.engine.frames import (
     CALL,
     F_CALL_HIGH,
@@ -66,6 +65,7 @@ from cardlang.engine.state import (
     set_current,
 )
 from cardlang.engine.tally import CardCounts, card_counts, count_pick
+from cardlang.engine.traits import PYTHON
 from cardlang.engine.work import (
     DEFAULT_MAX_GAME_WORK,
     DEFAULT_MAX_WORK,

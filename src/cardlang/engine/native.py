@@ -23,12 +23,12 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from cardlang.engine.engines import NATIVE, EngineTraits, agents_kept_in_python, engine_named
 from cardlang.engine.gamemaster import GameResult, Limits, game_result, ranking_keys, result_of
 from cardlang.engine.lazy_options import LazyOptions
 from cardlang.engine.points import PointMap
 from cardlang.engine.state import FAILED
 from cardlang.engine.tally import CardCounts
+from cardlang.engine.traits import NATIVE, EngineTraits, agents_kept_in_python
 from cardlang.errors import RuleError, Span, UsageError, did_you_mean
 from cardlang.language.kinds import card_type
 
@@ -83,27 +83,19 @@ def native_game_seeds(entropy: int, start: int, count: int) -> list[int] | None:
     return _native.game_seeds(words, start, count)  # type: ignore[no-any-return]
 
 
-def default_engine() -> str:
-    """The engine a game plays with when no one names one: the native engine where it is
-    built (the same results, faster), else the Python engine.  The command line's
-    ``--engine`` (or ``CARDLANG_ENGINE``, read there) names one for everything below it."""
-    return "native" if _native is not None else "python"
-
-
-def check_engine(name: str) -> str:
-    """``name``, an engine that is registered and, for the native one, built."""
-    engine_named(name)
-    if name == "native" and _native is None:
+def require_extension() -> Any:
+    """The extension; a usage error saying how to build it where it is not built."""
+    if _native is None:
         raise UsageError(
             "the native engine is not built: reinstall with `pip install -e .` "
             "(it needs a C++ compiler and CMake), or use --engine python"
         )
-    return name
+    return _native
 
 
 def make_program(ir: Any) -> native_types.Program:
     """The extension's program for an IR (cardlang.compiler.ir.IR)."""
-    check_engine("native")
+    require_extension()
     assert _native is not None
     return _native.Program(
         {
@@ -144,7 +136,7 @@ def make_program(ir: Any) -> native_types.Program:
 
 def native_random_agent(seed: int) -> Any:
     """The random agent (agents/random_agent.py) inside the engine, from its stream."""
-    check_engine("native")
+    require_extension()
     return _native.RandomAgent(seed)
 
 
@@ -353,7 +345,7 @@ class NativeState:
 
     @property
     def traits(self) -> EngineTraits:
-        """The engine this state belongs to, as its master declares it (engine/engines.py:
+        """The engine this state belongs to, as its master declares it (engine/traits.py:
         a master of a game whose agents play in Python declares none inside)."""
         return self.master.traits
 
@@ -521,7 +513,7 @@ class NativeMaster:
 
     def __init__(self, game: Any, limits: Limits | None = None) -> None:
         # game: an engine.game.Game (not imported: game.py makes NativeMasters)
-        check_engine("native")
+        require_extension()
         if not game.agents_inside:  # this game's agents all play in Python (game.py)
             self.traits = agents_kept_in_python(NATIVE)
         self.game = game

@@ -6,8 +6,8 @@ records use an engine only through these two protocols, so that a second engine 
 native one) can take the Python engine's place without the rest changing.  The Python
 engine implements them with ``Gamemaster`` and ``Gamestate``; a test checks that it does.
 
-An engine (``Engine``) plays one compiled ``Game`` under ``Limits``, and declares which
-engine it is and what it offers besides (``traits``: engine/engines.py ``EngineTraits``,
+An engine (``Engine[Game]``) plays one compiled ``Game`` under ``Limits``, and declares which
+engine it is and what it offers besides (``traits``: engine/traits.py ``EngineTraits``,
 its agents' twins inside, search inside, whole batches), so that callers ask rather than
 probe:
 
@@ -44,7 +44,7 @@ in time linear in its size.  Limits: a game that runs past ``Limits.max_decision
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast, runtime_checkable
 
 # the state's protocol has a module of its own: modules the game imports (labels) read
 # states, and this one names the game
@@ -53,9 +53,8 @@ from cardlang.engine.state_protocol import EngineState
 from cardlang.errors import UsageError
 
 if TYPE_CHECKING:
-    from cardlang.engine.engines import EngineTraits
-    from cardlang.engine.game import Game
     from cardlang.engine.gamemaster import GameResult, Limits
+    from cardlang.engine.traits import EngineTraits
 
 __all__ = [
     "AgentsInsideEngine",
@@ -72,13 +71,19 @@ __all__ = [
 ]
 
 
+#: The game an engine plays: an engine.game.Game for every master Game.master() makes.
+#: A type parameter rather than an import, because the game names this protocol (what
+#: its ``master()`` returns); ``Engine`` alone reads as ``Engine[Any]``.
+GameT = TypeVar("GameT")
+
+
 @runtime_checkable
-class Engine(Protocol):
+class Engine(Protocol[GameT]):
     """Plays one compiled game: the calls of the table in the module docstring."""
 
-    game: Game
+    game: GameT
     limits: Limits
-    traits: EngineTraits  # its name and what it offers beyond this protocol (engines.py)
+    traits: EngineTraits  # its name and what it offers beyond this protocol (traits.py)
 
     def new_game(self, seed: int, *, record: bool = False, tally: bool = False) -> Any: ...
 
@@ -252,7 +257,7 @@ class BatchEngine(AgentsInsideEngine, Protocol):
 
 def batch_engine(master: Engine, why: str) -> BatchEngine:
     """``master`` as a ``BatchEngine``, where its traits say it is one; else a usage
-    error that says ``why`` the caller needs one (asked, not probed: engines.py)."""
+    error that says ``why`` the caller needs one (asked, not probed: traits.py)."""
     if not master.traits.batch_stepping:
         raise UsageError(why)
     return cast(BatchEngine, master)

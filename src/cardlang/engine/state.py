@@ -37,7 +37,6 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from cardlang.engine.engines import PYTHON
 from cardlang.engine.frames import (
     F_CUR,
     F_KIND,
@@ -48,6 +47,7 @@ from cardlang.engine.frames import (
     F_TEAM,
     SECRET,
 )
+from cardlang.engine.traits import PYTHON
 from cardlang.engine.work import WorkBudget
 from cardlang.errors import RuleError
 
@@ -245,7 +245,7 @@ class Gamestate:
         c.attached = None
         return c
 
-    #: the engine this state belongs to (engine/engines.py; a native state's is NATIVE)
+    #: the engine this state belongs to (engine/traits.py; a native state's is NATIVE)
     traits = PYTHON
 
     @property

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from cardlang.engine.owners import ZoneKey
 
 if TYPE_CHECKING:
-    from cardlang.engine.engines import EngineTraits
+    from cardlang.engine.traits import EngineTraits
 
 __all__ = ["EngineState"]
 

@@ -179,7 +179,7 @@ def receive_state(game: Game, limits: Any, sent: tuple[str, bytes, bytes]) -> tu
     game afterwards play it."""
     engine, state_bytes, tables = sent
     if engine == "native":
-        from cardlang.engine.native import make_program
+        from cardlang.engine.native import NativeMaster, make_program
 
         program = game.native_program()
         try:  # kept while it agrees: a search's tree kept between decisions belongs to it
@@ -188,7 +188,7 @@ def receive_state(game: Game, limits: Any, sent: tuple[str, bytes, bytes]) -> tu
             program = make_program(game.ir)
             program.load_tables(tables)
             game.use_native_program(program)
-        master = game.master(limits, engine="native")
+        master = NativeMaster(game, limits)
         return master, master.state(program.load_state(state_bytes), 0)
     fields = _Unpickler(io.BytesIO(state_bytes), GameObjects.of(game)).load()
     st = Gamestate.__new__(Gamestate)

@@ -635,11 +635,10 @@ def register(
     if history < 1:
         raise UsageError(f"history is at least 1 position, not {history}")
     compiled = load(game, params)
-    engine = engine or "python"
-    if engine != "python" and chance == "exact":
+    master = compiled.master(Limits(max_decisions=max_decisions), engine=engine or "python")
+    if chance == "exact" and not master.traits.reference:
         raise UsageError("exact chance re-types unseen cards: it needs engine='python'")
-    master = compiled.master(Limits(max_decisions=max_decisions), engine=engine)
-    deals = _deals(master, chance, engine)
+    deals = _deals(master, chance)
     seed = seed if seed is not None else random.getrandbits(63)
     name = name or f"cardlang_{compiled.name}"
     spec = Spec(compiled, master, deals, returns, seed, name, history)
@@ -667,10 +666,10 @@ def register(
     return pyspiel.load_game(name)
 
 
-def _deals(master: Engine, chance: str, engine: str) -> Deals | None:
+def _deals(master: Engine, chance: str) -> Deals | None:
     """Every deal when the chance is exposed exactly, else None (``auto``: exact when it
     can be, which a few seeded random games through it check; see the module docstring)."""
-    if chance == "sampled" or (chance == "auto" and engine != "python"):
+    if chance == "sampled" or (chance == "auto" and not master.traits.reference):
         return None
     if chance == "exact":
         return find_deals(master)

@@ -97,7 +97,7 @@ from cardlang.agents.loop import agent_failure, ask, resolve_choice
 from cardlang.agents.specs import specs_per_seat
 from cardlang.engine.gamemaster import GameResult, Limits
 from cardlang.engine.native import native_game_seeds
-from cardlang.engine.protocol import Engine
+from cardlang.engine.protocol import Engine, agents_inside
 from cardlang.engine.state import COMPLETED, FAILED
 from cardlang.env.batch import BatchUnavailable, NativeBatch, plan_for, token_plan
 from cardlang.env.core import DEFAULT_MAX_DECISIONS, GameSource, load, rewards_of
@@ -357,8 +357,8 @@ class VectorEnv:
         return NativeBatch(self, plan, twins)
 
     def _batch_refusal(self, wanted: bool | None) -> str | None:
-        if self.engine != "native":
-            return "it plays on the Python engine"
+        if not self.master.traits.batch_stepping:
+            return f"it plays on the {self.engine} engine, which steps no batches"
         if self._record:
             return "an opponent reads the event log (the engine's batch keeps none)"
         return None
@@ -561,7 +561,7 @@ class VectorEnv:
             for spec, s in zip(self.opponents, seeds, strict=True)
         ]
         row.twins = None
-        if self.engine == "native":
+        if self.master.traits.agents_inside:
             twins = [None if a is None else native_twin(a, self.master) for a in row.agents]
             if any(t is not None for t in twins):
                 row.twins = twins
@@ -572,7 +572,8 @@ class VectorEnv:
         while not st.is_over and st.mover != learner:
             mover = st.mover
             if row.twins is not None and row.twins[mover] is not None:
-                master.play_native(st, row.twins, _NO_LIMIT)  # on to a seat without a twin
+                inside = agents_inside(master, "twins are made only where agents play inside")
+                inside.play_native(st, row.twins, _NO_LIMIT)  # on to a seat without a twin
                 continue
             agent = row.agents[mover]
             label = agent_label(agent)

@@ -61,7 +61,8 @@ from cardlang.engine.protocol import Engine
 from cardlang.errors import CardlangError, SourceFile, UsageError
 
 if TYPE_CHECKING:
-    from cardlang.engine.gamemaster import Gamemaster, Limits
+    from cardlang.engine.game import Game
+    from cardlang.engine.gamemaster import Limits
     from cardlang.language import ast
     from cardlang.runs.planned import Played
     from cardlang.runs.store import PlannedGame
@@ -196,14 +197,14 @@ class GamePayload:
             game.source, game.ast, master.limits, key, master.traits.name, game.agents_inside
         )
 
-    def master(self) -> Gamemaster:
+    def master(self) -> Engine[Game]:
         """Check and compile the tree (it checked clean in the main process)."""
         from cardlang.compiler.load import compile_game
         from cardlang.language.checker import check
 
         game = compile_game(check(self.tree, self.source), [])
         game.agents_inside = self.agents_inside
-        return game.master(self.limits, engine=self.engine)  # type: ignore[no-any-return]
+        return game.master(self.limits, engine=self.engine)
 
 
 class Chunk(NamedTuple):
@@ -281,7 +282,7 @@ def _chunks(todo: Iterable[PlannedGame], size: int) -> Iterator[list[PlannedGame
 
 # ---------------------------------------------------------------- local processes
 
-_WORKER_MASTER: Gamemaster | None = None
+_WORKER_MASTER: Engine | None = None
 _WORKER_STOP: multiprocessing.synchronize.Event | None = None
 #: How long a stopping batch waits for its workers to finish the game in hand before it
 #: kills them.
@@ -433,7 +434,7 @@ def import_ray() -> Any:
     return ray
 
 
-_RAY_MASTERS: dict[str, Gamemaster] = {}
+_RAY_MASTERS: dict[str, Engine] = {}
 
 
 def _ray_chunk(payload: GamePayload, chunk: list[PlannedGame], record: bool, cards: bool) -> Chunk:
