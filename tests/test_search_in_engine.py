@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cardlang import load_game
+from cardlang.engine.gamemaster import Limits
 from cardlang.engine.native import native_available
 from cardlang.runs.runner import play_game
 from cardlang.runs.simulate import agent_seeds, game_seeds
@@ -70,11 +71,18 @@ def test_the_engines_mersenne_twister_draws_as_pythons(seed: int, draws: list[An
 
 
 def _play(
-    game_file: Path, spec: str, n_games: int, engine: str, agents_inside: bool = True
+    game_file: Path,
+    spec: str,
+    n_games: int,
+    engine: str,
+    agents_inside: bool = True,
+    cutoff: int | None = None,
 ) -> list[Any]:
     """Per game: the searching seat's (choice, values, standings) and the event log
-    (``agents_inside=False``: the game's agents, the search too, all kept in Python)."""
-    master = load_game(game_file, agents_inside=agents_inside).master(engine=engine)
+    (``agents_inside=False``: the game's agents, the search too, all kept in Python;
+    ``cutoff``: each game cut off after that many decisions)."""
+    limits = Limits(max_decisions=cutoff) if cutoff else None
+    master = load_game(game_file, agents_inside=agents_inside).master(limits, engine=engine)
     nplayers = master.new_game(0).nplayers
     out: list[Any] = []
     for g, seed in enumerate(game_seeds(7, n_games)):
@@ -100,22 +108,24 @@ def _play(
 
 
 CASES = [
-    ("hearts.rcy", "ismcts:iterations=40", 4),
-    ("hearts.rcy", "mcts:iterations=25", 4),
-    ("dominion.rcy", "ismcts:iterations=12:margin=0.3", 2),
-    ("kuhn_poker.rcy", "ismcts:iterations=30", 6),
-    ("crazy_eights.rcy", "mcts:iterations=15:c=1.4", 3),
-    # the bots' twins roll out: one game here (a minute for two, most of it the Python
-    # search), three in the long checks
-    ("dominion.rcy", "ismcts:iterations=8:rollout=bigmoney", 1),
-    pytest.param("dominion.rcy", "ismcts:iterations=8:rollout=bigmoney", 3, marks=pytest.mark.slow),
+    ("hearts.rcy", "ismcts:iterations=40", 4, None),
+    ("hearts.rcy", "mcts:iterations=25", 4, None),
+    ("dominion.rcy", "ismcts:iterations=12:margin=0.3", 1, None),
+    ("kuhn_poker.rcy", "ismcts:iterations=30", 6, None),
+    ("crazy_eights.rcy", "mcts:iterations=15:c=1.4", 3, None),
+    # the bots' twins roll out: the first 80 decisions of one game here (most of the time
+    # is the Python search), three whole games in the long checks
+    ("dominion.rcy", "ismcts:iterations=8:rollout=bigmoney", 1, 80),
+    pytest.param(
+        "dominion.rcy", "ismcts:iterations=8:rollout=bigmoney", 3, None, marks=pytest.mark.slow
+    ),
 ]
 
 
 @pytest.mark.early(11)
-@pytest.mark.parametrize(("name", "spec", "n_games"), CASES)
+@pytest.mark.parametrize(("name", "spec", "n_games", "cutoff"), CASES)
 def test_the_search_inside_the_engine_chooses_as_the_python_search(
-    name: str, spec: str, n_games: int, monkeypatch: pytest.MonkeyPatch
+    name: str, spec: str, n_games: int, cutoff: int | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     searched = []
     real_decide = EngineSearch.decide
@@ -125,13 +135,13 @@ def test_the_search_inside_the_engine_chooses_as_the_python_search(
         return real_decide(self, *args)
 
     monkeypatch.setattr(EngineSearch, "decide", counting)
-    inside = _play(GAMES / name, spec, n_games, "native")
+    inside = _play(GAMES / name, spec, n_games, "native", cutoff=cutoff)
     assert searched, "no decision was searched inside the engine"
     count = len(searched)
     # the same search in Python
-    assert _play(GAMES / name, spec, n_games, "native", agents_inside=False) == inside
+    assert _play(GAMES / name, spec, n_games, "native", False, cutoff) == inside
     assert len(searched) == count  # none inside the engine that time
-    python = _play(GAMES / name, spec, n_games, "python")
+    python = _play(GAMES / name, spec, n_games, "python", cutoff=cutoff)
     assert [d for d, _ in python] == [d for d, _ in inside]
     assert [log for _, log in python] == [log for _, log in inside]
 
@@ -143,7 +153,7 @@ def test_a_search_whose_rollout_agents_have_no_twin_stays_in_python(
 
     monkeypatch.setattr(DominionBot, "native_agent", lambda self, master: None)
     monkeypatch.setattr(EngineSearch, "decide", None)  # would fail if called
-    _play(GAMES / "dominion.rcy", "ismcts:iterations=4:rollout=bigmoney", 1, "native")
+    _play(GAMES / "dominion.rcy", "ismcts:iterations=4:rollout=bigmoney", 1, "native", cutoff=80)
 
 
 def test_a_timed_search_inside_the_engine_searches_and_answers(
