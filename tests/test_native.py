@@ -481,7 +481,7 @@ def test_the_dominion_bots_play_inside_the_engine_as_in_python(bot: str, seeds: 
 def test_search_agents_determinize_native_states_as_python_ones(
     path: str, specs: list[str], cutoff: int | None
 ) -> None:
-    """Determinizations of a native state (knowledge.py: _NativeSkeleton) are the Python
+    """Determinizations of a native state (knowledge.py: _EngineDealtSkeleton) are the Python
     engine's, card for card, so searches see the same worlds and choose alike."""
     limits = Limits(max_decisions=cutoff) if cutoff else None
     python = _agent_game(ROOT / "games" / path, specs, "python", 1, limits)
@@ -498,7 +498,7 @@ def test_a_native_skeleton_holds_no_hidden_card() -> None:
     master = game.master(engine="native")
     st = master.new_game(3, record=True)
     skeleton = Skeleton(st, 0, game)
-    base = master.state(skeleton.native.base, 3)
+    base = master.state(skeleton.engine_dealt.base, 3)
     for key, cards in base.zones.items():
         if key[1] == "hloc" or (key[1] == "iloc" and key[0] != 0):
             assert cards == [], key

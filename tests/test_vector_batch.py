@@ -92,7 +92,7 @@ def test_it_is_the_default_where_it_can_be() -> None:
     assert not VectorEnv(KUHN, 2, seats=0, opponents="ismcts:iterations=5").in_engine
     with pytest.raises(UsageError, match="cannot step inside the engine: .*event log"):
         VectorEnv(KUHN, 2, seats=0, opponents="ismcts:iterations=5", batch=True)
-    with pytest.raises(UsageError, match="Python engine"):
+    with pytest.raises(UsageError, match="python engine, which steps no batches"):
         VectorEnv(KUHN, 2, engine="python", batch=True)
 
 

@@ -88,9 +88,9 @@ class EngineSearch:
         seats' summed standings, the iterations done, the subtree under the chosen move
         or None)."""
         skeleton = view.skeleton()
-        native = skeleton.native
+        native = skeleton.engine_dealt
         if native is None:
-            raise TypeError("a native engine's view has no native skeleton")
+            raise TypeError("a search inside the engine needs a skeleton the engine deals")
         evaluator = agent.evaluator
         assert isinstance(evaluator, RolloutEvaluator)
         policy = evaluator.policy

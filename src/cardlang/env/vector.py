@@ -86,7 +86,6 @@ batches").
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -97,16 +96,14 @@ from cardlang.agents.loop import agent_failure, ask, resolve_choice
 from cardlang.agents.specs import specs_per_seat
 from cardlang.engine.gamemaster import GameResult, Limits
 from cardlang.engine.native import native_game_seeds
-from cardlang.engine.protocol import Engine, agents_inside
+from cardlang.engine.protocol import agents_inside
 from cardlang.engine.state import COMPLETED, FAILED
 from cardlang.env.batch import BatchUnavailable, NativeBatch, plan_for, token_plan
 from cardlang.env.core import DEFAULT_MAX_DECISIONS, GameSource, load, rewards_of
 from cardlang.errors import UsageError
-from cardlang.information.encode import Board, Encoder, StateWriter, board_reader
+from cardlang.information.encode import Encoder, board_reader
 from cardlang.information.tokens import CONTINUOUS, MAX_NAMES, NameTable
-from cardlang.information.visibility import OPEN_KINDS, OWNER_KIND
-from cardlang.information.vocabulary import UNSEEN, Vocabulary
-from cardlang.language import types as T
+from cardlang.information.vocabulary import StepKeys, Vocabulary
 from cardlang.runs.planned import agent_seeds
 
 __all__ = ["HOLD", "VectorEnv", "game_seed", "random_actions"]
@@ -142,116 +139,6 @@ def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- observations
-
-
-# ---------------------------------------------------------------- option keys
-
-#: How a keyed fork's value is written in a key (vocabulary.py: ``_part_fn``), by its type;
-#: a type not here (a location, a collection of cards) leaves its site to the vocabulary.
-_PART_KINDS = {T.CARD: "card", T.PLAYER: "player", T.TEAM: "team", T.INT: "plain", T.STR: "plain"}
-
-
-@dataclass(frozen=True)
-class _SiteKeys:
-    """What naming the options of one choice site needs (vocabulary.py's ``_Keyer``)."""
-
-    situation: str
-    parts: dict[int, tuple[str, str]]  # keyed fork slot -> (part kind, "VAR=")
-    bare: tuple[str, ...]  # per branch, its key without bindings
-    heads: tuple[str, ...]  # per branch, "BRANCH:"
-
-
-class _Keys:
-    """``Vocabulary.option_indices`` of a decision, made from the engine's option steps
-    and the board the observation read: no option object is built, card types and
-    visibility come from arrays read once per state.  Sites whose keys bind a location
-    or a collection of cards are left to the vocabulary.  The test holds every mask to
-    ``option_indices``."""
-
-    def __init__(self, vocabulary: Vocabulary, writer: StateWriter, master: Engine) -> None:
-        self.vocabulary = vocabulary
-        self.writer = writer
-        self.master = master
-        self.sites = {s.span.start_pos: self._site(s) for s in vocabulary.sites}
-        self._index: dict[tuple[str, str], int | None] = {}
-        self._branches: dict[tuple[int, Any], int] = {}  # (site, action node) -> branch
-
-    @staticmethod
-    def _site(site: Any) -> _SiteKeys | None:
-        parts: dict[int, tuple[str, str]] = {}
-        for branch in site.branches:
-            for fork in branch.forks:
-                if fork.keyed:
-                    kind = _PART_KINDS.get(fork.type)
-                    if kind is None:
-                        return None
-                    parts[fork.slot] = (kind, f"{fork.var}=")
-        n = max((b.index for b in site.branches), default=0) + 1
-        return _SiteKeys(
-            site.situation,
-            parts,
-            tuple(f"{site.prefix}{b}" for b in range(n)),
-            tuple(f"{site.prefix}{b}:" for b in range(n)),
-        )
-
-    def indices(self, st: Any, seat: int, board: Board) -> list[int | None]:
-        pending = st.pending
-        site = self.sites[pending.span.start_pos]
-        if site is None:
-            options = self.master.legal_options(st)
-            return self.vocabulary.option_indices(st, options, seat)
-        steps = self._steps(st)
-        zone_of: Any = None
-        names = self.writer.type_names
-        index, situation = self._index, site.situation
-        out: list[int | None] = []
-        for option in steps:
-            parts: list[str] = []
-            branch = -1
-            for slot, value in option:
-                if slot is None:  # an action: the first one tells the branch
-                    if branch < 0:
-                        branch = self._branch(pending, value)
-                    continue
-                part = site.parts.get(slot)
-                if part is None:
-                    continue
-                kind, pre = part
-                if kind == "card":
-                    if zone_of is None:
-                        zone_of = self._card_zones(st)
-                    owner, zone_kind, _ = zone_of[value]
-                    if zone_kind in OPEN_KINDS or (zone_kind == OWNER_KIND and owner == seat >= 0):
-                        parts.append(pre + names[board.types[value]])
-                    else:
-                        parts.append(pre + UNSEEN)
-                elif kind == "player":
-                    parts.append(f"{pre}P+{(value - seat) % self.writer.nplayers}")
-                elif kind == "team":
-                    parts.append(f"{pre}T{value}")
-                else:
-                    parts.append(f"{pre}{value}")
-            branch = max(branch, 0)
-            key = site.heads[branch] + ",".join(parts) if parts else site.bare[branch]
-            found = index.get((situation, key), -1)
-            if found == -1:
-                found = index[(situation, key)] = self.vocabulary.index(situation, key)
-            out.append(found)
-        return out
-
-    def _steps(self, st: Any) -> list[list[tuple[int | None, Any]]]:
-        """Each option as (slot, value) per binding and (None, action node) per action."""
-        return self.master.option_steps(st)
-
-    def _branch(self, pending: Any, node: Any) -> int:
-        key = (pending.span.start_pos, id(node))
-        found = self._branches.get(key)
-        if found is None:
-            found = self._branches[key] = pending.branch_of(node)
-        return found
-
-    def _card_zones(self, st: Any) -> Sequence[Any]:
-        return self.master.card_zones(st)
 
 
 # ---------------------------------------------------------------- one row
@@ -315,7 +202,7 @@ class VectorEnv:
         self._record = any(
             capabilities_of(make_agent(spec, 0)).knowledge for spec in set(self.opponents) if spec
         )
-        self._keys = _Keys(self.vocabulary, self.writer, self.master)
+        self._keys = StepKeys(self.vocabulary, self.master, self.writer.type_names)
         self._allocate()
         self._rows = [_Row() for _ in range(n)]
         self._root = seed
@@ -604,7 +491,7 @@ class VectorEnv:
         mask = self.mask[i]
         mask[:] = False
         keys: dict[int, int] = {}
-        for option, index in enumerate(self._keys.indices(st, mover, board)):
+        for option, index in enumerate(self._keys.indices(st, mover, board.types)):
             if index is not None and index not in keys:
                 keys[index] = option
                 mask[index] = True

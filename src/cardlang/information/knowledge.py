@@ -316,10 +316,10 @@ class Skeleton:
         self.game = game
         self.knowledge = knowledge
         self.places = _places(knowledge)
-        self.native: _NativeSkeleton | None = None
+        self.engine_dealt: _EngineDealtSkeleton | None = None
         engine = worlds_dealt_by(st)
         if engine is not None:  # an engine that builds the worlds itself (the native one)
-            self.native = _NativeSkeleton(st, seat, knowledge, engine)
+            self.engine_dealt = _EngineDealtSkeleton(st, seat, knowledge, engine)
             return
         st = cast(Gamestate, st)  # the Python engine's: copied and dealt here
         log, st.log = st.log, None  # not copied: the skeleton keeps no history
@@ -340,8 +340,8 @@ class Skeleton:
         self.base: Gamestate = base
 
     def determinize(self, rng: random.Random) -> EngineState:
-        if self.native is not None:
-            return self.native.determinize(self, rng)  # type: ignore[no-any-return]
+        if self.engine_dealt is not None:
+            return self.engine_dealt.determinize(self, rng)  # type: ignore[no-any-return]
         st = self.base.clone()
         self._deal(rng, st.zones, st.card_zone)
         if self.has_refs:
@@ -398,8 +398,9 @@ def _hidden_places(
 _PLACEHOLDER = 1 << 40
 
 
-class _NativeSkeleton:
-    """A native state's skeleton: the hidden locations emptied, and every reference the
+class _EngineDealtSkeleton:
+    """The skeleton of a state whose engine deals worlds itself (``traits.deals_worlds``:
+    the native engine's): the hidden locations emptied, and every reference the
     flow holds to an unidentified card replaced by a stand-in for its place, so that it
     holds nothing the seat could not know (as ``Skeleton`` does for a Python state).  A
     determinization deals into copies of the hidden locations' entries and has the

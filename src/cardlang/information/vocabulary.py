@@ -58,7 +58,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cardlang.engine.owners import GAME_OWNER
-from cardlang.engine.protocol import EngineState
+from cardlang.engine.protocol import Engine, EngineState
 from cardlang.information.visibility import OPEN_KINDS, OWNER_KIND, can_see, relative_owner
 from cardlang.language import ast
 from cardlang.language import types as T
@@ -447,6 +447,117 @@ def _location_text(st: EngineState, key: tuple[int, str, str], seat: int) -> str
 
 def _size_text(n: int) -> str:
     return f"#{n}" if n < MAX_COLLECTION_KEY else f"#{MAX_COLLECTION_KEY}+"
+
+
+# ---------------------------------------------------------------- keys from option steps
+
+#: How a keyed fork's value is written in a key (``_part_fn``), by its type;
+#: a type not here (a location, a collection of cards) leaves its site to the vocabulary.
+_PART_KINDS = {T.CARD: "card", T.PLAYER: "player", T.TEAM: "team", T.INT: "plain", T.STR: "plain"}
+
+
+@dataclass(frozen=True)
+class _SiteKeys:
+    """What naming the options of one choice site from its steps needs (``_Keyer``'s)."""
+
+    situation: str
+    parts: dict[int, tuple[str, str]]  # keyed fork slot -> (part kind, "VAR=")
+    bare: tuple[str, ...]  # per branch, its key without bindings
+    heads: tuple[str, ...]  # per branch, "BRANCH:"
+
+
+class StepKeys:
+    """``Vocabulary.option_indices`` of a decision, made from the engine's option steps
+    (``Engine.option_steps``) and the card types an observation read (``card_types``: a
+    type id per card id, named by ``type_names``): no option object is built, the keys are
+    written as ``_Keyer`` writes them.  The lockstep games' masks (env/vector.py) take
+    this path.  Sites whose keys bind a location or a collection of cards are left to
+    ``option_indices``.  tests/test_vector_env.py holds every mask to ``option_indices``."""
+
+    def __init__(self, vocabulary: Vocabulary, master: Engine, type_names: Sequence[str]) -> None:
+        self.vocabulary = vocabulary
+        self.type_names = type_names
+        self.master = master
+        self.sites = {s.span.start_pos: self._site(s) for s in vocabulary.sites}
+        self._index: dict[tuple[str, str], int | None] = {}
+        self._branches: dict[tuple[int, Any], int] = {}  # (site, action node) -> branch
+
+    @staticmethod
+    def _site(site: Any) -> _SiteKeys | None:
+        parts: dict[int, tuple[str, str]] = {}
+        for branch in site.branches:
+            for fork in branch.forks:
+                if fork.keyed:
+                    kind = _PART_KINDS.get(fork.type)
+                    if kind is None:
+                        return None
+                    parts[fork.slot] = (kind, f"{fork.var}=")
+        n = max((b.index for b in site.branches), default=0) + 1
+        return _SiteKeys(
+            site.situation,
+            parts,
+            tuple(f"{site.prefix}{b}" for b in range(n)),
+            tuple(f"{site.prefix}{b}:" for b in range(n)),
+        )
+
+    def indices(self, st: Any, seat: int, card_types: Sequence[int]) -> list[int | None]:
+        pending = st.pending
+        site = self.sites[pending.span.start_pos]
+        if site is None:
+            options = self.master.legal_options(st)
+            return self.vocabulary.option_indices(st, options, seat)
+        steps = self._steps(st)
+        zone_of: Any = None
+        names, nplayers = self.type_names, st.nplayers
+        index, situation = self._index, site.situation
+        out: list[int | None] = []
+        for option in steps:
+            parts: list[str] = []
+            branch = -1
+            for slot, value in option:
+                if slot is None:  # an action: the first one tells the branch
+                    if branch < 0:
+                        branch = self._branch(pending, value)
+                    continue
+                part = site.parts.get(slot)
+                if part is None:
+                    continue
+                kind, pre = part
+                if kind == "card":
+                    if zone_of is None:
+                        zone_of = self._card_zones(st)
+                    owner, zone_kind, _ = zone_of[value]
+                    if zone_kind in OPEN_KINDS or (zone_kind == OWNER_KIND and owner == seat >= 0):
+                        parts.append(pre + names[card_types[value]])
+                    else:
+                        parts.append(pre + UNSEEN)
+                elif kind == "player":
+                    parts.append(f"{pre}P+{(value - seat) % nplayers}")
+                elif kind == "team":
+                    parts.append(f"{pre}T{value}")
+                else:
+                    parts.append(f"{pre}{value}")
+            branch = max(branch, 0)
+            key = site.heads[branch] + ",".join(parts) if parts else site.bare[branch]
+            found = index.get((situation, key), -1)
+            if found == -1:
+                found = index[(situation, key)] = self.vocabulary.index(situation, key)
+            out.append(found)
+        return out
+
+    def _steps(self, st: Any) -> list[list[tuple[int | None, Any]]]:
+        """Each option as (slot, value) per binding and (None, action node) per action."""
+        return self.master.option_steps(st)
+
+    def _branch(self, pending: Any, node: Any) -> int:
+        key = (pending.span.start_pos, id(node))
+        found = self._branches.get(key)
+        if found is None:
+            found = self._branches[key] = pending.branch_of(node)
+        return found
+
+    def _card_zones(self, st: Any) -> Sequence[Any]:
+        return self.master.card_zones(st)
 
 
 # ---------------------------------------------------------------- static analysis
