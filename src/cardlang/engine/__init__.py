@@ -10,8 +10,9 @@ enforcer (``gamemaster``), options handed out without making them all
 (``lazy_options``), option labels (``labels``), and the engine protocol (``protocol``,
 with ``state_protocol``, the state's half): what everything above asks of an engine, so
 that a second engine can take this one's place.  ``native`` is that second engine, the
-C++ VM behind the same protocol; ``engines`` is the registry of engines and what each
-offers beyond the protocol; ``transfer`` sends a state to another process that compiled
+C++ VM behind the same protocol; ``traits`` says what each engine offers beyond the
+protocol, and ``engines`` is the registry: every engine by name, whether it runs here,
+and the master that plays a game with it; ``transfer`` sends a state to another process that compiled
 the same game.
 
 May import: ``cardlang.language``, ``cardlang.inputs`` and ``cardlang.errors``.  Never
