@@ -114,7 +114,7 @@ torch = pytest.importorskip("torch")
 
 
 def test_name_dropout_drops_a_kind_everywhere_in_a_game_and_keeps_the_rest() -> None:
-    from cardlang.learning.ppo import NameDropout
+    from cardlang.learning.lanes import NameDropout
 
     names = ["comp:KIND=SMITHY", "comp:COST=4", "sto:P+0:SMITHY", "comp:KIND=WITCH"]
     names += ["val:BUY-PHASE/PILE=SUPPLY:WITCH", "val:MINE-GAIN/PILE=SUPPLY:GOLD"]
@@ -214,18 +214,19 @@ def test_the_card_bonus_pushes_the_new_card_and_fades(dominion) -> None:  # type
     from cardlang.agents.neural.network import NetConfig
 
     from cardlang.env.vector import VectorEnv
-    from cardlang.learning.ppo import PPOConfig, PPOTrainer
+    from cardlang.learning.ppo import PPOConfig
+    from cardlang.learning.ppo_actor import PPOActor
 
     game = load_game(DOMINION, params={"KINGDOM": "RANDOM"})
     model = NeuralModel(NetConfig(names=2048, width=8, body="deepsets"), GameIdentity.of(game))
     env = VectorEnv(game, 16, seats=0, opponents="bmu", tokens=model.table, seed=2)
     config = PPOConfig(card_bonus=2.0, card_bonus_cards=("SILVER",), card_bonus_updates=4)
-    trainer = PPOTrainer(env, model, config, seed=1)
+    actor = PPOActor(env, model, config, seed=1)
     for _ in range(40):  # to the first buy phases
         acting = [np.ones(env.n, dtype=np.bool_)]
-        bonus = trainer._card_bonus(acting, env.action_names.shape[1])
+        bonus = actor._card_bonus(acting, env.action_names.shape[1])
         assert bonus is not None
-        keys = trainer.card_keys[0]
+        keys = actor.card_keys[0]
         buying = [
             i for i in range(env.n) if env.vocabulary.situations[env.situation[i]] == "BUY-PHASE"
         ]
@@ -239,9 +240,9 @@ def test_the_card_bonus_pushes_the_new_card_and_fades(dominion) -> None:  # type
             assert bonus[i].sum() == 2.0 * len(silver)
         if buying:
             break
-        trainer._step_lanes()
+        actor._step_lanes()
     assert buying and keys.any()
-    trainer.updates = 2  # half way: half the push
-    assert trainer._card_bonus(acting, env.action_names.shape[1]).max() == pytest.approx(1.0)
-    trainer.updates = 4  # gone
-    assert trainer._card_bonus(acting, env.action_names.shape[1]) is None
+    actor.updates = 2  # half way: half the push
+    assert actor._card_bonus(acting, env.action_names.shape[1]).max() == pytest.approx(1.0)
+    actor.updates = 4  # gone
+    assert actor._card_bonus(acting, env.action_names.shape[1]) is None

@@ -41,7 +41,7 @@ from cardlang.errors import UsageError  # noqa: E402
 from cardlang.information.tokens import collate  # noqa: E402
 from cardlang.information.views import PlayerView  # noqa: E402
 from cardlang.learning.config import TrainConfig  # noqa: E402
-from cardlang.learning.loop import TrainingRun  # noqa: E402
+from cardlang.learning.experimental.search import TrainingRun  # noqa: E402
 from cardlang.runs.runner import play_game  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -29,6 +29,7 @@ from cardlang.learning.actors import (  # noqa: E402
     ProcessActors,
     RayActors,
     build_lanes,
+    weights_of,
 )
 from cardlang.learning.ppo_run import PPORun  # noqa: E402
 from cardlang.learning.steps import pack_steps, unpack_steps  # noqa: E402
@@ -84,9 +85,9 @@ def test_steps_survive_packing_for_another_process(game: Path, tmp_path: Path) -
     run = PPORun.open(_config(game, 1, average=100), tmp_path / "r", print)
     run.actors = run._start_actors()
     run.actors.reset(0)
-    run.actors.start(*run._weights())
+    run.actors.start(weights_of(run.learner.net), run.learner.shared())
     (played,) = run.actors.finish()
-    steps = played.unpacked()
+    steps = played.experience().steps
     assert steps and all(s.probs is not None for s in steps)
     again = unpack_steps(pack_steps(steps))
     for a, b in zip(steps, again, strict=True):

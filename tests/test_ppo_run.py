@@ -25,7 +25,7 @@ from cardlang.env.vector import VectorEnv  # noqa: E402
 from cardlang.errors import UsageError  # noqa: E402
 from cardlang.learning.actors import SerialActors, build_lanes  # noqa: E402
 from cardlang.learning.config import TrainConfig  # noqa: E402
-from cardlang.learning.ppo import PPOTrainer  # noqa: E402
+from cardlang.learning.ppo_actor import PPOActor  # noqa: E402
 from cardlang.learning.ppo_run import PPORun, parse_pool, split_rows  # noqa: E402
 from cardlang.learning.returns import RunReturns  # noqa: E402
 
@@ -72,11 +72,11 @@ def _same(a: dict[str, torch.Tensor], b: dict[str, torch.Tensor]) -> bool:
     return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 
-def _actor(run: PPORun) -> PPOTrainer:
-    """The trainer of a serial run's first actor (its actors started)."""
+def _actor(run: PPORun) -> PPOActor:
+    """A serial run's first actor (its actors started)."""
     run.actors = run._start_actors()
     assert isinstance(run.actors, SerialActors)
-    return run.actors.host.actors[0].trainer
+    return run.actors.host.actors[0].actor
 
 
 def test_pool_parsing_and_rows() -> None:
@@ -171,6 +171,28 @@ def test_a_resumed_run_is_the_run_never_stopped(game: Path, tmp_path: Path) -> N
     assert [(m["games"], m["policy"]) for m in a] == [(m["games"], m["policy"]) for m in b]
 
 
+def test_a_checkpoint_from_before_the_learner_and_actor_split_resumes_the_same(
+    game: Path, tmp_path: Path
+) -> None:
+    """Checkpoints written before PPO's learner and actor were two classes hold the
+    actor's parts in the learner's state too (its draws, past pool, name draws, and a
+    magnet and an average of None): the learner leaves them, and the run goes on as one
+    whose checkpoint never held them."""
+    torch.set_num_threads(1)
+    straight, older = tmp_path / "straight", tmp_path / "older"
+    PPORun.open(_config(game, 2), straight, print).run()
+    PPORun.open(_config(game, 1), older, print).run()
+    data = torch.load(older / "checkpoint.pt", weights_only=False)
+    learner = data["training"]["trainer"]
+    (actor,) = data["training"]["actors"]
+    assert not {"snapshots", "draws"} & learner.keys()
+    learner.update({k: actor[k] for k in ("draws", "snapshots", "update_opponent", "name_draws")})
+    learner.update(magnet=None, average=None)
+    torch.save(data, older / "checkpoint.pt")
+    PPORun.open(_config(game, 2), older, print).run()
+    assert _same(_weights(straight), _weights(older))
+
+
 def test_the_magnet_and_the_average_policy_resume_exactly(game: Path, tmp_path: Path) -> None:
     """A run with a magnet and an average policy (also playing the learner, in an
     ``average`` lane), stopped after a round and resumed, ends with the same model and
@@ -257,7 +279,7 @@ def test_a_run_leaves_its_model_report_and_card(game: Path, tmp_path: Path) -> N
 def test_a_search_run_folder_is_not_resumed_as_ppo(game: Path, tmp_path: Path) -> None:
     out = tmp_path / "r"
     PPORun.open(_config(game, 1), out, print).run()
-    from cardlang.learning.loop import TrainingRun
+    from cardlang.learning.experimental.search import TrainingRun
 
     search = _config(game, 2, algorithm="search")
     with pytest.raises(UsageError, match="ppo run"):
@@ -400,7 +422,7 @@ def test_bad_ppo_arguments_get_usage_help() -> None:
 
 def test_vector_env_is_required_to_carry_tokens() -> None:
     from cardlang import load_game
-    from cardlang.learning.ppo import Lane
+    from cardlang.learning.lanes import Lane
 
     env = VectorEnv(load_game(text=HIGH_CARD, name="hc.rcy"), 2, seats=0)
     with pytest.raises(ValueError, match="tokens"):
@@ -490,19 +512,19 @@ def test_a_game_in_progress_keeps_its_past_opponent(game: Path, tmp_path: Path) 
     same one (the indices shift with the pool)."""
     torch.set_num_threads(1)
     run = PPORun.open(_config(game, 1, opponents="past@1", snapshots=2), tmp_path / "r", print)
-    trainer = _actor(run)
-    (lane,) = trainer.lanes
-    for p in trainer.net.parameters():
+    actor = _actor(run)
+    (lane,) = actor.lanes
+    for p in actor.net.parameters():
         p.data.add_(1.0)
-    trainer.snapshot()  # two now: the start and this one
+    actor.snapshot()  # two now: the start and this one
     lane.opponent[:] = 1
-    playing = trainer.snapshots[1]
-    for p in trainer.net.parameters():
+    playing = actor.snapshots[1]
+    for p in actor.net.parameters():
         p.data.add_(1.0)
-    trainer.snapshot()  # the start drops out
-    assert len(trainer.snapshots) == 2
+    actor.snapshot()  # the start drops out
+    assert len(actor.snapshots) == 2
     (index,) = set(lane.opponent.tolist())
-    assert _same(trainer.snapshots[index], playing)
+    assert _same(actor.snapshots[index], playing)
 
 
 def test_the_games_of_an_update_meet_its_snapshot(game: Path, tmp_path: Path) -> None:
@@ -513,22 +535,21 @@ def test_the_games_of_an_update_meet_its_snapshot(game: Path, tmp_path: Path) ->
     torch.set_num_threads(1)
     config = _config(game, 1, opponents="past@1", snapshots=4, snapshot_every=1)
     run = PPORun.open(config, tmp_path / "r", print)
-    trainer = _actor(run)
-    (lane,) = trainer.lanes
+    actor = _actor(run)
+    (lane,) = actor.lanes
     met: list[set[int]] = []  # per update, the snapshots the games started in it meet
-    draw_rows = trainer._draw_rows
+    draw_rows = actor._draw_rows
 
     def recording(lane_: object, rows: object) -> None:
         draw_rows(lane_, rows)  # type: ignore[arg-type]
         met[-1].update(int(lane.opponent[i]) for i in rows)  # type: ignore[attr-defined]
 
-    trainer._draw_rows = recording  # type: ignore[method-assign]
+    actor._draw_rows = recording  # type: ignore[method-assign]
     for update in range(40):
         met.append(set())
         if update % 10 == 0:  # a round starts
-            trainer.reset(update)
-        trainer.collect()
-        trainer.learn()
+            actor.reset(update)
+        actor.collect()
     games_started = [m for m in met if m]
     assert len(games_started) >= 30
     assert all(len(m) == 1 for m in games_started), met

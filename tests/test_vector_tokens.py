@@ -152,7 +152,8 @@ def test_a_model_trained_by_ppo_tokenizes_uniformly_at_play(tmp_path: Path) -> N
     from cardlang.agents.neural.network import NetConfig
 
     from cardlang import load_game
-    from cardlang.learning.ppo import PPOConfig, PPOTrainer
+    from cardlang.learning.ppo import PPOConfig
+    from cardlang.learning.ppo_actor import PPOActor
 
     torch.manual_seed(0)
     game = load_game(GAMES / "kuhn_poker.rcy")
@@ -161,6 +162,6 @@ def test_a_model_trained_by_ppo_tokenizes_uniformly_at_play(tmp_path: Path) -> N
     )
     assert not model.tokenizer(game).uniform
     env = VectorEnv(game, 4, tokens=model.table)
-    PPOTrainer(env, model, PPOConfig(horizon=2))
+    PPOActor(env, model, PPOConfig(horizon=2))
     model.save(tmp_path / "m")
     assert load_model(tmp_path / "m", game).tokenizer(game).uniform

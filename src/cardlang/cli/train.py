@@ -1,10 +1,11 @@
 """``cardlang train FILE --out DIR``: train a neural agent.
 
-``--algorithm ppo`` (the default): PPO over lockstep games inside the engine, against an
-opponent pool (cardlang.learning.ppo_run); ``--algorithm search``: self-play with
-search, AlphaZero's way (cardlang.learning.loop).  This module reads the options and
-reports progress.  torch is needed (``pip install -e ".[neural]"``): without it the
-command says so, and nothing else of cardlang imports it.
+``--algorithm ppo`` (the default, the supported way): PPO over lockstep games inside the
+engine, against an opponent pool (cardlang.learning.ppo_run); ``--algorithm search``
+(experimental): self-play with search, AlphaZero's way
+(cardlang.learning.experimental.search, reached through cardlang.learning.seam).  This
+module reads the options and reports progress.  torch is needed (``pip install -e
+".[neural]"``): without it the command says so, and nothing else of cardlang imports it.
 """
 
 from __future__ import annotations
@@ -43,9 +44,10 @@ def add_parser(sub: SubParsers) -> None:
         help="train a neural agent: PPO over lockstep games, or self-play with search "
         "(needs the neural extra)",
         description="Rounds of play and learning, evaluation against named agents and a "
-        "checkpoint after every round. --algorithm ppo (the default): PPO over many games "
-        "stepped inside the engine against an opponent pool; --algorithm search: self-play "
-        "with search (AlphaZero). Run it again with the same --out to resume: the run keeps "
+        "checkpoint after every round. --algorithm ppo (the default, the supported way): "
+        "PPO over many games stepped inside the engine against an opponent pool; "
+        "--algorithm search (experimental): self-play with search (AlphaZero). Run it "
+        "again with the same --out to resume: the run keeps "
         "its settings (only --rounds, --time-limit, --cpu-minutes and the evaluation options may "
         "change).",
     )
@@ -53,8 +55,9 @@ def add_parser(sub: SubParsers) -> None:
         "--algorithm",
         choices=("ppo", "search"),
         default="ppo",
-        help="ppo: PPO over lockstep games (fast; the default); search: self-play with "
-        "information-set search, learning its move distributions",
+        help="ppo: PPO over lockstep games (fast; the default and the supported way); "
+        "search (experimental): self-play with information-set search, learning its move "
+        "distributions",
     )
     p.add_argument("file", metavar="FILE")
     p.add_argument(
@@ -281,10 +284,12 @@ def _ppo_options(p: argparse.ArgumentParser) -> None:
 def _experimental_options(p: argparse.ArgumentParser) -> None:
     """PPO's remedies for games whose self-play circles (poker), tried on Leduc and used
     by no shipped model (models/leduc ran --average beside it, but ships the current
-    policy; benchmarks/results/leduc-research-log.md)."""
+    policy; benchmarks/results/leduc-research-log.md).  They live in the experimental
+    room, cardlang.learning.experimental."""
     g = p.add_argument_group(
-        "PPO, experimental (no shipped model depends on them; the Leduc research log "
-        "in benchmarks/results/ says what each measured)"
+        "PPO, experimental (cardlang.learning.experimental: off the supported path, and "
+        "no shipped model depends on them; the Leduc research log in benchmarks/results/ "
+        "says what each measured)"
     )
     g.add_argument(
         "--magnet",
@@ -342,8 +347,11 @@ def _experimental_options(p: argparse.ArgumentParser) -> None:
 
 
 def _search_options(p: argparse.ArgumentParser) -> None:
-    """Self-play with search's settings (--algorithm search)."""
-    g = p.add_argument_group("self-play with search (--algorithm search)")
+    """Self-play with search's settings (--algorithm search, experimental)."""
+    g = p.add_argument_group(
+        "self-play with search, experimental (--algorithm search; "
+        "cardlang.learning.experimental.search)"
+    )
     g.add_argument(
         "--games",
         type=positive,
@@ -581,7 +589,6 @@ def cmd_train(args: argparse.Namespace) -> int:
         ) from None
     from cardlang.agents import make_agent
     from cardlang.cli.options import backend_choice
-    from cardlang.learning.loop import TrainingRun
 
     if args.width % args.heads:
         raise UsageError(f"--width {args.width} must be a multiple of --heads {args.heads}")
@@ -617,7 +624,9 @@ def cmd_train(args: argparse.Namespace) -> int:
         torch.set_num_threads(1)  # one process per core pays best on a CPU
         PPORun.open(config, Path(args.out), report, given).run()
     else:
-        TrainingRun.open(config, Path(args.out), report, given).run()
+        from cardlang.learning.seam import search_run
+
+        search_run().open(config, Path(args.out), report, given).run()
     print(f"model: {Path(args.out) / 'model.pt'}; report: {Path(args.out) / 'report.html'}")
     return EXIT_OK
 

@@ -1,9 +1,10 @@
 """PPO's actors: who plays a run's lockstep games, in this process, in local processes
 or as Ray actors, with the same results wherever they run (torch).
 
-Pipeline position: learning, between ppo_run.py (the run, the learner) and ppo.py (an
-actor is a ``PPOTrainer`` that only plays).  The learner never steps a game: it sends
-its weights, gets back the finished games' steps, and learns from them.
+Pipeline position: learning, between ppo_run.py (the run, the learner) and
+ppo_actor.py (an actor is a ``PPOActor`` with its own lanes).  The learner never steps
+a game: it sends its weights, gets back each actor's ``Experience`` (packed to cross
+processes: ``Played``), and learns from them.
 
 A run's ``--envs`` rows are split among ``--actors`` actors.  Each actor builds its own
 lanes (the whole opponent pool, its share of the rows), its own random streams
@@ -46,9 +47,12 @@ from cardlang.agents.neural.model import NeuralModel, model_from_payload
 from cardlang.env.vector import VectorEnv
 from cardlang.errors import CardlangError, UsageError
 from cardlang.learning.config import TrainConfig
-from cardlang.learning.ppo import SEATED, SELF, Lane, PPOConfig, PPOTrainer
+from cardlang.learning.lanes import SEATED, Lane, parse_pool
+from cardlang.learning.ppo import Experience, GameRecord, PPOConfig
+from cardlang.learning.ppo_actor import PPOActor
 from cardlang.learning.returns import RunReturns
-from cardlang.learning.steps import Step, pack_steps, unpack_steps
+from cardlang.learning.seam import spare_rows
+from cardlang.learning.steps import pack_steps, unpack_steps
 from cardlang.runs.backends import (
     GamePayload,
     available_cores,
@@ -85,27 +89,6 @@ class ActorError(CardlangError):
 
 
 # ------------------------------------------------------------ the pool's rows
-
-
-def parse_pool(text: str) -> list[tuple[str, float]]:
-    """``self@4,past@1,bmu@1`` -> [(spec, weight)]; a spec without ``@`` weighs 1."""
-    pool: list[tuple[str, float]] = []
-    for item in (part.strip() for part in text.split(",")):
-        if not item:
-            continue
-        spec, _, weight = item.rpartition("@") if "@" in item else (item, "", "1")
-        try:
-            w = float(weight)
-        except ValueError:
-            raise UsageError(
-                f"--opponents: {item!r}: the weight after @ must be a number"
-            ) from None
-        if not spec or w < 0:
-            raise UsageError(f"--opponents: {item!r}: write SPEC@WEIGHT with a weight >= 0")
-        pool.append((spec, w))
-    if not pool or sum(w for _, w in pool) <= 0:
-        raise UsageError("--opponents: name at least one opponent with a positive weight")
-    return pool
 
 
 def split_rows(total: int, weights: list[float], least: list[int]) -> list[int]:
@@ -177,22 +160,26 @@ class ActorSpec:
 
 @dataclass
 class Played:
-    """An actor's answer to one update's play: the learner's steps of the games that
-    ended (packed), their results as (lane kind, learner seat, result), and the CPU
-    seconds the actor's process spent since its last answer (0 in the learner's own); a
-    worker's first actor carries the worker's figures."""
+    """An actor's ``Experience`` of one update as it crosses to the learner: its steps
+    packed (a few flat arrays pickle fast, thousands of objects do not), its games'
+    results, and the CPU seconds the actor's process spent since its last answer (0 in
+    the learner's own); a worker's first actor carries the worker's figures."""
 
     steps: dict[str, np.ndarray]
-    results: list[tuple[str, int | None, Any]]
+    results: list[GameRecord]
     cpu: float = 0.0
     rss_mb: float = 0.0  # the worker's peak resident memory (0 in the learner's process)
 
-    def unpacked(self) -> list[Step]:
-        return unpack_steps(self.steps)
+    @staticmethod
+    def of(experience: Experience) -> Played:
+        return Played(pack_steps(experience.steps), experience.results)
+
+    def experience(self) -> Experience:
+        return Experience(unpack_steps(self.steps), self.results)
 
 
 class Actor:
-    """One actor: a ``PPOTrainer`` over its own lanes that only plays."""
+    """One actor: a ``PPOActor`` over its own lanes, built from its spec."""
 
     def __init__(self, spec: ActorSpec) -> None:
         self.index = spec.index
@@ -201,31 +188,26 @@ class Actor:
         self.model = model = model_from_payload(spec.model, f"actor {spec.index}", "cpu")
         lanes = build_lanes(games, config, model, spec.rows, spec.index)
         seed = actor_seed(config.seed, spec.index)
-        self.trainer = PPOTrainer(lanes, model, ppo_config(config), seed, returns=spec.returns)
+        self.actor = PPOActor(lanes, model, ppo_config(config), seed, returns=spec.returns)
 
     def names(self) -> list[str]:
         """The name table as the actor's envs left it (every actor's is the same)."""
         return list(self.model.table.names)
 
     def reset(self, seed: int) -> None:
-        self.trainer.reset(actor_seed(seed, self.index))
+        self.actor.reset(actor_seed(seed, self.index))
 
-    def play(self, weights: dict[str, np.ndarray] | None, average: dict | None) -> Played:
-        """One update's games with ``weights`` (None: those it has)."""
-        if weights is not None:
-            set_weights(self.trainer.net, weights)
-        if average is not None and self.trainer.average is not None:
-            set_weights(self.trainer.average.net, average)
-        self.trainer.collect()
-        steps, self.trainer.finished = self.trainer.finished, []
-        results, self.trainer.results = self.trainer.results, []
-        return Played(pack_steps(steps), results)
+    def play(self, weights: dict[str, np.ndarray] | None, extra: dict[str, Any]) -> Played:
+        """One update's games with ``weights`` (None: those it has) and what the
+        learner's remedies share (``PPOLearner.shared``)."""
+        self.actor.receive(weights, extra)
+        return Played.of(self.actor.collect())
 
     def state(self) -> dict[str, Any]:
-        return self.trainer.acting_state()
+        return self.actor.state()
 
     def load_state(self, state: dict[str, Any]) -> None:
-        self.trainer.load_state(state)
+        self.actor.load_state(state)
 
 
 def build_lanes(
@@ -259,29 +241,18 @@ def pool_lanes(
     for k, ((spec, _), count) in enumerate(zip(pool, counts, strict=True)):
         if not count:
             continue
-        # rollouts fork the self lane's games and an agent's, not a past or average lane's
-        forks = config.rollouts if spec not in SEATED or spec == SELF else 0
         if spec in SEATED:
-            env = _env(game, config, model, count, "all", "random", salt + k, actor, forks)
-            lanes.append(Lane(env, spec, forks, env.n - count))
+            spare = spare_rows(config, spec, count)
+            env = _env(game, config, model, count, "all", "random", salt + k, actor, spare)
+            lanes.append(Lane(env, spec, spare))
             continue
         per_seat = split_rows(count, [1.0] * n, [1] * n)
         for seat in range(n):
             games, env_salt = per_seat[seat], salt + k * n + seat
-            env = _env(game, config, model, games, seat, spec, env_salt, actor, forks)
-            lanes.append(Lane(env, spec, forks, env.n - games))
+            spare = spare_rows(config, spec, games)
+            env = _env(game, config, model, games, seat, spec, env_salt, actor, spare)
+            lanes.append(Lane(env, spec, spare))
     return lanes
-
-
-#: Spare rows per game row and rollout per move (rollouts.py): a decision forks a
-#: rollout per move and each lasts the rest of the game, so several are under way per
-#: game; a decision that finds too few free is learnt from without (PPO counts them).
-SPARE_PER_ROLLOUT = 8
-
-
-def spare_rows(rows: int, rollouts: int) -> int:
-    """The spare rows a lane of ``rows`` games forks ``rollouts`` rollouts per move into."""
-    return rows * rollouts * SPARE_PER_ROLLOUT
 
 
 def _env(
@@ -293,14 +264,13 @@ def _env(
     opponents: str,
     salt: int,
     actor: int,
-    forks: int = 0,
+    spare: int = 0,
 ) -> VectorEnv:
-    """The env of ``rows`` games, and the spare rows their ``forks`` rollouts per move
-    fork into after them."""
+    """The env of ``rows`` games, and ``spare`` rows after them (a remedy's: lanes.py)."""
     try:
         return VectorEnv(
             game,
-            rows + spare_rows(rows, forks),
+            rows + spare,
             seats=seats,
             opponents=opponents,
             seed=actor_seed(config.seed * 7_919 + salt, actor),
@@ -314,10 +284,6 @@ def _env(
 def weights_of(net: torch.nn.Module) -> dict[str, np.ndarray]:
     """A network's weights as numpy arrays (what pickles to another process cheaply)."""
     return {k: v.detach().cpu().numpy().copy() for k, v in net.state_dict().items()}
-
-
-def set_weights(net: torch.nn.Module, weights: dict[str, np.ndarray]) -> None:
-    net.load_state_dict({k: torch.from_numpy(np.asarray(v)) for k, v in weights.items()})
 
 
 # ------------------------------------------------------------ a worker's actors
@@ -338,8 +304,8 @@ class ActorHost:
         for actor in self.actors:
             actor.reset(seed)
 
-    def play(self, weights: dict | None, average: dict | None, own_cpu: bool) -> list[Played]:
-        played = [actor.play(weights, average) for actor in self.actors]
+    def play(self, weights: dict | None, extra: dict[str, Any], own_cpu: bool) -> list[Played]:
+        played = [actor.play(weights, extra) for actor in self.actors]
         if own_cpu:  # a worker's CPU and memory are not the learner's: say what they are
             now = time.process_time()
             played[0].cpu, self.clock = now - self.clock, now
@@ -360,7 +326,7 @@ class ActorGroup(Protocol):
 
     def names(self) -> list[list[str]]: ...
     def reset(self, seed: int) -> None: ...
-    def start(self, weights: dict[str, np.ndarray], average: dict | None) -> None: ...
+    def start(self, weights: dict[str, np.ndarray], extra: dict[str, Any]) -> None: ...
     def finish(self) -> list[Played]: ...
     def states(self) -> list[dict[str, Any]]: ...
     def load_states(self, states: Sequence[dict[str, Any]]) -> None: ...
@@ -390,7 +356,7 @@ class SerialActors:
 
     def __init__(self, specs: list[ActorSpec]) -> None:
         self.host = ActorHost(specs)
-        self.pending: tuple[dict, dict | None] | None = None
+        self.pending: tuple[dict, dict[str, Any]] | None = None
 
     def names(self) -> list[list[str]]:
         return self.host.names()
@@ -398,13 +364,13 @@ class SerialActors:
     def reset(self, seed: int) -> None:
         self.host.reset(seed)
 
-    def start(self, weights: dict[str, np.ndarray], average: dict | None) -> None:
-        self.pending = (weights, average)
+    def start(self, weights: dict[str, np.ndarray], extra: dict[str, Any]) -> None:
+        self.pending = (weights, extra)
 
     def finish(self) -> list[Played]:
         assert self.pending is not None, "finish() follows start()"
-        (weights, average), self.pending = self.pending, None
-        return self.host.play(weights, average, own_cpu=False)
+        (weights, extra), self.pending = self.pending, None
+        return self.host.play(weights, extra, own_cpu=False)
 
     def states(self) -> list[dict[str, Any]]:
         return self.host.states()
@@ -512,8 +478,8 @@ class ProcessActors:
     def reset(self, seed: int) -> None:
         self._ask("reset", seed)
 
-    def start(self, weights: dict[str, np.ndarray], average: dict | None) -> None:
-        self._send("play", weights, average, True)
+    def start(self, weights: dict[str, np.ndarray], extra: dict[str, Any]) -> None:
+        self._send("play", weights, extra, True)
 
     def finish(self) -> list[Played]:
         return [played for answer in self._answers() for played in answer]
@@ -577,9 +543,9 @@ class RayActors:
     def reset(self, seed: int) -> None:
         self._get([host.reset.remote(seed) for host in self.hosts])
 
-    def start(self, weights: dict[str, np.ndarray], average: dict | None) -> None:
-        shared, average_ref = self.ray.put(weights), self.ray.put(average)
-        self.pending = [host.play.remote(shared, average_ref, True) for host in self.hosts]
+    def start(self, weights: dict[str, np.ndarray], extra: dict[str, Any]) -> None:
+        shared, extra_ref = self.ray.put(weights), self.ray.put(extra)
+        self.pending = [host.play.remote(shared, extra_ref, True) for host in self.hosts]
 
     def finish(self) -> list[Played]:
         answers, self.pending = self._get(self.pending), []

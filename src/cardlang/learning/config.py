@@ -35,10 +35,11 @@ class TrainConfig:
     always: list[str] = field(default_factory=list)
     always_games: int = 16
     # the acting policy pushed towards those cards: logits added to their options,
-    # falling to none by round ``card_bonus_rounds`` (0: the run's --rounds) (ppo.py)
+    # falling to none by round ``card_bonus_rounds`` (0: the run's --rounds) (ppo_actor.py)
     card_bonus: float = 0.0
     card_bonus_rounds: float = 0.0
-    algorithm: str = "search"  # "ppo" (ppo_run.py) or "search" (loop.py); old checkpoints: search
+    # "ppo" (ppo_run.py) or "search" (experimental/search.py); old checkpoints: search
+    algorithm: str = "search"
     seed: int = 0
     rounds: int = 20
     time_limit: float = 0.0  # seconds; 0: none (stops after the round that passes it)
@@ -96,14 +97,15 @@ class TrainConfig:
     opponents: str = "self@1"  # the pool: SPEC@WEIGHT, comma separated
     snapshot_every: int = 10  # updates between snapshots joining the past pool
     snapshots: int = 8
+    # the experimental remedies (learning/experimental/: magnet, average, rollouts)
     magnet: float = 0.0  # weight of KL(policy || magnet) (PPOConfig)
     magnet_every: int = 0  # updates between magnet refreshes (0: the starting policy)
     magnet_reward: bool = False  # the magnet's pull in the rewards (R-NaD; PPOConfig)
-    average: int = 0  # the average policy's reservoir, in decisions (0: none; average.py)
+    average: int = 0  # the average policy's reservoir, in decisions (0: none)
     average_recent: bool = False  # its reservoir a window of recent decisions
     average_linear: bool = False  # its decisions weighted by their update's number
-    rollouts: int = 0  # rollouts per move of every learnt decision (0: none; rollouts.py)
-    name_dropout: float = 0.0  # chance a game reads a card kind without its name (ppo.py)
+    rollouts: int = 0  # rollouts per move of every learnt decision (0: none)
+    name_dropout: float = 0.0  # chance a game reads a card kind without its name (lanes.py)
     reward: str = "outcome"  # "outcome" (credits), "score" or "margin" (by score_scale)
     score_scale: float = 10.0  # --reward score: the score valued 1 (and -score_scale 0)
 

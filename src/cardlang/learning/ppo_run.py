@@ -1,12 +1,13 @@
 """``cardlang train --algorithm ppo``: PPO over lockstep games, with its run folder.
 
-Pipeline position: learning, around ppo.py (the algorithm).  A run lives in one folder
-(``--out``), as a search run's does (loop.py): ``model.pt`` (what ``neural:model=DIR``
-loads), ``checkpoint.pt`` (the model with the optimizer, the random states, the past
-pool, each actor's state and the metrics), both written atomically after every round
-(or every ``--checkpoint-every`` rounds, and after the last), model first;
-``metrics.jsonl``, ``plots/``, ``report.html`` and ``MODEL_CARD.md``.  PPO games are not
-recorded (hundreds of thousands of them): the figures are the record.
+Pipeline position: learning, around ppo.py (the algorithm): the learner (ppo_learner.py)
+lives here, the actors (actors.py) wherever the backend puts them.  A run lives in one
+folder (``--out``), as a search run's does (experimental/search.py): ``model.pt`` (what
+``neural:model=DIR`` loads), ``checkpoint.pt`` (the model with the optimizer, the random
+states, the past pool, each actor's state and the metrics), both written atomically
+after every round (or every ``--checkpoint-every`` rounds, and after the last), model
+first; ``metrics.jsonl``, ``plots/``, ``report.html`` and ``MODEL_CARD.md``.  PPO games
+are not recorded (hundreds of thousands of them): the figures are the record.
 
 The games are played by actors (actors.py: in worker processes by default, as Ray
 actors, or in turn in this process), one update ahead of the learner here, which only
@@ -65,15 +66,15 @@ from cardlang.learning.actors import (
 )
 from cardlang.learning.config import TrainConfig
 from cardlang.learning.evaluate import GreedyEvaluator
-from cardlang.learning.loop import imitate
-from cardlang.learning.ppo import AVERAGE, SELF, PPOTrainer
+from cardlang.learning.imitation import imitate
+from cardlang.learning.lanes import AVERAGE, SELF
+from cardlang.learning.ppo import Experience, GameRecord
+from cardlang.learning.ppo_learner import PPOLearner
 from cardlang.learning.report import evaluation_text
 from cardlang.learning.returns import RunReturns, game_length_of
 from cardlang.learning.run_folder import CHECKPOINT, MODEL, Report, RunFolder
 from cardlang.runs.backends import GamePayload
 from cardlang.runs.progress import games_bar
-
-AVERAGE_FILE = "average.pt"
 
 
 class PPORun(RunFolder):
@@ -128,7 +129,8 @@ class PPORun(RunFolder):
         # play is a usage error before any worker starts, and the names every actor's
         # envs write are in the model's table (every actor's table is then the same)
         build_lanes(self.variants, config, self.model, self._least() * len(self.variants))
-        self.trainer = PPOTrainer([], self.model, ppo_config(config), config.seed, self.returns)
+        kinds = {spec for spec, _ in parse_pool(config.opponents)}
+        self.learner = PPOLearner(self.model, ppo_config(config), config.seed, kinds=kinds)
         self.actors: ActorGroup | None = None  # started with the first round
         self.actor_states: list[dict[str, Any]] | None = None  # a checkpoint's
         self.actor_cpu = 0.0  # CPU seconds of actor processes in this session
@@ -220,9 +222,6 @@ class PPORun(RunFolder):
             raise
         return actors
 
-    def _playing_average(self) -> bool:
-        return any(spec == AVERAGE for spec, _ in parse_pool(self.config.opponents))
-
     def _imitate(self) -> None:
         """Warm start: imitate recorded games, read as the engine's tokens read them
         (uniform odds for hidden locations); the PPO optimizer starts afresh after, and
@@ -238,7 +237,7 @@ class PPORun(RunFolder):
         load_weights(self.model.net, data["state_dict"], self.out / CHECKPOINT)
         self.model.info = dict(data.get("info") or self.model.info)
         training = data["training"]
-        self.trainer.load_state(training["trainer"])
+        self.learner.load_state(training["trainer"])
         self.round = int(training["round"])
         self.games = int(training["games"])
         self.metrics = list(training["metrics"])
@@ -270,15 +269,15 @@ class PPORun(RunFolder):
             self.actors = self._start_actors()
         actors = self.actors
         actors.reset(round_seed(c.seed, number))
-        played: list[tuple[str, int | None, Any]] = []
+        played: list[GameRecord] = []
         sums: dict[str, float] = {}
         learnt = 0
-        actors.start(*self._weights())
+        self._start_play(actors)
         with games_bar(f"round {number}", c.updates, unit="updates") as bar:
             for update in range(c.updates):
                 batches = actors.finish()
                 if update + 1 < c.updates:  # the next update's play, while this one learns
-                    actors.start(*self._weights())
+                    self._start_play(actors)
                 stats = self._learn(batches, played)
                 learnt += int(stats.pop("steps", 0))
                 for key, value in stats.items():
@@ -294,7 +293,7 @@ class PPORun(RunFolder):
             "games": len(played),
             "games_total": self.games,
             "steps": learnt,
-            "updates": self.trainer.updates,
+            "updates": self.learner.updates,
             **{k: v / c.updates for k, v in sums.items()},
             **self._pool_figures(played),
         }
@@ -318,31 +317,26 @@ class PPORun(RunFolder):
         if self.saved_round < self.round:
             self._save()
 
-    def _weights(self) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray] | None]:
-        """What the actors play the next update with: the policy's weights and, where
-        the pool has an average lane, the average policy's (copies: learning goes on)."""
-        average = self.trainer.average
-        if average is None or not self._playing_average():
-            return weights_of(self.trainer.net), None
-        return weights_of(self.trainer.net), weights_of(average.net)
+    def _start_play(self, actors: ActorGroup) -> None:
+        """The actors start an update's play with the learner's weights as they now are
+        (copies: learning goes on) and what its remedies share."""
+        actors.start(weights_of(self.learner.net), self.learner.shared())
 
-    def _learn(
-        self, batches: list[Played], played: list[tuple[str, int | None, Any]]
-    ) -> dict[str, float]:
-        """The learner's update from the actors' play of it."""
-        self.trainer.finished = [step for batch in batches for step in batch.unpacked()]
+    def _learn(self, batches: list[Played], played: list[GameRecord]) -> dict[str, float]:
+        """The learner's update from the actors' play of it (their experience joined in
+        actor order: the same whichever backend they played on)."""
+        experience = Experience.joined([batch.experience() for batch in batches])
+        played.extend(experience.results)
         for batch in batches:
-            played.extend(batch.results)
             self.actor_cpu += batch.cpu
         self.actor_rss = sum(b.rss_mb for b in batches) or self.actor_rss
-        self.trainer.end_update()
-        return self.trainer.learn()
+        return self.learner.learn(experience)
 
     def cpu_seconds(self) -> float:
         """This process's CPU and its actor processes' (a run's compute)."""
         return super().cpu_seconds() + self.actor_cpu
 
-    def _pool_figures(self, played: list[tuple[str, int | None, Any]]) -> dict[str, Any]:
+    def _pool_figures(self, played: list[GameRecord]) -> dict[str, Any]:
         """The training games' figures: the learner's mean credit against each pool
         member (solo: mean turns of completed games)."""
         if self.game.nplayers == 1:
@@ -382,7 +376,7 @@ class PPORun(RunFolder):
         self.model.info["training"] = {
             "algorithm": "ppo",
             "rounds": self.round,
-            "updates": self.trainer.updates,
+            "updates": self.learner.updates,
             "games": self.games,
             "cpu_hours": self.cpu_seconds() / 3600,
         }
@@ -390,18 +384,15 @@ class PPORun(RunFolder):
             "config": self.config.to_dict(),
             "round": self.round,
             "games": self.games,
-            "trainer": self.trainer.state(),
+            "trainer": self.learner.state(),
             "metrics": self.metrics,
             "cpu_seconds": self.cpu_seconds(),
             "bot_figures": self.bot_figures,
             "actors": self.actor_states,
         }
         self._write(training)
-        average = self.trainer.average
-        if average is not None:  # the average policy, loadable as neural:model=DIR/average.pt
-            info = self.model.info | {"policy": "average of the policies played (--average)"}
-            state = {k: v.detach().cpu() for k, v in average.net.state_dict().items()}
-            self.model.save(self.out / AVERAGE_FILE, extra={"state_dict": state, "info": info})
+        for remedy in self.learner.remedies:  # what a remedy keeps beside the model
+            remedy.save(self.out, self.model)
 
 
 def _named(params: dict[str, str]) -> str:
@@ -412,7 +403,7 @@ def round_seed(seed: int, number: int) -> int:
     return seed * 1_000_003 + number
 
 
-def live_text(played: list[tuple[str, int | None, Any]]) -> str:
+def live_text(played: list[GameRecord]) -> str:
     """The training games' shares so far, per pool member (solo: mean turns)."""
     shares: dict[str, list[float]] = {}
     turns: list[int] = []

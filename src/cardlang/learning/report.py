@@ -1,11 +1,12 @@
 """What a training run shows people: plots, one HTML page, and the model card.
 
 Pipeline position: learning.  Written after every round from the metrics (one dict per
-round, loop.py): ``plots/losses.png`` (policy and value loss, agreement with the
-target), ``plots/evaluation.png`` (win share against each evaluation agent with its 95%
-interval, or a solo game's mean length beside the agents'), ``report.html`` (both
-plots inlined, and the table of rounds) and ``MODEL_CARD.md``.  Plots need matplotlib
-(the ``plot`` extra); without it the page holds the table alone.
+round, ppo_run.py or experimental/search.py): ``plots/losses.png`` (policy and value
+loss, agreement with the target), ``plots/evaluation.png`` (win share against each
+evaluation agent with its 95% interval, or a solo game's mean length beside the
+agents'), ``report.html`` (both plots inlined, and the table of rounds) and
+``MODEL_CARD.md``.  Plots need matplotlib (the ``plot`` extra); without it the page holds
+the table alone.
 """
 
 from __future__ import annotations

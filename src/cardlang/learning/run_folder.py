@@ -1,5 +1,5 @@
-"""What both trainers' run folders share (``cardlang train``: loop.py for ``--algorithm
-search``, ppo_run.py for ``--algorithm ppo``).
+"""What both trainers' run folders share (``cardlang train``: ppo_run.py for
+``--algorithm ppo``, experimental/search.py for ``--algorithm search``).
 
 A run lives in one folder (``--out``): ``model.pt`` (what ``neural:model=DIR`` loads),
 ``checkpoint.pt`` (the model with the training state), ``metrics.jsonl``, ``plots/``,

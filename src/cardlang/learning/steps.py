@@ -1,6 +1,8 @@
 """A decision PPO learns from, and decisions padded into the network's inputs (torch).
 
-Pipeline position: learning; ppo.py makes the steps, average.py keeps some of them.
+Pipeline position: learning; ppo_actor.py makes the steps (handed to the learner in an
+``Experience``), experimental/average.py keeps some of them.  The last three fields are
+what remedies (learning/remedy.py) fill.
 """
 
 from __future__ import annotations
@@ -25,9 +27,9 @@ class Step:
     seat: int
     advantage: float = 0.0
     returns: np.ndarray | None = None  # per seat offset from the mover: its return
-    probs: np.ndarray | None = None  # the policy's move probabilities (average.py reads)
+    probs: np.ndarray | None = None  # the policy's move probabilities (where kept)
     magnet_logp: float = 0.0  # the magnet's log-probability of the move (magnet_reward)
-    # (rollouts.py) every move's value less the policy's mean, its rollouts' estimate
+    # every move's value less the policy's mean (experimental/rollouts.py's estimate)
     move_advantages: np.ndarray | None = None
 
 

@@ -1,10 +1,15 @@
 """The average of the policies PPO has played: NFSP's average network (torch).
 
-Pipeline position: learning, beside ppo.py.  Self-play's current policy in a game of
-hidden information circles a mixed equilibrium rather than settling on it (Leduc poker:
-NashConv 1-2 chips per hand, up and down); the *average* of the policies played is
-what converges in two-player zero-sum games (fictitious play; Heinrich & Silver, "Deep
-Reinforcement Learning from Self-Play in Imperfect-Information Games", 2016).
+Pipeline position: learning/experimental, a remedy (learning/remedy.py) that PPO's actor
+and learner call through the seam (``--average``, ``--opponents ...,average@W``).  No
+shipped model plays it: models/leduc's recipe learns it beside the policy it ships, and
+its figures are the research's (benchmarks/leduc_exploitability.py).
+
+Self-play's current policy in a game of hidden information circles a mixed equilibrium
+rather than settling on it (Leduc poker: NashConv 1-2 chips per hand, up and down); the
+*average* of the policies played is what converges in two-player zero-sum games
+(fictitious play; Heinrich & Silver, "Deep Reinforcement Learning from Self-Play in
+Imperfect-Information Games", 2016).
 
 A network of the policy's shape learns it by imitation: every decision PPO learns from
 joins a reservoir (Vitter's algorithm R: after n decisions, each of them is in it with
@@ -26,6 +31,8 @@ Its checkpoint state is tensors only (``torch.load(weights_only=True)`` reads it
 from __future__ import annotations
 
 import copy
+import math
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -33,9 +40,15 @@ import torch
 from torch import nn
 
 from cardlang.errors import check_loss
+from cardlang.learning.lanes import AVERAGE
+from cardlang.learning.ppo import PPOConfig
+from cardlang.learning.remedy import Remedy
 from cardlang.learning.steps import Step, collate_steps
 
-__all__ = ["AveragePolicy"]
+__all__ = ["AVERAGE_FILE", "AveragePolicy", "AverageRemedy"]
+
+#: The average policy's file in a run's folder (loadable as neural:model=DIR/average.pt).
+AVERAGE_FILE = "average.pt"
 
 
 class AveragePolicy:
@@ -137,6 +150,58 @@ class AveragePolicy:
         self.played = played.tolist() if played is not None else [1] * len(self.reservoir)
         if len(self.played) != len(self.reservoir):
             raise ValueError("the average policy's reservoir and its update numbers disagree")
+
+
+class AverageRemedy(Remedy):
+    """The average policy as PPO's remedy: the learner adds each update's decisions to
+    it and fits it; an actor plays it in the other seats of ``average`` lanes with the
+    weights the learner shares (only where the actors play such lanes, ``shares``)."""
+
+    key = "average"
+    keeps_probs = True  # the reservoir keeps each decision's move probabilities
+
+    def __init__(
+        self, config: PPOConfig, net: nn.Module, seed: int, learner: bool, shares: bool
+    ) -> None:
+        self.learner, self.shares = learner, shares
+        self.policy = AveragePolicy(
+            net,
+            config.average,
+            config.lr,
+            config.minibatch,
+            seed,
+            recent=config.average_recent,
+            linear=config.average_linear,
+        )
+
+    def opponents(self, kind: str) -> nn.Module | None:
+        return self.policy.net if kind == AVERAGE else None
+
+    def receive(self, weights: dict[str, np.ndarray]) -> None:
+        self.policy.net.load_state_dict(
+            {k: torch.from_numpy(np.asarray(v)) for k, v in weights.items()}
+        )
+
+    def shared(self) -> dict[str, np.ndarray] | None:
+        if not self.shares:
+            return None
+        return {k: v.detach().cpu().numpy().copy() for k, v in self.policy.net.state_dict().items()}
+
+    def learnt(self, steps: list[Step], updates: int, minibatch: int) -> dict[str, float]:
+        self.policy.add(steps, updates)
+        return {"average": self.policy.learn(math.ceil(len(steps) / minibatch))}
+
+    def state(self) -> dict[str, Any] | None:
+        return self.policy.state() if self.learner else None  # an actor's is the learner's
+
+    def load_state(self, state: Any) -> None:
+        self.policy.load_state(state)
+
+    def save(self, out: Path, model: Any) -> None:
+        """The average policy beside the model, loadable as ``neural:model=DIR/average.pt``."""
+        info = model.info | {"policy": "average of the policies played (--average)"}
+        weights = {k: v.detach().cpu() for k, v in self.policy.net.state_dict().items()}
+        model.save(out / AVERAGE_FILE, extra={"state_dict": weights, "info": info})
 
 
 def _owned(step: Step) -> Step:

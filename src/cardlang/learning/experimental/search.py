@@ -1,7 +1,9 @@
-"""The training loop of ``cardlang train``: self-play, learn, evaluate, checkpoint.
+"""``cardlang train --algorithm search``: self-play with search, learn, evaluate, checkpoint.
 
-Pipeline position: learning, above the runs (batches, records) and the analysis.  A
-run lives in one folder (``--out``):
+Pipeline position: learning/experimental, above the runs (batches, records) and the
+analysis; the train command reaches it through learning/seam.py.  The first trainer,
+kept because models/dominion-2p-search was trained by it, and off the supported path
+(PPO, learning/ppo.py).  A run lives in one folder (``--out``):
 
 - ``model.pt``: the current network (what self-play plays and what the agent spec
   ``neural:model=DIR`` loads), ``checkpoint.pt``: the same with the optimizer, the round,
@@ -37,23 +39,21 @@ from typing import Any
 import torch
 
 from cardlang.agents.neural.model import (
-    NeuralModel,
     load_weights,
 )
-from cardlang.agents.neural.search import SoloValue
 from cardlang.engine.state import RUNNING
-from cardlang.errors import UsageError
 from cardlang.information.views import PlayerView
 from cardlang.learning.config import TrainConfig
 from cardlang.learning.evaluate import length_figures
+from cardlang.learning.imitation import imitate
 from cardlang.learning.report import evaluation_text
 from cardlang.learning.run_folder import CHECKPOINT, MODEL, Report, RunFolder
-from cardlang.learning.samples import Sample, batch_games, game_samples, recorded_games
+from cardlang.learning.samples import Sample, batch_games, game_samples
 from cardlang.learning.trainer import ReplayBuffer, Trainer
 from cardlang.runs.progress import games_bar
 from cardlang.runs.simulate import run_batch
 from cardlang.runs.statistics import wilson_interval
-from cardlang.runs.store import RunStore, file_sha256
+from cardlang.runs.store import RunStore
 
 RECORDS = "records.sqlite"
 
@@ -284,39 +284,6 @@ class TrainingRun(RunFolder):
             "torch_rng": torch.get_rng_state(),
         }
         self._write(training)
-
-
-def imitate(
-    model: NeuralModel,
-    game: Any,
-    db: str,
-    steps: int,
-    batch_size: int,
-    rng: random.Random,
-    solo: SoloValue,
-    report: Report,
-    trainer: Trainer | None = None,
-) -> None:
-    """Warm start: ``steps`` gradient steps learning the moves (one-hot) and outcomes
-    of the games of ``game`` recorded in ``db`` (a ``simulate --db`` of bots, say); the
-    model's info says so (its card tells it)."""
-    tokenizer = model.tokenizer(game)
-    samples: list[Sample] = []
-    with RunStore.open(db, create=False) as store:
-        for stored in recorded_games(store, file_sha256(game.source.text)):
-            samples.extend(game_samples(game, stored, store.decisions(stored.id), tokenizer, solo))
-    if not samples:
-        raise UsageError(f"{db} holds no finished game of {game.source.name}")
-    buffer = ReplayBuffer(len(samples))
-    buffer.extend(samples)
-    trainer = trainer or Trainer(model)
-    losses = [trainer.step(buffer.draw(batch_size, rng)) for _ in range(steps)]
-    model.info["warm_start"] = {"records": str(db), "samples": len(samples), "steps": steps}
-    if losses:
-        report(
-            f"warm start: {len(samples)} samples from {db}, {steps} steps, policy loss "
-            f"{losses[0]['policy_loss']:.3f} -> {losses[-1]['policy_loss']:.3f}"
-        )
 
 
 def _round_seed(seed: int, number: int) -> int:
