@@ -1,5 +1,7 @@
-// Lockstep games inside the engine (batch.h).  Each function names the Python code of
-// env/vector.py it mirrors: read that for the why.
+// Lockstep games inside the engine (batch.h): a VectorEnv's rows stepped, observed and
+// tokenized here.  Each function names the Python code it mirrors (env/vector.py's
+// VectorEnv, information/encode.py's StateWriter, information/vocabulary.py and
+// information/tokens.py): read that for the why.
 #include "batch.h"
 
 #include <algorithm>
@@ -91,7 +93,8 @@ void VectorBatch::reset(std::vector<uint32_t> root_words) {
 }
 
 std::vector<i32> VectorBatch::step(const int64_t* actions) {
-  // VectorEnv.step: every action is checked before any is applied
+  // VectorEnv.step: every action is checked before any is applied (the Python rows check
+  // each as they come to it), so that a refused step leaves every row as it was
   for (i32 i = 0; i < size(); i++) {
     int64_t a = actions[i];
     if (a == HOLD) continue;
@@ -331,8 +334,9 @@ void VectorBatch::write_part(const State& st, const KeyPart& part, const Val& v,
   }
 }
 
-// _NativeBoards.read / _Observer.type_id: a card's type id (its type's text among the
-// encoder's card types, else a number past them, given in the order types are met)
+// StateWriter.type_id, as a BoardReader's boards give it: a card's type id (its type's
+// text among the encoder's card types, else a number past them, given in the order types
+// are met)
 i32 VectorBatch::type_of(const State& st, i64 card) {
   size_t native = (size_t)st.card_type[(size_t)card];
   if (native >= type_of_native_.size()) {
@@ -354,7 +358,7 @@ i32 VectorBatch::type_of(const State& st, i64 card) {
   return type_of_native_[native];
 }
 
-// _Observer._unseen (and PlayerView._unseen_odds): per type id, how many cards lie in no
+// StateWriter._unseen (and PlayerView._unseen_odds): per type id, how many cards lie in no
 // location the seat sees (memories aside), the types in the order their first card is
 // met by id, and how many such cards in all
 void VectorBatch::count_unseen(const State& st, int seat, i64& total) {
@@ -377,7 +381,7 @@ void VectorBatch::count_unseen(const State& st, int seat, i64& total) {
     }
 }
 
-// _Observer.write: Encoder.encode's vector of ``seat``'s view into ``out`` (situation -1:
+// StateWriter.write: Encoder.encode's vector of ``seat``'s view into ``out`` (situation -1:
 // the situation-free part alone)
 void VectorBatch::write_obs(const State& st, int seat, int situation, float* out) {
   const Program& P = vm_.P;
@@ -412,7 +416,7 @@ void VectorBatch::write_obs(const State& st, int seat, int situation, float* out
             (float)((double)(size * unseen_counts_[(size_t)t]) / (double)total);
   }
   if (situation < 0) return;
-  for (const ObsEnd& e : plan.ends[(size_t)situation]) {  // _Observer._write_ends
+  for (const ObsEnd& e : plan.ends[(size_t)situation]) {  // StateWriter._write_ends
     const Coll& cards = st.zone(e.key);
     if (cards.empty()) continue;
     i32 t = type_of(st, e.top ? cards.back() : cards.front());

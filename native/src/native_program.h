@@ -29,6 +29,7 @@
 #include "batch.h"
 #include "bots.h"
 #include "search.h"
+#include "str_cache.h"
 #include "vm.h"
 
 namespace nb = nanobind;
@@ -78,8 +79,8 @@ class NativeProgram {
   std::vector<i64> seen_cards_;  // option_kinds' scratch
 
   // a string of the program as a Python str, made once (the bots read KINDs every decision)
-  nb::object string_object(i64 id);
-  std::vector<nb::object> string_objects_;
+  nb::object string_object(i64 id) { return string_objects_.get(P.strings, (size_t)id); }
+  StrCache string_objects_;
 
   nb::list steps_of(const OptionList& list, size_t index);
   nb::list option_steps(OptionRef option);
@@ -132,7 +133,7 @@ class NativeProgram {
   MoveKeyNames key_names;
   i64 named_types = -1;  // what the names were last given for (move_key_names)
   std::vector<i32> named_slots;
-  std::vector<nb::object> text_objects_;
+  StrCache text_objects_;
 
   void set_move_key_names(nb::list types, nb::list actions, std::vector<i32> card_slots);
 
@@ -140,7 +141,7 @@ class NativeProgram {
   // nowhere, a collection of collections
   nb::object move_keys(const OptionList& list, const State& st);
 
-  nb::object text_object(i64 text);
+  nb::object text_object(i64 text) { return text_objects_.get(key_names.text_of, (size_t)text); }
 
   // a key's parts (search.h: KeyTag) as the tuple MoveKeys.key makes
   nb::object key_object(const std::vector<i64>& parts);
@@ -209,11 +210,11 @@ class NativeProgram {
   i32 same_type(i32 type);
   // the tables of card types by text, grown as the game makes types (named decks')
   void know_types();
-  nb::object type_object(i32 type);
+  nb::object type_object(i32 type) { return type_objects_.get(type_texts_, (size_t)type); }
   std::vector<std::string> type_texts_;  // per card type, its text (card_type)
   std::vector<i32> type_same_;           // per card type, the first of its text
   std::vector<i32> types_by_text_;       // the first types of each text, by text
-  std::vector<nb::object> type_objects_;
+  StrCache type_objects_;
   std::vector<i64> owned_scratch_;
 
   // ------------------------------------------------------------ play

@@ -138,13 +138,6 @@ void NativeProgram::know_types() {
   }
 }
 
-nb::object NativeProgram::type_object(i32 type) {
-  if (type_objects_.size() < type_texts_.size()) type_objects_.resize(type_texts_.size());
-  nb::object& found = type_objects_[(size_t)type];
-  if (!found.is_valid()) found = nb::str(type_texts_[(size_t)type].c_str());
-  return found;
-}
-
 // ------------------------------------------------------------ play
 DominionBot* NativeProgram::dominion_bot(nb::list rules, std::vector<std::string> play) {
   std::vector<BuyRule> buy;

@@ -41,13 +41,6 @@ nb::object NativeProgram::move_keys(const OptionList& list, const State& st) {
   return out;
 }
 
-nb::object NativeProgram::text_object(i64 text) {
-  if ((size_t)text >= text_objects_.size()) text_objects_.resize(key_names.text_of.size());
-  nb::object& found = text_objects_[(size_t)text];
-  if (!found.is_valid()) found = nb::str(key_names.text_of[(size_t)text].c_str());
-  return found;
-}
-
 nb::object NativeProgram::key_object(const std::vector<i64>& parts) {
   nb::list items;
   size_t at = 0;

@@ -76,13 +76,6 @@ nb::object NativeProgram::option_kinds(const State& st, const OptionList& list, 
   return out;
 }
 
-nb::object NativeProgram::string_object(i64 id) {
-  if ((size_t)id >= string_objects_.size()) string_objects_.resize(P.strings.size());
-  nb::object& found = string_objects_[(size_t)id];
-  if (!found.is_valid()) found = nb::str(P.strings[(size_t)id].c_str());
-  return found;
-}
-
 nb::list NativeProgram::steps_of(const OptionList& list, size_t index) {
   if (index >= list.size()) throw nb::index_error("no such option");
   return option_steps(list[index]);

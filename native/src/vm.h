@@ -2,9 +2,11 @@
 // behaviour, step for step: the same event log, the same options in the same order, the
 // same random draws and the same rule errors.  Each function says which Python code it
 // mirrors; read that code for the why.  Its definitions, by job: vm_eval.cpp (the
-// expressions), vm_exec.cpp (the statements and the flow), vm_options.cpp (the listing
-// of options), vm_labels.cpp (labels and names); vm_internal.h holds the helpers they
-// share, and program_prepare.cpp the program's preparation (Program::prepare).
+// expressions: ev's fast paths, the collections), vm_eval_scalar.cpp and
+// vm_eval_measure.cpp (ev_node: the other scalar expressions, by op family), vm_exec.cpp
+// (the statements and the flow), vm_options.cpp (the listing of options), vm_labels.cpp
+// (labels and names); vm_internal.h holds the helpers they share, and
+// program_prepare.cpp the program's preparation (Program::prepare).
 #pragma once
 
 #include <memory>
@@ -217,7 +219,6 @@ class VM {
   i64 ev_hot(State& st, i32 ni);
   i64 ev_memo(State& st, i32 ni);
   i64 ev_node(State& st, i32 n);
-  i64 arith_all(State& st, const Node& n);
   const Coll& evr(State& st, i32 n, Coll& scratch);
   void evcc(State& st, i32 n, std::vector<Coll>& out);
   const Coll& card_union(State& st, const Node& n, Coll& out);
@@ -300,7 +301,21 @@ class VM {
   void cycle(State& st, const Node& n);
   void for_each(State& st, const Node& n);
 
-  // expression helpers (the players' and teams' inline: vm_internal.h)
+  // ev_node's op families, each called with ev_node's own arguments (vm_eval_scalar.cpp,
+  // vm_eval_measure.cpp)
+  i64 ev_place(State& st, i32 ni);       // LOCATION, STORAGE
+  i64 ev_seat(State& st, i32 ni);        // PLAYER, TEAM, OWNER, TEAMOF
+  i64 ev_card(State& st, i32 ni);        // CARDAT, ATTR, CARDATT
+  i64 ev_number(State& st, i32 ni);      // ARITH, UNARY, RANDOM
+  i64 ev_condition(State& st, i32 ni);   // IF, COMPARE, AND, OR, NOT
+  i64 ev_score(State& st, i32 ni);       // MAXMIN, SCOREEXT, SUM, SCORE, TOTAL
+  i64 ev_collection(State& st, i32 ni);  // SIZE, CONTAINS, AGGREGATE
+  i64 ev_route(State& st, i32 ni);       // CONNECTS, LONGEST
+  i64 arith_all(State& st, const Node& n);
+  [[noreturn, gnu::cold, gnu::noinline]] void not_a_scalar(const Node& n) const;
+
+  // expression helpers (the players' and teams', cards' attributes and rand_below
+  // inline: vm_internal.h)
   inline i64 current_player(const State& st) const;
   inline i64 current_team(const State& st) const;
   inline i64 cycle_size(const State& st, const Frame& f) const;

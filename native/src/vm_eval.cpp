@@ -1,7 +1,8 @@
 // The VM's expressions (vm.h): ev and its fast paths (ev_hot, from the Hot marks of
 // program_prepare.cpp), evr for a collection, evcc for a collection of collections, evv
-// for any value, and what they read: players and teams, cards, scores and point maps,
-// location and storage keys, the work a collection costs, the rule errors they raise.
+// for any value, and what they read: players and teams, scores and point maps, location
+// and storage keys, the work a collection costs, the rule errors they raise.  The other
+// scalar expressions, ev_node's, are in vm_eval_scalar.cpp and vm_eval_measure.cpp.
 // The Python twin: compiler/expressions.py (each expression compiled to a function),
 // with engine/runtime.py and engine/collections.py doing the work it calls.
 #include <algorithm>
@@ -13,9 +14,6 @@
 #include "vm_internal.h"
 
 namespace cardlang {
-
-//: The largest n whose Fibonacci number fits in 64 bits (runtime.py MAX_FIB).
-static const i64 MAX_FIB = 92;
 
 // ---------------------------------------------------------------- work counts
 // Amounts of work (VM::charge) saturate here, above any budget (cli: at most 10^18), so
@@ -56,14 +54,6 @@ static i64 run_windows_work(const std::vector<std::vector<i64>>& blocks, size_t 
       total = saturating_add(total, saturating_mul((i64)(n - size + 1), (i64)size + 1));
   }
   return total;
-}
-
-// ---------------------------------------------------------------- randomness
-// engine/state.py: rand_below (splitmix64 is inline in vm.h)
-
-i64 VM::rand_below(State& st, uint64_t n) {
-  uint64_t z = splitmix_next(st.rng);
-  return (i64)(((unsigned __int128)z * n) >> 64);
 }
 
 // ---------------------------------------------------------------- rule errors
@@ -109,44 +99,7 @@ const Coll& VM::team_members(const State& st, i64 t, i32 span) const {
   return st.teams[t];
 }
 
-// ---------------------------------------------------------------- cards and scores
-
-Typed VM::attribute(const State& st, i64 card, i32 name, bool& found) const {
-  const CardType& t = P.card_types[st.card_type[card]];
-  if ((size_t)name < t.by_name.size() && t.by_name[name].tag >= 0) {
-    found = true;
-    return t.by_name[name];
-  }
-  found = false;
-  return Typed{0, 0};
-}
-
-// (attr NAME CARD): the card's attribute, else the value the kinds declare for it; the
-// top card of an empty location is a rule error (inlined: it is on the evaluator's hot path)
-__attribute__((always_inline)) inline Typed VM::attr_value(State& st, const Node& n) {
-  i64 c = ev(st, kd(n, 0));
-  if (c == NO_CARD) attr_of_no_card(n);
-  return attr_of(st, n, c);
-}
-
-// engine/collections.py: routes.  The cards of a (connects ...) or (longest-path ...)
-// node (its first child; p0, p1 the ends' attributes, p2 the length's, for LONGEST) as
-// routes; a card that lacks an end is no route.
-void VM::routes(State& st, const Node& n, std::vector<Route>& out) {
-  Lent<Coll> lent_(colls);
-  const Coll& cards = evr(st, kd(n, 0), lent_.item);
-  bool lengths = n.op == O_LONGEST;
-  charge((i64)cards.size(), n.span, lengths ? "(longest-path ...)" : "(connects ...)");
-  for (i64 c : cards) {
-    bool found_a, found_b, found_length = false;
-    Typed a = attribute(st, c, (i32)n.p[0], found_a);
-    Typed b = attribute(st, c, (i32)n.p[1], found_b);
-    if (!found_a || !found_b || a.tag != 1 || b.tag != 1) continue;
-    if (a.v == P.empty_string || b.v == P.empty_string) continue;
-    Typed length = lengths ? attribute(st, c, (i32)n.p[2], found_length) : Typed{0, 0};
-    out.push_back({a.v, b.v, found_length && length.tag == 0 ? length.v : 0});
-  }
-}
+// ---------------------------------------------------------------- scores
 
 i64 VM::score(i64 pm, i64 card, const State& st) {
   if (pm < 0) return 0;  // the empty point map
@@ -321,8 +274,8 @@ i32 VM::skey(State& st, i32 ni) {
   return key;
 }
 
-// The fast paths of Program::find_hot_paths, each the same evaluation as ev_node's case
-// for the node (the same order of evaluation, the same errors); any other node, and a
+// The fast paths of Program::find_hot_paths, each the same evaluation as ev_node's for
+// the node (the same order of evaluation, the same errors); any other node, and a
 // node whose value a listing shares (MEMO), goes on to the general evaluator.
 __attribute__((noinline)) i64 VM::ev_hot(State& st, i32 ni) {
   const Node& n = nodes_[ni];
@@ -378,371 +331,6 @@ void VM::attr_of_no_card(const Node& n) const {
   error("(attr " + P.strings[n.p[0]] + " ...) of a card in an empty location", n.span);
 }
 
-__attribute__((noinline)) i64 VM::ev_node(State& st, i32 ni) {
-  const Node& n = nd(ni);
-  switch (n.op) {
-    case O_INT:
-    case O_STR:
-      return n.p[0];
-    case O_REG:
-      return st.regs[n.p[0]].i;
-    case O_GAME:
-      return -1;
-    case O_CARDAT: {
-      const Node& kn = nd(kd(n, 0));
-      if (n.p[0] != 2 && (kn.type == T_LOC || kn.type == T_MEMLOC)) {  // top or bottom
-        if (kn.op == O_LOCATION) return cap_card(st.zone(loc_key(st, kd(n, 0))), (int)n.p[0]);
-        if (kn.op == O_REG) return cap_card(st.zone((i32)st.regs[kn.p[0]].i), (int)n.p[0]);
-      }
-      Lent<Coll> lent_(colls);
-      Coll& scratch = lent_.item;
-      const Coll& z = evr(st, kd(n, 0), scratch);
-      if (n.p[0] == 2) {
-        i64 i = ev(st, kd(n, 1));
-        if (i < 0) error("position " + str(i) + " is negative", n.span);
-        return i < (i64)z.size() ? z[i] : NO_CARD;
-      }
-      return cap_card(z, (int)n.p[0]);
-    }
-    case O_MAXMIN: {
-      // engine/runtime.py: _best (ties drawn uniformly from the game's RNG)
-      Lent<Coll> lent_(colls), lent_copy(colls), lent_scores(colls), lent_tied(colls);
-      const Coll& cards = evr(st, kd(n, 0), lent_.item);
-      i64 pm = ev(st, kd(n, 1));
-      charge((i64)cards.size(), n.span, n.p[0] ? "(max ...)" : "(min ...)");
-      if (cards.empty()) return NO_CARD;
-      Coll& copy = lent_copy.item;
-      copy.assign(cards.begin(), cards.end());
-      Coll& scores = lent_scores.item;
-      for (i64 c : copy) scores.push_back(score(pm, c, st));
-      i64 target = n.p[0] ? *std::max_element(scores.begin(), scores.end())
-                          : *std::min_element(scores.begin(), scores.end());
-      Coll& tied = lent_tied.item;
-      for (size_t i = 0; i < copy.size(); i++)
-        if (scores[i] == target) tied.push_back(copy[i]);
-      if (tied.size() == 1) return tied[0];
-      return tied[rand_below(st, tied.size())];
-    }
-    case O_LOCATION:
-      return loc_key(st, ni);
-    case O_STORAGE: {
-      i32 k = skey(st, ni);
-      switch (n.p[0]) {
-        case 0:
-          return st.ints.get(k, 0);
-        case 1:
-          return st.strs.get(k, P.empty_string);
-        default:
-          return st.points.get(k, -1);
-      }
-    }
-    case O_PLAYER:
-      switch (n.p[0]) {
-        case 0:
-          return current_player(st);
-        case 1: {
-          const Frame& f = st.stack[st.stage_idx];
-          i64 nxt = next_in_cycle(st);
-          return f.f[S_TEAM] ? st.teams[nxt][0] : nxt;
-        }
-        case 2: {
-          const Frame& f = st.stack[st.stage_idx];
-          i64 prev = previous_in_cycle(st);
-          return f.f[S_TEAM] ? st.teams[prev][0] : prev;
-        }
-        default: {
-          i64 i = ev(st, kd(n, 0));
-          if (i < 0 || i >= st.nplayers)
-            error("there is no player " + str(i) + " (players are 0.." + str(st.nplayers - 1) +
-                      ")",
-                  n.span);
-          return i;
-        }
-      }
-    case O_TEAM:
-      switch (n.p[0]) {
-        case 0:
-          return current_team(st);
-        case 1:
-        case 2: {
-          const Frame& f = st.stack[st.stage_idx];
-          if (f.f[S_TEAM]) return n.p[0] == 1 ? next_in_cycle(st) : previous_in_cycle(st);
-          return pymod(st.team_of[f.f[S_CUR]] + (n.p[0] == 1 ? 1 : -1), (i64)st.teams.size());
-        }
-        default: {
-          i64 i = ev(st, kd(n, 0));
-          if (i < 0 || i >= (i64)st.teams.size()) error("there is no team " + str(i), n.span);
-          return i;
-        }
-      }
-    case O_OWNER: {
-      i64 c = ev(st, kd(n, 0));
-      if (c == NO_CARD) error("(owner ...) of a card in an empty location", n.span);
-      i32 owner = P.keys[st.card_zone[c]].owner;
-      if (owner < 0) error("(owner ...) of a card that no player holds", n.span);
-      return owner;
-    }
-    case O_TEAMOF: {
-      i64 p = ev(st, kd(n, 0));
-      return st.team_of[pymod(p, (i64)st.team_of.size())];
-    }
-    case O_RANDOM: {
-      i64 lo = ev(st, kd(n, 0)), hi = ev(st, kd(n, 1));
-      if (hi < lo) error("(random " + str(lo) + " .. " + str(hi) + ") is an empty range", n.span);
-      // the span in unsigned arithmetic: hi - lo may not fit an i64; the whole 64-bit
-      // range wraps to 0, where Python's (z * 2^64) >> 64 is the draw z itself
-      uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
-      uint64_t offset = span ? (uint64_t)rand_below(st, span) : splitmix_next(st.rng);
-      return (i64)((uint64_t)lo + offset);
-    }
-    case O_ARITH: {
-      // checked 64-bit integers, as runtime.py's _add, _sub, _mul, _power, _divide
-      if (n.nkids > 2) return arith_all(st, n);
-      i64 a = ev(st, kd(n, 0)), b = ev(st, kd(n, 1)), r;
-      switch (n.p[0]) {
-        case 0:
-          if (__builtin_add_overflow(a, b, &r)) overflow("(+ " + str(a) + " " + str(b) + ")", n.span);
-          return r;
-        case 1:
-          if (__builtin_sub_overflow(a, b, &r)) overflow("(- " + str(a) + " " + str(b) + ")", n.span);
-          return r;
-        case 2:
-          if (__builtin_mul_overflow(a, b, &r)) overflow("(* " + str(a) + " " + str(b) + ")", n.span);
-          return r;
-        case 5: {
-          if (b < 0 || b > 64) error("exponent " + str(b) + " is outside 0..64", n.span);
-          // |a|^i grows with i (or stays 0 or 1): the result fits only if each step does
-          r = 1;
-          for (i64 i = 0; i < b; i++)
-            if (__builtin_mul_overflow(r, a, &r)) overflow("(^ " + str(a) + " " + str(b) + ")", n.span);
-          return r;
-        }
-        default: {
-          const char* op = n.p[0] == 3 ? "//" : "%";
-          if (b == 0) error(std::string("(") + op + " " + str(a) + " 0): division by zero", n.span);
-          if (b == -1) {  // MIN / -1 does not fit (and traps); MIN % -1 is 0
-            if (n.p[0] == 3 && a == INT64_MIN) overflow("(// " + str(a) + " -1)", n.span);
-            return n.p[0] == 3 ? -a : 0;
-          }
-          i64 q = a / b;  // C++ truncates toward zero, as CardStock's C# does
-          return n.p[0] == 3 ? q : a - q * b;
-        }
-      }
-    }
-    case O_UNARY: {
-      i64 x = ev(st, kd(n, 0));
-      if (n.p[0] == 0) {  // Python's floor division of the exact product (runtime.py _tri)
-        __int128 p = (__int128)x * ((__int128)x + 1);
-        __int128 t = p >= 0 ? p / 2 : -((-p + 1) / 2);
-        if (t < INT64_MIN || t > INT64_MAX) overflow("(tri " + str(x) + ")", n.span);
-        return (i64)t;
-      }
-      if (x > MAX_FIB) overflow("(fib " + str(x) + ")", n.span);  // F(93) >= 2^63
-      // unsigned: the last pass forms F(x + 1), which for x = 92 is past INT64_MAX
-      uint64_t a = 0, b = 1;
-      for (i64 i = 0; i < x; i++) {
-        uint64_t t = a + b;
-        a = b;
-        b = t;
-      }
-      return (i64)a;
-    }
-    case O_SCOREEXT: {
-      Lent<Coll> lent_(colls);
-      Coll& scratch = lent_.item;
-      const Coll& cards = evr(st, kd(n, 0), scratch);
-      i64 pm = ev(st, kd(n, 1));
-      charge((i64)cards.size(), n.span, n.p[0] ? "(scoremax ...)" : "(scoremin ...)");
-      if (cards.empty()) return n.p[0] ? -1 : 2147483647;
-      i64 best = n.p[0] ? INT64_MIN : INT64_MAX;
-      for (i64 c : cards) {
-        i64 s = score(pm, c, st);
-        best = n.p[0] ? std::max(best, s) : std::min(best, s);
-      }
-      return best;
-    }
-    case O_SIZE: {
-      i32 k = kd(n, 0);
-      const Node& kn = nd(k);
-      if (kn.type == T_LOC || kn.type == T_MEMLOC) {  // a location: its size, read in place
-        if (kn.op == O_LOCATION) return (i64)st.zone(loc_key(st, k)).size();
-        if (kn.op == O_REG) return (i64)st.zone((i32)st.regs[kn.p[0]].i).size();
-      }
-      if (kn.op == O_FILTER && kn.type != T_CARDSS) {  // counted, not collected
-        Lent<Coll> lent_(colls);
-        Coll& scratch = lent_.item;
-        const Coll& items = evr(st, kd(kn, 0), scratch);
-        charge_passes(kn, items.size());
-        i32 cond = kd(kn, 1);
-        i64 count = 0;
-        for (size_t i = 0; i < items.size(); i++)
-          if (test_card(st, kn.p[0], cond, items[i])) count++;
-        return count;
-      }
-      if (kn.type == T_CARDSS) {
-        std::vector<Coll> groups;
-        evcc(st, k, groups);
-        return (i64)groups.size();
-      }
-      Lent<Coll> lent_(colls);
-      Coll& scratch = lent_.item;
-      return (i64)evr(st, k, scratch).size();
-    }
-    case O_SUM: {
-      Lent<Coll> lent_(colls), lent_copy(colls);
-      const Coll& cards = evr(st, kd(n, 0), lent_.item);
-      Coll& copy = lent_copy.item;
-      copy.assign(cards.begin(), cards.end());
-      i64 pm = ev(st, kd(n, 1));
-      charge((i64)copy.size(), n.span, "(sum ...)");
-      __int128 total = 0;  // exact, then checked, as Python's sum (runtime.py _sum)
-      for (i64 c : copy) total += score(pm, c, st);
-      if (total < INT64_MIN || total > INT64_MAX) overflow("(sum ...)", n.span);
-      return (i64)total;
-    }
-    case O_SCORE: {
-      i64 c = ev(st, kd(n, 0));
-      i64 pm = ev(st, kd(n, 1));
-      return c == NO_CARD ? 0 : score(pm, c, st);
-    }
-    case O_CARDATT: {
-      i64 c = ev(st, kd(n, 1));
-      i64 key = ev(st, kd(n, 0));
-      if (c == NO_CARD) return P.empty_string;
-      bool found;
-      Typed t = attribute(st, c, (i32)key, found);
-      if (!found) return P.empty_string;
-      if (t.tag == 1) return t.v;
-      return P.intern(P.typed_text(t));
-    }
-    case O_ATTR: {
-      Typed t = attr_value(st, n);
-      return t.v;
-    }
-    case O_TOTAL: {
-      Lent<Coll> lent_(colls);
-      Coll& scratch = lent_.item;
-      const Coll& cards = evr(st, kd(n, 0), scratch);
-      charge((i64)cards.size(), n.span, "(total ...)");
-      __int128 total = 0;  // exact, then checked (runtime.py _total)
-      for (i64 c : cards) {
-        bool found;
-        Typed t = attribute(st, c, (i32)n.p[0], found);
-        if (found && t.tag == 0) total += t.v;
-      }
-      if (total < INT64_MIN || total > INT64_MAX)
-        overflow("(total " + P.strings[n.p[0]] + " ...)", n.span);
-      return (i64)total;
-    }
-    case O_CONNECTS: {
-      // the collection, then X, then Y, as the Python engine's call evaluates them
-      std::vector<Route> edges;
-      routes(st, n, edges);
-      i64 x = ev(st, kd(n, 1));
-      i64 y = ev(st, kd(n, 2));
-      return connected(edges, x, y);
-    }
-    case O_LONGEST: {
-      std::vector<Route> edges;
-      routes(st, n, edges);
-      // one unit per route the search takes (collections.py: longest_trail)
-      TrailSearch search(edges, room());
-      try {
-        __int128 best = search.longest();
-        charge(search.taken(), n.span, "(longest-path ...)");
-        if (best < INT64_MIN || best > INT64_MAX) overflow("(longest-path ...)", n.span);
-        return (i64)best;
-      } catch (const TrailSearch::OverBudget&) {
-        over_room(n.span, "(longest-path ...)");
-      }
-    }
-    case O_CONTAINS: {
-      i64 v = ev(st, kd(n, 1));
-      const Node& cn = nd(kd(n, 0));
-      if (cn.op == O_ATTR) {  // a card's list attribute (TYPES): searched where it lies
-        Typed t = attr_value(st, cn);
-        if (t.tag != 2) return 0;
-        const Coll& l = P.lists[t.v];
-        return std::find(l.begin(), l.end(), v) != l.end();
-      }
-      Lent<Coll> lent_(colls);
-      Coll& scratch = lent_.item;
-      const Coll& copy = evr(st, kd(n, 0), scratch);
-      if (cn.op != O_STRLIST) charge((i64)copy.size(), n.span, "(contains ...)");
-      return std::find(copy.begin(), copy.end(), v) != copy.end();
-    }
-    case O_IF:
-      return ev(st, kd(n, 0)) ? ev(st, kd(n, 1)) : ev(st, kd(n, 2));
-    case O_COMPARE:
-      return compare(st, n);
-    case O_AND:
-      for (int i = 0; i < n.nkids; i++)
-        if (!ev(st, kd(n, i))) return 0;
-      return 1;
-    case O_OR:
-      for (int i = 0; i < n.nkids; i++)
-        if (ev(st, kd(n, i))) return 1;
-      return 0;
-    case O_NOT:
-      return !ev(st, kd(n, 0));
-    case O_AGGREGATE: {
-      // (any|all COLL 'V BOOL), short-circuiting as Python's any/all do
-      bool any = n.p[0] == 0;
-      i32 coll = kd(n, 0), body = kd(n, 1);
-      if (nd(coll).type != T_CARDSS) {
-        Lent<Coll> lent_(colls);
-        Coll& scratch = lent_.item;
-        const Coll& items = evr(st, coll, scratch);
-        charge_passes(n, items.size());
-        for (size_t i = 0; i < items.size(); i++) {
-          bool v = test_card(st, n.p[1], body, items[i]);
-          if (any && v) return 1;
-          if (!any && !v) return 0;
-        }
-        return any ? 0 : 1;
-      }
-      std::vector<Val> items;
-      elements(st, coll, items);
-      charge_passes(n, items.size());
-      for (const Val& e : items) {
-        st.regs[n.p[1]] = e;
-        bool v = ev(st, body) != 0;
-        if (any && v) return 1;
-        if (!any && !v) return 0;
-      }
-      return any ? 0 : 1;
-    }
-    default:
-      error("internal: not a scalar expression (op " + str(n.op) + ")", n.span);
-  }
-}
-
-// (+ A B C ...) and (* A B C ...): every operand first, then the exact result of the
-// whole form, checked once (runtime.py: _add_all, _mul_all)
-i64 VM::arith_all(State& st, const Node& n) {
-  Lent<Coll> lent_(colls);
-  Coll& values = lent_.item;
-  for (int i = 0; i < n.nkids; i++) values.push_back(ev(st, kd(n, i)));
-  const __int128 limit = (__int128)1 << 63;
-  bool sum = n.p[0] == 0;
-  bool zero = !sum && std::find(values.begin(), values.end(), 0) != values.end();
-  __int128 r = sum || zero ? 0 : 1;
-  for (size_t i = 0; i < values.size() && !zero; i++) {
-    if (sum) {
-      r += values[i];  // at most 2^63 per operand: far from the __int128 edge
-    } else {
-      if (r > limit || r < -limit) break;  // |r| only grows: outside whatever follows
-      r *= values[i];
-    }
-  }
-  if (r < INT64_MIN || r > INT64_MAX) {
-    std::string text = n.p[0] == 0 ? "(+" : "(*";
-    for (i64 v : values) text += " " + str(v);
-    overflow(text + ")", n.span);
-  }
-  return (i64)r;
-}
-
 i64 VM::ev_memo(State& st, i32 ni) {
   // a guard expression another top-level guard of the same choice also holds: within
   // one listing the state is the same for both (bindings aside, which it does not read)
@@ -754,22 +342,6 @@ i64 VM::ev_memo(State& st, i32 ni) {
   memo_stamp_[slot] = memo_epoch_;
   memo_value_[slot] = v;
   return v;
-}
-
-bool VM::compare(State& st, const Node& n) {
-  i64 a = ev(st, kd(n, 0)), b = ev(st, kd(n, 1));
-  int op = (int)n.p[0];
-  if (n.p[1]) return compare_cards(op, a, b);
-  if (n.flags & STRING_ORDER) {
-    int c = P.strings[a].compare(P.strings[b]);
-    switch (op) {
-      case 2: return c < 0;
-      case 3: return c <= 0;
-      case 4: return c > 0;
-      default: return c >= 0;
-    }
-  }
-  return compare_numbers(op, a, b);
 }
 
 void VM::elements(State& st, i32 coll, std::vector<Val>& out) {
