@@ -123,10 +123,10 @@ def play_every_game_on(engine: str) -> None:
     E.  The suite is its own edge, as the command line is: it sets the library's default
     (nothing below the CLI reads the environment for it) and ``CARDLANG_ENGINE`` for the
     ``cardlang`` subprocesses the tests start (the CLI reads it there)."""
-    from cardlang.engine import native
+    from cardlang.engine import engines
 
-    chosen = native.check_engine(engine)
-    native.default_engine = lambda: chosen
+    chosen = engines.check_engine(engine)
+    engines.default_engine = lambda: chosen
     os.environ["CARDLANG_ENGINE"] = chosen
 
 

@@ -495,7 +495,7 @@ class _Lowering:
 
     def e_Arith(self, n: ast.Arith) -> int:
         # (+ A B C ...) and (* ...) as one node of all the operands (the exact result of
-        # the whole form is checked: vm_eval.cpp O_ARITH)
+        # the whole form is checked: vm_eval_scalar.cpp O_ARITH)
         kids = [self.expr(o) for o in written_operands(n)]
         return self._node("ARITH", n, p0=ARITH_OPS.index(n.op), kids=kids)
 
