@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -32,11 +31,13 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-from bench_common import installed_layout
+from bench_common import LAYOUT_FIRST, installed_layout, layout_env
 
-WORKLOAD = textwrap.dedent(
+WORKLOAD = LAYOUT_FIRST + textwrap.dedent(
     """
     import sys, time
+    import cardlang
+    assert cardlang.__file__.startswith(os.environ["PYTHONPATH"]), cardlang.__file__
     from cardlang import load_game
     from cardlang.agents import make_agent
     try:
@@ -65,7 +66,7 @@ GAMES = {"bm": 1000, "hearts": 2000, "traced": 800, "ismcts": 200}
 
 
 def timed(layout: Path, root: Path, which: str, games: int, engine: str) -> float:
-    env = {**os.environ, "PYTHONPATH": str(layout)}
+    env = layout_env(layout)
     done = subprocess.run(
         [sys.executable, "-c", WORKLOAD, str(root), which, str(games), engine],
         capture_output=True,

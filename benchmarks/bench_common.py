@@ -71,6 +71,31 @@ def installed_layout(checkout: Path, into: Path) -> Path:
     return into
 
 
+def layout_env(layout: Path) -> dict[str, str]:
+    """The environment of a fresh interpreter that imports cardlang from ``layout`` (made
+    by ``installed_layout``): it comes first on PYTHONPATH, ``CARDLANG_LAYOUT_FIRST`` tells
+    the script to drop an editable install's finder (scikit-build-core's comes before
+    PYTHONPATH: without this both sides of an A/B would import the installed checkout),
+    and the native engine is the extension this interpreter finds, unless
+    ``CARDLANG_NATIVE_MODULE`` names one (a layout holds no built extension)."""
+    env = {**os.environ, "PYTHONPATH": str(layout), "CARDLANG_LAYOUT_FIRST": "1"}
+    if not env.get("CARDLANG_NATIVE_MODULE"):
+        import importlib.util
+
+        found = importlib.util.find_spec("cardlang._native")
+        if found is not None and found.origin:
+            env["CARDLANG_NATIVE_MODULE"] = found.origin
+    return env
+
+
+#: The first lines of a script run with ``layout_env``: drop the editable install's finder.
+LAYOUT_FIRST = (
+    "import os, sys\n"
+    "if os.environ.get('CARDLANG_LAYOUT_FIRST'):\n"
+    "    sys.meta_path[:] = [f for f in sys.meta_path if 'Redirecting' not in type(f).__name__]\n"
+)
+
+
 def engine_argument(parser: Any) -> None:
     """--engine python|native: the engine cardlang plays with in this benchmark."""
     parser.add_argument(

@@ -112,11 +112,11 @@ def _result(result) -> tuple:  # type: ignore[no-untyped-def]
 def run_on(checkout: Path, seeds: int, agent_seeds: int) -> int:
     """This script, run on ``checkout``'s code in a fresh interpreter."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from bench_common import installed_layout
+    from bench_common import installed_layout, layout_env
 
     with tempfile.TemporaryDirectory() as tmp:
         layout = installed_layout(checkout.resolve(), Path(tmp))
-        env = {**os.environ, "PYTHONPATH": str(layout), "CARDLANG_LAYOUT_FIRST": "1"}
+        env = layout_env(layout)
         command = [sys.executable, __file__, "--seeds", str(seeds)]
         command += ["--agent-seeds", str(agent_seeds)]
         return subprocess.run(command, env=env, check=False).returncode
