@@ -7,9 +7,10 @@ import pytest
 from conftest import GAMES
 
 from cardlang import load_game
-from cardlang.engine.engines import ENGINE_NAMES, NATIVE, PYTHON, engine_named
+from cardlang.engine.engines import ENGINE_NAMES, engine_named
 from cardlang.engine.native import native_available
 from cardlang.engine.protocol import Engine, EngineState
+from cardlang.engine.traits import NATIVE, PYTHON
 from cardlang.errors import UsageError
 
 #: What each trait promises a caller may call.

@@ -88,8 +88,8 @@ class EngineSearch:
         seats' summed standings, the iterations done, the subtree under the chosen move
         or None)."""
         skeleton = view.skeleton()
-        native = skeleton.engine_dealt
-        if native is None:
+        dealt = skeleton.engine_dealt
+        if dealt is None:
             raise TypeError("a search inside the engine needs a skeleton the engine deals")
         evaluator = agent.evaluator
         assert isinstance(evaluator, RolloutEvaluator)
@@ -110,8 +110,8 @@ class EngineSearch:
         random_state = policy.state if isinstance(policy, RandomRollout) else 0
         best, values, totals, done, kept, words, random_state, visits = self.search.decide(
             settings,
-            native.plan(skeleton),
-            native.base,
+            dealt.plan(skeleton),
+            dealt.base,
             options.engine_list(),
             tree,
             list(words),

@@ -221,7 +221,7 @@ const KeySite& VectorBatch::site_of(const State& st) const {
 }
 
 // VectorEnv._observe: the row's observation and mask of its pending decision, and the
-// option each legal key plays (_Keys.indices)
+// option each legal key plays (information/vocabulary.py StepKeys.indices)
 void VectorBatch::observe(i32 i) {
   Row& row = rows_[i];
   State& st = row.st;

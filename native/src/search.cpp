@@ -100,7 +100,7 @@ i32 MoveKeyNames::string_text_of(const Program& P, i64 string) {
 // ---------------------------------------------------------------- the search
 
 State Ismcts::deal(const DealPlan& plan, const State& base) {
-  // knowledge.py: _NativeSkeleton.determinize and Skeleton._deal
+  // knowledge.py: _EngineDealtSkeleton.determinize and Skeleton._deal
   std::vector<std::pair<i32, Coll>> zones;
   zones.reserve(plan.zone_keys.size());
   for (size_t h = 0; h < plan.zone_keys.size(); h++)

@@ -83,7 +83,7 @@ struct KeyHash {
   }
 };
 
-// A determinization's plan (knowledge.py: _NativeSkeleton and Skeleton._deal): the
+// A determinization's plan (knowledge.py: _EngineDealtSkeleton and Skeleton._deal): the
 // hidden locations with the seat's entries (negative where it cannot tell the card), the
 // pools' members, where each pool's shuffled members go, and the place of each stand-in.
 struct DealPlan {

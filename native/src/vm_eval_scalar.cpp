@@ -10,7 +10,7 @@
 
 namespace cardlang {
 
-//: The largest n whose Fibonacci number fits in 64 bits (runtime.py MAX_FIB).
+// The largest n whose Fibonacci number fits in 64 bits (runtime.py MAX_FIB).
 static const i64 MAX_FIB = 92;
 
 __attribute__((noinline)) i64 VM::ev_node(State& st, i32 ni) {

@@ -12,8 +12,8 @@ with ``state_protocol``, the state's half): what everything above asks of an eng
 that a second engine can take this one's place.  ``native`` is that second engine, the
 C++ VM behind the same protocol; ``traits`` says what each engine offers beyond the
 protocol, and ``engines`` is the registry: every engine by name, whether it runs here,
-and the master that plays a game with it; ``transfer`` sends a state to another process that compiled
-the same game.
+and the master that plays a game with it; ``transfer`` sends a state to another process
+that compiled the same game.
 
 May import: ``cardlang.language``, ``cardlang.inputs`` and ``cardlang.errors``.  Never
 the compiler (which targets this layer) nor anything that looks at or plays games.

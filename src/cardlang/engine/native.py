@@ -83,14 +83,13 @@ def native_game_seeds(entropy: int, start: int, count: int) -> list[int] | None:
     return _native.game_seeds(words, start, count)  # type: ignore[no-any-return]
 
 
-def require_extension() -> Any:
-    """The extension; a usage error saying how to build it where it is not built."""
+def require_extension() -> None:
+    """A usage error saying how to build the extension, where it is not built."""
     if _native is None:
         raise UsageError(
             "the native engine is not built: reinstall with `pip install -e .` "
             "(it needs a C++ compiler and CMake), or use --engine python"
         )
-    return _native
 
 
 def make_program(ir: Any) -> native_types.Program:
@@ -512,7 +511,7 @@ class NativeMaster:
     traits = NATIVE  # agents' twins, search and whole batches inside
 
     def __init__(self, game: Any, limits: Limits | None = None) -> None:
-        # game: an engine.game.Game (not imported: game.py makes NativeMasters)
+        # game: an engine.game.Game (not imported: the registry, engines.py, makes NativeMasters)
         require_extension()
         if not game.agents_inside:  # this game's agents all play in Python (game.py)
             self.traits = agents_kept_in_python(NATIVE)

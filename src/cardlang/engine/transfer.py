@@ -188,6 +188,7 @@ def receive_state(game: Game, limits: Any, sent: tuple[str, bytes, bytes]) -> tu
             program = make_program(game.ir)
             program.load_tables(tables)
             game.use_native_program(program)
+        # the native master itself, not the registry's protocol: only it wraps a raw state
         master = NativeMaster(game, limits)
         return master, master.state(program.load_state(state_bytes), 0)
     fields = _Unpickler(io.BytesIO(state_bytes), GameObjects.of(game)).load()

@@ -138,8 +138,6 @@ def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return draws.argmax(axis=1)
 
 
-# ---------------------------------------------------------------- observations
-
 
 # ---------------------------------------------------------------- one row
 

@@ -381,9 +381,9 @@ def _view_part(fork: Fork, view: PlayerView, value: Any) -> str:
     if fork.type in (T.LOC, T.MEMLOC):
         return pre + _view_location_text(view, value)
     if fork.type == T.PLAYER:
-        return f"{pre}P+{(value - view.seat) % view.nplayers}"
+        return pre + _seat_text(value, view.seat, view.nplayers)
     if fork.type == T.TEAM:
-        return f"{pre}T{value}"
+        return pre + _team_text(value)
     if fork.type == T.CARDS:
         return pre + _size_text(len(value))
     return f"{pre}{value}"
@@ -391,13 +391,12 @@ def _view_part(fork: Fork, view: PlayerView, value: Any) -> str:
 
 def _view_location_text(view: PlayerView, key: tuple[int, str, str]) -> str:
     owner, _, name = key
-    head = "" if owner == GAME_OWNER else relative_owner(owner, view.seat, view.nplayers) + "."
     top = view.top(*key)
     if view.size(*key) == 0:
         text = EMPTY
     else:
         text = UNSEEN if top is None else card_type(top)
-    return f"{head}{name.partition('#')[0]}:{text}"
+    return _place_text(owner, name, view.seat, view.nplayers, text)
 
 
 def _part_fn(fork: Fork, nplayers: int) -> PartFn:
@@ -408,9 +407,9 @@ def _part_fn(fork: Fork, nplayers: int) -> PartFn:
     if fork.type in (T.LOC, T.MEMLOC):
         return lambda st, key, seat: pre + _location_text(st, key, seat)
     if fork.type == T.PLAYER:
-        return lambda st, p, seat: f"{pre}P+{(p - seat) % st.nplayers}"
+        return lambda st, p, seat: pre + _seat_text(p, seat, st.nplayers)
     if fork.type == T.TEAM:
-        return lambda st, t, seat: f"{pre}T{t}"
+        return lambda st, t, seat: pre + _team_text(t)
     if fork.type == T.CARDS:
         return lambda st, cards, seat: pre + _size_text(len(cards))
     return lambda st, value, seat: f"{pre}{value}"
@@ -420,10 +419,8 @@ def _card_part(pre: str) -> PartFn:
     unseen = pre + UNSEEN
 
     def card_part(st: EngineState, card: int, seat: int) -> str:
-        # views.can_see and card_type, inlined: this runs for most options of most games
-        owner, kind, _ = st.card_zone[card]
-        if kind in OPEN_KINDS or (kind == OWNER_KIND and owner == seat >= 0):
-            attrs = st.cards[card]
+        if _sees_card(st.card_zone[card], seat):
+            attrs = st.cards[card]  # card_type, inlined: this runs for most options
             t = attrs.get(KIND_ATTRIBUTE)
             return pre + (t if t is not None else card_type(attrs))
         return unseen
@@ -433,8 +430,6 @@ def _card_part(pre: str) -> PartFn:
 
 def _location_text(st: EngineState, key: tuple[int, str, str], seat: int) -> str:
     owner, _, name = key
-    head = "" if owner == GAME_OWNER else relative_owner(owner, seat, st.nplayers) + "."
-    family = name.partition("#")[0]
     cards = st.zones.get(key)
     if not cards:
         top = EMPTY
@@ -442,11 +437,37 @@ def _location_text(st: EngineState, key: tuple[int, str, str], seat: int) -> str
         top = card_type(st.cards[cards[-1]])
     else:
         top = UNSEEN
-    return f"{head}{family}:{top}"
+    return _place_text(owner, name, seat, st.nplayers, top)
 
 
 def _size_text(n: int) -> str:
     return f"#{n}" if n < MAX_COLLECTION_KEY else f"#{MAX_COLLECTION_KEY}+"
+
+
+# The texts of a key's parts, for the three writers above and below (from option steps on
+# a state, from a view's bindings, from the engine's option steps): one place for each.
+
+
+def _seat_text(player: int, seat: int, nplayers: int) -> str:
+    """A player as ``seat`` names it: its offset from the seat (``P+0``: the seat)."""
+    return f"P+{(player - seat) % nplayers}"
+
+
+def _team_text(team: int) -> str:
+    return f"T{team}"
+
+
+def _sees_card(zone: tuple[int, str, str], seat: int) -> bool:
+    """Whether ``seat`` sees a card in the location ``zone`` (views.can_see, inlined:
+    this runs for most options of most games)."""
+    owner, kind, _ = zone
+    return kind in OPEN_KINDS or (kind == OWNER_KIND and owner == seat >= 0)
+
+
+def _place_text(owner: int, name: str, seat: int, nplayers: int, top: str) -> str:
+    """A location of a family: whose (relative to ``seat``), its family, its top card."""
+    head = "" if owner == GAME_OWNER else relative_owner(owner, seat, nplayers) + "."
+    return f"{head}{name.partition('#')[0]}:{top}"
 
 
 # ---------------------------------------------------------------- keys from option steps
@@ -479,11 +500,11 @@ class StepKeys:
         self.type_names = type_names
         self.master = master
         self.sites = {s.span.start_pos: self._site(s) for s in vocabulary.sites}
+        self.nplayers = vocabulary.nplayers
         self._index: dict[tuple[str, str], int | None] = {}
         self._branches: dict[tuple[int, Any], int] = {}  # (site, action node) -> branch
 
-    @staticmethod
-    def _site(site: Any) -> _SiteKeys | None:
+    def _site(self, site: Site) -> _SiteKeys | None:
         parts: dict[int, tuple[str, str]] = {}
         for branch in site.branches:
             for fork in branch.forks:
@@ -492,15 +513,10 @@ class StepKeys:
                     if kind is None:
                         return None
                     parts[fork.slot] = (kind, f"{fork.var}=")
-        n = max((b.index for b in site.branches), default=0) + 1
-        return _SiteKeys(
-            site.situation,
-            parts,
-            tuple(f"{site.prefix}{b}" for b in range(n)),
-            tuple(f"{site.prefix}{b}:" for b in range(n)),
-        )
+        keyer = self.vocabulary._keyers[id(site)]  # its keys' heads, as the vocabulary's
+        return _SiteKeys(site.situation, parts, tuple(keyer.bare), tuple(keyer.heads))
 
-    def indices(self, st: Any, seat: int, card_types: Sequence[int]) -> list[int | None]:
+    def indices(self, st: EngineState, seat: int, card_types: Sequence[int]) -> list[int | None]:
         pending = st.pending
         site = self.sites[pending.span.start_pos]
         if site is None:
@@ -508,7 +524,7 @@ class StepKeys:
             return self.vocabulary.option_indices(st, options, seat)
         steps = self._steps(st)
         zone_of: Any = None
-        names, nplayers = self.type_names, st.nplayers
+        names, nplayers = self.type_names, self.nplayers
         index, situation = self._index, site.situation
         out: list[int | None] = []
         for option in steps:
@@ -526,15 +542,14 @@ class StepKeys:
                 if kind == "card":
                     if zone_of is None:
                         zone_of = self._card_zones(st)
-                    owner, zone_kind, _ = zone_of[value]
-                    if zone_kind in OPEN_KINDS or (zone_kind == OWNER_KIND and owner == seat >= 0):
+                    if _sees_card(zone_of[value], seat):
                         parts.append(pre + names[card_types[value]])
                     else:
                         parts.append(pre + UNSEEN)
                 elif kind == "player":
-                    parts.append(f"{pre}P+{(value - seat) % nplayers}")
+                    parts.append(pre + _seat_text(value, seat, nplayers))
                 elif kind == "team":
-                    parts.append(f"{pre}T{value}")
+                    parts.append(pre + _team_text(value))
                 else:
                     parts.append(f"{pre}{value}")
             branch = max(branch, 0)

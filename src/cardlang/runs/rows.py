@@ -1,6 +1,6 @@
 """Checks of the rows read back from a records database: every value is untrusted.
 
-Pipeline position: runs, under store.py, which checks each row it reads with a
+Pipeline position: runs, under the store's parts (store_*.py), which check each row they read with a
 ``RowCheck`` before anything uses it.  A records file is the user's file: a hand edit,
 another program or a damaged disk can leave any value in any column, and SQLite's
 columns are typed loosely (a TEXT seed, a REAL count, a BLOB status all fit).  A value

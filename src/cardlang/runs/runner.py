@@ -36,7 +36,7 @@ __all__ = [
 
 
 class Decision(NamedTuple):
-    """One move as the records keep it (see store.py, table ``decisions``)."""
+    """One move as the records keep it (see store_file.py, table ``decisions``)."""
 
     seat: int
     situation: str
