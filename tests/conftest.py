@@ -118,6 +118,14 @@ def pytest_configure(config: pytest.Config) -> None:
         play_every_game_on(engine)
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto`` (the README's command): a worker per core, and one more.  Many tests
+    spend their time waiting rather than computing (jailed agents' time limits in the
+    tournaments, servers, signals sent to a command, killed and resumed runs), and the
+    extra worker computes while they wait."""
+    return len(os.sched_getaffinity(0)) + 1
+
+
 def play_every_game_on(engine: str) -> None:
     """``pytest --engine E``: every game a test loads without naming an engine plays on
     E.  The suite is its own edge, as the command line is: it sets the library's default

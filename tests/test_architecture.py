@@ -201,10 +201,11 @@ def test_the_rule_against_reaching_past_the_engine_catches_each_form() -> None:
     assert not _PAST_THE_ENGINE.search("ir.program = self._do(tree.body)")
 
 
-@pytest.mark.early(25)
+@pytest.mark.slow
 def test_the_package_type_checks(layout: Path) -> None:
     """mypy over the whole package, agents included, as it installs (the checkout's
-    agents/ folder is cardlang.agents only once installed)."""
+    agents/ folder is cardlang.agents only once installed).  Half a minute of one core:
+    CI's slow tier runs it (and `mypy src/cardlang` by hand)."""
     pytest.importorskip("mypy", reason="mypy is in the dev extra")
     done = subprocess.run(
         [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml")]

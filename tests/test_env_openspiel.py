@@ -211,8 +211,11 @@ GAME_FILES = sorted(p.name for p in GAMES.glob("*.rcy"))
 SLOW_GAMES = {"dominion.rcy": "native"}
 
 
-@pytest.mark.early(13)
-@pytest.mark.parametrize("name", GAME_FILES)
+@pytest.mark.parametrize(
+    "name",
+    # Dominion's random game runs to thousands of steps, each checked: 20 s, the slow tier's
+    [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_GAMES else n for n in GAME_FILES],
+)
 def test_a_random_playthrough_of_every_game(name):
     game = cos.register(
         GAMES / name, name=f"test_cardlang_sim_{name[:-4]}", seed=7, engine=SLOW_GAMES.get(name)

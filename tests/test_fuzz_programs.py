@@ -14,7 +14,7 @@ location indexes, (top N ...) and repeat counts (issue 53: a range ending at 2^6
 looped for ever natively).  test_native.py's ``play`` plays a game with seeded random
 choices and records what is compared.
 
-The quick test draws 40 programs (about 30 seconds), the ``slow`` one 300 (both run in
+The quick test draws 25 programs (about 15 seconds), the ``slow`` one 300 (both run in
 the suite; ``pytest -m slow tests/test_fuzz_programs.py`` runs only the long one).  Every program must also load: a failure to load is a bug of the generator, and
 fails the test.
 """
@@ -36,7 +36,7 @@ pytestmark = pytest.mark.skipif(not native_available(), reason="the native engin
 
 LIMITS = Limits(max_decisions=60, max_steps=20_000)
 QUICK = settings(
-    max_examples=40,
+    max_examples=25,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

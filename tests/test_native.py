@@ -632,22 +632,23 @@ _SOMETIMES_FAILS = game_text(
 )
 
 
+_PIMC_SEAT = ["bigmoney", "pimc:determinizations=2:rollouts=1:rollout=bmu"]
+
+
 @pytest.mark.parametrize(
-    "source, specs, rotate",
+    "source, specs, rotate, games",
     [
-        ("dominion.rcy", ["bigmoney", "smithy"], True),
-        ("dominion.rcy", ["random", "bmu"], False),
-        ("hearts.rcy", ["random"] * 4, False),
-        ("sometimes-fails", ["random", "random"], False),
-        (
-            "dominion.rcy",
-            ["bigmoney", "pimc:determinizations=2:rollouts=1:rollout=bmu"],
-            False,
-        ),  # a Python seat
+        ("dominion.rcy", ["bigmoney", "smithy"], True, 150),
+        ("dominion.rcy", ["random", "bmu"], False, 150),
+        ("hearts.rcy", ["random"] * 4, False, 150),
+        ("sometimes-fails", ["random", "random"], False, 150),
+        # a Python seat (PIMC in Python is slow): one game shows a batch with one leaves
+        # it to Python
+        ("dominion.rcy", _PIMC_SEAT, False, 1),
     ],
 )
 def test_a_batch_inside_the_engine_plays_each_game_as_one_by_one(
-    source: str, specs: list[str], rotate: bool
+    source: str, specs: list[str], rotate: bool, games: int
 ) -> None:
     from cardlang.runs.planned import play_planned, play_planned_games
     from cardlang.runs.simulate import game_seeds, seat_agents
@@ -659,8 +660,6 @@ def test_a_batch_inside_the_engine_plays_each_game_as_one_by_one(
         else load_game(ROOT / "games" / source)
     )
     master = game.master(engine="native")
-    # PIMC in Python is slow: one game shows a batch with a Python seat leaves it to Python
-    games = 1 if "pimc" in source + "".join(specs) else 150
     planned = [
         PlannedGame(-1, i, seed, seat_agents(specs, i, rotate))
         for i, seed in enumerate(game_seeds(11, games))

@@ -112,6 +112,7 @@ def _assert_keys_name_equivalent_options(game, games: int, seed: int = 0) -> int
 
 
 def test_each_dominion_key_maps_back_to_one_option(dominion_random) -> None:  # type: ignore[no-untyped-def]
+    # 60 random games (the slow tier's 10,000-game vocabulary test covers far more)
     shared = _assert_keys_name_equivalent_options(dominion_random, games=60)
     assert shared > 0  # two Coppers in hand: the check above did run
 
