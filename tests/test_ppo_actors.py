@@ -29,8 +29,8 @@ from cardlang.learning.actors import (  # noqa: E402
     ProcessActors,
     RayActors,
     build_lanes,
-    weights_of,
 )
+from cardlang.learning.ppo import weights_of  # noqa: E402
 from cardlang.learning.ppo_run import PPORun  # noqa: E402
 from cardlang.learning.steps import pack_steps, unpack_steps  # noqa: E402
 

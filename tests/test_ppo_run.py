@@ -25,8 +25,9 @@ from cardlang.env.vector import VectorEnv  # noqa: E402
 from cardlang.errors import UsageError  # noqa: E402
 from cardlang.learning.actors import SerialActors, build_lanes  # noqa: E402
 from cardlang.learning.config import TrainConfig  # noqa: E402
+from cardlang.learning.lanes import parse_pool  # noqa: E402
 from cardlang.learning.ppo_actor import PPOActor  # noqa: E402
-from cardlang.learning.ppo_run import PPORun, parse_pool, split_rows  # noqa: E402
+from cardlang.learning.ppo_run import PPORun, split_rows  # noqa: E402
 from cardlang.learning.returns import RunReturns  # noqa: E402
 
 pytestmark = needs_native_default()

@@ -618,7 +618,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     given = {OPTION_FIELDS.get(d, d) for d in args.given or ()}  # the settings asked for
 
     if ppo:
-        from cardlang.learning.ppo_run import PPORun, parse_pool
+        from cardlang.learning.lanes import parse_pool
+        from cardlang.learning.ppo_run import PPORun
 
         parse_pool(args.opponents)  # a bad pool fails before any set-up
         torch.set_num_threads(1)  # one process per core pays best on a CPU

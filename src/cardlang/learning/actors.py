@@ -72,10 +72,8 @@ __all__ = [
     "pool_lanes",
     "open_actors",
     "pool_least",
-    "parse_pool",
     "ppo_config",
     "split_rows",
-    "weights_of",
 ]
 
 
@@ -279,11 +277,6 @@ def _env(
         )
     except UsageError as err:
         raise UsageError(f"--opponents {opponents}: {err}") from None
-
-
-def weights_of(net: torch.nn.Module) -> dict[str, np.ndarray]:
-    """A network's weights as numpy arrays (what pickles to another process cheaply)."""
-    return {k: v.detach().cpu().numpy().copy() for k, v in net.state_dict().items()}
 
 
 # ------------------------------------------------------------ a worker's actors

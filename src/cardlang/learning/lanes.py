@@ -6,7 +6,8 @@ Pipeline position: learning, under ppo_actor.py (which plays the lanes) and acto
 A lane's ``kind`` says who plays its seats: ``self`` (every seat the current policy,
 every decision learnt from), ``past`` (one seat per game the current policy, the others
 a frozen snapshot of an earlier policy), ``average`` (one seat the current policy, the
-others a policy an experimental remedy plays: learning/experimental/average.py), or an
+others a policy an experimental remedy plays, ``Remedy.opponents``: the one name of
+a remedy's the core keeps, so that the pool parses and seats it), or an
 agent inside the engine (``bmu``, ``random``, a TOML bot: the lane's env has one learner
 seat and the engine plays the rest).  The opponent pool (``--opponents``, ``parse_pool``)
 is the set of lanes; its weights are the lanes' shares of the rows.
@@ -19,7 +20,7 @@ held (no forward, no engine work) except while a remedy plays in them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -59,32 +60,26 @@ def parse_pool(text: str) -> list[tuple[str, float]]:
     return pool
 
 
-@dataclass
+@dataclass(eq=False)  # a game is itself (a remedy may key what it keeps of it by it)
 class LaneGame:
-    """A row's game in progress: its learner's steps so far.  A remedy that plays on for
-    the game's decisions (rollouts) counts its plays still ``open`` and notes what they
-    found in ``valued`` (by step index); a game that ended waits, its ``result`` kept,
-    until none is open."""
+    """A row's game in progress: its learner's steps so far.  A game that ended keeps
+    its ``result``; a remedy that still plays for it (``Remedy.holds``) finishes it."""
 
     steps: list[Step] = field(default_factory=list)
-    valued: dict[int, Any] = field(default_factory=dict)
-    open: int = 0
     result: Any = None
 
 
 @dataclass
 class Moves:
     """The moves drawn for a step's rows: each row's option, its log-probability, the
-    mover's value, and (where the steps keep them) the whole distribution; remedies add
-    the magnet's log-probability of the move (``pulled``) and every move's reward to
-    its mover (``pulls``)."""
+    mover's value, and (where the steps keep them) the whole distribution; ``marks``:
+    what remedies note of each row's move, by name (``Remedy.moved``)."""
 
     picked: np.ndarray
     taken: np.ndarray
     value: np.ndarray
     probs: np.ndarray | None
-    pulled: np.ndarray | None = None
-    pulls: np.ndarray | None = None
+    marks: dict[str, np.ndarray] = field(default_factory=dict)
 
     def spread(self, acting: np.ndarray) -> Moves:
         """These moves, drawn for the ``acting`` rows alone, laid out over every row
@@ -92,19 +87,28 @@ class Moves:
         if acting.all():
             return self
 
-        def full(array: np.ndarray | None) -> np.ndarray | None:
-            if array is None:
-                return None
+        def full(array: np.ndarray) -> np.ndarray:
             out = np.zeros((len(acting), *array.shape[1:]), dtype=array.dtype)
             out[acting] = array
             return out
 
-        return Moves(*(full(getattr(self, f.name)) for f in fields(self)))  # type: ignore[arg-type]
+        return Moves(
+            full(self.picked),
+            full(self.taken),
+            full(self.value),
+            None if self.probs is None else full(self.probs),
+            {name: full(mark) for name, mark in self.marks.items()},
+        )
 
     def rows(self, start: int, stop: int) -> Moves:
         """The moves of rows ``start:stop`` (one lane's)."""
-        parts = (getattr(self, f.name) for f in fields(self))
-        return Moves(*(None if p is None else p[start:stop] for p in parts))  # type: ignore[arg-type]
+        return Moves(
+            self.picked[start:stop],
+            self.taken[start:stop],
+            self.value[start:stop],
+            None if self.probs is None else self.probs[start:stop],
+            {name: mark[start:stop] for name, mark in self.marks.items()},
+        )
 
     def step(self, env: VectorEnv, i: int) -> Step:
         """Row ``i``'s decision as the network read it, with the move drawn there."""
@@ -122,7 +126,6 @@ class Moves:
             value=float(self.value[i]),
             seat=int(env.seat[i]),
             probs=None if self.probs is None else self.probs[i, :a].copy(),
-            magnet_logp=0.0 if self.pulled is None else float(self.pulled[i]),
         )
 
 
@@ -130,7 +133,7 @@ class Lane:
     """The rows of one ``VectorEnv`` and who plays their seats: ``kind`` is ``self``,
     ``past``, ``average`` or the spec of the agent inside the engine (the env's
     opponents).  The env's last ``spare`` rows are not the lane's games (see the module
-    docstring); ``extra`` is what a remedy keeps for the lane (its rollouts)."""
+    docstring)."""
 
     def __init__(self, env: VectorEnv, kind: str, spare: int = 0) -> None:
         if getattr(env, "token_names", None) is None:
@@ -145,7 +148,6 @@ class Lane:
         self.main = env.n - spare  # the rows whose games count
         self.spare = spare
         self.games = [LaneGame() for _ in range(self.main)]
-        self.extra: Any = None
         # past and average lanes: per row, the seat the current policy plays and (past)
         # the snapshot playing the others (set at every game's start: the update's draw)
         self.learner = np.zeros(env.n, dtype=np.int64)
@@ -156,7 +158,7 @@ class Lane:
 
     def learns(self) -> np.ndarray:
         """Per row: is the decision now the current policy's to learn from?"""
-        if self.kind in (PAST, AVERAGE):
+        if self.kind != SELF and self.kind in SEATED:
             return self.env.seat == self.learner
         return np.ones(self.env.n, dtype=np.bool_)
 
@@ -175,7 +177,7 @@ class Lane:
         """The seat the current policy plays in row ``i`` (None: every seat)."""
         if self.kind == SELF:
             return None
-        return int(self.learner[i]) if self.kind in (PAST, AVERAGE) else self.env.learner
+        return int(self.learner[i]) if self.kind in SEATED else self.env.learner
 
 
 class NameDropout:

@@ -30,31 +30,40 @@ advantage estimates run along each learning seat's own decisions (``lam``; no di
 the return is the game's end).
 
 The magnet, the average policy and rollouts are experimental remedies
-(learning/experimental/), reached only through the seam of remedy.py; their settings
-are the last of ``PPOConfig``'s.
+(learning/experimental/), reached only through the seam (learning/seam.py builds them,
+learning/remedy.py names the points they are called at); their settings are the last of
+``PPOConfig``'s, as of ``TrainConfig``'s (the run's settings, which a checkpoint keeps),
+and no core code reads them.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
 from torch import nn
 
+from cardlang.agents.neural.model import UNIFORM_COUNTS
 from cardlang.env.vector import VectorEnv
 from cardlang.learning.config import ALGORITHM_DEFAULTS, default_of
 from cardlang.learning.steps import Step
+
+if TYPE_CHECKING:
+    from cardlang.agents.neural.model import NeuralModel
 
 __all__ = [
     "ADVANTAGE_FLOOR",
     "Experience",
     "GameRecord",
     "PPOConfig",
+    "load_weights",
     "play_greedy",
+    "reads_engine_tokens",
     "token_inputs",
+    "weights_of",
     "win_rate",
 ]
 
@@ -103,7 +112,8 @@ class PPOConfig:
     card_bonus_cards: tuple[str, ...] = ()
     card_bonus_updates: int = 0
 
-    # experimental remedies (learning/experimental/; no shipped model's recipe needs them).
+    # experimental remedies' settings (learning/experimental/; no shipped model is a
+    # remedy's output): here as in TrainConfig (a checkpoint's), read only in the room.
     # The magnet (R-NaD, magnetic mirror descent): a weight on KL(policy || magnet), the
     # magnet a frozen copy of the policy taken every ``magnet_every`` updates (0: the
     # policy it started from, kept).  Self-play's last iterate circles a mixed
@@ -155,6 +165,23 @@ class Experience:
             [step for part in parts for step in part.steps],
             [result for part in parts for result in part.results],
         )
+
+
+def reads_engine_tokens(model: NeuralModel) -> None:
+    """``model`` learns from (and plays on) the engine's tokens, which read hidden
+    locations as uniform odds: so does it when it plays (NeuralModel.tokenizer)."""
+    model.info["expected_counts"] = UNIFORM_COUNTS
+
+
+def weights_of(net: nn.Module) -> dict[str, np.ndarray]:
+    """A network's weights as numpy arrays (what pickles to another process cheaply):
+    what the learner sends its actors (``load_weights`` takes them in)."""
+    return {k: v.detach().cpu().numpy().copy() for k, v in net.state_dict().items()}
+
+
+def load_weights(net: nn.Module, weights: dict[str, np.ndarray]) -> None:
+    """``weights_of``'s arrays into ``net``."""
+    net.load_state_dict({k: torch.from_numpy(np.asarray(v)) for k, v in weights.items()})
 
 
 def play_greedy(net: nn.Module, env: VectorEnv, games: int, seed: int = 0) -> list[Any]:

@@ -24,7 +24,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from cardlang.agents.neural.model import UNIFORM_COUNTS, NeuralModel
+from cardlang.agents.neural.model import NeuralModel
 from cardlang.env.vector import HOLD, VectorEnv
 from cardlang.errors import check_loss
 from cardlang.learning.lanes import PAST, SEATED, SELF, Lane, LaneGame, Moves, NameDropout
@@ -32,11 +32,13 @@ from cardlang.learning.ppo import (
     Experience,
     GameRecord,
     PPOConfig,
+    load_weights,
     play_greedy,
+    reads_engine_tokens,
     token_inputs,
     win_rate,
 )
-from cardlang.learning.remedy import Remedy
+from cardlang.learning.remedy import Remedy, load_remedy_states, remedy_states
 from cardlang.learning.returns import credits_from
 from cardlang.learning.seam import remedies_for
 from cardlang.learning.steps import Step
@@ -62,9 +64,7 @@ class PPOActor:
             lanes = [Lane(lanes, SELF if lanes.learner is None else "agent")]
         self.lanes = list(lanes)
         self.model, self.config = model, config
-        # the engine's tokens read hidden locations as uniform odds: so does the model
-        # when it plays (NeuralModel.tokenizer)
-        model.info["expected_counts"] = UNIFORM_COUNTS
+        reads_engine_tokens(model)
         self.net: nn.Module = model.net
         self.seats = model.config.seats
         self.returns = returns or self._credits
@@ -105,7 +105,7 @@ class PPOActor:
         }
         for kind in kinds - {SELF, PAST}:
             if kind in SEATED and kind not in self._opponents:
-                raise ValueError(f"an {kind} lane needs a remedy that plays it (config.{kind})")
+                raise ValueError(f"an {kind} lane needs a remedy that plays its other seats")
         for remedy in remedies:
             remedy.attach(self.lanes)
         return remedies
@@ -159,8 +159,7 @@ class PPOActor:
         """The learner's weights (None: keep those it has) and what its remedies share
         (by remedy key), before an update's play."""
         if weights is not None:
-            tensors = {k: torch.from_numpy(np.asarray(v)) for k, v in weights.items()}
-            self.net.load_state_dict(tensors)
+            load_weights(self.net, weights)
         for remedy in self.remedies:
             if extra.get(remedy.key) is not None:
                 remedy.receive(extra[remedy.key])
@@ -308,9 +307,8 @@ class PPOActor:
         are back), and the row's next game begun."""
         game = lane.games[i]
         self._results.append((lane.kind, lane.learner_seat(i), result))
-        if game.open:  # a remedy's plays are still under way: it finishes the game
-            game.result = result
-        else:
+        game.result = result
+        if not any(remedy.holds(game) for remedy in self.remedies):  # else it finishes it
             self._finish(game, result)
         lane.games[i] = LaneGame()
         self._draw_rows(lane, [i])
@@ -357,8 +355,7 @@ class PPOActor:
             "update_opponent": self.update_opponent,
             "name_draws": None if self.name_dropout is None else self.name_dropout.state(),
         }
-        kept = ((remedy.key, remedy.state()) for remedy in self.remedies)
-        return state | {key: part for key, part in kept if part is not None}
+        return state | remedy_states(self.remedies)
 
     def load_state(self, state: dict[str, Any]) -> None:
         self.rng.set_state(state["rng"])
@@ -371,6 +368,4 @@ class PPOActor:
             raise ValueError(f"update_opponent {self.update_opponent} names no snapshot")
         if self.name_dropout is not None and state.get("name_draws") is not None:
             self.name_dropout.load_state(state["name_draws"])
-        for remedy in self.remedies:
-            if state.get(remedy.key) is not None:
-                remedy.load_state(state[remedy.key])
+        load_remedy_states(self.remedies, state)

@@ -17,10 +17,10 @@ import numpy as np
 import torch
 from torch import nn
 
-from cardlang.agents.neural.model import UNIFORM_COUNTS, NeuralModel
+from cardlang.agents.neural.model import NeuralModel
 from cardlang.errors import check_loss
-from cardlang.learning.ppo import ADVANTAGE_FLOOR, Experience, PPOConfig
-from cardlang.learning.remedy import Remedy
+from cardlang.learning.ppo import ADVANTAGE_FLOOR, Experience, PPOConfig, reads_engine_tokens
+from cardlang.learning.remedy import Remedy, load_remedy_states, remedy_states
 from cardlang.learning.seam import remedies_for
 from cardlang.learning.steps import Step, collate_steps
 
@@ -41,9 +41,7 @@ class PPOLearner:
         kinds: Collection[str] = (),
     ) -> None:
         self.model, self.config = model, config
-        # the model learns from the engine's tokens, which read hidden locations as
-        # uniform odds: so does it when it plays (NeuralModel.tokenizer)
-        model.info["expected_counts"] = UNIFORM_COUNTS
+        reads_engine_tokens(model)
         self.net: nn.Module = model.net
         # fused: one kernel over every tensor (the 8,192-row name table included), a
         # ninth of the default loop's time on a CPU
@@ -168,8 +166,7 @@ class PPOLearner:
             "updates": self.updates,
             "optimizer": self.optimizer.state_dict(),
         }
-        kept = ((remedy.key, remedy.state()) for remedy in self.remedies)
-        return state | {key: part for key, part in kept if part is not None}
+        return state | remedy_states(self.remedies)
 
     def load_state(self, state: dict[str, Any]) -> None:
         """A checkpoint's state (one written before the learner and the actor were
@@ -177,6 +174,4 @@ class PPOLearner:
         self.optimizer.load_state_dict(state["optimizer"])
         self.rng.set_state(state["rng"])
         self.updates = int(state["updates"])
-        for remedy in self.remedies:
-            if state.get(remedy.key) is not None:
-                remedy.load_state(state[remedy.key])
+        load_remedy_states(self.remedies, state)

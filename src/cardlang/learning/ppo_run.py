@@ -37,16 +37,14 @@ from __future__ import annotations
 import random
 import resource
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 import torch
 
-from cardlang.agents.neural.model import (
-    UNIFORM_COUNTS,
-    load_weights,
-)
+from cardlang.agents.neural.model import load_weights
 from cardlang.compiler.load import load_game
 from cardlang.errors import UsageError
 from cardlang.language.params import always_draws, param_variants
@@ -58,21 +56,21 @@ from cardlang.learning.actors import (
     build_lanes,
     default_actors,
     open_actors,
-    parse_pool,
     pool_least,
     ppo_config,
     split_rows,
-    weights_of,
 )
 from cardlang.learning.config import TrainConfig
 from cardlang.learning.evaluate import GreedyEvaluator
 from cardlang.learning.imitation import imitate
-from cardlang.learning.lanes import AVERAGE, SELF
-from cardlang.learning.ppo import Experience, GameRecord
+from cardlang.learning.lanes import SELF, parse_pool
+from cardlang.learning.ppo import Experience, GameRecord, reads_engine_tokens, weights_of
 from cardlang.learning.ppo_learner import PPOLearner
+from cardlang.learning.remedy import Remedy
 from cardlang.learning.report import evaluation_text
 from cardlang.learning.returns import RunReturns, game_length_of
 from cardlang.learning.run_folder import CHECKPOINT, MODEL, Report, RunFolder
+from cardlang.learning.seam import check_settings
 from cardlang.runs.backends import GamePayload
 from cardlang.runs.progress import games_bar
 
@@ -143,12 +141,7 @@ class PPORun(RunFolder):
         pool = parse_pool(c.opponents)
         if n == 1 and any(spec != SELF for spec, _ in pool):
             raise UsageError("--opponents: a solo game has no opponent: use self")
-        if any(spec == AVERAGE for spec, _ in pool) and not c.average:
-            raise UsageError("--opponents average: the average policy needs --average N")
-        if c.magnet_reward and not c.magnet:
-            raise UsageError("--magnet-reward: the pull needs a weight (--magnet ETA)")
-        if c.average_recent and c.average_linear:
-            raise UsageError("--average-recent and --average-linear: choose one weighting")
+        check_settings(c)  # the experimental remedies' settings
 
     def _variants(self) -> list[Any]:
         """The games trained on: the run's, or one per combination of ``--param-draw``'s
@@ -227,7 +220,7 @@ class PPORun(RunFolder):
         (uniform odds for hidden locations); the PPO optimizer starts afresh after, and
         the actors, made after it, start their past pools with the imitated policy."""
         c = self.config
-        self.model.info["expected_counts"] = UNIFORM_COUNTS
+        reads_engine_tokens(self.model)
         rng = random.Random(c.seed)
         assert c.warm_start is not None
         imitate(self.model, self.game, c.warm_start, c.warm_steps, 128, rng, self.solo, self.report)
@@ -308,7 +301,7 @@ class PPORun(RunFolder):
         self.metrics.append(row)
         if number % c.checkpoint_every == 0 or number >= c.rounds:
             self._save()
-        self.report(round_line(row, c.rounds))
+        self.report(round_line(row, c.rounds, self.learner.remedies))
 
     def _flush(self) -> None:
         """The last round's checkpoint, where ``--checkpoint-every`` skipped it (a time
@@ -384,6 +377,7 @@ class PPORun(RunFolder):
             "config": self.config.to_dict(),
             "round": self.round,
             "games": self.games,
+            # the learner's part, named "trainer" for the checkpoints written before the split
             "trainer": self.learner.state(),
             "metrics": self.metrics,
             "cpu_seconds": self.cpu_seconds(),
@@ -417,15 +411,14 @@ def live_text(played: list[GameRecord]) -> str:
     return "won " + ", ".join(f"{np.mean(v):.2f} vs {k}" for k, v in shares.items())
 
 
-def round_line(row: dict[str, Any], rounds: int) -> str:
+def round_line(row: dict[str, Any], rounds: int, remedies: Sequence[Remedy] = ()) -> str:
     text = (
         f"round {row['round']}/{rounds}: {row['games']} games ({row['games_total']} in all), "
         f"{row['steps']} steps learnt, policy {row.get('policy', float('nan')):.3f} "
         f"value {row.get('value', float('nan')):.3f} entropy {row.get('entropy', float('nan')):.2f}"
         f", {row['games_per_core_hour']:,.0f} games/core-hour, {row['seconds']:.0f} s"
     )
-    if "forked" in row:  # --rollouts: the share of decisions forked
-        text += f", {row['forked']:.0%} of decisions forked"
+    text += "".join(remedy.round_text(row) for remedy in remedies)
     if "train_share" in row:
         shares = ", ".join(f"{k} {v:.2f}" for k, v in row["train_share"].items())
         text += f"; training share: {shares}" if shares else ""
@@ -435,4 +428,4 @@ def round_line(row: dict[str, Any], rounds: int) -> str:
     return f"{text}; {evaluation}" if evaluation else text
 
 
-__all__ = ["PPORun", "parse_pool", "round_seed", "split_rows"]
+__all__ = ["PPORun", "round_seed", "split_rows"]

@@ -3,28 +3,53 @@
 Pipeline position: learning, under ppo_actor.py and ppo_learner.py (which call these
 points) and learning/experimental/ (whose remedies implement them); no torch of its own.
 
-A *remedy* is an addition to PPO that no shipped model's recipe needs: the magnet
-(R-NaD), the average policy (NFSP), every move valued by rollouts.  The supported PPO
-knows none of them by name.  An actor and a learner each hold a list of remedies
-(``seam.remedies`` builds them from a run's settings) and call every one at the named
-points below; a remedy overrides the points it needs, and the others do nothing.  A
-remedy's ``key`` names its part of the actor's and the learner's checkpoint state.
+A *remedy* is an addition to PPO of which no shipped model is the output: the magnet
+(R-NaD), the average policy (NFSP), every move valued by rollouts (models/leduc's recipe
+passes ``--average``, but the policy it ships is the current one, not the average).  An
+actor and a learner each hold a list of remedies (``seam.remedies_for`` builds them from
+a run's settings, ``seam.check_settings`` checks those settings) and call every one at
+the named points below; a remedy overrides the points it needs, and the others do
+nothing.  A remedy's ``key`` names its part of the actor's and the learner's checkpoint
+state (``remedy_states``, ``load_remedy_states``).
+
+Their settings and step fields stay in ``PPOConfig`` and ``Step`` (and ``TrainConfig``),
+for the checkpoint's and the packed steps' formats; no core code branches on them.  What
+the core still names: the ``average`` lane kind, one of lanes.py's seated kinds (so that
+``--opponents`` parses and seats it; who plays its other seats is a remedy's,
+``opponents``), and steps.py packs and unpacks the step fields.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import numpy as np
     import torch
     from torch import nn
 
+    from cardlang.agents.neural.model import NeuralModel
     from cardlang.learning.lanes import Lane, LaneGame, Moves
     from cardlang.learning.steps import Step
 
-__all__ = ["Remedy"]
+__all__ = ["Remedy", "load_remedy_states", "remedy_states"]
+
+
+def remedy_states(remedies: Iterable[Remedy]) -> dict[str, Any]:
+    """The remedies' parts of a checkpoint state, by key (those with nothing to keep
+    left out)."""
+    kept = ((remedy.key, remedy.state()) for remedy in remedies)
+    return {key: part for key, part in kept if part is not None}
+
+
+def load_remedy_states(remedies: Iterable[Remedy], state: dict[str, Any]) -> None:
+    """Each remedy's part of a checkpoint ``state`` (``remedy_states``'), where it has one."""
+    for remedy in remedies:
+        if state.get(remedy.key) is not None:
+            remedy.load_state(state[remedy.key])
 
 
 class Remedy:
@@ -66,13 +91,19 @@ class Remedy:
     def moved(
         self, x: dict[str, torch.Tensor], logp: torch.Tensor, chosen: torch.Tensor, moves: Moves
     ) -> None:
-        """Add its records of the moves just drawn (no gradient; every acting row)."""
+        """Add its marks of the moves just drawn (``moves.marks``, by name; no gradient;
+        every acting row)."""
 
     def before_step(
         self, lane: Lane, learners: list[int], moves: Moves, actions: np.ndarray
     ) -> None:
         """The learner's decisions of ``lane`` are recorded and ``actions`` drawn for
         every row (in place: a remedy may set its spare rows')."""
+
+    def holds(self, game: LaneGame) -> bool:
+        """``game`` just ended (its ``result`` set): True where its plays for it are still
+        under way, and it finishes the game itself (``after_step``)."""
+        return False
 
     def after_step(
         self, lane: Lane, results: dict[int, Any], returns: Callable[[Any, int], np.ndarray]
@@ -120,5 +151,9 @@ class Remedy:
         """After an update's passes over ``steps``: its figures for the update."""
         return {}
 
-    def save(self, out: Any, model: Any) -> None:
+    def round_text(self, row: dict[str, Any]) -> str:
+        """What it adds to a round's line, from its figures in the round's ``row``."""
+        return ""
+
+    def save(self, out: Path, model: NeuralModel) -> None:
         """Write what it adds to a run's folder ``out`` (a checkpoint is being saved)."""

@@ -1,8 +1,10 @@
 """A decision PPO learns from, and decisions padded into the network's inputs (torch).
 
 Pipeline position: learning; ppo_actor.py makes the steps (handed to the learner in an
-``Experience``), experimental/average.py keeps some of them.  The last three fields are
-what remedies (learning/remedy.py) fill.
+``Experience``), experimental/average.py keeps some of them.  ``probs`` is kept where a
+remedy asks (``Remedy.keeps_probs``); ``magnet_logp`` and ``move_advantages`` are the
+magnet's and rollouts' (learning/experimental/): they stay here for the packed steps'
+format (``pack_steps`` carries them), and no other core code reads them.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The experimental room: what learning tried, kept working, and no shipped model needs.
+"""The experimental room: what learning tried and keeps working, off the supported path.
 
 Supported training is PPO (``cardlang train --algorithm ppo``, learning/ppo.py and the
 recipe in each shipped model's MODEL_CARD.md).  What is here is off that path: research
@@ -9,13 +9,13 @@ except the registration point, learning/seam.py (pyproject.toml's ``experimental
 contract holds the rest to that).
 
 PPO's remedies (learning/remedy.py: the points where the actor and the learner call
-them), in the order they are called:
+them), in the order they are called; no shipped model is a remedy's output:
 
 - ``magnet``: R-NaD's pull towards a frozen copy of the policy (``--magnet``,
   ``--magnet-every``, ``--magnet-reward``);
 - ``average``: NFSP's average of the policies played (``--average``, the ``average``
-  opponent); models/leduc's recipe learns it beside the policy it ships, and saves it as
-  ``average.pt``;
+  opponent); models/leduc's recipe passes ``--average`` and learns it beside the
+  policy it ships (the current one, not the average), and saves it as ``average.pt``;
 - ``rollouts``: every move of a learnt decision valued by rollouts forked from its row
   (``--rollouts``);
 
@@ -28,19 +28,29 @@ and a trainer:
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Any
 
 from torch import nn
 
-from cardlang.learning.experimental.average import AverageRemedy
+from cardlang.errors import UsageError
+from cardlang.learning.config import TrainConfig
+from cardlang.learning.experimental.average import AverageRemedy, check_weighting
 from cardlang.learning.experimental.magnet import Magnet
 from cardlang.learning.experimental.rollouts import RolloutsRemedy
-from cardlang.learning.experimental.rollouts import spare_rows as rollout_rows
-from cardlang.learning.lanes import AVERAGE
+from cardlang.learning.lanes import AVERAGE, parse_pool
 from cardlang.learning.ppo import PPOConfig
 from cardlang.learning.remedy import Remedy
 
-__all__ = ["remedies", "spare_rows"]
+__all__ = ["check_settings", "remedies"]
+
+
+def check_settings(config: TrainConfig) -> None:
+    """A usage error where a PPO run's remedies' settings disagree (with each other or
+    with its opponent pool)."""
+    if any(spec == AVERAGE for spec, _ in parse_pool(config.opponents)) and not config.average:
+        raise UsageError("--opponents average: the average policy needs --average N")
+    if config.magnet_reward and not config.magnet:
+        raise UsageError("--magnet-reward: the pull needs a weight (--magnet ETA)")
+    check_weighting(config.average_recent, config.average_linear)
 
 
 def remedies(
@@ -56,8 +66,3 @@ def remedies(
     if config.rollouts:
         chosen.append(RolloutsRemedy(config))
     return chosen
-
-
-def spare_rows(config: Any, kind: str, rows: int) -> int:
-    """The spare rows a lane of ``kind`` with ``rows`` games needs (rollouts')."""
-    return rollout_rows(kind, rows, config.rollouts) if config.rollouts else 0

@@ -2,8 +2,9 @@
 
 Pipeline position: learning/experimental, a remedy (learning/remedy.py) that PPO's actor
 and learner call through the seam (``--average``, ``--opponents ...,average@W``).  No
-shipped model plays it: models/leduc's recipe learns it beside the policy it ships, and
-its figures are the research's (benchmarks/leduc_exploitability.py).
+shipped model is its output: models/leduc's recipe passes ``--average`` and learns it
+beside the policy it ships (the current one), and its figures are the research's
+(benchmarks/leduc_exploitability.py).
 
 Self-play's current policy in a game of hidden information circles a mixed equilibrium
 rather than settling on it (Leduc poker: NashConv 1-2 chips per hand, up and down); the
@@ -39,16 +40,23 @@ import numpy as np
 import torch
 from torch import nn
 
-from cardlang.errors import check_loss
+from cardlang.agents.neural.model import NeuralModel
+from cardlang.errors import UsageError, check_loss
 from cardlang.learning.lanes import AVERAGE
-from cardlang.learning.ppo import PPOConfig
+from cardlang.learning.ppo import PPOConfig, load_weights, weights_of
 from cardlang.learning.remedy import Remedy
 from cardlang.learning.steps import Step, collate_steps
 
-__all__ = ["AVERAGE_FILE", "AveragePolicy", "AverageRemedy"]
+__all__ = ["AVERAGE_FILE", "AveragePolicy", "AverageRemedy", "check_weighting"]
 
 #: The average policy's file in a run's folder (loadable as neural:model=DIR/average.pt).
 AVERAGE_FILE = "average.pt"
+
+
+def check_weighting(recent: bool, linear: bool) -> None:
+    """The average is over recent decisions or weighted linearly, not both."""
+    if recent and linear:
+        raise UsageError("--average-recent and --average-linear: choose one weighting")
 
 
 class AveragePolicy:
@@ -64,8 +72,7 @@ class AveragePolicy:
         recent: bool = False,
         linear: bool = False,
     ) -> None:
-        if recent and linear:
-            raise ValueError("the average is over recent decisions or weighted linearly, not both")
+        check_weighting(recent, linear)
         self.net = copy.deepcopy(net)  # starts as the policy it averages from
         self.net.eval()
         self.capacity, self.minibatch = capacity, minibatch
@@ -178,14 +185,10 @@ class AverageRemedy(Remedy):
         return self.policy.net if kind == AVERAGE else None
 
     def receive(self, weights: dict[str, np.ndarray]) -> None:
-        self.policy.net.load_state_dict(
-            {k: torch.from_numpy(np.asarray(v)) for k, v in weights.items()}
-        )
+        load_weights(self.policy.net, weights)
 
     def shared(self) -> dict[str, np.ndarray] | None:
-        if not self.shares:
-            return None
-        return {k: v.detach().cpu().numpy().copy() for k, v in self.policy.net.state_dict().items()}
+        return weights_of(self.policy.net) if self.shares else None
 
     def learnt(self, steps: list[Step], updates: int, minibatch: int) -> dict[str, float]:
         self.policy.add(steps, updates)
@@ -197,7 +200,7 @@ class AverageRemedy(Remedy):
     def load_state(self, state: Any) -> None:
         self.policy.load_state(state)
 
-    def save(self, out: Path, model: Any) -> None:
+    def save(self, out: Path, model: NeuralModel) -> None:
         """The average policy beside the model, loadable as ``neural:model=DIR/average.pt``."""
         info = model.info | {"policy": "average of the policies played (--average)"}
         weights = {k: v.detach().cpu() for k, v in self.policy.net.state_dict().items()}

@@ -23,15 +23,21 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import numpy as np
 import torch
 from torch import nn
 
-from cardlang.learning.lanes import Moves
+from cardlang.learning.lanes import Lane, Moves
 from cardlang.learning.ppo import PPOConfig
 from cardlang.learning.remedy import Remedy
 from cardlang.learning.steps import Step
 
-__all__ = ["Magnet", "pull_share"]
+__all__ = ["MAGNET_LOGP", "PULLS", "Magnet", "pull_share"]
+
+#: The moves' marks it makes (``Moves.marks``): the magnet's log-probability of each
+#: row's move, and every move's R-NaD reward to its mover (rollouts' first moves).
+MAGNET_LOGP = "magnet_logp"
+PULLS = "pulls"
 
 
 def pull_share(mover: int, seat: int, players: int) -> float:
@@ -77,15 +83,26 @@ class Magnet(Remedy):
     def moved(
         self, x: dict[str, torch.Tensor], logp: torch.Tensor, chosen: torch.Tensor, moves: Moves
     ) -> None:
-        """The magnet's log-probability of each move drawn and, for rollouts whose first
-        move is any move, every move's reward to its mover."""
+        """The magnet's log-probability of each move drawn (``magnet_logp``) and, for
+        rollouts whose first move is any move, every move's reward to its mover
+        (``pulls``), among the moves' marks."""
         if not self.config.magnet_reward:
             return
         magnet_logp = torch.log_softmax(self.magnet(**x)[0], dim=-1)
-        moves.pulled = magnet_logp.gather(1, chosen[:, None]).squeeze(1).numpy()
+        moves.marks[MAGNET_LOGP] = magnet_logp.gather(1, chosen[:, None]).squeeze(1).numpy()
         if self.config.rollouts:
             gap = (logp - magnet_logp).masked_fill(~x["action_mask"], 0.0)
-            moves.pulls = (-self.config.magnet * gap).numpy()
+            moves.marks[PULLS] = (-self.config.magnet * gap).numpy()
+
+    def before_step(
+        self, lane: Lane, learners: list[int], moves: Moves, actions: np.ndarray
+    ) -> None:
+        """Each learnt decision keeps the magnet's log-probability of its move."""
+        pulled = moves.marks.get(MAGNET_LOGP)
+        if pulled is None:
+            return
+        for i in learners:
+            lane.games[i].steps[-1].magnet_logp = float(pulled[i])
 
     def rewards(self, steps: list[Step], players: int) -> dict[int, float]:
         """R-NaD's transformed rewards, by index into ``steps`` (the game's learnt

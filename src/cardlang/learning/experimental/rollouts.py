@@ -35,7 +35,7 @@ import numpy as np
 import torch
 
 from cardlang.errors import UsageError
-from cardlang.learning.experimental.magnet import pull_share
+from cardlang.learning.experimental.magnet import PULLS, pull_share
 from cardlang.learning.lanes import SEATED, SELF, Lane, LaneGame, Moves
 from cardlang.learning.ppo import ADVANTAGE_FLOOR, PPOConfig
 from cardlang.learning.remedy import Remedy
@@ -72,6 +72,16 @@ class Valued:
 
 
 @dataclass
+class _Forked:
+    """A game's forked decisions: what their rollouts valued so far (by step index),
+    and how many of its rollouts are still under way (while any is, the game waits
+    once it has ended, its ``result`` kept)."""
+
+    valued: dict[int, Valued] = field(default_factory=dict)
+    open: int = 0
+
+
+@dataclass
 class _Rollout:
     """A spare row's rollout in progress: whose decision's move it values, and what the
     decision's mover has earned on its way so far."""
@@ -95,13 +105,14 @@ class Rollouts:
     busy: dict[int, _Rollout] = field(default_factory=dict)
     free: list[int] = field(default_factory=list)
     forced: dict[int, int] = field(default_factory=dict)  # row -> its action this step
+    games: dict[LaneGame, _Forked] = field(default_factory=dict)  # the lane's, forked
 
     def __post_init__(self) -> None:
         self.restart()
 
     def restart(self) -> None:
         """Every spare row free (the env's rows started afresh; rollouts dropped)."""
-        self.busy, self.forced = {}, {}
+        self.busy, self.forced, self.games = {}, {}, {}
         self.free = list(range(self.first + self.spare - 1, self.first - 1, -1))
 
     def fork(self, env: Any, row: int, game: LaneGame, step: int, pulls: np.ndarray) -> bool:
@@ -114,14 +125,15 @@ class Rollouts:
         wanted = moves * self.per_move - 1
         if len(self.free) < wanted:
             return False
-        game.valued[step] = Valued(np.zeros(moves), np.zeros(moves))
+        forked = self.games.setdefault(game, _Forked())
+        forked.valued[step] = Valued(np.zeros(moves), np.zeros(moves))
         for move in range(moves):
             for _ in range(self.per_move - (move == taken.chosen)):
                 spare = self.free.pop()
                 env.fork(row, spare)
                 self.forced[spare] = int(env.action_key[row, move])
                 self.busy[spare] = _Rollout(game, step, move, taken.seat, float(pulls[move]))
-        game.open += wanted
+        forked.open += wanted
         return True
 
     def play(self, env: Any, actions: np.ndarray, pulls: np.ndarray) -> None:
@@ -150,11 +162,12 @@ class Rollouts:
                 continue  # a game row's (held spare rows end no game)
             self.free.append(row)
             game = rollout.game
-            valued = game.valued[rollout.step]
+            forked = self.games[game]
+            valued = forked.valued[rollout.step]
             valued.sums[rollout.move] += rollout.earned + float(returns(result, rollout.seat)[0])
             valued.counts[rollout.move] += 1
-            game.open -= 1
-            if game.open == 0 and game.result is not None:
+            forked.open -= 1
+            if forked.open == 0 and game.result is not None:
                 complete.append(game)
         return complete
 
@@ -169,6 +182,15 @@ class RolloutsRemedy(Remedy):
 
     def __init__(self, config: PPOConfig) -> None:
         self.config = config
+        self.lanes: dict[Lane, Rollouts] = {}  # the lanes with spare rows
+
+    def _forked(self, game: LaneGame) -> tuple[Rollouts, _Forked] | None:
+        """The lane's rollouts and the game's forked decisions (None: none forked)."""
+        for rollouts in self.lanes.values():
+            forked = rollouts.games.get(game)
+            if forked is not None:
+                return rollouts, forked
+        return None
 
     def attach(self, lanes: Sequence[Lane]) -> None:
         for lane in lanes:
@@ -180,48 +202,63 @@ class RolloutsRemedy(Remedy):
                 raise UsageError(
                     "--rollouts: games against agents fork only inside the native engine"
                 )
-            lane.extra = Rollouts(lane.main, lane.spare, self.config.rollouts, lane.env.nplayers)
+            rollouts = Rollouts(lane.main, lane.spare, self.config.rollouts, lane.env.nplayers)
+            self.lanes[lane] = rollouts
 
     def restart(self, lane: Lane) -> None:
-        if lane.extra is not None:
-            lane.extra.restart()
+        rollouts = self.lanes.get(lane)
+        if rollouts is not None:
+            rollouts.restart()
 
     def acting(self, lane: Lane, acting: np.ndarray) -> None:
         """A spare row moves only while a rollout plays in it."""
-        if lane.extra is not None:
-            acting[list(lane.extra.busy)] = True
+        rollouts = self.lanes.get(lane)
+        if rollouts is not None:
+            acting[list(rollouts.busy)] = True
 
     def moved(
         self, x: dict[str, torch.Tensor], logp: torch.Tensor, chosen: torch.Tensor, moves: Moves
     ) -> None:
-        if moves.pulls is None:  # no magnet's rewards: every move earns nothing
-            moves.pulls = np.zeros(tuple(logp.shape), dtype=np.float32)
+        if PULLS not in moves.marks:  # no magnet's rewards: every move earns nothing
+            moves.marks[PULLS] = np.zeros(tuple(logp.shape), dtype=np.float32)
 
     def before_step(
         self, lane: Lane, learners: list[int], moves: Moves, actions: np.ndarray
     ) -> None:
         """The learner's decisions forked (before the step moves the rows on), and the
         spare rows' moves set: each row's drawn move's reward to its mover."""
-        rollouts = lane.extra
+        rollouts = self.lanes.get(lane)
         if rollouts is None:
             return
-        assert moves.pulls is not None
+        pulls = moves.marks[PULLS]
         for i in learners:
             game = lane.games[i]
-            rollouts.fork(lane.env, i, game, len(game.steps) - 1, moves.pulls[i])
-        rollouts.play(lane.env, actions, moves.pulls[np.arange(lane.env.n), moves.picked])
+            rollouts.fork(lane.env, i, game, len(game.steps) - 1, pulls[i])
+        rollouts.play(lane.env, actions, pulls[np.arange(lane.env.n), moves.picked])
+
+    def holds(self, game: LaneGame) -> bool:
+        found = self._forked(game)
+        return found is not None and found[1].open > 0
 
     def after_step(
         self, lane: Lane, results: dict[int, Any], returns: Callable[[Any, int], np.ndarray]
     ) -> list[LaneGame]:
-        if lane.extra is None:
+        rollouts = self.lanes.get(lane)
+        if rollouts is None:
             return []
-        return lane.extra.settle(results, returns)
+        return rollouts.settle(results, returns)
 
     def finish_step(self, game: LaneGame, k: int, step: Step, earned: float) -> None:
         """The game itself is one rollout of the move played: with it the decision's
-        every move is valued, and its advantage is its move's."""
-        valued = game.valued.get(k)
+        every move is valued, and its advantage is its move's (the game's record of it
+        is dropped with its last valued decision's)."""
+        found = self._forked(game)
+        if found is None:
+            return
+        rollouts, forked = found
+        valued = forked.valued.pop(k, None)
+        if not forked.valued and not forked.open:
+            del rollouts.games[game]
         if valued is None:
             return
         valued.sums[step.chosen] += earned
@@ -267,6 +304,9 @@ class RolloutsRemedy(Remedy):
     def learnt(self, steps: list[Step], updates: int, minibatch: int) -> dict[str, float]:
         """The share of decisions whose every move was valued."""
         return {"forked": float(np.mean([s.move_advantages is not None for s in steps]))}
+
+    def round_text(self, row: dict[str, Any]) -> str:
+        return f", {row['forked']:.0%} of decisions forked" if "forked" in row else ""
 
 
 def _every_move(

@@ -38,9 +38,7 @@ from typing import Any
 
 import torch
 
-from cardlang.agents.neural.model import (
-    load_weights,
-)
+from cardlang.agents.neural.model import load_weights
 from cardlang.engine.state import RUNNING
 from cardlang.information.views import PlayerView
 from cardlang.learning.config import TrainConfig
