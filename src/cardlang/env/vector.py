@@ -138,7 +138,6 @@ def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return draws.argmax(axis=1)
 
 
-
 # ---------------------------------------------------------------- one row
 
 
