@@ -96,7 +96,7 @@ from cardlang.agents.loop import agent_failure, ask, resolve_choice
 from cardlang.agents.specs import specs_per_seat
 from cardlang.engine.gamemaster import GameResult, Limits
 from cardlang.engine.native import native_game_seeds
-from cardlang.engine.protocol import agents_inside
+from cardlang.engine.protocol import AgentsInsideEngine, agents_inside
 from cardlang.engine.state import COMPLETED, FAILED
 from cardlang.env.batch import BatchUnavailable, NativeBatch, plan_for, token_plan
 from cardlang.env.core import DEFAULT_MAX_DECISIONS, GameSource, load, rewards_of
@@ -186,6 +186,10 @@ class VectorEnv:
         self.learner = self._learner(seats)
         self.opponents = self._opponent_specs(opponents)
         self.master = game.master(Limits(max_decisions=max_decisions), engine=engine)
+        # where the opponents' twins play, when the engine plays agents inside (else None)
+        self._inside: AgentsInsideEngine | None = (
+            agents_inside(self.master, "") if self.master.traits.agents_inside else None
+        )
         self.engine: str = self.master.traits.name
         self.reward = reward
         self.cards = cards  # each result with its card counts
@@ -445,7 +449,7 @@ class VectorEnv:
             for spec, s in zip(self.opponents, seeds, strict=True)
         ]
         row.twins = None
-        if self.master.traits.agents_inside:
+        if self._inside is not None:
             twins = [None if a is None else native_twin(a, self.master) for a in row.agents]
             if any(t is not None for t in twins):
                 row.twins = twins
@@ -456,8 +460,8 @@ class VectorEnv:
         while not st.is_over and st.mover != learner:
             mover = st.mover
             if row.twins is not None and row.twins[mover] is not None:
-                inside = agents_inside(master, "twins are made only where agents play inside")
-                inside.play_native(st, row.twins, _NO_LIMIT)  # on to a seat without a twin
+                assert self._inside is not None  # twins are made only where it is set
+                self._inside.play_native(st, row.twins, _NO_LIMIT)  # on to a seat without a twin
                 continue
             agent = row.agents[mover]
             label = agent_label(agent)
