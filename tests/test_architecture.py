@@ -126,12 +126,20 @@ def test_there_is_no_import_cycle(layout: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+def lint_with_an_import(
+    tmp_path: Path, module: str, imported: str
+) -> subprocess.CompletedProcess[str]:
+    """The import contracts checked on the package as it installs, with ``module`` (a
+    path under cardlang/) made to import ``imported``."""
+    layout = installed_layout(tmp_path)
+    path = layout / "cardlang" / module
+    path.write_text(path.read_text() + f"\nimport {imported}  # added by the test\n")
+    return run_python(LINT, layout)
+
+
 def test_an_upward_import_fails_naming_it(tmp_path: Path) -> None:
     """The check can fail: the engine importing the runs layer is reported by name."""
-    layout = installed_layout(tmp_path)
-    state = layout / "cardlang" / "engine" / "state.py"
-    state.write_text(state.read_text() + "\nimport cardlang.runs.simulate  # an upward import\n")
-    done = run_python(LINT, layout)
+    done = lint_with_an_import(tmp_path, "engine/state.py", "cardlang.runs.simulate")
     assert done.returncode != 0
     assert "cardlang.engine.state -> cardlang.runs.simulate" in done.stdout
 

@@ -394,11 +394,10 @@ def test_the_supported_code_reaches_the_room_only_through_the_seam(tmp_path) -> 
     """pyproject.toml's experimental-room contract: learning/seam.py may import the room,
     and an import of it anywhere else (here the learner's) breaks the contract."""
     pytest.importorskip("importlinter", reason="import-linter is in the dev extra")
-    from test_architecture import LINT, installed_layout, run_python
+    from test_architecture import lint_with_an_import
 
-    layout = installed_layout(tmp_path)
-    learner = layout / "cardlang" / "learning" / "ppo_learner.py"
-    learner.write_text(learner.read_text() + "\nimport cardlang.learning.experimental.magnet\n")
-    done = run_python(LINT, layout)
+    done = lint_with_an_import(
+        tmp_path, "learning/ppo_learner.py", "cardlang.learning.experimental.magnet"
+    )
     assert done.returncode != 0
     assert "cardlang.learning.ppo_learner -> cardlang.learning.experimental.magnet" in done.stdout
