@@ -558,7 +558,11 @@ def test_the_semantics_and_the_layers_above_pass_on_the_other_engine() -> None:
 def test_the_native_tests_pass_under_the_sanitizers() -> None:
     """native/sanitize.sh: the extension built with AddressSanitizer and
     UndefinedBehaviorSanitizer, and this file's tests run against it (all but this one
-    and the re-run of the other modules, which take long under the sanitizers)."""
+    and the re-run of the other modules, which take long under the sanitizers).  The
+    in-engine search's three whole Dominion games with bots' rollouts are left out too:
+    194 of the run's 347 CPU-seconds (2026-12-03), one test at its end, while its
+    one-game form here covers the same code under the sanitizers (the three games run
+    in the slow tier without them)."""
     import shutil
     import subprocess
 
@@ -574,7 +578,7 @@ def test_the_native_tests_pass_under_the_sanitizers() -> None:
             "native/sanitize.sh",
             "-x",
             "-k",
-            "not sanitizers and not layers_above and not both_engines_long",
+            "not sanitizers and not layers_above and not both_engines_long and not bigmoney-3-None",
         ],
         capture_output=True,
         text=True,

@@ -353,6 +353,7 @@ def test_a_resumed_run_refuses_changed_settings_and_takes_its_length(
     assert "--lr 0.001" in card and "--entropy 0.02" in card and "0.0003" not in card
 
 
+@pytest.mark.slow  # 57 s of the README's command on a slow day (2026-12-03); CI runs it
 @pytest.mark.early(19)
 def test_a_killed_run_resumes_exactly(game: Path, tmp_path: Path) -> None:
     """kill -9 at any moment, then the same command: the model equals a run never
