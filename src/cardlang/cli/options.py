@@ -190,6 +190,14 @@ def chance(text: str) -> float:
     return value
 
 
+def share(text: str) -> float:
+    """A share in [0, 1] (of games)."""
+    value = _number(text)
+    if not 0.0 <= value <= 1.0:  # NaN too
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {value}")
+    return value
+
+
 def load_game_and_text(
     path: str, params: list[str] | None, engine: str | None, agents_inside: bool = True
 ) -> tuple[Any, str]:

@@ -29,6 +29,7 @@ from cardlang.cli.options import (
     positive_up_to,
     record_given,
     seed_option,
+    share,
     whole,
     workers_count,
 )
@@ -269,6 +270,16 @@ def _ppo_options(p: argparse.ArgumentParser) -> None:
         "with --backend ray; in turn with --backend serial). The model depends on K, not "
         "on where the actors run (default: --workers; without it, one per core less one with "
         "--backend process, else 1)",
+    )
+    g.add_argument(
+        "--forced-openings",
+        type=share,
+        default=default_of("forced_openings"),
+        metavar="P",
+        help="each learning seat's game, with chance P (0..1), opens with a kingdom card it "
+        "did not choose: its first gain of one is drawn among those it may take then, and "
+        "that move is not learnt from. The network learns to play, and to value, decks it "
+        "would not build, and so to judge a card by what it does in play (0: off)",
     )
     g.add_argument(
         "--name-dropout",
@@ -610,6 +621,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise UsageError("--rollouts: only --algorithm ppo values moves by rollouts")
     if args.always and not ppo:
         raise UsageError("--always: only --algorithm ppo trains on drawn kingdoms")
+    if args.forced_openings and not ppo:
+        raise UsageError("--forced-openings: only --algorithm ppo forces openings")
     config = train_config(args, agents, backend, workers)
 
     def report(line: str) -> None:

@@ -278,6 +278,19 @@ def always_draws(
     )
 
 
+def dealt_cards(game: ast.Game) -> tuple[str, ...]:
+    """The names a parameter that deals a game's cards may deal (Dominion's KINGDOM:
+    'ALL-KINGDOM-CARDS), as ``always_draws`` finds that parameter: a choice of a fixed
+    number of several names; none where no parameter deals cards."""
+    declared = {d.var: d for d in game.declares}
+    names: dict[str, None] = {}
+    for rule in game.parameter_values:
+        for choice in _literal_choices(rule, declared):
+            if len(choice.counts) == 1 and choice.counts.start > 1:
+                names.update(dict.fromkeys(choice.names))
+    return tuple(names)
+
+
 def _draw_sets(
     var: str, wanted: tuple[str, ...], pool: list[str], size: int, count: int, seed: int
 ) -> list[str]:

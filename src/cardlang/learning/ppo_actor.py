@@ -28,6 +28,7 @@ from cardlang.agents.neural.model import NeuralModel
 from cardlang.env.vector import HOLD, VectorEnv
 from cardlang.errors import check_loss
 from cardlang.learning.lanes import PAST, SEATED, SELF, Lane, LaneGame, Moves, NameDropout
+from cardlang.learning.openings import ForcedOpenings
 from cardlang.learning.ppo import (
     Experience,
     GameRecord,
@@ -90,6 +91,11 @@ class PPOActor:
         self.card_keys = [
             lane.env.vocabulary.keys_binding(config.card_bonus_cards) for lane in self.lanes
         ]
+        self.openings = (
+            ForcedOpenings(config.opening_cards, config.forced_openings, seed)
+            if config.forced_openings
+            else None
+        )
         for lane in self.lanes:
             lane.env.reset()
             self._draw_rows(lane, range(lane.env.n))
@@ -135,6 +141,8 @@ class PPOActor:
     def _draw_rows(self, lane: Lane, rows: Any) -> None:
         if self.name_dropout is not None:
             self.name_dropout.draw(lane, rows)
+        if self.openings is not None:
+            self.openings.draw(lane.env, rows)
         if lane.kind == SELF or lane.kind not in SEATED:
             return
         for i in rows:
@@ -287,7 +295,11 @@ class PPOActor:
         """Record the learner's decisions of ``lane``, play ``moves`` in the ``acting``
         rows (the others held), finish the games that ended."""
         env = lane.env
-        learners = np.flatnonzero(lane.learns()[: lane.main]).tolist()
+        learning = lane.learns()
+        learning[lane.main :] = False
+        if self.openings is not None:  # a forced move is the game's, not learnt from
+            learning &= ~self.openings.overrule(env, moves.picked, learning & acting)
+        learners = np.flatnonzero(learning).tolist()
         for i in learners:
             lane.games[i].steps.append(moves.step(env, i))
         actions = env.action_key[np.arange(env.n), moves.picked]
@@ -354,6 +366,7 @@ class PPOActor:
             "updates": self.updates,
             "update_opponent": self.update_opponent,
             "name_draws": None if self.name_dropout is None else self.name_dropout.state(),
+            "opening_draws": None if self.openings is None else self.openings.state(),
         }
         return state | remedy_states(self.remedies)
 
@@ -368,4 +381,6 @@ class PPOActor:
             raise ValueError(f"update_opponent {self.update_opponent} names no snapshot")
         if self.name_dropout is not None and state.get("name_draws") is not None:
             self.name_dropout.load_state(state["name_draws"])
+        if self.openings is not None and state.get("opening_draws") is not None:
+            self.openings.load_state(state["opening_draws"])
         load_remedy_states(self.remedies, state)

@@ -47,7 +47,7 @@ import torch
 from cardlang.agents.neural.model import load_weights
 from cardlang.compiler.load import load_game
 from cardlang.errors import UsageError
-from cardlang.language.params import always_draws, param_variants
+from cardlang.language.params import always_draws, dealt_cards, param_variants
 from cardlang.learning.actors import (
     ActorError,
     ActorGroup,
@@ -142,6 +142,13 @@ class PPORun(RunFolder):
         if n == 1 and any(spec != SELF for spec, _ in pool):
             raise UsageError("--opponents: a solo game has no opponent: use self")
         check_settings(c)  # the experimental remedies' settings
+        if c.forced_openings and not c.forced_cards:  # saved with the run's settings
+            c.forced_cards = list(dealt_cards(self.game.checked.game))
+            if not c.forced_cards:
+                raise UsageError(
+                    "--forced-openings: this game deals no cards by a parameter (Dominion's "
+                    "KINGDOM), so there are no kingdom cards to open with"
+                )
 
     def _variants(self) -> list[Any]:
         """The games trained on: the run's, or one per combination of ``--param-draw``'s
