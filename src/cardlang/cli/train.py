@@ -278,8 +278,8 @@ def _ppo_options(p: argparse.ArgumentParser) -> None:
         metavar="P",
         help="each learning seat's game, with chance P (0..1), opens with a kingdom card it "
         "did not choose: its first gain of one is drawn among those it may take then, and "
-        "that move is not learnt from. The network learns to play, and to value, decks it "
-        "would not build, and so to judge a card by what it does in play (0: off)",
+        "that move is not learnt from: meant to teach the network to play, and to value, "
+        "decks it would not build (0: off; docs/neural.md says what it did so far)",
     )
     g.add_argument(
         "--name-dropout",

@@ -9,9 +9,9 @@ snapshots (and a remedy's opponents) replace the rows they move in; one draw pic
 every row's move.  The learner's decisions wait in their game's row until it ends, then
 get their returns and generalised advantages (``lam``) seat by seat.  The actor keeps
 what playing needs: the past pool (a snapshot every ``snapshot_every`` updates, one
-drawn per update for the games that start in it), name dropout, the card bonus, its
-random streams and its update count.  Its state (``state``) is what a resumed run's
-actor needs; the learner's optimizer is not in it.
+drawn per update for the games that start in it), name dropout, the card bonus, the
+forced openings (openings.py), its random streams and its update count.  Its state
+(``state``) is what a resumed run's actor needs; the learner's optimizer is not in it.
 """
 
 from __future__ import annotations
