@@ -49,6 +49,7 @@ def _metrics(out: Path) -> list[tuple[int, int, float]]:
     return [(r["games"], r["steps"], r["policy"]) for r in rows]
 
 
+@pytest.mark.slow  # 27 s of the README's command (2026-12-03, 9:34 of its 10 minutes)
 @pytest.mark.early(12)
 def test_the_actors_learn_the_same_model_wherever_they_play(game: Path, tmp_path: Path) -> None:
     """Three actors over two worker processes, stopped after a round and resumed, learn
