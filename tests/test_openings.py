@@ -44,7 +44,7 @@ def _actor(game, chance: float, seed: int = 1):  # type: ignore[no-untyped-def]
     model = NeuralModel(NetConfig(names=2048, width=8, body="deepsets"), GameIdentity.of(game))
     env = VectorEnv(game, 24, seats=0, opponents="bmu", tokens=model.table, seed=2)
     cards = dealt_cards(game.checked.game)
-    config = PPOConfig(forced_openings=chance, opening_cards=cards)
+    config = PPOConfig(forced_openings=chance, kingdom=cards)
     return PPOActor(env, model, config, seed=seed), env, cards
 
 
@@ -105,12 +105,13 @@ def test_train_forces_openings_and_keeps_the_cards_with_the_run(tmp_path: Path) 
         "train", str(DOMINION), "--param", "kingdom=random", "--out", str(out),
         "--rounds", "1", "--updates", "1", "--envs", "8", "--horizon", "8", "--width", "16",
         "--hidden", "16", "--evaluate-every", "0", "--opponents", "self@1",
-        "--backend", "serial", "--forced-openings", "1",
+        "--backend", "serial", "--forced-openings", "1", "--opponents", "self@1,barred@1",
     ]  # fmt: skip
     assert main(command) == 0
     config = read_checkpoint(out / "checkpoint.pt")["training"]["config"]
-    assert config["forced_openings"] == 1.0 and len(config["forced_cards"]) == 26
-    assert "--forced-openings 1" in (out / "MODEL_CARD.md").read_text()
+    assert config["forced_openings"] == 1.0 and len(config["kingdom_cards"]) == 26
+    card = (out / "MODEL_CARD.md").read_text()
+    assert "--forced-openings 1" in card and "barred@1" in card
 
 
 def test_forced_openings_need_ppo_and_a_game_that_deals_cards() -> None:
@@ -120,7 +121,61 @@ def test_forced_openings_need_ppo_and_a_game_that_deals_cards() -> None:
         ("games/hearts.rcy", [], "deals no cards"),
         ("games/dominion.rcy", ["--algorithm", "search"], "only --algorithm ppo"),
         ("games/dominion.rcy", ["--forced-openings", "1.5"], "--forced-openings"),
+        ("games/hearts.rcy", ["--forced-openings", "0", "--opponents", "barred"], "barred"),
     ):
         result = run_main("train", game, "--out", "/tmp/x", "--forced-openings", "0.5", *extra)
         assert result.returncode == 2, (extra, result.stderr)
         assert words in result.stderr and "Traceback" not in result.stderr
+
+
+# ---------------------------------------------------------------- barred lanes
+
+
+def test_a_barred_lanes_other_seat_never_takes_its_barred_card(dominion) -> None:  # type: ignore[no-untyped-def]
+    """``--opponents barred``: the learner against the current policy barred from a
+    kingdom card drawn each game (learning/barring.py); the learner's seat alone is
+    learnt from, and the barred seat never picks an option that binds its card."""
+    from cardlang.agents.neural.model import GameIdentity, NeuralModel
+    from cardlang.agents.neural.network import NetConfig
+
+    from cardlang.env.vector import VectorEnv
+    from cardlang.language.params import dealt_cards
+    from cardlang.learning.lanes import BARRED, Lane
+    from cardlang.learning.ppo import PPOConfig
+    from cardlang.learning.ppo_actor import PPOActor
+
+    model = NeuralModel(NetConfig(names=2048, width=8, body="deepsets"), GameIdentity.of(dominion))
+    env = VectorEnv(dominion, 24, seats="all", tokens=model.table, seed=3)
+    cards = dealt_cards(dominion.checked.game)
+    config = PPOConfig(kingdom=cards)
+    lane = Lane(env, BARRED)
+    actor = PPOActor([lane], model, config, seed=4)
+    assert actor.bars is not None and (lane.barred[: lane.main] >= 0).all()
+    binds = np.stack([env.vocabulary.keys_binding([c]) for c in cards])
+    barred_moves = bound = 0
+    for _ in range(150):
+        seats, learner, card = env.seat.copy(), lane.learner.copy(), lane.barred.copy()
+        situation, keys = env.situation.copy(), env.action_key.copy()
+        counts = env.action_count.copy()
+        learnt_before = sum(len(g.steps) for g in lane.games) + len(actor._finished)
+        learning = int((seats == learner).sum())
+        picked: list[np.ndarray] = []
+        step = env.step
+
+        def watched(actions, _picked=picked, step=step):  # type: ignore[no-untyped-def]
+            _picked.append(np.asarray(actions).copy())
+            return step(actions)
+
+        env.step = watched  # type: ignore[method-assign]
+        actor._step_lanes()
+        env.step = step  # type: ignore[method-assign]
+        learnt = sum(len(g.steps) for g in lane.games) + len(actor._finished) - learnt_before
+        assert learnt == learning  # the barred seat's moves are not learnt from
+        for i in np.flatnonzero(seats != learner):
+            row_binds = binds[card[i], situation[i], np.clip(keys[i, : counts[i]], 0, None)]
+            barred_moves += 1
+            if row_binds.all():
+                continue  # every option binds it: left to the policy
+            taken = list(keys[i, : counts[i]]).index(picked[0][i])
+            bound += int(row_binds[taken])
+    assert barred_moves > 100 and bound == 0

@@ -227,7 +227,9 @@ def _ppo_options(p: argparse.ArgumentParser) -> None:
         help="who the learner plays, SPEC@WEIGHT comma separated: self (the current policy "
         "in every seat), past (snapshots of earlier policies), average (the average policy "
         "of --average: the learner answers the average of its own play, fictitious "
-        "self-play as NFSP's), or any agent that plays "
+        "self-play as NFSP's), barred (the current policy barred from a kingdom card drawn "
+        "each game: the learner is paid for what a card is worth to it, the comparison "
+        "card-report makes), or any agent that plays "
         "inside the engine (random, bigmoney, bmu, smithy, a TOML bot); e.g. "
         "self@2,past@1,bmu@1 (%(default)s)",
     )

@@ -130,7 +130,7 @@ def ppo_config(config: TrainConfig) -> PPOConfig:
         anneal_updates=anneal,
         card_bonus_cards=tuple(config.always),
         card_bonus_updates=int(config.card_bonus_rounds * config.updates),
-        opening_cards=tuple(config.forced_cards),
+        kingdom=tuple(config.kingdom_cards),
     )
 
 

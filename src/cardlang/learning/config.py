@@ -106,10 +106,11 @@ class TrainConfig:
     average_linear: bool = False  # its decisions weighted by their update's number
     rollouts: int = 0  # rollouts per move of every learnt decision (0: none)
     name_dropout: float = 0.0  # chance a game reads a card kind without its name (lanes.py)
-    # chance a learning seat's first kingdom-card gain is a random one (openings.py),
-    # drawn among ``forced_cards`` (the game's 'ALL-KINGDOM-CARDS, cli/train.py)
+    # chance a learning seat's first kingdom-card gain is a random one (openings.py)
     forced_openings: float = 0.0
-    forced_cards: list[str] = field(default_factory=list)
+    # the cards forced openings and barred lanes draw from: those the game's dealing
+    # parameter may deal (Dominion's 'ALL-KINGDOM-CARDS; ppo_run.py fills it)
+    kingdom_cards: list[str] = field(default_factory=list)
     reward: str = "outcome"  # "outcome" (credits), "score" or "margin" (by score_scale)
     score_scale: float = 10.0  # --reward score: the score valued 1 (and -score_scale 0)
 

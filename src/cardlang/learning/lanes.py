@@ -31,12 +31,13 @@ from cardlang.information.tokens import NameTable
 from cardlang.language.kinds import KIND_ATTRIBUTE
 from cardlang.learning.steps import Step
 
-__all__ = ["AVERAGE", "PAST", "SEATED", "SELF", "Lane", "NameDropout", "parse_pool"]
+__all__ = ["AVERAGE", "BARRED", "PAST", "SEATED", "SELF", "Lane", "NameDropout", "parse_pool"]
 
 SELF = "self"
 PAST = "past"
 AVERAGE = "average"
-SEATED = (SELF, PAST, AVERAGE)  # lanes whose env gives the caller every seat
+BARRED = "barred"  # the current policy barred from a kingdom card (barring.py)
+SEATED = (SELF, PAST, AVERAGE, BARRED)  # lanes whose env gives the caller every seat
 
 
 def parse_pool(text: str) -> list[tuple[str, float]]:
@@ -152,6 +153,9 @@ class Lane:
         # the snapshot playing the others (set at every game's start: the update's draw)
         self.learner = np.zeros(env.n, dtype=np.int64)
         self.opponent = np.zeros(env.n, dtype=np.int64)
+        # barred lanes: per row, the kingdom card the other seats may not take (an
+        # index of the run's kingdom cards; drawn at every game's start)
+        self.barred = np.full(env.n, -1, dtype=np.int64)
         # per row, each name id as its game reads it: itself, or 0 where NameDropout
         # dropped it (None: no dropout)
         self.names_kept: np.ndarray | None = None

@@ -112,11 +112,12 @@ class PPOConfig:
     card_bonus_cards: tuple[str, ...] = ()
     card_bonus_updates: int = 0
     # the chance that a learning seat's game begins with a kingdom card it did not
-    # choose: its first gain of one of ``opening_cards`` is drawn among those it may take
+    # choose: its first gain of one of ``kingdom`` is drawn among those it may take
     # (learning/openings.py), so that it learns to play, and to value, decks it would
     # not build (0: off)
     forced_openings: float = default_of("forced_openings")
-    opening_cards: tuple[str, ...] = ()  # a run's forced_cards
+    # the kingdom cards forced openings and barred lanes draw from (a run's kingdom_cards)
+    kingdom: tuple[str, ...] = ()
 
     # experimental remedies' settings (learning/experimental/; no shipped model is a
     # remedy's output): here as in TrainConfig (a checkpoint's), read only in the room.

@@ -27,7 +27,17 @@ from torch import nn
 from cardlang.agents.neural.model import NeuralModel
 from cardlang.env.vector import HOLD, VectorEnv
 from cardlang.errors import check_loss
-from cardlang.learning.lanes import PAST, SEATED, SELF, Lane, LaneGame, Moves, NameDropout
+from cardlang.learning.barring import CardBars
+from cardlang.learning.lanes import (
+    BARRED,
+    PAST,
+    SEATED,
+    SELF,
+    Lane,
+    LaneGame,
+    Moves,
+    NameDropout,
+)
 from cardlang.learning.openings import ForcedOpenings
 from cardlang.learning.ppo import (
     Experience,
@@ -92,10 +102,12 @@ class PPOActor:
             lane.env.vocabulary.keys_binding(config.card_bonus_cards) for lane in self.lanes
         ]
         self.openings = (
-            ForcedOpenings(config.opening_cards, config.forced_openings, seed)
+            ForcedOpenings(config.kingdom, config.forced_openings, seed)
             if config.forced_openings
             else None
         )
+        barring = any(lane.kind == BARRED for lane in self.lanes)
+        self.bars = CardBars(config.kingdom) if barring else None
         for lane in self.lanes:
             lane.env.reset()
             self._draw_rows(lane, range(lane.env.n))
@@ -109,7 +121,7 @@ class PPOActor:
         self._opponents = {
             kind: net for r in remedies for kind in kinds if (net := r.opponents(kind)) is not None
         }
-        for kind in kinds - {SELF, PAST}:
+        for kind in kinds - {SELF, PAST, BARRED}:
             if kind in SEATED and kind not in self._opponents:
                 raise ValueError(f"an {kind} lane needs a remedy that plays its other seats")
         for remedy in remedies:
@@ -148,6 +160,8 @@ class PPOActor:
         for i in rows:
             lane.learner[i] = self.draws.integers(lane.env.nplayers)
             lane.opponent[i] = self.update_opponent
+            if self.bars is not None and lane.kind == BARRED:
+                lane.barred[i] = self.draws.integers(len(self.bars.cards))
 
     def _restart(self, lane: Lane) -> None:
         lane.restart()
@@ -255,6 +269,11 @@ class PPOActor:
         """Replace the rows of ``lane`` the current policy does not move in by the logits
         of who plays them: a past snapshot, or a remedy's network."""
         others = ~lane.learns()
+        if lane.kind == BARRED and self.bars is not None:  # the current policy, barred
+            barred = np.flatnonzero(others)
+            legal = x["action_mask"].numpy()[barred]
+            self.bars.mask(lane.env, barred, lane.barred[barred], legal, logits)
+            return
         if lane.kind != PAST:
             rows = torch.from_numpy(np.flatnonzero(others))
             if len(rows):

@@ -63,7 +63,7 @@ from cardlang.learning.actors import (
 from cardlang.learning.config import TrainConfig
 from cardlang.learning.evaluate import GreedyEvaluator
 from cardlang.learning.imitation import imitate
-from cardlang.learning.lanes import SELF, parse_pool
+from cardlang.learning.lanes import BARRED, SELF, parse_pool
 from cardlang.learning.ppo import Experience, GameRecord, reads_engine_tokens, weights_of
 from cardlang.learning.ppo_learner import PPOLearner
 from cardlang.learning.remedy import Remedy
@@ -142,12 +142,14 @@ class PPORun(RunFolder):
         if n == 1 and any(spec != SELF for spec, _ in pool):
             raise UsageError("--opponents: a solo game has no opponent: use self")
         check_settings(c)  # the experimental remedies' settings
-        if c.forced_openings and not c.forced_cards:  # saved with the run's settings
-            c.forced_cards = list(dealt_cards(self.game.checked.game))
-            if not c.forced_cards:
+        barring = any(spec == BARRED and w > 0 for spec, w in pool)
+        if (c.forced_openings or barring) and not c.kingdom_cards:  # saved with the run
+            c.kingdom_cards = list(dealt_cards(self.game.checked.game))
+            if not c.kingdom_cards:
+                asked = "--forced-openings" if c.forced_openings else "--opponents barred"
                 raise UsageError(
-                    "--forced-openings: this game deals no cards by a parameter (Dominion's "
-                    "KINGDOM), so there are no kingdom cards to open with"
+                    f"{asked}: this game deals no cards by a parameter (Dominion's "
+                    "KINGDOM), so there are no kingdom cards to draw"
                 )
 
     def _variants(self) -> list[Any]:

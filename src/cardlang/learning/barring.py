@@ -1,0 +1,72 @@
+"""Barred lanes: the learner against its own policy barred from one kingdom card (numpy,
+torch; ``--opponents barred@W``).
+
+Pipeline position: learning, beside lanes.py; ppo_actor.py calls it for the rows of a
+``barred`` lane that the learner does not move in.
+
+Self-play cannot see a mistake both seats make: a policy that buys a card against its
+own interest (issue 54 measured its known model's seat that may buy Laboratory winning
+0.16-0.45 against its own copy barred from it) meets an opponent that makes the same
+buys, and the games stay even.  The card report judges a card by exactly that
+comparison, the policy against itself barred from the card (learning/card_worth.py).
+A barred lane plays it in training: each game draws a seat for the learner and a
+kingdom card; the other seats are the current policy with every option that binds the
+card masked (as ``barred_mirror`` masks them; a decision whose every option binds it is
+left alone).  The learner's games then pay it for what the card is worth to it, against
+a player that does without.  A card the row's kingdom does not hold masks nothing: that
+game is ordinary self-play against one seat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+
+from cardlang.env.vector import VectorEnv
+
+__all__ = ["CardBars"]
+
+
+class CardBars:
+    """The binding tables of ``cards`` per env, and the masking of barred rows' logits."""
+
+    def __init__(self, cards: Sequence[str]) -> None:
+        if not cards:
+            raise ValueError("a barred lane needs the kingdom cards it draws from")
+        self.cards = tuple(cards)
+        self._binds: dict[int, np.ndarray] = {}  # id(env): [card, situation, key]
+
+    def _table(self, env: VectorEnv) -> np.ndarray:
+        key = id(env)
+        if key not in self._binds:
+            vocabulary = env.vocabulary
+            self._binds[key] = np.stack([vocabulary.keys_binding([c]) for c in self.cards])
+        return self._binds[key]
+
+    def mask(
+        self,
+        env: VectorEnv,
+        rows: np.ndarray,
+        barred: np.ndarray,
+        legal: np.ndarray,
+        logits: torch.Tensor,
+    ) -> None:
+        """Mask (in place) ``logits``' options that bind row ``rows[j]``'s barred card
+        (``barred[j]``, an index of ``cards``; -1 none), ``legal`` the rows' legal
+        options; a row whose every legal option binds it is left alone."""
+        if not len(rows):
+            return
+        table = self._table(env)
+        width = logits.shape[1]
+        keys = env.action_key[rows, :width].astype(np.int64)
+        situation = env.situation[rows].astype(np.int64)[:, None]
+        card = np.clip(barred, 0, None)[:, None]
+        forbidden = table[card, situation, np.clip(keys, 0, table.shape[2] - 1)]
+        forbidden &= (keys >= 0) & legal & (barred >= 0)[:, None]
+        stuck = ~(legal & ~forbidden).any(axis=1)
+        forbidden[stuck] = False
+        if forbidden.any():
+            picked = torch.from_numpy(rows)
+            logits[picked] = logits[picked].masked_fill(torch.from_numpy(forbidden), float("-inf"))
