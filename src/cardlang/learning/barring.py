@@ -26,7 +26,7 @@ import torch
 
 from cardlang.env.vector import VectorEnv
 
-__all__ = ["CardBars"]
+__all__ = ["CardBars", "bar_options"]
 
 
 class CardBars:
@@ -64,9 +64,17 @@ class CardBars:
         situation = env.situation[rows].astype(np.int64)[:, None]
         card = np.clip(barred, 0, None)[:, None]
         forbidden = table[card, situation, np.clip(keys, 0, table.shape[2] - 1)]
-        forbidden &= (keys >= 0) & legal & (barred >= 0)[:, None]
-        stuck = ~(legal & ~forbidden).any(axis=1)
-        forbidden[stuck] = False
+        forbidden &= (keys >= 0) & (barred >= 0)[:, None]
         if forbidden.any():
             picked = torch.from_numpy(rows)
-            logits[picked] = logits[picked].masked_fill(torch.from_numpy(forbidden), float("-inf"))
+            logits[picked] = bar_options(logits[picked], forbidden, legal)
+
+
+def bar_options(logits: torch.Tensor, forbidden: np.ndarray, legal: np.ndarray) -> torch.Tensor:
+    """``logits`` with the ``forbidden`` legal options at -inf, except in a row whose
+    every legal option is forbidden (a Throne Room holding two of the card): that
+    decision is left to the policy, never a move with no option.  The one rule of
+    barring, for barred lanes and the card report's mirror (card_worth.py)."""
+    forbidden = forbidden & legal
+    forbidden[~(legal & ~forbidden).any(axis=1)] = False
+    return logits.masked_fill(torch.from_numpy(forbidden), float("-inf"))

@@ -32,6 +32,7 @@ import torch
 
 from cardlang.agents.neural.model import NeuralModel
 from cardlang.env.vector import VectorEnv
+from cardlang.learning.barring import bar_options
 from cardlang.learning.ppo import token_inputs
 from cardlang.runs.cards import SeatCard, seat_cards
 
@@ -141,12 +142,8 @@ def _play_round(
         situation = env.situation.astype(np.int64)
         forbidden = lut[situation[:, None], np.clip(keys, 0, lut.shape[1] - 1)] & (keys >= 0)
         forbidden &= (env.seat == barred)[:, None]
-        # never every legal move: a decision whose every option binds the card (a
-        # Throne Room holding two of it) is left to the policy
         legal = x["action_mask"].numpy()
-        stuck = ~(legal & ~forbidden).any(axis=1)
-        forbidden[stuck] = False
-        logits = logits.masked_fill(torch.from_numpy(forbidden), float("-inf"))
+        logits = bar_options(logits, forbidden, legal)
         picked = logits.argmax(dim=-1).numpy()
         if forced is not None:
             forced.overrule(picked, situation, keys, legal, env.seat)
