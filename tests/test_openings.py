@@ -151,6 +151,9 @@ def test_a_barred_lanes_other_seat_never_takes_its_barred_card(dominion) -> None
     lane = Lane(env, BARRED)
     actor = PPOActor([lane], model, config, seed=4)
     assert actor.bars is not None and (lane.barred[: lane.main] >= 0).all()
+    for i in range(env.n):  # drawn among the cards the row's game deals
+        assert cards[lane.barred[i]] in env.open_card_kinds(i)
+    assert len(set(lane.barred)) > 3
     binds = np.stack([env.vocabulary.keys_binding([c]) for c in cards])
     barred_moves = bound = 0
     for _ in range(150):
@@ -179,3 +182,23 @@ def test_a_barred_lanes_other_seat_never_takes_its_barred_card(dominion) -> None
             taken = list(keys[i, : counts[i]]).index(picked[0][i])
             bound += int(row_binds[taken])
     assert barred_moves > 100 and bound == 0
+
+
+def test_a_games_open_card_kinds_are_the_kingdom_it_deals_on_either_engine(dominion) -> None:  # type: ignore[no-untyped-def]
+    """``VectorEnv.open_card_kinds``, what barred lanes draw from: at a random kingdom's
+    start, its ten kingdom cards (the randomizers it leaves are hidden), the same on both
+    engines, and other kingdoms in other games."""
+    from cardlang.env.vector import VectorEnv
+    from cardlang.language.params import dealt_cards
+
+    cards = set(dealt_cards(dominion.checked.game))
+    kingdoms = {}
+    for engine in ("python", "native"):
+        env = VectorEnv(
+            "games/dominion.rcy", 4, params={"KINGDOM": "random"}, engine=engine, batch=False
+        )
+        env.reset(seed=11)
+        kingdoms[engine] = [env.open_card_kinds(i) & cards for i in range(env.n)]
+    assert kingdoms["python"] == kingdoms["native"]
+    assert all(len(k) == 10 for k in kingdoms["native"])
+    assert len({frozenset(k) for k in kingdoms["native"]}) > 1

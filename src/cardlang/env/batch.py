@@ -199,8 +199,10 @@ class NativeBatch:
             self.batch.rewrite_tokens()
 
     def states(self) -> list[Any]:
-        batch, master = self.batch, self.master
-        return [master.state(batch.state(i), batch.seed(i)) for i in range(self.env.n)]
+        return [self.state(i) for i in range(self.env.n)]
+
+    def state(self, i: int) -> Any:
+        return self.master.state(self.batch.state(i), self.batch.seed(i))
 
     def _finished(self, i: int) -> Any:
         return self.master.state(self.batch.finished(i), self.batch.finished_seed(i))

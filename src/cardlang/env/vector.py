@@ -103,6 +103,7 @@ from cardlang.env.core import DEFAULT_MAX_DECISIONS, GameSource, load, rewards_o
 from cardlang.errors import UsageError
 from cardlang.information.encode import Encoder, board_reader
 from cardlang.information.tokens import CONTINUOUS, MAX_NAMES, NameTable
+from cardlang.information.visibility import OPEN_KINDS
 from cardlang.information.vocabulary import StepKeys, Vocabulary
 from cardlang.runs.planned import agent_seeds
 
@@ -416,6 +417,27 @@ class VectorEnv:
         if self._batch is not None:
             return self._batch.states()
         return [row.st for row in self._rows]
+
+    def state(self, i: int) -> Any:
+        """Row ``i``'s game in progress, as ``states`` gives it (without copying the
+        other rows' games out of the engine)."""
+        if self._batch is not None:
+            return self._batch.state(i)
+        return self._rows[i].st
+
+    def open_card_kinds(self, i: int) -> set[str]:
+        """The kinds of the cards lying in places every seat sees in row ``i``'s game:
+        at a Dominion game's start its supply and its chosen randomizers, the kingdom
+        it deals (the randomizers it leaves are hidden)."""
+        board = self._boards.read(self.state(i))
+        names = self.writer.type_names
+        return {
+            names[board.types[card]]
+            for key, ids in board.zones.items()
+            if key[1] in OPEN_KINDS
+            for card in ids
+            if board.types[card] < len(names)
+        }
 
     # ------------------------------------------------------------ the rows
     def _start(self, i: int, row: _Row) -> None:

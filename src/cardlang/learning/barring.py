@@ -13,8 +13,11 @@ A barred lane plays it in training: each game draws a seat for the learner and a
 kingdom card; the other seats are the current policy with every option that binds the
 card masked (as ``barred_mirror`` masks them; a decision whose every option binds it is
 left alone).  The learner's games then pay it for what the card is worth to it, against
-a player that does without.  A card the row's kingdom does not hold masks nothing: that
-game is ordinary self-play against one seat.
+a player that does without.  The card is drawn among those the row's game deals (the
+kinds in places every seat sees at its start, ``VectorEnv.open_card_kinds``): a card
+the kingdom does not hold would mask nothing, and the game would be ordinary self-play
+(drawn among all the cards, 10 of Dominion's 26 base cards or of a pool's 56 are dealt:
+most barred games were wasted).  A game that deals none of them bars nothing.
 """
 
 from __future__ import annotations
@@ -37,6 +40,13 @@ class CardBars:
             raise ValueError("a barred lane needs the kingdom cards it draws from")
         self.cards = tuple(cards)
         self._binds: dict[int, np.ndarray] = {}  # id(env): [card, situation, key]
+
+    def draw(self, env: VectorEnv, i: int, rng: np.random.Generator) -> int:
+        """A card for row ``i``'s game to bar, drawn among those it deals (an index of
+        ``cards``; -1 where it deals none of them)."""
+        dealt = env.open_card_kinds(i)
+        present = [k for k, card in enumerate(self.cards) if card in dealt]
+        return int(present[rng.integers(len(present))]) if present else -1
 
     def _table(self, env: VectorEnv) -> np.ndarray:
         key = id(env)

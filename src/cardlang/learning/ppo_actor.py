@@ -161,7 +161,7 @@ class PPOActor:
             lane.learner[i] = self.draws.integers(lane.env.nplayers)
             lane.opponent[i] = self.update_opponent
             if self.bars is not None and lane.kind == BARRED:
-                lane.barred[i] = self.draws.integers(len(self.bars.cards))
+                lane.barred[i] = self.bars.draw(lane.env, i, self.draws)
 
     def _restart(self, lane: Lane) -> None:
         lane.restart()
