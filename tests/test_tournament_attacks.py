@@ -415,18 +415,19 @@ def test_without_a_jail_agents_from_files_are_refused_unless_no_jail(workdir: Pa
 def test_an_agent_spends_no_cpu_between_its_turns(workdir: Path) -> None:
     """An untrusted agent's process is stopped between its turns: a timer's handler that
     spins while its opponent thinks gets (almost) nothing."""
-    thinker = f"{ATTACK}:Thinker:seconds=0.5"
+    thinker = f"{ATTACK}:Thinker:seconds=1"
     spinner = f"{ATTACK}:Spinner"
     data = _tournament(workdir, [thinker, spinner], 4, "--time-limit", "5")
     assert data["forfeits"] == {thinker: {}, spinner: {}}
     outside = [r["outside"] for r in _reports(data, spinner)]
     assert len(outside) >= 4
-    # unstopped, it spins 80% of each of the thinker's 0.5 s turns (0.4 s every time);
+    # unstopped, it spins 80% of each of the thinker's 1 s turns (0.8 s every time);
     # stopped, a turn's share is what runs before the stop lands, which a loaded machine
-    # can delay for one turn (0.39 s once in four beside a training): the middle turn and
-    # the mean tell the stop from none
+    # delays (0.39 s once in four beside a training; 0.13-0.15 s in two of four with two
+    # card rankings and three test processes on two cores): the middle turn and the mean
+    # tell the stop from none
     outside.sort()
-    assert outside[len(outside) // 2] < 0.1 and sum(outside) / len(outside) < 0.2, outside
+    assert outside[len(outside) // 2] < 0.25 and sum(outside) / len(outside) < 0.35, outside
 
 
 @pytest.mark.parametrize("name", ["leduc_poker", "hearts"])
