@@ -66,6 +66,12 @@ def main(argv: list[str] | None = None) -> int:
         help="adapt without the card bonus (report/neural.py adapt_bonus), on both sides",
     )
     p.add_argument(
+        "--barred-adaptation",
+        action="store_true",
+        help="adapt with barred lanes, every one barred from the card (report/neural.py "
+        "NeuralPlan.barred), on both sides",
+    )
+    p.add_argument(
         "--sides",
         default="new,known",
         help="which sides this run measures (new, known or both: the known side needs no "
@@ -88,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         "known": args.known,
         "known_adapted": not args.known_as_it_comes,
         "card_bonus": not args.no_bonus,
+        "barred_adaptation": args.barred_adaptation,
     }
     sides = set(args.sides.split(","))
     for fold in args.fold:
@@ -102,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
                 plan = NeuralPlan.of(
                     args.minutes * 60, Path(model if side == "new" else args.known)
                 )
-                plan = replace(plan, bonus=not args.no_bonus)
+                plan = replace(plan, bonus=not args.no_bonus, barred=args.barred_adaptation)
                 if side == "known" and args.known_as_it_comes:
                     # that model as it comes, on as many games as an adapted model plays
                     plan = replace(plan, updates=0, seconds_met=plan.seconds_adapted)

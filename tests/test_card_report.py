@@ -412,6 +412,37 @@ def test_the_neural_section_adapts_the_model(
     assert played.returncode == 0, played.stderr
 
 
+@pytest.mark.parametrize("barred", [False, True])
+def test_a_barred_adaptation_bars_only_the_card(
+    monkeypatch: pytest.MonkeyPatch, barred: bool
+) -> None:
+    """``NeuralPlan.barred``: the adaptation's barred lanes are all barred from the card
+    (its kingdom cards are the card alone, which the adaptation always deals); without
+    it, none (the run's settings as ``_adapt`` hands them to the PPO run)."""
+    from dataclasses import replace
+
+    from cardlang.learning import ppo_run
+    from cardlang.report import neural
+
+    configs = []
+
+    class Opened:
+        def run(self) -> None:
+            pass
+
+    def opened(config, *_: object) -> Opened:  # type: ignore[no-untyped-def]
+        configs.append(config)
+        return Opened()
+
+    monkeypatch.setattr(ppo_run.PPORun, "open", opened)
+    plan = replace(neural.NeuralPlan(Path("model"), 8, 0.0, 0.0, 60.0), barred=barred)
+    neural._adapt("dominion.rcy", "SMITHY", plan, 3, Path("out"), lambda _: None)
+    (config,) = configs
+    assert config.always == ["SMITHY"] and config.rounds == 2
+    assert ("barred@2" in config.opponents) == barred
+    assert config.kingdom_cards == (["SMITHY"] if barred else [])
+
+
 def test_a_terminated_report_stops_as_an_interrupted_one() -> None:
     """SIGTERM inside a command (the report's: cli/main.py) is Ctrl-C: the way out runs
     (the adaptation's temporary folder is removed), and the handler before it is back

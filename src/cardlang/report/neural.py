@@ -95,6 +95,9 @@ class NeuralPlan:
     seconds_adapted: float  # of the adapted model
     cpu_cap: float  # CPU-seconds the adaptation may take at most
     bonus: bool = True  # the card bonus where the model as met leaves the card alone
+    # barred lanes in the adaptation (train --opponents ...,barred@2), every one barred
+    # from the card: the adaptation then plays the comparison the report makes
+    barred: bool = False
 
     @classmethod
     def of(cls, seconds: float, model: Path) -> NeuralPlan:
@@ -314,7 +317,8 @@ def _adapt(
         batch_size=256,
         value_weight=0.5,
         body="deepsets",
-        opponents="self@2,past@1,bmu@1",
+        opponents="self@2,past@1,bmu@1" + (",barred@2" if plan.barred else ""),
+        kingdom_cards=[card] if plan.barred else [],
         evaluate_every=0,
         backend="serial",
         anneal_rounds=rounds,
