@@ -59,6 +59,9 @@ def play_in_the_page(browser: Any, path: Path, agents: str, seed: int) -> dict[s
         page.on("response", lambda response: responses.append(response))
         page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(f)))
         page.goto(web.links(served.base)[0])
+        # every move a click: the page makes an only move itself after 400 ms, which a
+        # loaded machine's click can come after (15 clicks of Hearts' 16 moves, once)
+        page.locator("#auto-single").uncheck()
         clicks = 0
         while True:
             page.wait_for_selector(
