@@ -103,7 +103,7 @@ from cardlang.env.core import DEFAULT_MAX_DECISIONS, GameSource, load, rewards_o
 from cardlang.errors import UsageError
 from cardlang.information.encode import Encoder, board_reader
 from cardlang.information.tokens import CONTINUOUS, MAX_NAMES, NameTable
-from cardlang.information.visibility import OPEN_KINDS
+from cardlang.information.visibility import can_see
 from cardlang.information.vocabulary import StepKeys, Vocabulary
 from cardlang.runs.planned import agent_seeds
 
@@ -434,7 +434,7 @@ class VectorEnv:
         return {
             names[board.types[card]]
             for key, ids in board.zones.items()
-            if key[1] in OPEN_KINDS
+            if can_see(-1, key)  # a viewer of no seat: what every seat sees
             for card in ids
             if board.types[card] < len(names)
         }
