@@ -228,8 +228,8 @@ def _ppo_options(p: argparse.ArgumentParser) -> None:
         "in every seat), past (snapshots of earlier policies), average (the average policy "
         "of --average: the learner answers the average of its own play, fictitious "
         "self-play as NFSP's), barred (the current policy barred from a kingdom card drawn "
-        "each game: the learner is paid for what a card is worth to it, the comparison "
-        "card-report makes), or any agent that plays "
+        "each game among those it deals: the learner is paid for what a card is worth to "
+        "it, the comparison card-report makes), or any agent that plays "
         "inside the engine (random, bigmoney, bmu, smithy, a TOML bot); e.g. "
         "self@2,past@1,bmu@1 (%(default)s)",
     )
