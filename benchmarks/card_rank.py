@@ -12,7 +12,7 @@ cardlang.language.card_pool games/dominion.rcy 30 --only``: one model that met n
 the 26).  Every card of a fold is judged by its fold's model.  The strength is the
 report's headline figure, the win rate added (the model against itself barred from the
 card, learning/card_worth.py; report/neural.py: the better of the model as met and
-adapted).
+adapted, played again on fresh games).
 
 As known, the card is judged the same way by ``--known``, a model that met it in
 training: the report's own procedure, adaptation included, so that the two sides differ
@@ -111,8 +111,8 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 plan = replace(plan, bonus=not args.no_bonus, barred=args.barred_adaptation)
                 if side == "known" and args.known_as_it_comes:
-                    # that model as it comes, on as many games as an adapted model plays
-                    plan = replace(plan, updates=0, seconds_met=plan.seconds_adapted)
+                    # that model as it comes, on all the evaluations' games
+                    plan = replace(plan, updates=0)
                 entry[side] = neural_section(GAME, card, plan, args.seed).to_json()
                 entry[f"{side}_cpu_seconds"] = time.process_time() - started
                 _summary(done)
@@ -148,11 +148,14 @@ def _merged(a: dict, b: dict) -> dict:
 
 def _strength(entry: dict, which: str) -> float:
     """The headline's worth (report/neural.py ``NeuralResult.headline``, ``Play.worth``),
-    read from a side's JSON: the better of as met and adapted, a play that never bought
-    the card worth exactly 0 (so cards a model leaves alone tie, as they should)."""
+    read from a side's JSON: the better of as met and adapted played on fresh games, a
+    play that never bought the card worth exactly 0 (so cards a model leaves alone tie,
+    as they should)."""
     part = entry[which]
+    if part.get("headline_figures") is not None:  # the chosen model's fresh games
+        return _worth(part["headline_figures"])
     plays = [p for p in (part["as_met"], part["adapted"]) if p is not None]
-    return max(_worth(p) for p in plays)
+    return max(_worth(p) for p in plays)  # a run before 2026-12-03's fresh games
 
 
 def _worth(play: dict) -> float:

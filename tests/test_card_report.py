@@ -354,7 +354,7 @@ def test_the_evaluations_stop_on_the_work_counted_not_on_the_clock(tiny_model: P
 
         card_worth.barred_mirror = counting  # type: ignore[assignment]
         try:
-            plan = neural.NeuralPlan(tiny_model, 0, seconds, 0.0, 0.0)
+            plan = neural.NeuralPlan(tiny_model, 0, seconds, 0.0, 0.0, 0.0)
             result = neural.neural_section(str(GAMES / "dominion.rcy"), "SMITHY", plan, 5)
         finally:
             card_worth.barred_mirror = real  # type: ignore[assignment]
@@ -366,6 +366,53 @@ def test_the_evaluations_stop_on_the_work_counted_not_on_the_clock(tiny_model: P
     sweep = neural._sweep_games(3.0 * neural.SWEEP_SHARE, neural.EVAL_KINGDOMS)
     assert large_games % (sweep * neural.EVAL_KINGDOMS) == 0
     assert large_cost <= 3.0 * (1 + neural.SWEEP_SHARE) + 1e-9 or large_games == sweep * 8
+
+
+def test_the_headline_is_played_again_on_games_that_did_not_choose_it(
+    tiny_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The better of as met and adapted, read on the games that chose it, is biased up
+    (the larger of two chances): the headline is the chosen model on fresh games, whose
+    seeds neither evaluation played, and a report shows it as a column of its own."""
+    import shutil
+    from dataclasses import replace
+
+    from cardlang.learning import card_worth
+    from cardlang.report import neural
+
+    seeds: list[list[int]] = []
+    real = card_worth.barred_mirror
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        seeds[-1].append(args[4])
+        return real(*args, **kwargs)
+
+    def adapt(path: str, card: str, plan: Any, seed: int, out: Path, *_: Any, **__: Any) -> None:
+        shutil.copytree(tiny_model, out)  # an adaptation of no update: the same model
+
+    def play(*args: Any) -> Any:
+        seeds.append([])
+        return real_play(*args)
+
+    real_play = neural._play
+    monkeypatch.setattr(card_worth, "barred_mirror", counting)
+    monkeypatch.setattr(neural, "_adapt", adapt)
+    monkeypatch.setattr(neural, "_play", play)
+    plan = neural.NeuralPlan(tiny_model, 4, 0.2, 0.2, 0.4, 60.0)
+    result = neural.neural_section(str(GAMES / "dominion.rcy"), "SMITHY", plan, 5)
+    met, adapted, fresh = (set(s) for s in seeds)
+    assert result.fresh is not None and result.headline is result.fresh
+    assert not fresh & (met | adapted)
+    assert result.fresh.added.games >= result.met.added.games
+    assert [name for name, _ in result.columns()][:2] == ["as met", "adapted"]
+    assert result.columns()[2][0].startswith("headline (")
+    assert result.to_json()["headline_figures"] == result.fresh.to_json()
+    # without an adaptation the model as met chooses nothing: its games are the headline's
+    seeds.clear()
+    alone = neural.neural_section(
+        str(GAMES / "dominion.rcy"), "SMITHY", replace(plan, updates=0), 5
+    )
+    assert alone.fresh is None and alone.headline is alone.met and len(seeds) == 1
 
 
 @native
@@ -435,7 +482,7 @@ def test_a_barred_adaptation_bars_only_the_card(
         return Opened()
 
     monkeypatch.setattr(ppo_run.PPORun, "open", opened)
-    plan = replace(neural.NeuralPlan(Path("model"), 8, 0.0, 0.0, 60.0), barred=barred)
+    plan = replace(neural.NeuralPlan(Path("model"), 8, 0.0, 0.0, 0.0, 60.0), barred=barred)
     neural._adapt("dominion.rcy", "SMITHY", plan, 3, Path("out"), lambda _: None)
     (config,) = configs
     assert config.always == ["SMITHY"] and config.rounds == 2
@@ -542,6 +589,9 @@ def test_the_rank_benchmark_joins_two_runs_sides_and_ranks_complete_cards() -> N
     assert rank._strength(done["cards"]["A"], "known") == 0.3
     # never bought: the figure is chance, and counts as nothing
     assert rank._strength({"new": side(-0.012, 0.008, bought=0.0)}, "new") == 0.0
+    # a run with fresh games reads the headline's figures, not the better of the two
+    fresh = {**side(0.3, 0.1), "headline_figures": side(0.12, None)["as_met"]}
+    assert rank._strength({"known": fresh}, "known") == 0.12
     assert rank.spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
     assert rank.spearman([1, 1, 2], [5, 5, 9]) == pytest.approx(1.0)  # ties share a rank
     assert rank.spearman([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)

@@ -97,7 +97,7 @@ def _neural(card: CardReport) -> str:
     neural = card.win_rate_added
     if neural is None:
         return f"<p class='absent'>{html.escape(NOT_MEASURED)}.</p>"
-    plays = [("as met", neural.met)] + ([("adapted", neural.adapted)] if neural.adapted else [])
+    plays = neural.columns()
     rows = PLAY_ROWS
     head = "<tr><th>figure</th>" + "".join(f"<th>{n}</th>" for n, _ in plays) + "</tr>"
     body = "".join(
@@ -113,7 +113,9 @@ def _neural(card: CardReport) -> str:
         "wins beyond one half is what the card adds. <em>As met</em>: the model as shipped, "
         "which never learnt the card and reads it by its components and effects; "
         f"<em>adapted</em>: after {neural.updates} PPO updates on kingdoms that always hold "
-        f"it ({neural.adapt_cpu_seconds:.0f} CPU-s).</p>",
+        f"it ({neural.adapt_cpu_seconds:.0f} CPU-s); <em>headline</em>: the better of the "
+        "two, played again on fresh games, so that the games that chose it do not report "
+        "it (the better of two figures on their own games is biased up).</p>",
         f"<table>{head}{body}</table>",
         *[f"<p class='note'>{html.escape(note)}</p>" for note in neural.notes],
         "<div class='plots'>",

@@ -78,7 +78,7 @@ def _print_neural(console: Console, neural: NeuralResult) -> None:
         title_justify="left",
         show_edge=False,
     )
-    plays = [("as met", neural.met)] + ([("adapted", neural.adapted)] if neural.adapted else [])
+    plays = neural.columns()
     table.add_column("figure (free seat)", justify="left")
     for name, _ in plays:
         table.add_column(name, justify="right")
