@@ -391,6 +391,28 @@ def test_advice_says_when_it_is_a_close_call() -> None:
     assert Advice("policy", [0.3, 0.6]).verdicts() == ["worse", "best"]  # no visits: values
 
 
+def test_both_front_ends_show_standard_cards_by_the_tables_faces() -> None:
+    """A standard card's face (rank and suit symbol) is made in one place, the table:
+    the page draws ``card_faces`` (seat.js keeps no rule of its own), the terminal writes
+    the same faces into its text; every other name stays as it is."""
+    from cardlang.interactive.table import card_face, with_faces
+    from cardlang.interactive.terminal import render_table
+
+    assert card_face("10 of Hearts") == "10\u2665" and card_face("King of Clubs") == "K\u2663"
+    assert card_face("Province") is None and card_face("10 of Hearts x2") is None
+    assert with_faces("Queen of Spades x2, Copper") == "Q\u2660 x2, Copper"
+    hearts = _table_at(HEARTS, _mid_trick)
+    faces = dict(hearts.card_faces)
+    (hand,) = [zone for zone in hearts.yours if zone.cards]
+    for entry in hand.cards or ():
+        name = re.sub(r" x[0-9]+$", "", entry)
+        assert faces[name] == card_face(name)
+        assert name not in render_table(hearts, symbols=True).split("\n", 1)[1]
+        assert faces[name] in render_table(hearts, symbols=True)
+    dominion = _table_at(GAMES / "dominion.rcy", lambda st: st.turns >= 3)
+    assert dominion.card_faces == ()
+
+
 def test_the_tables_words_are_the_games() -> None:
     """Hearts' led suit is a suit symbol and its flag yes or no ((display-values ...));
     Dominion's Actions, Buys and Coins are shown for the player whose turn it is only

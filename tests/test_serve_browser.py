@@ -11,6 +11,7 @@ test_serve.py).  Skipped, with the reason, where chromium or Playwright is missi
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -63,12 +64,15 @@ def play_in_the_page(browser: Any, path: Path, agents: str, seed: int) -> dict[s
         # loaded machine's click can come after (15 clicks of Hearts' 16 moves, once)
         page.locator("#auto-single").uncheck()
         clicks = 0
+        faces: list[str] = []
         while True:
             page.wait_for_selector(
                 "button.option:not([disabled]), body[data-over='1']", timeout=30_000
             )
             if page.locator("body[data-over='1']").count():
                 break
+            if not clicks:  # the cards' faces as first dealt (the table's card_faces)
+                faces = page.locator(".card-name.face").all_inner_texts()
             page.locator("button.option").first.click()
             clicks += 1
         result_text = page.locator("#result-text").inner_text()
@@ -93,12 +97,24 @@ def play_in_the_page(browser: Any, path: Path, agents: str, seed: int) -> dict[s
             assert_no_leak(text, set().union(*watch.forbidden.values()))
     assert not watch.leaks
     assert checked >= clicks
-    return {"clicks": clicks, "result": result_text, "story": story, "then": then, "web": web}
+    return {
+        "clicks": clicks,
+        "result": result_text,
+        "story": story,
+        "then": then,
+        "web": web,
+        "faces": faces,
+    }
 
 
 def test_a_person_plays_hearts_in_the_browser(browser: Any) -> None:
     played = play_in_the_page(browser, HEARTS, "random", 7)
     assert played["clicks"] == 16  # 3 cards passed, 13 tricks
+    # the hand of 13 by rank and suit symbol, as the table sent them
+    assert len(played["faces"]) >= 13
+    assert all(
+        re.fullmatch(r"(A|K|Q|J|[0-9]+)[\u2660\u2663\u2665\u2666]", f) for f in played["faces"]
+    )
     assert "you win" in played["result"] or "won by" in played["result"]
     story = played["story"]
     assert len(story) == 4 * 3 + 52
@@ -114,6 +130,7 @@ def test_a_person_plays_dominion_in_the_browser(browser: Any) -> None:
     assert played["clicks"] >= 20
     assert "won by P1" in played["result"]  # buying a Copper each turn loses to Big Money
     assert any(line.startswith("P1 \u00b7 Big Money: ") for line in played["story"])
+    assert played["faces"] == []  # no standard cards
 
 
 def test_a_wrong_link_and_a_stopped_server_say_so(browser: Any, tmp_path: Path) -> None:

@@ -62,6 +62,8 @@ class Table:
     card_texts: tuple[tuple[str, str], ...] = ()  # (card name, its text) for cards shown
     # (card name, its badge, its colour) for cards shown ((card-badge ...), (card-colour ...))
     card_looks: tuple[tuple[str, str, str], ...] = ()
+    # (card name, its face: rank and suit symbol) for standard cards shown (card_face)
+    card_faces: tuple[tuple[str, str], ...] = ()
     # per option, what a click on the table stands for it: ("card", a card's name: one of
     # the seat's own cards), ("zone", a zone's ref: a pile), or None (a button only)
     targets: tuple[tuple[str, str] | None, ...] = ()
@@ -71,6 +73,31 @@ class Table:
     middle: tuple[tuple[int, Zone], ...] = ()
     # how the game numbers its rounds ("Trick 3": (round-number ...)); "" where it says not
     round_text: str = ""
+
+
+#: A standard card's suit as its symbol, its rank in a letter or two ("King of Clubs" ->
+#: "K\u2663"): how both front ends show it where the table lists cards (the terminal's
+#: text and the page's card faces, from here alone); the options keep their words
+#: (answers name them).
+SUITS = {"Clubs": "\u2663", "Diamonds": "\u2666", "Hearts": "\u2665", "Spades": "\u2660"}
+RANKS = {"Ace": "A", "King": "K", "Queen": "Q", "Jack": "J"}
+_STANDARD = re.compile(r"\b(Ace|King|Queen|Jack|[0-9]+) of (Clubs|Diamonds|Hearts|Spades)\b")
+
+
+def card_face(name: str) -> str | None:
+    """A standard card's face ("10 of Hearts" -> "10\u2665"); None for any other name."""
+    found = _STANDARD.fullmatch(name)
+    return None if found is None else _face(found)
+
+
+def with_faces(text: str) -> str:
+    """Every standard card in ``text`` by its face: "K of Clubs, 7 of Hearts x2" ->
+    "K\u2663, 7\u2665 x2"."""
+    return _STANDARD.sub(_face, text)
+
+
+def _face(found: re.Match[str]) -> str:
+    return RANKS.get(found[1], found[1]) + SUITS[found[2]]
 
 
 def card_label(attrs: Mapping[str, Any]) -> str:
@@ -111,6 +138,7 @@ def table_of(view: Any, labels: Sequence[str]) -> Table:
     hidden: list[Zone] = []
     texts: dict[str, str] = {}
     looks: dict[str, tuple[str, str]] = {}
+    faces: dict[str, str] = {}
     played: dict[str, list[tuple[int, Zone]]] = {}  # a play place's zones, by its name
     for (owner, kind, name), cards in sorted(view.visible.items(), key=_zone_order):
         base, index = _base_and_index(name)
@@ -125,6 +153,7 @@ def table_of(view: Any, labels: Sequence[str]) -> Table:
         names = [card_label(c) for c in cards]
         texts.update(_card_texts(cards, names, shows))
         looks.update(_card_looks(cards, names, shows))
+        faces.update((name, face) for name in names if (face := card_face(name)))
         zone = Zone(
             owner_words(owner, seat),
             shows.displays.get((kind, base), base),
@@ -159,6 +188,7 @@ def table_of(view: Any, labels: Sequence[str]) -> Table:
         scores=_scores(scores, seat),
         card_texts=tuple(sorted(texts.items())),
         card_looks=tuple((name, *look) for name, look in sorted(looks.items())),
+        card_faces=tuple(sorted(faces.items())),
         targets=option_targets(view) if labels else (),
         middle=middle,
         round_text=_round_text(view, shows),

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from cardlang.interactive.session import Abandoned, Advice, Session
-from cardlang.interactive.table import Table, Zone, option_order
+from cardlang.interactive.table import SUITS, Table, Zone, option_order, with_faces
 from cardlang.interactive.teller import Teller
 from cardlang.runs.ending import Ending, score_lines
 
@@ -43,16 +43,6 @@ HELP = (
 )
 #: The terminal's width: the table and the options are laid out to fit it.
 WIDTH = 80
-#: A standard card's suit as its symbol, its rank in a letter or two ("King of Clubs" ->
-#: "K♣") where the table lists cards; the options keep their words (answers name them).
-SUITS = {"Clubs": "\u2663", "Diamonds": "\u2666", "Hearts": "\u2665", "Spades": "\u2660"}
-RANKS = {"Ace": "A", "King": "K", "Queen": "Q", "Jack": "J"}
-_STANDARD = re.compile(r"\b(Ace|King|Queen|Jack|[0-9]+) of (Clubs|Diamonds|Hearts|Spades)\b")
-
-
-def with_symbols(text: str) -> str:
-    """Standard cards in ``text`` by rank and suit symbol: "10 of Hearts" -> "10♥"."""
-    return _STANDARD.sub(lambda m: RANKS.get(m[1], m[1]) + SUITS[m[2]], text)
 
 
 def shows_symbols(stream: IO[str]) -> bool:
@@ -191,7 +181,7 @@ def render_zone(zone: Zone, symbols: bool = False) -> list[str]:
     owner = _owner(zone)
     if zone.cards is None:
         return [f"  {owner}{zone.name}: {zone.size} card{'s' if zone.size != 1 else ''}"]
-    cards = [with_symbols(c) if symbols else c for c in zone.cards]
+    cards = [with_faces(c) if symbols else c for c in zone.cards]
     return wrap_items(f"  {owner}{zone.name}: ", cards or ["(empty)"])
 
 
@@ -373,7 +363,7 @@ def render_middle(table: Table, symbols: bool = False) -> list[str]:
     cells = []
     for _, zone in table.middle:
         cards = ", ".join(zone.cards) if zone.cards else "-"
-        cells.append(f"{zone.owner} {with_symbols(cards) if symbols else cards}")
+        cells.append(f"{zone.owner} {with_faces(cards) if symbols else cards}")
     return wrap_items(f"{name}: ", cells, " |")
 
 

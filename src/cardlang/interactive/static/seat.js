@@ -13,6 +13,7 @@ let decision = null; // the decision asked now (null when it is not our turn)
 let options = [];
 let texts = {}; // card name -> what the card says (the game's (text ...))
 let looks = {}; // card name -> [badge, colour] (the game's card-badge, card-colour)
+let faces = {}; // card name -> rank and suit symbol, for standard cards (table.py card_face)
 let targets = []; // per option: ["card", name] or ["zone", ref] a click stands for, or null
 // a decision with one option is made for the person unless they turn that off
 const autoBox = () => $("auto-single");
@@ -49,12 +50,9 @@ function optionFor(kind, what) {
 }
 
 // A standard card by rank and suit symbol (a king of the club suit: "K" and its symbol),
-// else its name.
-const SUITS = { Clubs: "\u2663", Diamonds: "\u2666", Hearts: "\u2665", Spades: "\u2660" };
-const RANKS = { Ace: "A", King: "K", Queen: "Q", Jack: "J" };
+// as the table names it (table.py card_face, the terminal's too), else null: its name.
 function faceOf(name) {
-  const m = /^(Ace|King|Queen|Jack|\d+) of (Clubs|Diamonds|Hearts|Spades)$/.exec(name);
-  return m ? (RANKS[m[1]] || m[1]) + SUITS[m[2]] : null;
+  return faces[name] || null;
 }
 
 function cardNode(entry, size, target) {
@@ -162,6 +160,7 @@ function renderTable(message, names) {
   options = table.options;
   texts = Object.fromEntries(table.card_texts || []);
   looks = Object.fromEntries((table.card_looks || []).map(([n, b, c]) => [n, [b, c]]));
+  faces = Object.fromEntries(table.card_faces || []);
   targets = table.targets || [];
   renderMiddle(table.middle || [], table.players);
   renderZones($("yours"), table.yours);
