@@ -209,9 +209,13 @@ class NeuralResult:
         if self.adapted is not None:
             shown.append(("adapted", self.adapted))
         if self.fresh is not None:
-            which = "adapted" if self.chosen is self.adapted else "as met"
-            shown.append((f"headline ({which}, fresh games)", self.fresh))
+            shown.append(("headline", self.fresh))
         return shown
+
+    @property
+    def chosen_name(self) -> str:
+        """Which play the headline is: "as met" or "adapted"."""
+        return "adapted" if self.chosen is self.adapted else "as met"
 
     @property
     def headline(self) -> Play:
@@ -224,7 +228,7 @@ class NeuralResult:
             "model": self.model,
             "as_met": self.met.to_json(),
             "adapted": None if self.adapted is None else self.adapted.to_json(),
-            "headline": "adapted" if self.chosen is self.adapted else "as_met",
+            "headline": self.chosen_name.replace(" ", "_"),
             "headline_figures": self.headline.to_json(),
             "adaptation": {
                 "updates": self.updates,

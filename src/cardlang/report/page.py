@@ -99,7 +99,8 @@ def _neural(card: CardReport) -> str:
         return f"<p class='absent'>{html.escape(NOT_MEASURED)}.</p>"
     plays = neural.columns()
     rows = PLAY_ROWS
-    head = "<tr><th>figure</th>" + "".join(f"<th>{n}</th>" for n, _ in plays) + "</tr>"
+    names = [f"{n} ({neural.chosen_name})" if n == "headline" else n for n, _ in plays]
+    head = "<tr><th>figure</th>" + "".join(f"<th>{n}</th>" for n in names) + "</tr>"
     body = "".join(
         f"<tr><td>{html.escape(label)}</td>"
         + "".join(f"<td>{_neural_cell(pick(play), digits)}</td>" for _, play in plays)

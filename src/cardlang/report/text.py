@@ -95,12 +95,18 @@ def _print_neural(console: Console, neural: NeuralResult) -> None:
         f"  model {neural.model}; adapted by {neural.updates} PPO updates "
         f"({neural.adapt_cpu_seconds:.0f} CPU-s); {games} on {len(neural.kingdoms)} kingdoms"
     )
+    if neural.fresh is not None:
+        console.print(
+            f"  headline: the better of the two ({neural.chosen_name}) played again on "
+            "fresh games, so that the games that chose it do not report it"
+        )
     for note in neural.notes:
         console.print(f"  [yellow]note:[/yellow] {note}")
 
 
 def _cell(figure: Figure, digits: int) -> str:
-    return f"{figure.value:.{digits}f} ({figure.low:.{digits}f}-{figure.high:.{digits}f})"
+    """A figure over its interval: three plays' columns and the labels fit 80 columns."""
+    return f"{figure.value:.{digits}f}\n({figure.low:.{digits}f}-{figure.high:.{digits}f})"
 
 
 def _plans_table(card: CardReport) -> Table:
