@@ -16,6 +16,15 @@ What it found (2026-12-03, results/2026-12-03-card-owned.json): the two rankings
 (Spearman 0.83), but because both models play badly any deck they would not build
 themselves: two Smithies taken at the first chances lose 0.27-0.35 of win share, two
 Laboratories 0.32-0.35.  The figure is a measure of the models, not of the cards.
+
+Read again (2026-12-04, models/dominion-general, 32 games on the first kingdom): most of
+that loss is what the forced copies displace, not how the model plays them.  The first
+chances are the first hands with the card's cost or more, so the forced copies take the
+place of the model's own first buys, often the kingdom's best card: with two Laboratories
+the free seat bought 0.8 Bandits a game against the barred seat's 2.1 (and played its
+Laboratories 9.3 times); with two Moneylenders, no Militia against 1.6, and 0.6 Bandits
+against 1.3.  So the diagnostic compares the card with the model's first choices, and
+its ranking says little about the card alone.
 """
 
 from __future__ import annotations

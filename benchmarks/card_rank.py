@@ -12,7 +12,7 @@ cardlang.language.card_pool games/dominion.rcy 30 --only``: one model that met n
 the 26).  Every card of a fold is judged by its fold's model.  The strength is the
 report's headline figure, the win rate added (the model against itself barred from the
 card, learning/card_worth.py; report/neural.py: the better of the model as met and
-adapted, played again on fresh games).
+adapted, played again on fresh games; 0 where both lose by buying it).
 
 As known, the card is judged the same way by ``--known``, a model that met it in
 training: the report's own procedure, adaptation included, so that the two sides differ
@@ -147,11 +147,14 @@ def _merged(a: dict, b: dict) -> dict:
 
 
 def _strength(entry: dict, which: str) -> float:
-    """The headline's worth (report/neural.py ``NeuralResult.headline``, ``Play.worth``),
-    read from a side's JSON: the better of as met and adapted played on fresh games, a
-    play that never bought the card worth exactly 0 (so cards a model leaves alone tie,
-    as they should)."""
+    """The headline's worth (report/neural.py ``NeuralResult.worth``), read from a side's
+    JSON: the better of as met and adapted played on fresh games, a play that never
+    bought the card worth exactly 0 (so cards a model leaves alone tie, as they should),
+    and 0 where both lose by buying it (declined; runs before 2026-12-04 read the fresh
+    games, or before 2026-12-03 the better of the two)."""
     part = entry[which]
+    if "worth" in part:  # the report's own reading: 0 where both plays lose by buying it
+        return float(part["worth"])
     if part.get("headline_figures") is not None:  # the chosen model's fresh games
         return _worth(part["headline_figures"])
     plays = [p for p in (part["as_met"], part["adapted"]) if p is not None]

@@ -563,6 +563,82 @@ def test_the_headline_is_the_play_that_makes_the_most_of_the_card() -> None:
     assert NeuralResult("m", lucky, slight, 24, 1.0, []).headline is slight
 
 
+def _neural_play(added: float, copies: float = 1.0, bought: float = 0.5) -> Any:
+    """A ``Play`` whose win rate added is ``added``, bought in ``bought`` of its games."""
+    from cardlang.report.neural import Play
+    from cardlang.report.sections import Figure
+
+    share = Figure(added, added - 0.01, added + 0.01, 1000)
+    return Play(
+        share,
+        Figure(bought, bought, bought, 1000),
+        None,
+        None,
+        Figure(copies, copies, copies, 1000),
+        share,
+        share,
+        None,
+        {},
+        [],
+    )
+
+
+def test_a_card_both_plays_lose_by_buying_is_declined_and_adds_nothing() -> None:
+    """A player may always leave a card alone, so what it adds to the best play is never
+    below 0: where both plays lose by buying it (a model misusing it), the headline is
+    0, declined, with a note; the JSON says so, and the rank benchmark reads it."""
+    from cardlang.report.neural import NeuralResult, _notes
+
+    lab = NeuralResult("m", _neural_play(-0.29, 5.0), _neural_play(-0.26, 4.0), 24, 1.0, [])
+    assert lab.declined and lab.worth == 0.0 and lab.chosen_name == "declined"
+    assert [name for name, _ in lab.columns()] == ["as met", "adapted"]
+    (note,) = [n for n in _notes("LAB", lab) if "lose by buying LAB" in n]
+    assert "bound from below" in note
+    as_json = lab.to_json()
+    assert as_json["headline"] == "declined" and as_json["headline_figures"] is None
+    assert as_json["worth"] == 0.0
+    # one play that gains is the headline, however much the other loses
+    gains = NeuralResult("m", _neural_play(-0.29), _neural_play(0.02), 24, 1.0, [])
+    assert not gains.declined and gains.worth == pytest.approx(0.02)
+    # the model as met alone chooses nothing: its own games report, losses included
+    alone = NeuralResult("m", _neural_play(-0.1), None, 0, 0.0, [])
+    assert not alone.declined and alone.worth == pytest.approx(-0.1)
+    # never bought is worth 0, not a loss: nothing to decline
+    idle = NeuralResult(
+        "m", _neural_play(-0.01, 0.0, 0.0), _neural_play(-0.02, 0.0, 0.0), 4, 1.0, []
+    )
+    assert not idle.declined and idle.worth == 0.0
+
+
+def test_a_declined_card_plays_no_fresh_games_and_its_report_says_why(
+    tiny_model: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Declined on the games that choose: the fresh games would measure the misuse
+    again, so none are played; the terminal and the page give the headline as 0."""
+    import io
+    import shutil
+
+    from rich.console import Console
+
+    from cardlang.report import neural, page, text
+
+    plays = iter([_neural_play(-0.3, 5.0), _neural_play(-0.2, 4.0)])
+
+    def adapt(path: str, card: str, plan: Any, seed: int, out: Path, *_: Any, **__: Any) -> None:
+        shutil.copytree(tiny_model, out)
+
+    monkeypatch.setattr(neural, "_adapt", adapt)
+    monkeypatch.setattr(neural, "_play", lambda *_: next(plays))
+    plan = neural.NeuralPlan(tiny_model, 4, 0.2, 0.2, 0.4, 60.0)
+    result = neural.neural_section(str(GAMES / "dominion.rcy"), "SMITHY", plan, 5)
+    assert result.declined and result.fresh is None and result.headline is result.adapted
+    out = io.StringIO()
+    text._print_neural(Console(file=out, width=80), result)
+    assert "headline: 0.000, declined" in out.getvalue()
+    card = type("Card", (), {"win_rate_added": result, "card": "SMITHY"})()
+    assert "headline: 0.000, declined" in page._neural(card)
+
+
 def test_the_rank_benchmark_joins_two_runs_sides_and_ranks_complete_cards() -> None:
     """benchmarks/card_rank.py: two runs measure the sides of a card apart (the known
     side while the fold model trains); the summary ranks only cards with both sides, by
@@ -592,6 +668,9 @@ def test_the_rank_benchmark_joins_two_runs_sides_and_ranks_complete_cards() -> N
     # a run with fresh games reads the headline's figures, not the better of the two
     fresh = {**side(0.3, 0.1), "headline_figures": side(0.12, None)["as_met"]}
     assert rank._strength({"known": fresh}, "known") == 0.12
+    # a run from 2026-12-04 reads the report's worth: 0 where both plays lose by buying
+    declined = {**side(-0.3, -0.2), "headline_figures": None, "worth": 0.0}
+    assert rank._strength({"new": declined}, "new") == 0.0
     assert rank.spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
     assert rank.spearman([1, 1, 2], [5, 5, 9]) == pytest.approx(1.0)  # ties share a rank
     assert rank.spearman([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)

@@ -25,6 +25,12 @@ that plays whole kingdoms measures it:
    games that chose it, is the larger of two chances as well (measured on the 26 base
    cards: a rank correlation of 0.47 between two models' figures, where either model's
    own figures correlate at 0.64), so the games that choose never report.
+5. **Declined.**  Where both models lose by buying the card on the games that choose,
+   the best play we have leaves it alone, and that adds nothing (both seats then play
+   alike): the headline is 0, a bound from below, with a note that says neither model
+   found a use for it.  A player may always decline a card, so what it adds to the best
+   play is never below 0; a negative figure measures the model's misuse, not the card
+   (Laboratory as new: -0.30, bought by a model that never met a non-terminal draw).
 
 May import: cardlang.learning and everything below it (the report's layer).
 """
@@ -213,15 +219,32 @@ class NeuralResult:
         return shown
 
     @property
+    def declined(self) -> bool:
+        """Both plays lose by buying the card on the games that choose (module docstring,
+        5).  Only where two were compared: the model as met alone reports its own games,
+        and reading those as at least 0 would turn a chance low into nothing while a
+        chance high stands (biased up)."""
+        return self.adapted is not None and self.chosen.worth < 0.0
+
+    @property
     def chosen_name(self) -> str:
-        """Which play the headline is: "as met" or "adapted"."""
+        """Which play the headline is: "as met", "adapted" or "declined"."""
+        if self.declined:
+            return "declined"
         return "adapted" if self.chosen is self.adapted else "as met"
 
     @property
     def headline(self) -> Play:
         """The card's figures: the chosen model's on fresh games, where two were compared
-        (module docstring, 4)."""
+        (module docstring, 4); where declined, the better play's own (what the plots show
+        of how the model used it; its worth is not the card's, ``worth`` is)."""
         return self.fresh if self.fresh is not None else self.chosen
+
+    @property
+    def worth(self) -> float:
+        """What the card adds to the best play we have: the headline's worth, or exactly
+        0 where both plays lose by buying it (declined)."""
+        return 0.0 if self.declined else self.headline.worth
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -229,7 +252,9 @@ class NeuralResult:
             "as_met": self.met.to_json(),
             "adapted": None if self.adapted is None else self.adapted.to_json(),
             "headline": self.chosen_name.replace(" ", "_"),
-            "headline_figures": self.headline.to_json(),
+            # None where declined: no play stands for the card, and ``worth`` is 0
+            "headline_figures": None if self.declined else self.headline.to_json(),
+            "worth": self.worth,
             "adaptation": {
                 "updates": self.updates,
                 "cpu_seconds": round(self.adapt_cpu_seconds, 1),
@@ -301,9 +326,12 @@ def _neural_section(
             adapted = load_model(out, games[0])
             result.adapted = _play(adapted, games, card, plan.seconds_adapted, seed + 1)
             result.updates = int(adapted.info.get("training", {}).get("updates", 0))
-            better = adapted if result.chosen is result.adapted else met_model
-            say(f"{card}: the better of the two on fresh games")
-            result.fresh = _play(better, games, card, plan.seconds_headline, seed + 2)
+            if result.declined:  # nothing to play again: leaving it alone adds 0
+                say(f"{card}: both models lose by buying it; the headline leaves it alone")
+            else:
+                better = adapted if result.chosen is result.adapted else met_model
+                say(f"{card}: the better of the two on fresh games")
+                result.fresh = _play(better, games, card, plan.seconds_headline, seed + 2)
     result.notes = _notes(card, result)
     return result
 
@@ -450,6 +478,14 @@ def _notes(card: str, result: NeuralResult) -> list[str]:
         )
     if result.adapted is None:
         notes.append("the budget left no time to adapt the model: the figures are as met")
+    elif result.declined:
+        notes.append(
+            f"both models lose by buying {card} (as met {result.met.added.value:+.3f}, "
+            f"adapted {result.adapted.added.value:+.3f}, {result.chosen.copies.value:.1f} "
+            "copies a game at best): neither found a use for it, and a player who leaves it "
+            "alone loses nothing, so the headline is 0, a bound from below (a better player "
+            "may make more of it; the card-plus-money bot above is another reading)"
+        )
     elif result.chosen is result.met:
         notes.append(
             f"the adapted model made less of {card} than the model as met "

@@ -15,7 +15,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from cardlang.report.neural import PLAY_ROWS, Play
+from cardlang.report.neural import PLAY_ROWS, NeuralResult, Play
 from cardlang.report.peers import Peer, Peers
 from cardlang.report.plans import card_title
 from cardlang.report.sections import NOT_MEASURED, CardReport, Figure, Report
@@ -118,6 +118,7 @@ def _neural(card: CardReport) -> str:
         "two, played again on fresh games, so that the games that chose it do not report "
         "it (the better of two figures on their own games is biased up).</p>",
         f"<table>{head}{body}</table>",
+        *_declined(neural),
         *[f"<p class='note'>{html.escape(note)}</p>" for note in neural.notes],
         "<div class='plots'>",
         _chart_first_buys(card.card, headline),
@@ -125,6 +126,16 @@ def _neural(card: CardReport) -> str:
         "</div>",
     ]
     return "\n".join(parts)
+
+
+def _declined(neural: NeuralResult) -> list[str]:
+    """Where both plays lose by buying the card there is no headline column: say why."""
+    if not neural.declined:
+        return []
+    return [
+        "<p><strong>headline: 0.000, declined</strong>: both models lose by buying it, and "
+        "a player who leaves it alone loses nothing (the plots show the better play).</p>"
+    ]
 
 
 def _neural_cell(figure: Figure | None, digits: int) -> str:

@@ -95,7 +95,12 @@ def _print_neural(console: Console, neural: NeuralResult) -> None:
         f"  model {neural.model}; adapted by {neural.updates} PPO updates "
         f"({neural.adapt_cpu_seconds:.0f} CPU-s); {games} on {len(neural.kingdoms)} kingdoms"
     )
-    if neural.fresh is not None:
+    if neural.declined:
+        console.print(
+            "  headline: 0.000, declined: both models lose by buying it, and leaving it "
+            "alone adds nothing"
+        )
+    elif neural.fresh is not None:
         console.print(
             f"  headline: the better of the two ({neural.chosen_name}) played again on "
             "fresh games, so that the games that chose it do not report it"
