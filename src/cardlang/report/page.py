@@ -141,7 +141,7 @@ def _declined(neural: NeuralResult) -> list[str]:
 def _neural_cell(figure: Figure | None, digits: int) -> str:
     if figure is None:
         return "-"
-    return f"{figure.value:.{digits}f} ({figure.low:.{digits}f} - {figure.high:.{digits}f})"
+    return f"{figure.value:.{digits}f} ({figure.bounds(digits)})"
 
 
 #: At most this many bars in the first-buy chart: later turns are grouped.
@@ -265,7 +265,7 @@ def _plans_tried(card: CardReport) -> str:
 
 
 def _cell(f: Figure) -> str:
-    return f"{f.value:.3f} ({f.low:.3f} - {f.high:.3f})"
+    return f.text()
 
 
 def _footer(report: Report) -> str:

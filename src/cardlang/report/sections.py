@@ -76,8 +76,12 @@ class Figure:
         }
 
     def text(self, digits: int = 3) -> str:
-        """'0.612 (0.607-0.617)'."""
-        return f"{self.value:.{digits}f} ({self.low:.{digits}f}-{self.high:.{digits}f})"
+        """'0.612 (0.607, 0.617)'."""
+        return f"{self.value:.{digits}f} ({self.bounds(digits)})"
+
+    def bounds(self, digits: int = 3) -> str:
+        """The interval: '0.607, 0.617' (a comma, so that '-0.300, -0.280' reads too)."""
+        return f"{self.low:.{digits}f}, {self.high:.{digits}f}"
 
 
 @dataclass(frozen=True)

@@ -111,7 +111,7 @@ def _print_neural(console: Console, neural: NeuralResult) -> None:
 
 def _cell(figure: Figure, digits: int) -> str:
     """A figure over its interval: three plays' columns and the labels fit 80 columns."""
-    return f"{figure.value:.{digits}f}\n({figure.low:.{digits}f}-{figure.high:.{digits}f})"
+    return f"{figure.value:.{digits}f}\n({figure.bounds(digits)})"
 
 
 def _plans_table(card: CardReport) -> Table:
