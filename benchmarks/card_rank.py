@@ -196,6 +196,11 @@ def _summary(done: dict) -> None:
     top = sorted(cards, key=lambda c: -_strength(done["cards"][c], "new"))[:5]
     rho = spearman(new, known) if len(cards) > 2 else float("nan")
     done["summary"] = {"cards": len(cards), "spearman": rho, "top_five_as_new": top}
+    if top:  # a place among a tie is its name's (cards that add nothing tie at 0)
+        fifth = _strength(done["cards"][top[-1]], "new")
+        tied = [c for c in cards if _strength(done["cards"][c], "new") == fifth]
+        if len(tied) > 1:
+            done["summary"]["fifth_place_tied"] = {"strength": fifth, "cards": tied}
     # an outside reference: each card's card-plus-money bot against bmu (the shipped
     # peers table, report/peers.json), which ranks by what Big Money makes of a card
     money = {e["card"]: e["share"] for e in json.loads(PEERS.read_text())["cards"]}

@@ -662,6 +662,12 @@ def test_the_rank_benchmark_joins_two_runs_sides_and_ranks_complete_cards() -> N
     assert done["cards"]["A"] == {"known": side(0.3, 0.1), "new": side(0.2, None)}
     assert done["summary"]["cards"] == 2  # C has no known side yet
     assert done["summary"]["top_five_as_new"] == ["A", "B"]
+    assert "fifth_place_tied" not in done["summary"]
+    # five places where the fifth is a tie at 0: the summary names the tie
+    worth = dict(zip("ABCDEFG", [0.3, 0.2, 0.1, 0.05, 0.0, 0.0, 0.0], strict=True))
+    tie = {"cards": {c: {"new": {"worth": v}, "known": {"worth": v}} for c, v in worth.items()}}
+    rank._summary(tie)
+    assert tie["summary"]["fifth_place_tied"] == {"strength": 0.0, "cards": ["E", "F", "G"]}
     assert rank._strength(done["cards"]["A"], "known") == 0.3
     # never bought: the figure is chance, and counts as nothing
     assert rank._strength({"new": side(-0.012, 0.008, bought=0.0)}, "new") == 0.0
