@@ -524,45 +524,6 @@ def test_the_adaptation_pushes_only_a_card_the_model_does_not_buy() -> None:
     assert adapt_bonus(met(0.0), replace(plan, bonus=False)) == 0.0
 
 
-def test_the_headline_is_the_play_that_makes_the_most_of_the_card() -> None:
-    """An adaptation that lowered what the card adds (it learnt to buy too many) does not
-    stand for the card: the headline is the model as met, and a note says why."""
-    from cardlang.report.neural import NeuralResult, _notes
-    from cardlang.report.sections import Figure
-
-    def play(added: float, copies: float) -> Any:
-        from cardlang.report.neural import Play
-
-        share = Figure(added, added - 0.01, added + 0.01, 1000)
-        return Play(
-            share,
-            share,
-            None,
-            None,
-            Figure(copies, copies, copies, 1000),
-            share,
-            share,
-            None,
-            {},
-            [],
-        )
-
-    met, worse, better = play(0.05, 1.0), play(-0.3, 6.0), play(0.2, 2.0)
-    result = NeuralResult("m", met, worse, 24, 1.0, [])
-    assert result.headline is met and result.to_json()["headline"] == "as_met"
-    assert any("made less of LAB" in note for note in _notes("LAB", result))
-    result = NeuralResult("m", met, better, 24, 1.0, [])
-    assert result.headline is better and result.to_json()["headline"] == "adapted"
-    assert not any("made less" in note for note in _notes("LAB", result))
-    # a play that never bought the card is worth nothing, whatever chance measured
-    from dataclasses import replace
-
-    lucky = replace(play(0.02, 0.0), bought=Figure(0.0, 0.0, 0.004, 1000))
-    assert lucky.worth == 0.0
-    slight = play(0.01, 1.0)
-    assert NeuralResult("m", lucky, slight, 24, 1.0, []).headline is slight
-
-
 def _neural_play(added: float, copies: float = 1.0, bought: float = 0.5) -> Any:
     """A ``Play`` whose win rate added is ``added``, bought in ``bought`` of its games."""
     from cardlang.report.neural import Play
@@ -581,6 +542,29 @@ def _neural_play(added: float, copies: float = 1.0, bought: float = 0.5) -> Any:
         {},
         [],
     )
+
+
+def test_the_headline_is_the_play_that_makes_the_most_of_the_card() -> None:
+    """An adaptation that lowered what the card adds (it learnt to buy too many) does not
+    stand for the card: the headline is the model as met, and a note says why."""
+    from cardlang.report.neural import NeuralResult, _notes
+    from cardlang.report.sections import Figure
+
+    play = _neural_play
+    met, worse, better = play(0.05, 1.0), play(-0.3, 6.0), play(0.2, 2.0)
+    result = NeuralResult("m", met, worse, 24, 1.0, [])
+    assert result.headline is met and result.to_json()["headline"] == "as_met"
+    assert any("made less of LAB" in note for note in _notes("LAB", result))
+    result = NeuralResult("m", met, better, 24, 1.0, [])
+    assert result.headline is better and result.to_json()["headline"] == "adapted"
+    assert not any("made less" in note for note in _notes("LAB", result))
+    # a play that never bought the card is worth nothing, whatever chance measured
+    from dataclasses import replace
+
+    lucky = replace(play(0.02, 0.0), bought=Figure(0.0, 0.0, 0.004, 1000))
+    assert lucky.worth == 0.0
+    slight = play(0.01, 1.0)
+    assert NeuralResult("m", lucky, slight, 24, 1.0, []).headline is slight
 
 
 def test_a_card_both_plays_lose_by_buying_is_declined_and_adds_nothing() -> None:
