@@ -368,6 +368,26 @@ def test_the_evaluations_stop_on_the_work_counted_not_on_the_clock(tiny_model: P
     assert large_cost <= 3.0 * (1 + neural.SWEEP_SHARE) + 1e-9 or large_games == sweep * 8
 
 
+def test_an_evaluation_on_a_slow_machine_stops_at_its_cpu_cap_and_says_so(
+    tiny_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A machine slower than the nominal speeds (or one shared with other work) would
+    pass the budget on the work counted: the evaluation stops after the sweep whose CPU
+    says the next would pass the cap, the JSON and a note say so."""
+    from cardlang.report import neural
+
+    clock = iter(range(0, 100, 2))  # two CPU-seconds a call: a very slow machine
+    monkeypatch.setattr(neural, "process_cpu_seconds", lambda: float(next(clock)))
+    sweeps = iter(range(20))  # no other stop, and a failure, not a hang, without the cap
+    monkeypatch.setattr(neural, "_nominal_seconds", lambda _: 0.0 * next(sweeps))
+    plan = neural.NeuralPlan(tiny_model, 0, 0.5, 0.0, 0.0, 0.0)
+    result = neural.neural_section(str(GAMES / "dominion.rcy"), "SMITHY", plan, 5)
+    sweep = neural._sweep_games(0.5 * neural.SWEEP_SHARE, neural.EVAL_KINGDOMS)
+    assert result.met.capped and result.met.added.games == sweep * neural.EVAL_KINGDOMS
+    assert result.met.to_json()["stopped_at_cpu_cap"] is True
+    assert any("stopped at their CPU cap" in note for note in result.notes)
+
+
 def test_the_headline_is_played_again_on_games_that_did_not_choose_it(
     tiny_model: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

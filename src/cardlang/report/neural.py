@@ -82,6 +82,12 @@ MIRROR_GAMES_PER_CPU_SECOND = 250.0
 #: one sweep where the nominal speed holds, and stops after one where it does not).
 MIN_SWEEP_GAMES = 4
 SWEEP_SHARE = 0.25
+#: ... and sooner where its CPU would pass the budget by this factor: a machine slower
+#: than the nominal speeds, or shared with other work (a report beside two trainings on
+#: two cores took about twice the nominal CPU for its evaluations, 2026-12-04), keeps to
+#: the budget with fewer games, and the report says so.  At the nominal speeds the cap
+#: never binds, so the same seed plays the same games.
+EVAL_CPU_CAP = 1.2
 #: The section's budget: adaptation first, then the two evaluations that choose the
 #: headline's model, then that model's fresh games (the rest: 0.15).
 ADAPT_SHARE = 0.75
@@ -142,6 +148,7 @@ class Play:
     first_buy: Figure | None  # the game turn of the first buy, where bought
     first_buy_turns: dict[int, int]  # turn -> free seats whose first buy it was
     by_copies: list[tuple[int, Figure]]  # win share by copies owned (the last: or more)
+    capped: bool = False  # stopped by its CPU cap, before the work its budget counts
 
     @property
     def never_bought(self) -> bool:
@@ -169,6 +176,7 @@ class Play:
             "first_buy_turn": fig(self.first_buy),
             "first_buy_turns": {str(k): v for k, v in sorted(self.first_buy_turns.items())},
             "win_share_by_copies": [{"copies": n, "share": f.to_json()} for n, f in self.by_copies],
+            "stopped_at_cpu_cap": self.capped,
         }
 
 
@@ -404,12 +412,21 @@ def _play(model: Any, games: list[Any], card: str, seconds: float, seed: int) ->
     cost = MirrorCost()
     played: list[Any] = []
     sweeps = 0
+    capped = False
+    cpu0 = process_cpu_seconds()
     while sweeps == 0 or _nominal_seconds(cost) * (sweeps + 1) / sweeps <= seconds:
+        if sweeps and (process_cpu_seconds() - cpu0) * (sweeps + 1) / sweeps > (
+            seconds * EVAL_CPU_CAP
+        ):
+            capped = True
+            break
         for k, game in enumerate(games):
             sweep_seed = seed + 1000 * k + 100_000 * sweeps
             played.extend(barred_mirror(model, game, card, per, sweep_seed, cost=cost))
         sweeps += 1
-    return _figures(played, card)
+    play = _figures(played, card)
+    play.capped = capped
+    return play
 
 
 def _nominal_seconds(cost: MirrorCost) -> float:
@@ -475,6 +492,13 @@ def _notes(card: str, result: NeuralResult) -> list[str]:
         notes.append(
             f"the win rate added has a wide interval (+-{play.added.half_width:.3f}, "
             f"{play.added.games:,} games): a larger --minutes narrows it"
+        )
+    capped = [name for name, play in result.columns() if play.capped]
+    if capped:
+        notes.append(
+            f"this machine ran slower than the nominal speeds (or shared its cores): the "
+            f"{', '.join(capped)} games stopped at their CPU cap, fewer than the seed plays "
+            "on a machine at those speeds, so their intervals are wider"
         )
     if result.adapted is None:
         notes.append("the budget left no time to adapt the model: the figures are as met")
