@@ -139,9 +139,7 @@ def _declined(neural: NeuralResult) -> list[str]:
 
 
 def _neural_cell(figure: Figure | None, digits: int) -> str:
-    if figure is None:
-        return "-"
-    return f"{figure.value:.{digits}f} ({figure.bounds(digits)})"
+    return "-" if figure is None else figure.text(digits)
 
 
 #: At most this many bars in the first-buy chart: later turns are grouped.
