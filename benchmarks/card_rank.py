@@ -189,6 +189,33 @@ def spearman(a: list[float], b: list[float]) -> float:
     return float(np.corrcoef(ra, rb)[0, 1])
 
 
+def spearman_interval(entries: list[dict], draws: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """The Spearman's 95% percentile interval by a parametric bootstrap: each side's worth
+    drawn again from a normal of its interval's width, a worth that is 0 by rule (never
+    bought, declined) kept at 0.  It says how much of a run's figure is the luck of its
+    games; drawn noise on noisy figures pulls a rank correlation down, so the interval
+    sits below the figure, and a run whose interval reaches 0.8 has not met it."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    sides = [[_spread(entry, which) for entry in entries] for which in ("new", "known")]
+    rhos = []
+    for _ in range(draws):
+        new, known = ([m + s * rng.standard_normal() for m, s in side] for side in sides)
+        rhos.append(spearman(new, known))
+    return float(np.quantile(rhos, 0.025)), float(np.quantile(rhos, 0.975))
+
+
+def _spread(entry: dict, which: str) -> tuple[float, float]:
+    """A side's worth and its standard error (0 where the worth is 0 by rule)."""
+    worth = _strength(entry, which)
+    figures = entry[which].get("headline_figures")
+    if figures is None or worth == 0.0:  # declined, or never bought: 0 by rule
+        return worth, 0.0
+    added = figures["win_rate_added"]
+    return worth, (added["high"] - added["low"]) / (2 * 1.96)
+
+
 def _summary(done: dict) -> None:
     cards = sorted(c for c, entry in done["cards"].items() if {"new", "known"} <= set(entry))
     new = [_strength(done["cards"][c], "new") for c in cards]
@@ -201,6 +228,9 @@ def _summary(done: dict) -> None:
         tied = [c for c in cards if _strength(done["cards"][c], "new") == fifth]
         if len(tied) > 1:
             done["summary"]["fifth_place_tied"] = {"strength": fifth, "cards": tied}
+    if len(cards) > 2:
+        low, high = spearman_interval([done["cards"][c] for c in cards])
+        done["summary"]["spearman_interval"] = [round(low, 3), round(high, 3)]
     # an outside reference: each card's card-plus-money bot against bmu (the shipped
     # peers table, report/peers.json), which ranks by what Big Money makes of a card
     money = {e["card"]: e["share"] for e in json.loads(PEERS.read_text())["cards"]}

@@ -277,3 +277,29 @@ def test_remodel_trashes_junk_and_never_gains_an_estate_for_a_copper(
     trashed, gained = picks["REMODEL-TRASH"], picks["REMODEL-GAIN"]
     assert trashed.get("ESTATE", 0) + trashed.get("COPPER", 0) >= 0.8 * sum(trashed.values())
     assert "ESTATE" not in gained and "CURSE" not in gained, gained
+
+
+def test_the_chapel_benchmarks_twins_differ_only_by_a_chapel_opening_and_its_trashing() -> None:
+    """benchmarks/chapel_bots.py: each partner's bot and its Chapel twin load as bots; the
+    twin adds the Chapel buy and the trash rule and nothing else, and trashes Coppers
+    only by the ``down`` rule (the comparison is of Chapel, not of two strategies)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "chapel_bots.py"
+    spec = importlib.util.spec_from_file_location("chapel_bots", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    for partner in bench.PARTNERS:
+        plain = DominionBot.from_toml(bench.bot(partner, None), partner)
+        assert "CHAPEL" not in plain.bought_cards() and not plain.situations
+        for trash in bench.TRASH:
+            twin = DominionBot.from_toml(bench.bot(partner, trash), f"{partner}-{trash}")
+            assert twin.bought_cards() == plain.bought_cards() | {"CHAPEL"}
+            assert [r.card for r in twin.buy_rules if r.card != "CHAPEL"] == [
+                r.card for r in plain.buy_rules
+            ]
+            assert twin.play_order == [*plain.play_order, "CHAPEL"]
+            rule = twin.situations["CHAPEL-TRASH"]
+            trashes = {r.card for r in rule} if isinstance(rule, tuple) else set()
+            assert ("COPPER" in trashes) == (trash == "down")

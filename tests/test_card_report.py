@@ -672,6 +672,19 @@ def test_the_rank_benchmark_joins_two_runs_sides_and_ranks_complete_cards() -> N
     tie = {"cards": {c: {"new": {"worth": v}, "known": {"worth": v}} for c, v in worth.items()}}
     rank._summary(tie)
     assert tie["summary"]["fifth_place_tied"] == {"strength": 0.0, "cards": ["E", "F", "G"]}
+    assert tie["summary"]["spearman_interval"] == [1.0, 1.0]  # no games' figures: no luck
+
+    # the bootstrap's interval holds the figure's spread: wide figures, a wide interval
+    def spread(worth: float, width: float) -> dict:  # type: ignore[type-arg]
+        added = {"low": worth - width, "high": worth + width}
+        return {"worth": worth, "headline_figures": {"win_rate_added": added}}
+
+    def interval(width: float) -> tuple[float, float]:
+        cards = [{"new": spread(v, width), "known": spread(v, width)} for v in (0.3, 0.2, 0.1)]
+        return rank.spearman_interval(cards, draws=400)
+
+    assert interval(0.001) == (pytest.approx(1.0), pytest.approx(1.0))
+    assert interval(0.3)[0] < 0.5 and interval(0.3)[1] == pytest.approx(1.0)
     assert rank._strength(done["cards"]["A"], "known") == 0.3
     # never bought: the figure is chance, and counts as nothing
     assert rank._strength({"new": side(-0.012, 0.008, bought=0.0)}, "new") == 0.0
