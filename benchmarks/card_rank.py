@@ -212,8 +212,10 @@ def _spread(entry: dict, which: str) -> tuple[float, float]:
     figures = entry[which].get("headline_figures")
     if figures is None or worth == 0.0:  # declined, or never bought: 0 by rule
         return worth, 0.0
+    from cardlang.runs.intervals import Z95
+
     added = figures["win_rate_added"]
-    return worth, (added["high"] - added["low"]) / (2 * 1.96)
+    return worth, (added["high"] - added["low"]) / (2 * Z95)
 
 
 def _summary(done: dict) -> None:

@@ -39,8 +39,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from cardlang.runs.intervals import wilson_interval
-
 ROOT = Path(__file__).resolve().parent.parent
 GAME = ROOT / "games" / "dominion.rcy"
 #: Chapel and every partner, with five cards no bot here buys.
@@ -101,14 +99,12 @@ def match(first: Path, second: str, games: int, seed: int) -> dict:
     command += ["--seed", str(seed), f"--param=kingdom={KINGDOM}"]
     out = subprocess.run(command, cwd=ROOT, check=True, capture_output=True, text=True)
     result = json.loads(out.stdout)
-    credits = result["wins_by_agent"][str(first)]
-    played = result["games_by_agent"][str(first)]
-    low, high = wilson_interval(credits, played)
+    share = result["strength"][str(first)]  # the win share with its Wilson interval
     chapel = result["cards"]["by_agent"][str(first)]["cards"].get("CHAPEL", {})
     return {
-        "games": played,
-        "share": round(credits / played, 4),
-        "interval": [round(low, 4), round(high, 4)],
+        "games": share["games"],
+        "share": round(share["share"], 4),
+        "interval": [round(share["ci_low"], 4), round(share["ci_high"], 4)],
         "chapel_bought_share": chapel.get("bought_share", 0.0),
         "chapel_plays_per_game": chapel.get("plays_per_game", 0.0),
     }
@@ -123,16 +119,15 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     started = time.time()
     with tempfile.TemporaryDirectory() as folder:
-
-        def written(partner: str, trash: str | None) -> Path:
-            path = Path(folder) / f"{partner}-{trash or 'none'}.toml"
-            path.write_text(bot(partner, trash))
-            return path
-
-        pairs = [(p, t, str(written(p, None))) for t in TRASH for p in PARTNERS]
+        files: dict[tuple[str, str | None], Path] = {}
+        for partner in PARTNERS:
+            for trash in (None, *TRASH):
+                files[partner, trash] = Path(folder) / f"{partner}-{trash or 'none'}.toml"
+                files[partner, trash].write_text(bot(partner, trash))
+        pairs = [(p, t, str(files[p, None])) for t in TRASH for p in PARTNERS]
         pairs.append(("witch", "down", "double-witch"))
         for partner, trash, against in pairs:
-            figures = match(written(partner, trash), against, args.games, args.seed)
+            figures = match(files[partner, trash], against, args.games, args.seed)
             against_name = against if against == "double-witch" else f"{partner} without Chapel"
             row = {"partner": partner, "trash": trash, "against": against_name, **figures}
             row["win_rate_added"] = round(figures["share"] - 0.5, 4)
